@@ -1,0 +1,61 @@
+//! Wire types of the Model Context Protocol, for every revision from 2024-11-05 to 2026-07-28.
+//!
+//! # Brief overview
+//!
+//! - [`Envelope`] decodes one incoming JSON-RPC message strictly and keeps its params raw.
+//! - [`ClientRequest`], [`ClientNotification`], [`ServerRequest`] and [`ServerNotification`]
+//!   decode those params into typed values, choosing the type by the `method` string.
+//! - [`RequestMessage`], [`NotificationMessage`], [`ResponseMessage`] and [`ErrorMessage`]
+//!   encode outgoing messages.
+//! - [`ProtocolVersion`] names the revisions and what each allows.
+//! - The data types ([`Tool`], [`CallToolResult`], [`Prompt`], [`Resource`], ...) are the union of
+//!   every revision's shapes; fields that exist only in newer revisions are `Option`s.
+//!
+//! This crate has no async code and does no I/O. Depend on it, not on `wharf`, to read or write
+//! MCP messages without a server.
+
+mod error;
+mod jsonrpc;
+mod messages;
+mod types;
+mod version;
+
+pub use error::{ErrorCode, ErrorObject};
+pub use jsonrpc::{
+    DecodeError, Envelope, ErrorMessage, JsonRpc2, NotificationMessage, RequestId, RequestMessage, ResponseMessage,
+    parse_batch,
+};
+pub use messages::{ClientNotification, ClientRequest, ParamsError, ServerNotification, ServerRequest};
+pub use types::capabilities::{
+    ClientCapabilities, ElicitationCapability, ListChangedCapability, ResourcesCapability, RootsCapability,
+    SamplingCapability, ServerCapabilities,
+};
+pub use types::client_features::{
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ElicitSchema, ListRootsResult,
+    ModelHint, ModelPreferences, MultiSelectItems, OneOrMany, PrimitiveSchema, Root, SamplingContent, SamplingMessage,
+    TitledValue, ToolResultContent, ToolUseContent,
+};
+pub use types::common::{
+    Annotations, CacheScope, EmptyParams, EmptyResult, Icon, Implementation, JsonObject, META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID, PaginatedParams,
+    ProgressToken, RequestMeta, ResultType, Role,
+};
+pub use types::completion::{
+    CompleteParams, CompleteResult, Completion, CompletionArgument, CompletionContext, CompletionReference,
+};
+pub use types::content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
+pub use types::lifecycle::{DiscoverResult, InitializeParams, InitializeResult};
+pub use types::logging::{LoggingLevel, LoggingMessageParams, SetLevelParams};
+pub use types::mrtr::{InputRequest, InputRequiredResult};
+pub use types::notifications::{
+    AcknowledgedParams, CancelledParams, ListenParams, ListenResult, NotificationMeta, ProgressParams,
+    SubscriptionFilter,
+};
+pub use types::prompts::{GetPromptParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage};
+pub use types::resources::{
+    BlobResourceContents, ListResourceTemplatesResult, ListResourcesResult, ReadResourceParams, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ResourceUriParams, SubscribeParams, TextResourceContents,
+    not_found_data,
+};
+pub use types::tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution};
+pub use version::ProtocolVersion;

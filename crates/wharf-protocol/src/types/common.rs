@@ -1,0 +1,178 @@
+//! Shapes shared by many messages: `_meta` objects, implementation info, icons, annotations,
+//! roles, cache hints and `resultType`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::jsonrpc::RequestId;
+use crate::types::capabilities::ClientCapabilities;
+use crate::types::logging::LoggingLevel;
+
+/// A JSON object, used where the schema allows arbitrary members.
+pub type JsonObject = Map<String, Value>;
+
+/// A progress token: the string or integer a client puts in `_meta.progressToken`.
+pub type ProgressToken = RequestId;
+
+/// The `_meta` key naming the protocol revision of a 2026-07-28 request.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// The `_meta` key carrying the client's capabilities on a 2026-07-28 request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key carrying the client's name and version on a 2026-07-28 request.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// The `_meta` key carrying the requested log level on a 2026-07-28 request.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// The result `_meta` key carrying the server's name and version (2026-07-28).
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// The `_meta` key tagging notifications on a `subscriptions/listen` stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// The `_meta` object of a request's params.
+///
+/// The keys Wharf acts on are typed; every other key is kept in [`RequestMeta::other`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RequestMeta {
+    /// Asks for `notifications/progress` about this request.
+    #[serde(rename = "progressToken", default, skip_serializing_if = "Option::is_none")]
+    pub progress_token: Option<ProgressToken>,
+    /// The revision of a 2026-07-28-style request.
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// The client's capabilities, declared on every 2026-07-28 request.
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, skip_serializing_if = "Option::is_none")]
+    pub client_capabilities: Option<ClientCapabilities>,
+    /// The client's name and version, for display and logging only.
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<Implementation>,
+    /// The least severe log level the client wants for this request (2026-07-28).
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<LoggingLevel>,
+    /// Every other `_meta` member.
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+impl RequestMeta {
+    /// True when this `_meta` marks a 2026-07-28-style (stateless) request.
+    pub fn is_stateless_request(&self) -> bool {
+        self.protocol_version.is_some() || self.client_capabilities.is_some()
+    }
+}
+
+/// The name and version of a client or server implementation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Implementation {
+    /// The programmatic name.
+    pub name: String,
+    /// A human-readable name (2025-06-18 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The version.
+    pub version: String,
+    /// A description (2025-11-25 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// A website (2025-11-25 and later).
+    #[serde(rename = "websiteUrl", default, skip_serializing_if = "Option::is_none")]
+    pub website_url: Option<String>,
+    /// Icons (2025-11-25 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+}
+
+/// An icon for a server, tool, prompt or resource (2025-11-25 and later).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Icon {
+    /// An `https:` or `data:` URI.
+    pub src: String,
+    /// The image's MIME type.
+    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Sizes such as `"48x48"` or `"any"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Vec<String>>,
+    /// `"light"` or `"dark"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+}
+
+/// Who a message or content block is meant for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The human user.
+    User,
+    /// The AI assistant.
+    Assistant,
+}
+
+/// Hints about how a client should use a content block or resource.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Annotations {
+    /// Who the content is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audience: Option<Vec<Role>>,
+    /// Importance from 0 (least) to 1 (most).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<f64>,
+    /// An ISO 8601 timestamp.
+    #[serde(rename = "lastModified", default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+}
+
+/// The `resultType` of a 2026-07-28 result: `"complete"`, `"input_required"`, or an extension's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ResultType(pub String);
+
+impl ResultType {
+    /// The request finished.
+    pub fn complete() -> ResultType {
+        ResultType("complete".to_owned())
+    }
+
+    /// The server needs input from the client before it can finish (MRTR).
+    pub fn input_required() -> ResultType {
+        ResultType("input_required".to_owned())
+    }
+}
+
+/// Whether a cached result may be shared between users (2026-07-28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheScope {
+    /// Any client may reuse the result.
+    Public,
+    /// Only the same authenticated user may reuse the result.
+    Private,
+}
+
+/// Params that carry nothing but `_meta`, as `ping` and `server/discover` do.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EmptyParams {
+    /// The request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RequestMeta>,
+}
+
+/// Params of the `*/list` requests.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PaginatedParams {
+    /// The opaque cursor from the previous page's `nextCursor`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// The request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RequestMeta>,
+}
+
+/// A result with no members besides `_meta` and `resultType`, as `ping` answers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EmptyResult {
+    /// `"complete"` on 2026-07-28; absent before.
+    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}

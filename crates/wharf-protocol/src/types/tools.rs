@@ -1,0 +1,142 @@
+//! Tools: their definitions, `tools/list`, and `tools/call` with its result.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::types::common::{CacheScope, Icon, JsonObject, RequestMeta, ResultType};
+use crate::types::content::ContentBlock;
+
+/// A tool the client's model can call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// The name used in `tools/call`.
+    pub name: String,
+    /// A human-readable name (2025-06-18 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The JSON Schema of the arguments; always `"type": "object"`.
+    #[serde(rename = "inputSchema")]
+    pub input_schema: JsonObject,
+    /// The JSON Schema of `structuredContent` (2025-06-18 and later).
+    #[serde(rename = "outputSchema", default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// Behaviour hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Icons (2025-11-25 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Task support (2025-11-25 only; an extension in 2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<ToolExecution>,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Hints about a tool's behaviour. Clients must not rely on them for security.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolAnnotations {
+    /// A human-readable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not change its environment (default false).
+    #[serde(rename = "readOnlyHint", default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may destroy data (default true).
+    #[serde(rename = "destructiveHint", default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeating a call has no further effect (default false).
+    #[serde(rename = "idempotentHint", default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool reaches outside the server (default true).
+    #[serde(rename = "openWorldHint", default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// How a tool may be run as a task (2025-11-25).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolExecution {
+    /// `"forbidden"`, `"optional"` or `"required"`.
+    #[serde(rename = "taskSupport", default, skip_serializing_if = "Option::is_none")]
+    pub task_support: Option<String>,
+}
+
+/// Result of `tools/list`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListToolsResult {
+    /// This page of tools.
+    pub tools: Vec<Tool>,
+    /// The cursor of the next page, if any.
+    #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// How long the page may be cached, in milliseconds (2026-07-28).
+    #[serde(rename = "ttlMs", default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may reuse a cached page (2026-07-28).
+    #[serde(rename = "cacheScope", default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `"complete"` on 2026-07-28.
+    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Params of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallToolParams {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, checked against the tool's `inputSchema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<JsonObject>,
+    /// Answers to a previous `InputRequiredResult` (2026-07-28).
+    #[serde(rename = "inputResponses", default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<JsonObject>,
+    /// The state echoed from a previous `InputRequiredResult` (2026-07-28).
+    #[serde(rename = "requestState", default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+    /// Asks to run the call as a task (2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<JsonObject>,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<RequestMeta>,
+}
+
+/// Result of `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallToolResult {
+    /// The unstructured result.
+    pub content: Vec<ContentBlock>,
+    /// The structured result, conforming to the tool's `outputSchema`. An object before
+    /// 2026-07-28; any JSON value on 2026-07-28.
+    #[serde(rename = "structuredContent", default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// True when the tool failed; the content then describes the failure for the model.
+    #[serde(rename = "isError", default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// `"complete"` on 2026-07-28.
+    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+impl CallToolResult {
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> CallToolResult {
+        CallToolResult { content: vec![ContentBlock::text(text)], ..CallToolResult::default() }
+    }
+
+    /// A failed result (`isError: true`) with one text block explaining the failure.
+    pub fn error(text: impl Into<String>) -> CallToolResult {
+        CallToolResult { is_error: Some(true), ..CallToolResult::text(text) }
+    }
+}
