@@ -1,0 +1,50 @@
+//! Completion handlers for prompt arguments and resource-template variables.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::context::RequestContext;
+use crate::error::RpcError;
+use crate::tool::handler::BoxFuture;
+
+/// The most values one completion answer may carry.
+pub const MAX_COMPLETION_VALUES: usize = 100;
+
+/// One completion request, as a completion handler sees it.
+#[derive(Debug)]
+pub struct CompletionCall {
+    /// The argument or template variable being completed.
+    pub argument: String,
+    /// What the user has typed so far.
+    pub value: String,
+    /// Values of other arguments already chosen.
+    pub arguments: BTreeMap<String, String>,
+    /// The request context.
+    pub context: RequestContext,
+}
+
+pub(crate) type CompletionFn = Arc<dyn Fn(CompletionCall) -> BoxFuture<Result<Vec<String>, RpcError>> + Send + Sync>;
+
+/// Wraps an async completion function.
+pub(crate) fn completion_fn<F, Fut>(handler: F) -> CompletionFn
+where
+    F: Fn(CompletionCall) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Vec<String>> + Send + 'static,
+{
+    Arc::new(move |call| {
+        let future = handler(call);
+        Box::pin(async move { Ok(future.await) })
+    })
+}
+
+/// A completion function over a fixed list: the values that start with what was typed,
+/// compared without regard to case.
+pub(crate) fn fixed_completion(values: Vec<String>) -> CompletionFn {
+    let values = Arc::new(values);
+    Arc::new(move |call| {
+        let typed = call.value.to_lowercase();
+        let matches = values.iter().filter(|value| value.to_lowercase().starts_with(&typed)).cloned().collect();
+        Box::pin(async move { Ok(matches) })
+    })
+}

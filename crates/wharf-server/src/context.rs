@@ -1,0 +1,294 @@
+//! The request context handed to every handler: who is asking, in which revision, and the
+//! channels back to the client (progress, logging, cancellation and requests for input).
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use wharf_protocol::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams,
+    Implementation, JsonRpc2, ListRootsResult, LoggingLevel, LoggingMessageParams, NotificationMessage, ProgressParams,
+    ProgressToken, ProtocolVersion, RequestId, RequestMessage, ServerNotification, ServerRequest,
+};
+
+use crate::cancel::Cancellation;
+use crate::error::{Error, RpcError};
+use crate::extensions::Extensions;
+use crate::server::Server;
+use crate::session::{Outbound, Session};
+
+/// Everything a handler may want to know about the request it serves, and its ways to talk
+/// back to the client while it works.
+///
+/// Cloning is cheap; all clones refer to the same request.
+#[derive(Clone)]
+pub struct RequestContext {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    id: RequestId,
+    server: Server,
+    session: Arc<Session>,
+    version: ProtocolVersion,
+    client_capabilities: Arc<ClientCapabilities>,
+    client_info: Option<Arc<Implementation>>,
+    progress_token: Option<ProgressToken>,
+    last_progress: Mutex<Option<f64>>,
+    log_level: Option<LoggingLevel>,
+    sink: Outbound,
+    cancel: Cancellation,
+}
+
+/// The parts a dispatcher fills in to make a [`RequestContext`].
+pub(crate) struct ContextParts {
+    pub(crate) id: RequestId,
+    pub(crate) server: Server,
+    pub(crate) session: Arc<Session>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) sink: Outbound,
+    pub(crate) cancel: Cancellation,
+}
+
+impl RequestContext {
+    pub(crate) fn new(parts: ContextParts) -> RequestContext {
+        RequestContext {
+            inner: Arc::new(Inner {
+                id: parts.id,
+                server: parts.server,
+                session: parts.session,
+                version: parts.version,
+                client_capabilities: parts.client_capabilities,
+                client_info: parts.client_info,
+                progress_token: parts.progress_token,
+                last_progress: Mutex::new(None),
+                log_level: parts.log_level,
+                sink: parts.sink,
+                cancel: parts.cancel,
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The id of the connection (stdio) or session (HTTP) the request arrived on.
+    pub fn session_id(&self) -> &str {
+        self.inner.session.id()
+    }
+
+    /// The protocol revision of this request: the session's, or the one in `_meta`.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// What the client declared it can do.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// The client's name and version, when it sent them.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_deref()
+    }
+
+    /// The server handling the request, for example to add or remove tools.
+    pub fn server(&self) -> &Server {
+        &self.inner.server
+    }
+
+    /// The user's own per-session data. On 2026-07-28 stateless requests every request is its
+    /// own session as far as the protocol goes; the map then lives as long as the connection.
+    pub fn extensions(&self) -> &Extensions {
+        self.inner.session.extensions()
+    }
+
+    /// The request's cancellation signal.
+    pub fn cancellation(&self) -> &Cancellation {
+        &self.inner.cancel
+    }
+
+    /// True once the client cancelled the request.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// True when the client asked for progress notifications (it sent a `progressToken`).
+    pub fn wants_progress(&self) -> bool {
+        self.inner.progress_token.is_some()
+    }
+
+    /// Reports progress. Does nothing unless the client sent a `progressToken`; values that do
+    /// not increase are dropped, because the protocol requires progress to increase.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.inner.progress_token else { return };
+        {
+            let mut last = self.inner.last_progress.lock().unwrap_or_else(PoisonError::into_inner);
+            if last.is_some_and(|last| progress <= last) {
+                tracing::debug!(progress, "dropping progress that does not increase");
+                return;
+            }
+            *last = Some(progress);
+        }
+        let params = ProgressParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message: message.map(str::to_owned),
+            meta: None,
+        };
+        self.notify(ServerNotification::Progress(params)).await;
+    }
+
+    /// True if a message at `level` would reach the client.
+    pub fn logs_at(&self, level: LoggingLevel) -> bool {
+        if self.inner.version.is_stateless() {
+            // 2026-07-28: only when the request's `_meta` asked for a level.
+            self.inner.log_level.is_some_and(|wanted| level >= wanted)
+        } else {
+            self.inner.session.log_level().is_none_or(|wanted| level >= wanted)
+        }
+    }
+
+    /// Sends a log message to the client (`notifications/message`), if the client's level lets
+    /// it through.
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) {
+        if !self.logs_at(level) {
+            return;
+        }
+        let params = LoggingMessageParams { level, logger: logger.map(str::to_owned), data: data.into(), meta: None };
+        self.notify(ServerNotification::Message(params)).await;
+    }
+
+    /// Asks the user for input through the client (elicitation).
+    ///
+    /// In a 2025 session this sends `elicitation/create` and waits for the answer. The client
+    /// must have declared the `elicitation` capability (and `url` for URL mode).
+    pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, RpcError> {
+        let caps = self.client_capabilities();
+        let url_mode = params.mode.as_deref() == Some("url");
+        let supported = if url_mode { caps.supports_url_elicitation() } else { caps.supports_form_elicitation() };
+        if !supported {
+            let mode = if url_mode { "url" } else { "form" };
+            return Err(self.missing_capability(
+                &format!("the client did not declare elicitation in {mode} mode"),
+                serde_json::json!({ "elicitation": { mode: {} } }),
+            ));
+        }
+        self.ask(ServerRequest::Elicit(params)).await
+    }
+
+    /// Asks the client's model for a completion (sampling).
+    pub async fn create_message(&self, params: CreateMessageParams) -> Result<CreateMessageResult, RpcError> {
+        if self.client_capabilities().sampling.is_none() {
+            return Err(self.missing_capability(
+                "the client did not declare the sampling capability",
+                serde_json::json!({ "sampling": {} }),
+            ));
+        }
+        self.ask(ServerRequest::CreateMessage(params)).await
+    }
+
+    /// Asks the client for its filesystem roots.
+    pub async fn list_roots(&self) -> Result<ListRootsResult, RpcError> {
+        if self.client_capabilities().roots.is_none() {
+            return Err(self.missing_capability(
+                "the client did not declare the roots capability",
+                serde_json::json!({ "roots": {} }),
+            ));
+        }
+        self.ask(ServerRequest::ListRoots(EmptyParams::default())).await
+    }
+
+    fn missing_capability(&self, why: &str, required: Value) -> RpcError {
+        if self.inner.version.is_stateless() {
+            RpcError::new(-32021, format!("Missing required client capability: {why}"))
+                .with_data(serde_json::json!({ "requiredCapabilities": required }))
+        } else {
+            RpcError::invalid_request(format!("Cannot ask the client: {why}"))
+        }
+    }
+
+    /// Sends a server-to-client request on this request's stream and awaits the answer.
+    async fn ask<R: DeserializeOwned>(&self, request: ServerRequest) -> Result<R, RpcError> {
+        if self.inner.version.is_stateless() {
+            // 2026-07-28 forbids server-to-client requests; input is gathered with
+            // `InputRequiredResult` round trips instead, which this server does not offer yet.
+            return Err(RpcError::new(
+                -32021,
+                "This server cannot ask for client input on 2026-07-28 requests yet; use a 2025-11-25 session",
+            )
+            .with_data(serde_json::json!({ "requiredCapabilities": {} })));
+        }
+        let timeout = self.inner.server.options().client_request_timeout;
+        let value = self.send_request(&request, timeout).await.map_err(|err| {
+            if err.is_timeout() {
+                RpcError::internal(format!("The client did not answer `{}` in time", request.method()))
+            } else {
+                RpcError::internal(format!("The client could not answer `{}`: {err}", request.method()))
+            }
+        })?;
+        match value {
+            Ok(result) => serde_json::from_value(result).map_err(|err| {
+                RpcError::internal(format!("The client's answer to `{}` is malformed: {err}", request.method()))
+            }),
+            Err(error) => Err(RpcError::from_object(error)),
+        }
+    }
+
+    async fn send_request(
+        &self,
+        request: &ServerRequest,
+        timeout: Duration,
+    ) -> Result<Result<Value, wharf_protocol::ErrorObject>, Error> {
+        let session = &self.inner.session;
+        let (id, answer) = session.expect_answer();
+        let message = RequestMessage { jsonrpc: JsonRpc2, id: &id, method: request.method(), params: Some(request) };
+        let bytes = serde_json::to_vec(&message).map_err(|err| Error::protocol(err.to_string()))?;
+        if self.inner.sink.send(bytes).await.is_err() {
+            session.forget_answer(&id);
+            return Err(Error::closed());
+        }
+        let outcome = tokio::time::timeout(timeout, answer).await;
+        session.forget_answer(&id);
+        match outcome {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(_)) => Err(Error::closed()),
+            Err(_) => Err(Error::timeout(format!("no answer to `{}` within {timeout:?}", request.method()))),
+        }
+    }
+
+    /// Sends a notification on this request's stream. Failures mean the client went away, which
+    /// the read loop notices on its own, so they are ignored here.
+    pub(crate) async fn notify(&self, notification: ServerNotification) {
+        let _ = self.inner.sink.send(encode_notification(&notification)).await;
+    }
+}
+
+/// Serializes a server notification as a JSON-RPC message.
+pub(crate) fn encode_notification(notification: &ServerNotification) -> Vec<u8> {
+    encode(&NotificationMessage { jsonrpc: JsonRpc2, method: notification.method(), params: Some(notification) })
+}
+
+pub(crate) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    // Serializing our own types into memory cannot fail: every map key is a string.
+    serde_json::to_vec(message).unwrap_or_else(|err| unreachable!("serializing a message failed: {err}"))
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("id", &self.inner.id)
+            .field("session", &self.inner.session.id())
+            .field("version", &self.inner.version)
+            .finish_non_exhaustive()
+    }
+}

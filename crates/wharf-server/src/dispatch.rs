@@ -1,0 +1,530 @@
+//! Request dispatch for both protocol eras: classifies each request as a 2025 session request
+//! or a 2026-07-28 stateless request, checks what that era requires, runs the method, and
+//! encodes the result the way the request's revision expects.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use wharf_protocol::{
+    CacheScope, CallToolParams, CallToolResult, ClientCapabilities, ClientNotification, ClientRequest, CompleteParams,
+    CompleteResult, Completion, CompletionReference, DiscoverResult, EmptyResult, ErrorCode, ErrorMessage,
+    GetPromptParams, GetPromptResult, InitializeParams, InitializeResult, JsonObject, JsonRpc2, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ListenResult, PaginatedParams, ProtocolVersion,
+    ReadResourceParams, ReadResourceResult, RequestId, RequestMeta, ResponseMessage, ResultType,
+};
+
+use crate::cancel::Cancellation;
+use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
+use crate::context::{ContextParts, RequestContext, encode};
+use crate::error::RpcError;
+use crate::prompt::prompt_for;
+use crate::registry::page;
+use crate::resource::{resource_for, template_for};
+use crate::server::Server;
+use crate::session::{Negotiated, Outbound, Session};
+use crate::tool::extract::{Rejection, ToolCall};
+use crate::tool::tool_for;
+
+/// Handles one request and returns the encoded response.
+pub(crate) async fn handle_request(
+    server: Server,
+    session: Arc<Session>,
+    id: RequestId,
+    request: ClientRequest,
+    sink: Outbound,
+    cancel: Cancellation,
+) -> Vec<u8> {
+    let method = request.method();
+    match route(&server, &session, &id, request, sink, cancel).await {
+        Ok(response) => response,
+        Err(error) => {
+            tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed");
+            encode_error(Some(&id), error)
+        }
+    }
+}
+
+pub(crate) fn encode_error(id: Option<&RequestId>, error: RpcError) -> Vec<u8> {
+    encode(&ErrorMessage { id, error: &error.into_object() })
+}
+
+/// True when the request is to be served statelessly, as 2026-07-28 defines.
+pub(crate) fn is_stateless(request: &ClientRequest) -> bool {
+    matches!(request, ClientRequest::Discover(_) | ClientRequest::Listen(_))
+        || request.meta().is_some_and(RequestMeta::is_stateless_request)
+}
+
+async fn route(
+    server: &Server,
+    session: &Arc<Session>,
+    id: &RequestId,
+    request: ClientRequest,
+    sink: Outbound,
+    cancel: Cancellation,
+) -> Result<Vec<u8>, RpcError> {
+    if is_stateless(&request) {
+        let meta = request.meta().cloned().unwrap_or_default();
+        let (version, capabilities) = check_stateless_meta(&meta)?;
+        if matches!(
+            request,
+            ClientRequest::Initialize(_)
+                | ClientRequest::Ping(_)
+                | ClientRequest::SetLevel(_)
+                | ClientRequest::Subscribe(_)
+                | ClientRequest::Unsubscribe(_)
+        ) {
+            return Err(RpcError::method_not_found(format!(
+                "Method not found: `{}` does not exist in protocol revision {version}",
+                request.method()
+            )));
+        }
+        let context = RequestContext::new(ContextParts {
+            id: id.clone(),
+            server: server.clone(),
+            session: session.clone(),
+            version,
+            client_capabilities: Arc::new(capabilities),
+            client_info: meta.client_info.map(Arc::new),
+            progress_token: meta.progress_token,
+            log_level: meta.log_level,
+            sink,
+            cancel,
+        });
+        return serve(server, &context, id, request).await;
+    }
+
+    match request {
+        ClientRequest::Initialize(params) => initialize(server, session, id, params),
+        ClientRequest::Ping(_) => Ok(respond(id, &EmptyResult::default())),
+        request => {
+            let negotiated = session.negotiated().ok_or_else(|| {
+                RpcError::invalid_request(
+                    "Server not initialized: send `initialize` first, or send a stateless request that names \
+                     `io.modelcontextprotocol/protocolVersion` in `_meta`",
+                )
+            })?;
+            match &request {
+                ClientRequest::SetLevel(params) => {
+                    session.set_log_level(params.level);
+                    return Ok(respond(id, &EmptyResult::default()));
+                }
+                ClientRequest::Subscribe(params) | ClientRequest::Unsubscribe(params) => {
+                    require(server.capabilities().resources.is_some(), "resources", request.method())?;
+                    if matches!(request, ClientRequest::Subscribe(_)) {
+                        session.subscribe(&params.uri);
+                    } else {
+                        session.unsubscribe(&params.uri);
+                    }
+                    return Ok(respond(id, &EmptyResult::default()));
+                }
+                _ => {}
+            }
+            let meta = request.meta();
+            let context = RequestContext::new(ContextParts {
+                id: id.clone(),
+                server: server.clone(),
+                session: session.clone(),
+                version: negotiated.version,
+                client_capabilities: negotiated.client_capabilities.clone(),
+                client_info: Some(negotiated.client_info.clone()),
+                progress_token: meta.and_then(|meta| meta.progress_token.clone()),
+                log_level: None,
+                sink,
+                cancel,
+            });
+            serve(server, &context, id, request).await
+        }
+    }
+}
+
+/// Checks the `_meta` every 2026-07-28 request must carry.
+fn check_stateless_meta(meta: &RequestMeta) -> Result<(ProtocolVersion, ClientCapabilities), RpcError> {
+    let requested = meta.protocol_version.as_deref().ok_or_else(|| {
+        RpcError::invalid_params("Invalid params: `_meta` must carry `io.modelcontextprotocol/protocolVersion`")
+    })?;
+    let version = ProtocolVersion::parse(requested).filter(|version| version.is_stateless()).ok_or_else(|| {
+        let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|version| version.as_str()).collect();
+        RpcError::from_object(
+            wharf_protocol::ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+                .with_data(serde_json::json!({ "supported": supported, "requested": requested })),
+        )
+    })?;
+    let capabilities = meta.client_capabilities.clone().ok_or_else(|| {
+        RpcError::invalid_params("Invalid params: `_meta` must carry `io.modelcontextprotocol/clientCapabilities`")
+    })?;
+    Ok((version, capabilities))
+}
+
+fn initialize(
+    server: &Server,
+    session: &Arc<Session>,
+    id: &RequestId,
+    params: InitializeParams,
+) -> Result<Vec<u8>, RpcError> {
+    // Echo the client's revision when it is a session revision we serve; otherwise offer the
+    // newest session revision and let the client decide.
+    let version = ProtocolVersion::parse(&params.protocol_version)
+        .filter(|version| !version.is_stateless())
+        .unwrap_or(ProtocolVersion::LATEST_SESSION);
+    let negotiated = Negotiated {
+        version,
+        client_capabilities: Arc::new(params.capabilities),
+        client_info: Arc::new(params.client_info),
+    };
+    if !session.negotiate(negotiated) {
+        return Err(RpcError::invalid_request("Invalid request: this session is already initialized"));
+    }
+    let result = InitializeResult {
+        protocol_version: version.as_str().to_owned(),
+        capabilities: server.capabilities(),
+        server_info: server.info_for(version),
+        instructions: server.instructions().map(str::to_owned),
+        meta: None,
+    };
+    Ok(respond(id, &result))
+}
+
+fn require(present: bool, capability: &str, method: &str) -> Result<(), RpcError> {
+    if present {
+        Ok(())
+    } else {
+        Err(RpcError::method_not_found(format!(
+            "Method not found: `{method}` needs the `{capability}` capability, which this server does not offer"
+        )))
+    }
+}
+
+/// Serves the methods both eras share.
+async fn serve(
+    server: &Server,
+    context: &RequestContext,
+    id: &RequestId,
+    request: ClientRequest,
+) -> Result<Vec<u8>, RpcError> {
+    let version = context.protocol_version();
+    let capabilities = server.registry().capabilities(!version.is_stateless());
+    let out = Finisher { server, id, version };
+    match request {
+        ClientRequest::Discover(_) => {
+            let supported = ProtocolVersion::ALL.iter().map(|version| version.as_str().to_owned()).collect();
+            Ok(out.cacheable(DiscoverResult {
+                supported_versions: supported,
+                capabilities,
+                instructions: server.instructions().map(str::to_owned),
+                ..DiscoverResult::default()
+            }))
+        }
+        ClientRequest::ListTools(params) => {
+            require(capabilities.tools.is_some(), "tools", "tools/list")?;
+            Ok(out.cacheable(list_tools(server, version, &params)?))
+        }
+        ClientRequest::CallTool(params) => {
+            require(capabilities.tools.is_some(), "tools", "tools/call")?;
+            Ok(out.complete(call_tool(server, context, params).await?))
+        }
+        ClientRequest::ListPrompts(params) => {
+            require(capabilities.prompts.is_some(), "prompts", "prompts/list")?;
+            Ok(out.cacheable(list_prompts(server, version, &params)?))
+        }
+        ClientRequest::GetPrompt(params) => {
+            require(capabilities.prompts.is_some(), "prompts", "prompts/get")?;
+            Ok(out.complete(get_prompt(server, context, params).await?))
+        }
+        ClientRequest::ListResources(params) => {
+            require(capabilities.resources.is_some(), "resources", "resources/list")?;
+            Ok(out.cacheable(list_resources(server, version, &params)?))
+        }
+        ClientRequest::ListResourceTemplates(params) => {
+            require(capabilities.resources.is_some(), "resources", "resources/templates/list")?;
+            Ok(out.cacheable(list_templates(server, version, &params)?))
+        }
+        ClientRequest::ReadResource(params) => {
+            require(capabilities.resources.is_some(), "resources", "resources/read")?;
+            Ok(out.cacheable(read_resource(server, context, params).await?))
+        }
+        ClientRequest::Complete(params) => {
+            require(capabilities.completions.is_some(), "completions", "completion/complete")?;
+            Ok(out.complete(complete(server, context, params).await?))
+        }
+        ClientRequest::Listen(_) => {
+            Err(RpcError::method_not_found("Method not found: this server does not offer `subscriptions/listen` yet"))
+        }
+        other => Err(RpcError::method_not_found(format!("Method not found: {}", other.method()))),
+    }
+}
+
+/// Encodes results the way the request's revision expects.
+struct Finisher<'a> {
+    server: &'a Server,
+    id: &'a RequestId,
+    version: ProtocolVersion,
+}
+
+impl Finisher<'_> {
+    /// A result that is never cached.
+    fn complete<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
+        if self.version.is_stateless() {
+            result.stamp(ResultType::complete(), self.server.server_info_meta().clone());
+        }
+        respond(self.id, &result)
+    }
+
+    /// A result that carries cache hints on 2026-07-28.
+    fn cacheable<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
+        if self.version.is_stateless() {
+            let ttl = u64::try_from(self.server.options().cache_ttl.as_millis()).unwrap_or(u64::MAX);
+            result.cache(ttl, CacheScope::Public);
+        }
+        self.complete(result)
+    }
+}
+
+fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
+    encode(&ResponseMessage { jsonrpc: JsonRpc2, id, result })
+}
+
+/// The members every 2026-07-28 result carries.
+trait Stamp {
+    fn stamp(&mut self, result_type: ResultType, meta: JsonObject);
+    fn cache(&mut self, _ttl_ms: u64, _scope: CacheScope) {}
+}
+
+macro_rules! stamp {
+    ($($result:ty),* ; cacheable: $($cacheable:ty),*) => {
+        $(impl Stamp for $result {
+            fn stamp(&mut self, result_type: ResultType, meta: JsonObject) {
+                self.result_type = Some(result_type);
+                self.meta.get_or_insert_with(JsonObject::new).extend(meta);
+            }
+        })*
+        $(impl Stamp for $cacheable {
+            fn stamp(&mut self, result_type: ResultType, meta: JsonObject) {
+                self.result_type = Some(result_type);
+                self.meta.get_or_insert_with(JsonObject::new).extend(meta);
+            }
+            fn cache(&mut self, ttl_ms: u64, scope: CacheScope) {
+                self.ttl_ms = Some(ttl_ms);
+                self.cache_scope = Some(scope);
+            }
+        })*
+    };
+}
+
+stamp!(CallToolResult, GetPromptResult, CompleteResult, EmptyResult, ListenResult;
+    cacheable: DiscoverResult, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult,
+    ReadResourceResult);
+
+fn list_tools(
+    server: &Server,
+    version: ProtocolVersion,
+    params: &PaginatedParams,
+) -> Result<ListToolsResult, RpcError> {
+    let registry = server.registry();
+    let (items, next_cursor) =
+        page(&registry.tools, params.cursor.as_deref(), server.options().page_size, |tool| tool.enabled)?;
+    let tools = items.into_iter().map(|tool| tool_for(version, &tool.definition)).collect();
+    Ok(ListToolsResult { tools, next_cursor, ..ListToolsResult::default() })
+}
+
+fn list_prompts(
+    server: &Server,
+    version: ProtocolVersion,
+    params: &PaginatedParams,
+) -> Result<ListPromptsResult, RpcError> {
+    let registry = server.registry();
+    let (items, next_cursor) =
+        page(&registry.prompts, params.cursor.as_deref(), server.options().page_size, |prompt| prompt.enabled)?;
+    let prompts = items.into_iter().map(|prompt| prompt_for(version, &prompt.definition)).collect();
+    Ok(ListPromptsResult { prompts, next_cursor, ..ListPromptsResult::default() })
+}
+
+fn list_resources(
+    server: &Server,
+    version: ProtocolVersion,
+    params: &PaginatedParams,
+) -> Result<ListResourcesResult, RpcError> {
+    let registry = server.registry();
+    let (items, next_cursor) =
+        page(&registry.resources, params.cursor.as_deref(), server.options().page_size, |resource| resource.enabled)?;
+    let resources = items.into_iter().map(|resource| resource_for(version, &resource.definition)).collect();
+    Ok(ListResourcesResult { resources, next_cursor, ..ListResourcesResult::default() })
+}
+
+fn list_templates(
+    server: &Server,
+    version: ProtocolVersion,
+    params: &PaginatedParams,
+) -> Result<ListResourceTemplatesResult, RpcError> {
+    let registry = server.registry();
+    let (items, next_cursor) =
+        page(&registry.templates, params.cursor.as_deref(), server.options().page_size, |template| template.enabled)?;
+    let resource_templates = items.into_iter().map(|template| template_for(version, &template.definition)).collect();
+    Ok(ListResourceTemplatesResult { resource_templates, next_cursor, ..ListResourceTemplatesResult::default() })
+}
+
+async fn call_tool(
+    server: &Server,
+    context: &RequestContext,
+    params: CallToolParams,
+) -> Result<CallToolResult, RpcError> {
+    let version = context.protocol_version();
+    let tool = server
+        .registry()
+        .tool(&params.name)
+        .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {}", params.name)))?;
+    let invalid_arguments = |message: String| {
+        let message = format!("Invalid arguments for tool `{}`: {message}", params.name);
+        if version.tool_input_errors_are_results() {
+            Ok(CallToolResult::error(message))
+        } else {
+            Err(RpcError::invalid_params(message))
+        }
+    };
+    let schema = match &tool.schema {
+        Ok(schema) => schema,
+        Err(message) => return Err(RpcError::internal(message.clone())),
+    };
+    let mut arguments = params.arguments.unwrap_or_default();
+    if let Err(message) = schema.prepare(&mut arguments) {
+        return invalid_arguments(message);
+    }
+    let call =
+        ToolCall { name: tool.definition.name.as_str().into(), arguments: Some(arguments), context: context.clone() };
+    let result = match tool.handler.call(call).await {
+        Ok(result) => result,
+        Err(Rejection::InvalidArguments(message)) => return invalid_arguments(message),
+        Err(Rejection::Rpc(error)) => return Err(error),
+    };
+    Ok(tool_result_for(version, result))
+}
+
+/// Adapts a tool result to the revision: structured content that a revision cannot carry is
+/// dropped, keeping (or adding) its text mirror.
+fn tool_result_for(version: ProtocolVersion, mut result: CallToolResult) -> CallToolResult {
+    let Some(structured) = &result.structured_content else { return result };
+    let keep = version.is_stateless() || (version.has_structured_output() && structured.is_object());
+    let mirrored = result.content.iter().any(|block| matches!(block, wharf_protocol::ContentBlock::Text(_)));
+    if !mirrored {
+        result.content.push(wharf_protocol::ContentBlock::text(structured.to_string()));
+    }
+    if !keep {
+        result.structured_content = None;
+    }
+    result
+}
+
+async fn get_prompt(
+    server: &Server,
+    context: &RequestContext,
+    params: GetPromptParams,
+) -> Result<GetPromptResult, RpcError> {
+    let prompt = server
+        .registry()
+        .prompt(&params.name)
+        .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
+    prompt.render(params.arguments.unwrap_or_default(), context.clone()).await
+}
+
+async fn read_resource(
+    server: &Server,
+    context: &RequestContext,
+    params: ReadResourceParams,
+) -> Result<ReadResourceResult, RpcError> {
+    let version = context.protocol_version();
+    let not_found = || resource_not_found(version, &params.uri);
+    let (resource, template) = {
+        let registry = server.registry();
+        match registry.resource(&params.uri) {
+            Some(resource) => (Some(resource), None),
+            None => (None, registry.match_template(&params.uri)),
+        }
+    };
+    let contents = match (resource, template) {
+        (Some(resource), _) => resource.read(context.clone()).await,
+        (None, Some((template, variables))) => template.read(&params.uri, variables, context.clone()).await,
+        (None, None) => return Err(not_found()),
+    };
+    let contents =
+        contents.map_err(|error| if error.code() == ErrorCode::RESOURCE_NOT_FOUND.0 { not_found() } else { error })?;
+    if contents.is_empty() {
+        // An empty answer must not stand for a missing resource (SEP-2164).
+        return Err(not_found());
+    }
+    Ok(ReadResourceResult { contents, ..ReadResourceResult::default() })
+}
+
+/// "Resource not found": `-32002` before 2026-07-28, `-32602` on it; both carry the URI.
+fn resource_not_found(version: ProtocolVersion, uri: &str) -> RpcError {
+    let code = if version.is_stateless() { ErrorCode::INVALID_PARAMS } else { ErrorCode::RESOURCE_NOT_FOUND };
+    RpcError::new(code.0, format!("Resource not found: {uri}")).with_data(wharf_protocol::not_found_data(uri))
+}
+
+async fn complete(
+    server: &Server,
+    context: &RequestContext,
+    params: CompleteParams,
+) -> Result<CompleteResult, RpcError> {
+    let argument = params.argument.name.clone();
+    let handler = {
+        let registry = server.registry();
+        match &params.reference {
+            CompletionReference::Prompt { name, .. } => {
+                let prompt =
+                    registry.prompt(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
+                let declared = prompt.definition.arguments.iter().flatten().any(|known| known.name == argument);
+                if !declared {
+                    return Err(RpcError::invalid_params(format!("Prompt `{name}` has no argument `{argument}`")));
+                }
+                prompt.completions.get(&argument).cloned()
+            }
+            CompletionReference::ResourceTemplate { uri } => {
+                let template = registry
+                    .template(uri)
+                    .ok_or_else(|| RpcError::invalid_params(format!("Unknown resource template: {uri}")))?;
+                let declared =
+                    template.template.as_ref().is_ok_and(|parsed| parsed.variables().contains(&argument.as_str()));
+                if !declared {
+                    return Err(RpcError::invalid_params(format!("Template `{uri}` has no variable `{argument}`")));
+                }
+                template.completions.get(&argument).cloned()
+            }
+        }
+    };
+    let Some(handler) = handler else { return Ok(CompleteResult::default()) };
+    let call = CompletionCall {
+        argument,
+        value: params.argument.value,
+        arguments: params.context.and_then(|context| context.arguments).unwrap_or_else(BTreeMap::new),
+        context: context.clone(),
+    };
+    let mut values = handler(call).await?;
+    let total = values.len();
+    values.truncate(MAX_COMPLETION_VALUES);
+    let has_more = total > values.len();
+    Ok(CompleteResult {
+        completion: Completion { values, total: Some(total as u64), has_more: Some(has_more) },
+        ..CompleteResult::default()
+    })
+}
+
+/// Handles a notification from the client.
+pub(crate) fn handle_notification(session: &Session, notification: ClientNotification) {
+    match notification {
+        ClientNotification::Initialized(_) => session.mark_initialized(),
+        ClientNotification::Cancelled(params) => {
+            if let Some(id) = params.request_id {
+                let cancelled = session.cancel(&id);
+                tracing::debug!(%id, cancelled, reason = params.reason.as_deref(), "cancellation requested");
+            }
+        }
+        ClientNotification::Progress(_) | ClientNotification::RootsListChanged(_) => {}
+        _ => {}
+    }
+}
+
+/// Turns a JSON value into the result object of a client's answer.
+pub(crate) fn answer_value(raw: &serde_json::value::RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+}

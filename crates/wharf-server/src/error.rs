@@ -1,0 +1,173 @@
+//! Errors: the opaque [`Error`] for building and serving, and [`RpcError`], the JSON-RPC error
+//! a handler can answer with.
+
+use std::fmt;
+
+use serde_json::Value;
+use wharf_protocol::{ErrorCode, ErrorObject};
+
+/// An error from building or serving a server.
+///
+/// The kind is private; ask with the `is_*` methods. `Display` gives one sentence that says what
+/// went wrong and, for registration errors, which component is at fault.
+pub struct Error {
+    inner: Box<ErrorImpl>,
+}
+
+struct ErrorImpl {
+    kind: Kind,
+    message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Registration,
+    Io,
+    Protocol,
+    Closed,
+    Timeout,
+}
+
+impl Error {
+    pub(crate) fn registration(message: impl Into<String>) -> Error {
+        Error::new(Kind::Registration, message.into(), None)
+    }
+
+    pub(crate) fn io(err: std::io::Error) -> Error {
+        Error::new(Kind::Io, format!("I/O error: {err}"), Some(Box::new(err)))
+    }
+
+    pub(crate) fn protocol(message: impl Into<String>) -> Error {
+        Error::new(Kind::Protocol, message.into(), None)
+    }
+
+    pub(crate) fn closed() -> Error {
+        Error::new(Kind::Closed, "the connection is closed".to_owned(), None)
+    }
+
+    pub(crate) fn timeout(message: impl Into<String>) -> Error {
+        Error::new(Kind::Timeout, message.into(), None)
+    }
+
+    fn new(kind: Kind, message: String, source: Option<Box<dyn std::error::Error + Send + Sync>>) -> Error {
+        Error { inner: Box::new(ErrorImpl { kind, message, source }) }
+    }
+
+    /// True when a component could not be registered (a bad name, schema or template).
+    pub fn is_registration(&self) -> bool {
+        self.inner.kind == Kind::Registration
+    }
+
+    /// True when reading or writing the transport failed.
+    pub fn is_io(&self) -> bool {
+        self.inner.kind == Kind::Io
+    }
+
+    /// True when the peer broke the protocol or answered with an error.
+    pub fn is_protocol(&self) -> bool {
+        self.inner.kind == Kind::Protocol
+    }
+
+    /// True when the connection closed before an answer arrived.
+    pub fn is_closed(&self) -> bool {
+        self.inner.kind == Kind::Closed
+    }
+
+    /// True when the peer did not answer in time.
+    pub fn is_timeout(&self) -> bool {
+        self.inner.kind == Kind::Timeout
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error").field("kind", &self.inner.kind).field("message", &self.inner.message).finish()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.inner.message)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.inner.source.as_deref().map(|source| source as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// A JSON-RPC error that a handler answers with instead of a result.
+///
+/// Return `Err(RpcError)` from a tool, prompt or resource handler to send a JSON-RPC error with
+/// your own code. `RpcError` deliberately does not implement `Display`: that is what lets a tool
+/// return `Result<T, E>` for any `E: Display` and have the error become a tool result with
+/// `isError: true` (which the model sees), while `Result<T, RpcError>` becomes a protocol error
+/// (which the client sees).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub(crate) object: ErrorObject,
+}
+
+impl RpcError {
+    /// An error with any code and message.
+    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError { object: ErrorObject::new(ErrorCode(code), message) }
+    }
+
+    /// `-32602 Invalid params`.
+    pub fn invalid_params(message: impl Into<String>) -> RpcError {
+        RpcError { object: ErrorObject::new(ErrorCode::INVALID_PARAMS, message) }
+    }
+
+    /// `-32603 Internal error`.
+    pub fn internal(message: impl Into<String>) -> RpcError {
+        RpcError { object: ErrorObject::new(ErrorCode::INTERNAL_ERROR, message) }
+    }
+
+    /// `-32601 Method not found`.
+    pub fn method_not_found(message: impl Into<String>) -> RpcError {
+        RpcError { object: ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, message) }
+    }
+
+    /// `-32600 Invalid request`.
+    pub fn invalid_request(message: impl Into<String>) -> RpcError {
+        RpcError { object: ErrorObject::new(ErrorCode::INVALID_REQUEST, message) }
+    }
+
+    /// Adds structured `data`.
+    pub fn with_data(mut self, data: Value) -> RpcError {
+        self.object.data = Some(data);
+        self
+    }
+
+    /// The error code.
+    pub fn code(&self) -> i64 {
+        self.object.code.0
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.object.message
+    }
+
+    /// The structured data, if any.
+    pub fn data(&self) -> Option<&Value> {
+        self.object.data.as_ref()
+    }
+
+    pub(crate) fn from_object(object: ErrorObject) -> RpcError {
+        RpcError { object }
+    }
+
+    pub(crate) fn into_object(self) -> ErrorObject {
+        self.object
+    }
+}
+
+impl From<ErrorObject> for RpcError {
+    fn from(object: ErrorObject) -> RpcError {
+        RpcError { object }
+    }
+}

@@ -1,0 +1,172 @@
+//! The registry of tools, prompts, resources and resource templates, kept sorted by name so
+//! that every list is in a deterministic order and cursors stay valid while it changes.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use wharf_protocol::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
+
+use crate::error::{Error, RpcError};
+use crate::prompt::PromptDef;
+use crate::resource::{ResourceDef, TemplateDef};
+use crate::tool::ToolDef;
+
+/// Everything the server offers.
+#[derive(Default)]
+pub(crate) struct Registry {
+    pub(crate) tools: BTreeMap<String, Arc<ToolDef>>,
+    pub(crate) prompts: BTreeMap<String, Arc<PromptDef>>,
+    pub(crate) resources: BTreeMap<String, Arc<ResourceDef>>,
+    pub(crate) templates: BTreeMap<String, Arc<TemplateDef>>,
+}
+
+/// Which list a change touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl Registry {
+    pub(crate) fn add_tool(&mut self, tool: ToolDef) -> Result<(), Error> {
+        tool.validate()?;
+        insert_unique(&mut self.tools, tool.name().to_owned(), tool, "tool")
+    }
+
+    pub(crate) fn add_prompt(&mut self, prompt: PromptDef) -> Result<(), Error> {
+        prompt.validate()?;
+        insert_unique(&mut self.prompts, prompt.name().to_owned(), prompt, "prompt")
+    }
+
+    pub(crate) fn add_resource(&mut self, resource: ResourceDef) -> Result<(), Error> {
+        resource.validate()?;
+        insert_unique(&mut self.resources, resource.uri().to_owned(), resource, "resource")
+    }
+
+    pub(crate) fn add_template(&mut self, template: TemplateDef) -> Result<(), Error> {
+        template.validate()?;
+        insert_unique(&mut self.templates, template.uri_template().to_owned(), template, "resource template")
+    }
+
+    pub(crate) fn tool(&self, name: &str) -> Option<Arc<ToolDef>> {
+        self.tools.get(name).filter(|tool| tool.enabled).cloned()
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<Arc<PromptDef>> {
+        self.prompts.get(name).filter(|prompt| prompt.enabled).cloned()
+    }
+
+    pub(crate) fn resource(&self, uri: &str) -> Option<Arc<ResourceDef>> {
+        self.resources.get(uri).filter(|resource| resource.enabled).cloned()
+    }
+
+    pub(crate) fn template(&self, uri_template: &str) -> Option<Arc<TemplateDef>> {
+        self.templates.get(uri_template).filter(|template| template.enabled).cloned()
+    }
+
+    /// The first enabled template that matches `uri`, with its variables.
+    pub(crate) fn match_template(&self, uri: &str) -> Option<(Arc<TemplateDef>, BTreeMap<String, String>)> {
+        self.templates
+            .values()
+            .filter(|template| template.enabled)
+            .find_map(|template| template.matches(uri).map(|variables| (template.clone(), variables)))
+    }
+
+    pub(crate) fn has_completions(&self) -> bool {
+        self.prompts.values().any(|prompt| !prompt.completions.is_empty())
+            || self.templates.values().any(|template| !template.completions.is_empty())
+    }
+
+    /// The capabilities that follow from what is registered. `list_changed` is offered where
+    /// the transport can deliver it (sessions can; 2026-07-28 needs `subscriptions/listen`).
+    pub(crate) fn capabilities(&self, list_changed: bool) -> ServerCapabilities {
+        let list_changed_capability = || ListChangedCapability { list_changed: list_changed.then_some(true) };
+        ServerCapabilities {
+            logging: Some(Default::default()),
+            completions: self.has_completions().then(Default::default),
+            tools: (!self.tools.is_empty()).then(list_changed_capability),
+            prompts: (!self.prompts.is_empty()).then(list_changed_capability),
+            resources: (!self.resources.is_empty() || !self.templates.is_empty()).then(|| ResourcesCapability {
+                subscribe: list_changed.then_some(true),
+                list_changed: list_changed.then_some(true),
+            }),
+            ..ServerCapabilities::default()
+        }
+    }
+}
+
+fn insert_unique<V>(map: &mut BTreeMap<String, Arc<V>>, key: String, value: V, what: &str) -> Result<(), Error> {
+    if map.contains_key(&key) {
+        return Err(Error::registration(format!("{what} `{key}` is registered twice; names must be unique")));
+    }
+    map.insert(key, Arc::new(value));
+    Ok(())
+}
+
+/// One page of a list: the items after the cursor, and the cursor of the next page.
+pub(crate) fn page<'a, V>(
+    map: &'a BTreeMap<String, Arc<V>>,
+    cursor: Option<&str>,
+    size: usize,
+    enabled: impl Fn(&V) -> bool,
+) -> Result<(Vec<&'a Arc<V>>, Option<String>), RpcError> {
+    let after = cursor.map(decode_cursor).transpose()?;
+    let range = match &after {
+        Some(key) => map.range::<str, _>((std::ops::Bound::Excluded(key.as_str()), std::ops::Bound::Unbounded)),
+        None => map.range::<str, _>(..),
+    };
+    let mut items = Vec::new();
+    let mut last_key = None;
+    let mut more = false;
+    for (key, value) in range.filter(|(_, value)| enabled(value)) {
+        if items.len() == size {
+            more = true;
+            break;
+        }
+        items.push(value);
+        last_key = Some(key);
+    }
+    let next = if more { last_key.map(|key| encode_cursor(key)) } else { None };
+    Ok((items, next))
+}
+
+fn encode_cursor(key: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("v1:{key}"))
+}
+
+fn decode_cursor(cursor: &str) -> Result<String, RpcError> {
+    let invalid = || RpcError::invalid_params(format!("Invalid cursor: `{cursor}` was not issued by this server"));
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| invalid())?;
+    let text = String::from_utf8(bytes).map_err(|_| invalid())?;
+    text.strip_prefix("v1:").map(str::to_owned).ok_or_else(invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_follow_each_other_and_bad_cursors_are_refused() {
+        let map: BTreeMap<String, Arc<u32>> = (0..5).map(|n| (format!("k{n}"), Arc::new(n))).collect();
+        let (first, next) = page(&map, None, 2, |_| true).unwrap();
+        assert_eq!(first.iter().map(|v| ***v).collect::<Vec<_>>(), vec![0, 1]);
+        let (second, next) = page(&map, next.as_deref(), 2, |_| true).unwrap();
+        assert_eq!(second.iter().map(|v| ***v).collect::<Vec<_>>(), vec![2, 3]);
+        let (third, next) = page(&map, next.as_deref(), 2, |_| true).unwrap();
+        assert_eq!(third.iter().map(|v| ***v).collect::<Vec<_>>(), vec![4]);
+        assert_eq!(next, None);
+        assert_eq!(page(&map, Some("garbage!"), 2, |_| true).unwrap_err().code(), -32602);
+        assert_eq!(page(&map, Some(&URL_SAFE_NO_PAD.encode("v2:x")), 2, |_| true).unwrap_err().code(), -32602);
+    }
+
+    #[test]
+    fn disabled_items_are_skipped() {
+        let map: BTreeMap<String, Arc<u32>> = (0..4).map(|n| (format!("k{n}"), Arc::new(n))).collect();
+        let (items, next) = page(&map, None, 10, |v| v % 2 == 0).unwrap();
+        assert_eq!(items.iter().map(|v| ***v).collect::<Vec<_>>(), vec![0, 2]);
+        assert_eq!(next, None);
+    }
+}

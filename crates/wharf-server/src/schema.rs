@@ -1,0 +1,186 @@
+//! JSON Schemas of tool arguments: derived from Rust types, compiled once at registration,
+//! and used before every call to fill in defaults and reject invalid arguments.
+
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+use wharf_protocol::JsonObject;
+
+use crate::error::Error;
+
+/// Generates the JSON Schema (draft 2020-12) of `T`, inlining nothing: nested types live in
+/// `$defs` and are referenced with `$ref`.
+pub(crate) fn schema_for<T: JsonSchema>() -> JsonObject {
+    let generator = SchemaSettings::draft2020_12().into_generator();
+    let schema = generator.into_root_schema_for::<T>();
+    match schema.to_value() {
+        Value::Object(mut object) => {
+            // The root `title` is the Rust type's name, which means nothing to a model, and
+            // `$schema` is the default dialect anyway.
+            object.remove("title");
+            object.remove("$schema");
+            object
+        }
+        Value::Bool(true) => Map::new(),
+        other => {
+            let mut object = Map::new();
+            object.insert("not".to_owned(), other);
+            object
+        }
+    }
+}
+
+/// A compiled argument schema.
+pub(crate) struct ArgumentSchema {
+    schema: JsonObject,
+    validator: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for ArgumentSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArgumentSchema").field("schema", &self.schema).finish_non_exhaustive()
+    }
+}
+
+impl ArgumentSchema {
+    /// Compiles an input schema, which must describe an object.
+    pub(crate) fn compile(owner: &str, mut schema: JsonObject) -> Result<ArgumentSchema, Error> {
+        match schema.get("type") {
+            None if schema.is_empty() || !schema.contains_key("properties") => {
+                schema.insert("type".to_owned(), Value::String("object".to_owned()));
+            }
+            None => {
+                schema.insert("type".to_owned(), Value::String("object".to_owned()));
+            }
+            Some(Value::String(kind)) if kind == "object" => {}
+            Some(other) => {
+                return Err(Error::registration(format!(
+                    "{owner}: the arguments must be a JSON object (a struct or a map), but the schema's type is {other}"
+                )));
+            }
+        }
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(true)
+            .build(&Value::Object(schema.clone()))
+            .map_err(|err| Error::registration(format!("{owner}: the argument schema is not valid: {err}")))?;
+        Ok(ArgumentSchema { schema, validator })
+    }
+
+    /// The schema as advertised in `inputSchema`.
+    pub(crate) fn schema(&self) -> &JsonObject {
+        &self.schema
+    }
+
+    /// Fills in defaults for absent properties, then validates. The error names every invalid
+    /// field by its JSON pointer.
+    pub(crate) fn prepare(&self, arguments: &mut JsonObject) -> Result<(), String> {
+        apply_defaults(&self.schema, &self.schema, arguments, 0);
+        let instance = Value::Object(std::mem::take(arguments));
+        let mut message = String::new();
+        for error in self.validator.iter_errors(&instance) {
+            if !message.is_empty() {
+                message.push_str("; ");
+            }
+            let path = error.instance_path().to_string();
+            if path.is_empty() {
+                let _ = write!(message, "{error}");
+            } else {
+                let _ = write!(message, "`{}`: {error}", path.trim_start_matches('/').replace('/', "."));
+            }
+        }
+        let Value::Object(object) = instance else { unreachable!("wrapped an object above") };
+        *arguments = object;
+        if message.is_empty() { Ok(()) } else { Err(message) }
+    }
+}
+
+/// Follows a local `$ref` (`#/$defs/Name` or `#/definitions/Name`) to its target.
+fn resolve<'a>(root: &'a JsonObject, schema: &'a JsonObject) -> &'a JsonObject {
+    let Some(Value::String(reference)) = schema.get("$ref") else { return schema };
+    let mut target = root;
+    for segment in reference.trim_start_matches("#/").split('/').filter(|s| !s.is_empty()) {
+        match target.get(segment) {
+            Some(Value::Object(next)) => target = next,
+            _ => return schema,
+        }
+    }
+    target
+}
+
+/// Inserts each absent property's `default`, recursing into nested objects. Depth is bounded so
+/// that recursive types cannot loop.
+fn apply_defaults(root: &JsonObject, schema: &JsonObject, value: &mut JsonObject, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    let schema = resolve(root, schema);
+    let Some(Value::Object(properties)) = schema.get("properties") else { return };
+    for (name, property) in properties {
+        let Value::Object(property) = property else { continue };
+        let property = resolve(root, property);
+        match value.get_mut(name) {
+            None => {
+                if let Some(default) = property.get("default") {
+                    value.insert(name.clone(), default.clone());
+                }
+            }
+            Some(Value::Object(nested)) => apply_defaults(root, property, nested, depth + 1),
+            Some(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn compiled(schema: Value) -> ArgumentSchema {
+        let Value::Object(object) = schema else { panic!("not an object") };
+        ArgumentSchema::compile("test", object).unwrap()
+    }
+
+    #[test]
+    fn defaults_are_applied_before_validation() {
+        let schema = compiled(json!({
+            "type": "object",
+            "properties": {
+                "days": {"type": "integer", "minimum": 1, "maximum": 14, "default": 7},
+                "location": {"type": "string"}
+            },
+            "required": ["location"]
+        }));
+        let mut arguments = json!({"location": "Oslo"}).as_object().unwrap().clone();
+        schema.prepare(&mut arguments).unwrap();
+        assert_eq!(Value::Object(arguments), json!({"location": "Oslo", "days": 7}));
+    }
+
+    #[test]
+    fn errors_name_the_invalid_field() {
+        let schema = compiled(json!({
+            "type": "object",
+            "properties": {"days": {"type": "integer", "maximum": 14}},
+        }));
+        let mut arguments = json!({"days": 30}).as_object().unwrap().clone();
+        let message = schema.prepare(&mut arguments).unwrap_err();
+        assert!(message.starts_with("`days`: 30 is greater than the maximum of 14"), "{message}");
+    }
+
+    #[test]
+    fn formats_are_checked() {
+        let schema =
+            compiled(json!({"type": "object", "properties": {"email": {"type": "string", "format": "email"}}}));
+        let mut arguments = json!({"email": "not an address"}).as_object().unwrap().clone();
+        assert!(schema.prepare(&mut arguments).is_err());
+    }
+
+    #[test]
+    fn non_object_schemas_are_refused() {
+        let Value::Object(schema) = json!({"type": "string"}) else { unreachable!() };
+        let err = ArgumentSchema::compile("tool `x`", schema).unwrap_err();
+        assert!(err.to_string().contains("must be a JSON object"), "{err}");
+    }
+}

@@ -1,0 +1,180 @@
+//! Per-connection state: the negotiated revision of a 2025 session, the log level, requests in
+//! flight, requests this server sent and awaits answers to, and resource subscriptions.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::AbortHandle;
+use wharf_protocol::{ClientCapabilities, ErrorObject, Implementation, LoggingLevel, ProtocolVersion, RequestId};
+
+use crate::cancel::Cancellation;
+use crate::extensions::Extensions;
+
+/// Serialized JSON-RPC messages on their way to the client, one message per item.
+pub(crate) type Outbound = mpsc::Sender<Vec<u8>>;
+
+/// What `initialize` settled for a 2025 session.
+#[derive(Debug)]
+pub(crate) struct Negotiated {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_capabilities: Arc<ClientCapabilities>,
+    pub(crate) client_info: Arc<Implementation>,
+}
+
+/// A request this server is handling.
+#[derive(Debug)]
+pub(crate) struct InFlight {
+    pub(crate) cancel: Cancellation,
+    pub(crate) abort: Option<AbortHandle>,
+}
+
+/// State of one connection (stdio) or one session (HTTP).
+#[derive(Debug)]
+pub(crate) struct Session {
+    id: String,
+    negotiated: OnceLock<Negotiated>,
+    initialized: AtomicBool,
+    /// The level set with `logging/setLevel`, as an index into `LoggingLevel::ALL`; `u8::MAX`
+    /// means the client never set one and every message is sent.
+    log_level: AtomicU8,
+    in_flight: Mutex<HashMap<RequestId, InFlight>>,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
+    next_request: AtomicU64,
+    subscriptions: Mutex<HashSet<String>>,
+    extensions: Extensions,
+    outbound: Outbound,
+}
+
+const LEVEL_UNSET: u8 = u8::MAX;
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Session {
+    pub(crate) fn new(id: String, outbound: Outbound) -> Arc<Session> {
+        Arc::new(Session {
+            id,
+            negotiated: OnceLock::new(),
+            initialized: AtomicBool::new(false),
+            log_level: AtomicU8::new(LEVEL_UNSET),
+            in_flight: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::new()),
+            next_request: AtomicU64::new(1),
+            subscriptions: Mutex::new(HashSet::new()),
+            extensions: Extensions::new(),
+            outbound,
+        })
+    }
+
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub(crate) fn outbound(&self) -> &Outbound {
+        &self.outbound
+    }
+
+    pub(crate) fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    pub(crate) fn negotiated(&self) -> Option<&Negotiated> {
+        self.negotiated.get()
+    }
+
+    /// Records the outcome of `initialize`; false if the session was already initialized.
+    pub(crate) fn negotiate(&self, negotiated: Negotiated) -> bool {
+        self.negotiated.set(negotiated).is_ok()
+    }
+
+    pub(crate) fn mark_initialized(&self) {
+        self.initialized.store(true, Ordering::Release);
+    }
+
+    /// True once the client sent `notifications/initialized`; only then does the server start
+    /// sending notifications of its own accord.
+    pub(crate) fn is_initialized(&self) -> bool {
+        self.initialized.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        let index = LoggingLevel::ALL.iter().position(|candidate| *candidate == level).unwrap_or(0);
+        self.log_level.store(index as u8, Ordering::Relaxed);
+    }
+
+    /// The least severe level the client wants; `None` when it never said, which means all.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        LoggingLevel::ALL.get(self.log_level.load(Ordering::Relaxed) as usize).copied()
+    }
+
+    /// Registers a request in flight; false if a request with the same id is still running.
+    pub(crate) fn begin(&self, id: &RequestId, cancel: Cancellation) -> bool {
+        let mut in_flight = lock(&self.in_flight);
+        if in_flight.contains_key(id) {
+            return false;
+        }
+        in_flight.insert(id.clone(), InFlight { cancel, abort: None });
+        true
+    }
+
+    /// Attaches the task running a request, so that cancellation can stop it.
+    pub(crate) fn attach(&self, id: &RequestId, abort: AbortHandle) {
+        match lock(&self.in_flight).get_mut(id) {
+            Some(entry) => entry.abort = Some(abort),
+            // The request already finished; nothing to attach to.
+            None => {}
+        }
+    }
+
+    pub(crate) fn finish(&self, id: &RequestId) {
+        lock(&self.in_flight).remove(id);
+    }
+
+    /// Cancels a request in flight: signals the handler and stops its task. Returns false if no
+    /// such request was running, which the protocol says to ignore.
+    pub(crate) fn cancel(&self, id: &RequestId) -> bool {
+        let Some(entry) = lock(&self.in_flight).remove(id) else { return false };
+        entry.cancel.cancel();
+        if let Some(abort) = entry.abort {
+            abort.abort();
+        }
+        true
+    }
+
+    /// Allocates an id for a server-to-client request and registers where its answer goes.
+    pub(crate) fn expect_answer(&self) -> (RequestId, oneshot::Receiver<Result<Value, ErrorObject>>) {
+        let number = self.next_request.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::string(format!("wharf-{number}"));
+        let (sender, receiver) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), sender);
+        (id, receiver)
+    }
+
+    /// Delivers the client's answer to a server-to-client request. False if none was awaited.
+    pub(crate) fn answer(&self, id: &RequestId, answer: Result<Value, ErrorObject>) -> bool {
+        match lock(&self.pending).remove(id) {
+            Some(sender) => sender.send(answer).is_ok(),
+            None => false,
+        }
+    }
+
+    pub(crate) fn forget_answer(&self, id: &RequestId) {
+        lock(&self.pending).remove(id);
+    }
+
+    pub(crate) fn subscribe(&self, uri: &str) {
+        lock(&self.subscriptions).insert(uri.to_owned());
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        lock(&self.subscriptions).remove(uri);
+    }
+
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+}

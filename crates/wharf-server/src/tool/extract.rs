@@ -1,0 +1,99 @@
+//! Extractors: the values a tool handler can take as arguments, in any order.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use wharf_protocol::JsonObject;
+
+use crate::context::RequestContext;
+use crate::error::RpcError;
+use crate::schema::schema_for;
+
+/// One call of a tool, as extractors see it.
+#[derive(Debug)]
+pub struct ToolCall {
+    pub(crate) name: Arc<str>,
+    pub(crate) arguments: Option<JsonObject>,
+    pub(crate) context: RequestContext,
+}
+
+impl ToolCall {
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The request context.
+    pub fn context(&self) -> &RequestContext {
+        &self.context
+    }
+}
+
+/// Why an extractor could not produce its value.
+#[derive(Debug)]
+pub enum Rejection {
+    /// The arguments did not fit the declared type. This becomes a tool error result on
+    /// 2025-11-25 and later, and `-32602` before.
+    InvalidArguments(String),
+    /// Any other failure, answered as this JSON-RPC error.
+    Rpc(RpcError),
+}
+
+/// Something a tool handler can take as an argument.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an argument of a tool handler",
+    note = "tool handlers take `Args<T>` (with `T: Deserialize + JsonSchema`), `RequestContext`, or `State<S>`, in any order"
+)]
+pub trait FromToolCall: Sized + Send + 'static {
+    /// Produces the value from the call.
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection>;
+
+    /// The JSON Schema of the tool's arguments, if this extractor reads them.
+    fn input_schema() -> Option<JsonObject> {
+        None
+    }
+}
+
+/// The tool's arguments, deserialized into `T`. `T`'s JSON Schema becomes the tool's
+/// `inputSchema`, and arguments are checked against it before the handler runs.
+#[derive(Debug, Clone, Default)]
+pub struct Args<T>(pub T);
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T> {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
+        let arguments = serde_json::Value::Object(call.arguments.take().unwrap_or_default());
+        serde_json::from_value(arguments).map(Args).map_err(|err| Rejection::InvalidArguments(err.to_string()))
+    }
+
+    fn input_schema() -> Option<JsonObject> {
+        Some(schema_for::<T>())
+    }
+}
+
+impl FromToolCall for RequestContext {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
+        Ok(call.context.clone())
+    }
+}
+
+/// Shared state given to the server builder with `ServerBuilder::state`.
+#[derive(Debug)]
+pub struct State<S>(pub Arc<S>);
+
+impl<S> Clone for State<S> {
+    fn clone(&self) -> Self {
+        State(self.0.clone())
+    }
+}
+
+impl<S: Send + Sync + 'static> FromToolCall for State<S> {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
+        call.context.server().state::<S>().map(State).ok_or_else(|| {
+            Rejection::Rpc(RpcError::internal(format!(
+                "no state of type `{}` was given to the server builder",
+                std::any::type_name::<S>()
+            )))
+        })
+    }
+}

@@ -1,0 +1,83 @@
+//! The `ToolHandler` trait, implemented for every async function whose arguments are
+//! extractors and whose output converts into a tool result.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use wharf_protocol::{CallToolResult, JsonObject};
+
+use crate::tool::extract::{FromToolCall, Rejection, ToolCall};
+use crate::tool::output::IntoToolResult;
+
+/// A boxed future, as handlers are stored.
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What a tool handler produced, or why it could not run.
+pub(crate) type ToolOutcome = Result<CallToolResult, Rejection>;
+
+/// An async function that can serve as a tool.
+///
+/// Implemented for `async fn`s and closures returning futures, taking up to six extractors
+/// ([`Args`](crate::Args), [`RequestContext`](crate::RequestContext), [`State`](crate::State)) in
+/// any order and returning anything that implements [`IntoToolResult`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool handler",
+    note = "a tool handler is an async function whose arguments are extractors (`Args<T>`, `RequestContext`, `State<S>`) and whose output implements `IntoToolResult`"
+)]
+pub trait ToolHandler<Marker>: Clone + Send + Sync + 'static {
+    /// Runs the handler.
+    #[doc(hidden)]
+    fn call(self, call: ToolCall) -> BoxFuture<ToolOutcome>;
+
+    /// The JSON Schema of the arguments, from the first extractor that reads them.
+    #[doc(hidden)]
+    fn input_schema() -> Option<JsonObject>;
+}
+
+macro_rules! impl_tool_handler {
+    ($($extractor:ident),*) => {
+        #[allow(non_snake_case, unused_variables, unused_mut)]
+        impl<F, Fut, Out, $($extractor,)*> ToolHandler<($($extractor,)*)> for F
+        where
+            F: FnOnce($($extractor),*) -> Fut + Clone + Send + Sync + 'static,
+            Fut: Future<Output = Out> + Send + 'static,
+            Out: IntoToolResult,
+            $($extractor: FromToolCall,)*
+        {
+            fn call(self, mut call: ToolCall) -> BoxFuture<ToolOutcome> {
+                Box::pin(async move {
+                    $(let $extractor = $extractor::from_tool_call(&mut call)?;)*
+                    self($($extractor),*).await.into_tool_result().map_err(Rejection::Rpc)
+                })
+            }
+
+            fn input_schema() -> Option<JsonObject> {
+                None$(.or_else($extractor::input_schema))*
+            }
+        }
+    };
+}
+
+impl_tool_handler!();
+impl_tool_handler!(T1);
+impl_tool_handler!(T1, T2);
+impl_tool_handler!(T1, T2, T3);
+impl_tool_handler!(T1, T2, T3, T4);
+impl_tool_handler!(T1, T2, T3, T4, T5);
+impl_tool_handler!(T1, T2, T3, T4, T5, T6);
+
+/// A handler with its type erased, as the registry stores it.
+pub(crate) trait ErasedToolHandler: Send + Sync {
+    fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome>;
+}
+
+pub(crate) struct Erased<H, M> {
+    pub(crate) handler: H,
+    pub(crate) marker: std::marker::PhantomData<fn() -> M>,
+}
+
+impl<H: ToolHandler<M>, M: 'static> ErasedToolHandler for Erased<H, M> {
+    fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
+        self.handler.clone().call(call)
+    }
+}

@@ -1,0 +1,193 @@
+//! Tools: [`ToolDef`] describes one tool and its handler; the submodules hold the handler
+//! trait, the extractors and the output conversions.
+
+pub(crate) mod extract;
+pub(crate) mod handler;
+pub(crate) mod output;
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde_json::Value;
+use wharf_protocol::{Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations};
+
+use crate::error::Error;
+use crate::schema::{ArgumentSchema, schema_for};
+use handler::{Erased, ErasedToolHandler, ToolHandler};
+
+/// A tool: its name, description, schemas, hints and handler.
+///
+/// ```
+/// use wharf_server::{Args, ToolDef};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Echo {
+///     /// The text to send back.
+///     message: String,
+/// }
+///
+/// let tool = ToolDef::new("echo", |Args(echo): Args<Echo>| async move { echo.message })
+///     .description("Echo a message back");
+/// ```
+#[derive(Clone)]
+pub struct ToolDef {
+    pub(crate) definition: Tool,
+    pub(crate) schema: Result<Arc<ArgumentSchema>, String>,
+    pub(crate) handler: Arc<dyn ErasedToolHandler>,
+    pub(crate) enabled: bool,
+}
+
+impl ToolDef {
+    /// A tool named `name` served by `handler`. The handler's `Args<T>` gives the input schema;
+    /// a handler without `Args` takes no arguments.
+    pub fn new<H, M>(name: impl Into<String>, handler: H) -> ToolDef
+    where
+        H: ToolHandler<M>,
+        M: 'static,
+    {
+        let name = name.into();
+        let schema = H::input_schema().unwrap_or_else(empty_object_schema);
+        let compiled =
+            ArgumentSchema::compile(&format!("tool `{name}`"), schema).map(Arc::new).map_err(|err| err.to_string());
+        let input_schema = compiled.as_ref().map(|schema| schema.schema().clone()).unwrap_or_default();
+        ToolDef {
+            definition: Tool { name, input_schema, ..Tool::default() },
+            schema: compiled,
+            handler: Arc::new(Erased { handler, marker: std::marker::PhantomData }),
+            enabled: true,
+        }
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(mut self, description: impl Into<String>) -> ToolDef {
+        self.definition.description = Some(description.into());
+        self
+    }
+
+    /// A human-readable name.
+    pub fn title(mut self, title: impl Into<String>) -> ToolDef {
+        self.definition.title = Some(title.into());
+        self
+    }
+
+    /// Behaviour hints (read-only, destructive, idempotent, open-world).
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> ToolDef {
+        self.definition.annotations = Some(annotations);
+        self
+    }
+
+    /// Marks the tool as read-only (and so not destructive).
+    pub fn read_only(mut self) -> ToolDef {
+        let annotations = self.definition.annotations.get_or_insert_with(ToolAnnotations::default);
+        annotations.read_only_hint = Some(true);
+        annotations.destructive_hint = Some(false);
+        self
+    }
+
+    /// Adds an icon.
+    pub fn icon(mut self, icon: Icon) -> ToolDef {
+        self.definition.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Declares the `outputSchema` from `T`, the type the handler returns in `Json<T>`.
+    pub fn output<T: JsonSchema>(mut self) -> ToolDef {
+        self.definition.output_schema = Some(schema_for::<T>());
+        self
+    }
+
+    /// Sets `_meta` on the tool definition.
+    pub fn meta(mut self, meta: JsonObject) -> ToolDef {
+        self.definition.meta = Some(meta);
+        self
+    }
+
+    /// Registers the tool disabled: it is neither listed nor callable until enabled.
+    pub fn disabled(mut self) -> ToolDef {
+        self.enabled = false;
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.definition.name
+    }
+
+    /// Checks everything that can be wrong with the definition.
+    pub(crate) fn validate(&self) -> Result<(), Error> {
+        let name = &self.definition.name;
+        if !valid_tool_name(name) {
+            return Err(Error::registration(format!(
+                "tool `{name}`: a tool name must be 1 to 128 characters from A-Z, a-z, 0-9, `_`, `-` and `.`"
+            )));
+        }
+        if let Err(message) = &self.schema {
+            return Err(Error::registration(message.clone()));
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("definition", &self.definition).field("enabled", &self.enabled).finish()
+    }
+}
+
+fn empty_object_schema() -> JsonObject {
+    let mut schema = JsonObject::new();
+    schema.insert("type".to_owned(), Value::String("object".to_owned()));
+    schema.insert("additionalProperties".to_owned(), Value::Bool(false));
+    schema
+}
+
+/// `^[A-Za-z0-9_.-]{1,128}$`
+pub(crate) fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
+}
+
+/// The tool definition as a client of `version` may see it: fields that did not exist yet are
+/// left out, and an output schema that is not an object is dropped before 2026-07-28.
+pub(crate) fn tool_for(version: ProtocolVersion, tool: &Tool) -> Tool {
+    let mut tool = tool.clone();
+    if !version.has_titles() {
+        tool.title = None;
+    }
+    if !version.has_structured_output() {
+        tool.output_schema = None;
+    }
+    if !version.is_stateless() {
+        let object =
+            tool.output_schema.as_ref().is_some_and(|schema| schema.get("type") == Some(&Value::from("object")));
+        if !object {
+            tool.output_schema = None;
+        }
+    }
+    if !version.has_icons() {
+        tool.icons = None;
+    }
+    if version != ProtocolVersion::V2025_11_25 {
+        tool.execution = None;
+    }
+    if !version.has_audio() {
+        // Tool annotations arrived with 2025-03-26.
+        tool.annotations = None;
+    }
+    tool
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_spec_pattern() {
+        assert!(valid_tool_name("get_weather.v2-beta"));
+        assert!(!valid_tool_name(""));
+        assert!(!valid_tool_name("has space"));
+        assert!(!valid_tool_name("comma,separated"));
+        assert!(!valid_tool_name(&"x".repeat(129)));
+        assert!(valid_tool_name(&"x".repeat(128)));
+    }
+}

@@ -1,0 +1,271 @@
+//! One connection over a byte stream: the read loop that decodes lines and starts request
+//! tasks, the writer that batches outgoing messages, and the forwarding of server events.
+
+use std::sync::Arc;
+
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinSet;
+use wharf_protocol::{
+    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, NotificationMeta,
+    ResourceUriParams, ServerNotification, parse_batch,
+};
+
+use crate::cancel::Cancellation;
+use crate::context::encode_notification;
+use crate::dispatch::{answer_value, encode_error, handle_notification, handle_request};
+use crate::error::{Error, RpcError};
+use crate::panic::CatchUnwind;
+use crate::registry::ListKind;
+use crate::server::{Server, ServerEvent};
+use crate::session::Session;
+use crate::transport::line_reader::{Line, read_line};
+
+/// The most bytes the writer gathers before it writes and flushes.
+const WRITE_BATCH_BYTES: usize = 64 * 1024;
+
+/// Serves one client over a pair of byte streams with newline-delimited JSON-RPC, until the
+/// reader ends and every request in flight has been answered.
+///
+/// This is the stdio transport's engine; it also serves pipes, sockets, and in-memory streams.
+pub async fn serve_connection<R, W>(server: Server, reader: R, writer: W) -> Result<(), Error>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, receiver) = mpsc::channel::<Vec<u8>>(server.options().outbound_queue);
+    let writer_task = tokio::spawn(write_loop(writer, receiver));
+    let session = Session::new(server.next_connection_id(), sender);
+    let events_task = tokio::spawn(forward_events(server.clone(), server.subscribe_events(), session.clone()));
+
+    let read_result = read_loop(&server, &session, reader).await;
+
+    events_task.abort();
+    let _ = events_task.await;
+    drop(session);
+    let write_result =
+        writer_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the writer failed: {err}"))));
+    read_result.and(write_result)
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(server: &Server, session: &Arc<Session>, reader: R) -> Result<(), Error> {
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let mut line = Vec::with_capacity(4096);
+    let mut tasks = JoinSet::new();
+    let max = server.options().max_line_bytes;
+    let result = loop {
+        match read_line(&mut reader, &mut line, max).await {
+            Ok(Line::Eof) => break Ok(()),
+            Ok(Line::TooLong) => {
+                let error = RpcError::invalid_request(format!(
+                    "Invalid request: the message is longer than the limit of {max} bytes and was skipped"
+                ));
+                send(session, encode_error(None, error)).await;
+            }
+            Ok(Line::Complete) => handle_line(server, session, &mut tasks, &line).await,
+            Err(err) => break Err(Error::io(err)),
+        }
+        // Reap finished tasks so the set does not grow with every request ever served.
+        while tasks.try_join_next().is_some() {}
+    };
+    // Finish the work in flight before the writer closes.
+    while tasks.join_next().await.is_some() {}
+    result
+}
+
+async fn send(session: &Session, bytes: Vec<u8>) {
+    // A closed channel means the writer stopped because the client went away.
+    let _ = session.outbound().send(bytes).await;
+}
+
+fn decode_error_response(error: DecodeError) -> Vec<u8> {
+    encode_error(error.id.as_ref(), RpcError::from(error.error))
+}
+
+async fn handle_line(server: &Server, session: &Arc<Session>, tasks: &mut JoinSet<()>, line: &[u8]) {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    if let Some(batch) = parse_batch(line) {
+        let allowed = session.negotiated().is_some_and(|negotiated| negotiated.version.allows_batches());
+        match batch {
+            Err(error) => send(session, decode_error_response(error)).await,
+            Ok(_) if !allowed => {
+                let error = RpcError::invalid_request(
+                    "Invalid request: JSON-RPC batches are accepted only in sessions of protocol revision 2025-03-26",
+                );
+                send(session, encode_error(None, error)).await;
+            }
+            Ok(items) => {
+                let items: Vec<Vec<u8>> = items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect();
+                tasks.spawn(handle_batch(server.clone(), session.clone(), items));
+            }
+        }
+        return;
+    }
+    match Envelope::parse(line) {
+        Err(error) => send(session, decode_error_response(error)).await,
+        Ok(Envelope::Request { id, method, params }) => match ClientRequest::decode(&method, params) {
+            Err(error) => send(session, encode_error(Some(&id), RpcError::from(error.to_error_object()))).await,
+            Ok(request) => {
+                let cancel = Cancellation::new();
+                if !session.begin(&id, cancel.clone()) {
+                    let error = RpcError::invalid_request(format!(
+                        "Invalid request: a request with id {id} is still in flight; ids must be unique"
+                    ));
+                    send(session, encode_error(Some(&id), error)).await;
+                    return;
+                }
+                let task_session = session.clone();
+                let task_id = id.clone();
+                let work = handle_request(
+                    server.clone(),
+                    session.clone(),
+                    id.clone(),
+                    request,
+                    session.outbound().clone(),
+                    cancel,
+                );
+                let abort = tasks.spawn(async move {
+                    let response = guarded(work, &task_id).await;
+                    task_session.finish(&task_id);
+                    send(&task_session, response).await;
+                });
+                session.attach(&id, abort);
+            }
+        },
+        Ok(Envelope::Notification { method, params }) => match ClientNotification::decode(&method, params) {
+            Ok(notification) => handle_notification(session, notification),
+            Err(error) => tracing::debug!(%method, %error, "ignoring a notification"),
+        },
+        Ok(Envelope::Response { id, result }) => {
+            if !session.answer(&id, Ok(answer_value(result))) {
+                tracing::debug!(%id, "ignoring a response to no pending request");
+            }
+        }
+        Ok(Envelope::Error { id: Some(id), error }) => {
+            session.answer(&id, Err(error));
+        }
+        Ok(Envelope::Error { id: None, error }) => {
+            tracing::warn!(code = error.code.0, message = %error.message, "the client reported an error");
+        }
+    }
+}
+
+/// Runs a request's work and turns a panic into an internal-error response.
+async fn guarded(work: impl Future<Output = Vec<u8>>, id: &wharf_protocol::RequestId) -> Vec<u8> {
+    match CatchUnwind::new(work).await {
+        Ok(response) => response,
+        Err(panic) => {
+            tracing::error!(%id, panic = %panic, "a handler panicked");
+            let error =
+                ErrorObject::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: the handler panicked: {panic}"));
+            encode_error(Some(id), RpcError::from(error))
+        }
+    }
+}
+
+/// Handles a JSON-RPC batch (2025-03-26 only): every request in it is answered in one array.
+async fn handle_batch(server: Server, session: Arc<Session>, items: Vec<Vec<u8>>) {
+    let mut responses: Vec<Vec<u8>> = Vec::new();
+    for item in &items {
+        match Envelope::parse(item) {
+            Err(error) => responses.push(decode_error_response(error)),
+            Ok(Envelope::Request { id, method, params }) => match ClientRequest::decode(&method, params) {
+                Err(error) => responses.push(encode_error(Some(&id), RpcError::from(error.to_error_object()))),
+                Ok(request) => {
+                    let work = handle_request(
+                        server.clone(),
+                        session.clone(),
+                        id.clone(),
+                        request,
+                        session.outbound().clone(),
+                        Cancellation::new(),
+                    );
+                    responses.push(guarded(work, &id).await);
+                }
+            },
+            Ok(Envelope::Notification { method, params }) => {
+                if let Ok(notification) = ClientNotification::decode(&method, params) {
+                    handle_notification(&session, notification);
+                }
+            }
+            Ok(Envelope::Response { id, result }) => {
+                session.answer(&id, Ok(answer_value(result)));
+            }
+            Ok(Envelope::Error { id, error }) => {
+                if let Some(id) = id {
+                    session.answer(&id, Err(error));
+                }
+            }
+        }
+    }
+    if responses.is_empty() {
+        return;
+    }
+    let mut array = Vec::with_capacity(responses.iter().map(Vec::len).sum::<usize>() + responses.len() + 2);
+    array.push(b'[');
+    for (index, response) in responses.iter().enumerate() {
+        if index > 0 {
+            array.push(b',');
+        }
+        array.extend_from_slice(response);
+    }
+    array.push(b']');
+    send(&session, array).await;
+}
+
+/// Writes outgoing messages, gathering whatever is queued into one write and one flush.
+async fn write_loop<W: AsyncWrite + Unpin>(mut writer: W, mut receiver: mpsc::Receiver<Vec<u8>>) -> Result<(), Error> {
+    let mut buffer = Vec::with_capacity(WRITE_BATCH_BYTES);
+    while let Some(message) = receiver.recv().await {
+        buffer.extend_from_slice(&message);
+        buffer.push(b'\n');
+        while buffer.len() < WRITE_BATCH_BYTES {
+            match receiver.try_recv() {
+                Ok(message) => {
+                    buffer.extend_from_slice(&message);
+                    buffer.push(b'\n');
+                }
+                Err(_) => break,
+            }
+        }
+        writer.write_all(&buffer).await.map_err(Error::io)?;
+        writer.flush().await.map_err(Error::io)?;
+        buffer.clear();
+    }
+    writer.shutdown().await.map_err(Error::io)
+}
+
+/// Sends list changes and resource updates to the client of a 2025 session.
+async fn forward_events(server: Server, mut events: broadcast::Receiver<ServerEvent>, session: Arc<Session>) {
+    loop {
+        let event = match events.recv().await {
+            Ok(event) => event,
+            // Missed events are list changes or updates; the next one says the same again.
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        if !session.is_initialized() {
+            continue;
+        }
+        let capabilities = server.capabilities();
+        let notification = match event {
+            ServerEvent::ListChanged(ListKind::Tools) if capabilities.tools.is_some() => {
+                ServerNotification::ToolListChanged(NotificationMeta::default())
+            }
+            ServerEvent::ListChanged(ListKind::Prompts) if capabilities.prompts.is_some() => {
+                ServerNotification::PromptListChanged(NotificationMeta::default())
+            }
+            ServerEvent::ListChanged(ListKind::Resources) if capabilities.resources.is_some() => {
+                ServerNotification::ResourceListChanged(NotificationMeta::default())
+            }
+            ServerEvent::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
+                ServerNotification::ResourceUpdated(ResourceUriParams { uri: uri.to_string(), meta: None })
+            }
+            _ => continue,
+        };
+        send(&session, encode_notification(&notification)).await;
+    }
+}
