@@ -136,6 +136,13 @@ impl RpcError {
         RpcError { object: ErrorObject::new(ErrorCode::INVALID_REQUEST, message) }
     }
 
+    /// "Resource not found", for resource handlers. Wharf sends it with the code the request's
+    /// revision expects (`-32002` before 2026-07-28, `-32602` on it) and the URI in `data`.
+    pub fn resource_not_found(uri: &str) -> RpcError {
+        RpcError::new(ErrorCode::RESOURCE_NOT_FOUND.0, format!("Resource not found: {uri}"))
+            .with_data(serde_json::json!({ "uri": uri }))
+    }
+
     /// Adds structured `data`.
     pub fn with_data(mut self, data: Value) -> RpcError {
         self.object.data = Some(data);

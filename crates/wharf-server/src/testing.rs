@@ -51,6 +51,7 @@ pub struct InMemoryClient {
     pending: Pending,
     notifications: tokio::sync::Mutex<mpsc::UnboundedReceiver<Value>>,
     received: Arc<Mutex<Vec<Value>>>,
+    sent: Mutex<Vec<Value>>,
     responder: Arc<Mutex<Option<Responder>>>,
     next_id: AtomicI64,
     mode: Mode,
@@ -83,6 +84,7 @@ impl InMemoryClient {
             pending,
             notifications: tokio::sync::Mutex::new(notify_rx),
             received,
+            sent: Mutex::new(Vec::new()),
             responder,
             next_id: AtomicI64::new(1),
             mode: Mode::Raw,
@@ -212,12 +214,16 @@ impl InMemoryClient {
 
     /// Sends one raw line, exactly as given (a newline is added).
     pub async fn send_line(&self, line: &str) {
+        if let Ok(message) = serde_json::from_str::<Value>(line) {
+            self.sent.lock().unwrap_or_else(PoisonError::into_inner).push(message);
+        }
         let mut bytes = line.as_bytes().to_vec();
         bytes.push(b'\n');
         self.write(&bytes).await;
     }
 
     async fn send_json(&self, message: &Value) {
+        self.sent.lock().unwrap_or_else(PoisonError::into_inner).push(message.clone());
         let mut bytes = serde_json::to_vec(message).unwrap_or_default();
         bytes.push(b'\n');
         self.write(&bytes).await;
@@ -239,6 +245,12 @@ impl InMemoryClient {
     /// Every message received from the server so far, in order.
     pub fn received(&self) -> Vec<Value> {
         self.received.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Every request and notification this client sent, in order, raw lines included when
+    /// they are valid JSON.
+    pub fn sent(&self) -> Vec<Value> {
+        self.sent.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// `tools/list`.

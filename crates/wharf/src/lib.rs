@@ -1,1 +1,58 @@
-//! placeholder
+//! Wharf: build Model Context Protocol servers in Rust.
+//!
+//! # Brief overview
+//!
+//! A server is a [`Server`] built from tools, prompts and resources:
+//!
+//! - a **tool** ([`ToolDef`]) is an async function the model calls. Its arguments are
+//!   extractors: [`Args<T>`] deserializes the arguments into `T`, whose JSON Schema (derived with
+//!   [`schemars`]) becomes the tool's `inputSchema` and is enforced before the handler runs;
+//!   [`RequestContext`] gives progress, logging, cancellation and requests for user input.
+//! - a **prompt** ([`PromptDef`]) is a `{placeholder}` template or an async function.
+//! - a **resource** ([`ResourceDef`]) is static text or bytes or an async function; a
+//!   **resource template** ([`TemplateDef`]) serves a family of URIs such as
+//!   `users://{id}/profile`.
+//!
+//! The same server answers clients of every protocol revision from 2024-11-05 to 2026-07-28:
+//! 2025 clients open a session with `initialize`, 2026-07-28 clients send stateless requests,
+//! and handlers are written once for both.
+//!
+//! ```
+//! use wharf::{Args, Server, ToolDef};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Echo {
+//!     /// The text to send back.
+//!     message: String,
+//! }
+//!
+//! # async fn run() -> Result<(), wharf::Error> {
+//! let server = Server::builder("echo-server", "1.0.0")
+//!     .tool(
+//!         ToolDef::new("echo", |Args(echo): Args<Echo>| async move { echo.message })
+//!             .description("Echo a message back"),
+//!     )
+//!     .build()?;
+//! wharf::serve_stdio(server).await
+//! # }
+//! ```
+//!
+//! Test a server without processes or ports with [`testing::InMemoryClient`].
+//!
+//! # Crates
+//!
+//! `wharf` re-exports the pieces most servers need. Libraries that extend Wharf should depend
+//! on `wharf-server` (the core) or `wharf-protocol` (the wire types) instead.
+
+pub use wharf_server::{
+    Args, Cancellation, CompletionCall, Error, Extensions, FromToolCall, IntoPromptResult, IntoResourceContents,
+    IntoToolResult, Json, PromptCall, PromptDef, Rejection, RequestContext, ResourceCall, ResourceDef, RpcError,
+    Server, ServerBuilder, ServerOptions, State, TemplateDef, ToolCall, ToolDef, ToolHandler, UriTemplate, content,
+    serve_connection, serve_stdio, testing,
+};
+
+/// The MCP wire types, for every protocol revision.
+pub use wharf_protocol as protocol;
+
+pub use schemars;
+pub use serde_json;

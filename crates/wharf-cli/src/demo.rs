@@ -1,0 +1,285 @@
+//! The built-in demo server that `wharf serve` runs: the seed examples (echo, calculator,
+//! code review, app config, user profiles) plus tools that show progress, logging,
+//! elicitation and sampling.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use wharf::protocol::{
+    CreateMessageParams, ElicitAction, ElicitParams, ElicitSchema, LoggingLevel, OneOrMany, PrimitiveSchema, Role,
+    SamplingContent, SamplingMessage, TextContent,
+};
+use wharf::{Args, PromptDef, RequestContext, ResourceDef, RpcError, Server, TemplateDef, ToolDef};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    /// The message to send back.
+    message: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Operation {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct CalculatorArgs {
+    /// The operation to perform.
+    operation: Operation,
+    /// The first operand.
+    a: f64,
+    /// The second operand.
+    b: f64,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct CountdownArgs {
+    /// How many steps to count down, reporting progress after each.
+    #[serde(default = "default_steps")]
+    #[schemars(range(min = 1, max = 20))]
+    steps: u32,
+}
+
+fn default_steps() -> u32 {
+    5
+}
+
+/// A log severity, as the `log` tool accepts it.
+#[derive(Clone, Copy, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Level {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}
+
+impl From<Level> for LoggingLevel {
+    fn from(level: Level) -> LoggingLevel {
+        match level {
+            Level::Debug => LoggingLevel::Debug,
+            Level::Info => LoggingLevel::Info,
+            Level::Notice => LoggingLevel::Notice,
+            Level::Warning => LoggingLevel::Warning,
+            Level::Error => LoggingLevel::Error,
+            Level::Critical => LoggingLevel::Critical,
+            Level::Alert => LoggingLevel::Alert,
+            Level::Emergency => LoggingLevel::Emergency,
+        }
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct LogArgs {
+    /// The severity.
+    level: Level,
+    /// The message to log.
+    message: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct SummarizeArgs {
+    /// The text to summarize.
+    text: String,
+}
+
+/// The users that `users://{id}/profile` knows.
+const USERS: [(&str, &str, &str); 3] = [
+    ("1", "Ada Lovelace", "ada@example.com"),
+    ("2", "Alan Turing", "alan@example.com"),
+    ("3", "Grace Hopper", "grace@example.com"),
+];
+
+fn calculate(args: CalculatorArgs) -> Result<String, String> {
+    let value = match args.operation {
+        Operation::Add => args.a + args.b,
+        Operation::Subtract => args.a - args.b,
+        Operation::Multiply => args.a * args.b,
+        Operation::Divide if args.b == 0.0 => return Err("Division by zero".to_owned()),
+        Operation::Divide => args.a / args.b,
+    };
+    Ok(value.to_string())
+}
+
+async fn countdown(context: RequestContext, Args(args): Args<CountdownArgs>) -> String {
+    let total = f64::from(args.steps);
+    for step in 1..=args.steps {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let remaining = args.steps - step;
+        context.progress(f64::from(step), Some(total), Some(&format!("{remaining} to go"))).await;
+        context.log(LoggingLevel::Debug, Some("countdown"), format!("step {step} of {}", args.steps)).await;
+    }
+    format!("Counted down {} steps", args.steps)
+}
+
+async fn greet_interactively(context: RequestContext) -> Result<String, RpcError> {
+    let schema = ElicitSchema {
+        kind: "object".to_owned(),
+        properties: BTreeMap::from([(
+            "name".to_owned(),
+            PrimitiveSchema {
+                kind: "string".to_owned(),
+                title: Some("Your name".to_owned()),
+                min_length: Some(1),
+                ..PrimitiveSchema::default()
+            },
+        )]),
+        required: Some(vec!["name".to_owned()]),
+        schema: None,
+    };
+    let answer = context
+        .elicit(ElicitParams {
+            message: "What is your name?".to_owned(),
+            requested_schema: Some(schema),
+            ..ElicitParams::default()
+        })
+        .await?;
+    Ok(match answer.action {
+        ElicitAction::Accept => {
+            let name = answer.content.as_ref().and_then(|content| content.get("name")).and_then(|name| name.as_str());
+            format!("Hello, {}!", name.unwrap_or("stranger"))
+        }
+        ElicitAction::Decline => "You declined to give your name.".to_owned(),
+        ElicitAction::Cancel => "You dismissed the question.".to_owned(),
+    })
+}
+
+async fn summarize(context: RequestContext, Args(args): Args<SummarizeArgs>) -> Result<String, RpcError> {
+    let request = CreateMessageParams {
+        messages: vec![SamplingMessage {
+            role: Role::User,
+            content: OneOrMany::One(Box::new(SamplingContent::Text(TextContent {
+                text: format!("Summarize in one sentence:\n\n{}", args.text),
+                annotations: None,
+                meta: None,
+            }))),
+            meta: None,
+        }],
+        max_tokens: 200,
+        model_preferences: None,
+        system_prompt: None,
+        include_context: None,
+        temperature: None,
+        stop_sequences: None,
+        metadata: None,
+        tools: None,
+        tool_choice: None,
+        task: None,
+        meta: None,
+    };
+    let answer = context.create_message(request).await?;
+    let text = match answer.content {
+        OneOrMany::One(block) => match *block {
+            SamplingContent::Text(text) => text.text,
+            _ => String::new(),
+        },
+        OneOrMany::Many(blocks) => blocks
+            .into_iter()
+            .filter_map(|block| match block {
+                SamplingContent::Text(text) => Some(text.text),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    Ok(format!("Summary from {}: {text}", answer.model))
+}
+
+/// Builds the demo server.
+pub(crate) fn server() -> Result<Server, wharf::Error> {
+    Server::builder("wharf-demo", env!("CARGO_PKG_VERSION"))
+        .title("Wharf demo server")
+        .description("The examples Wharf was built from: tools, prompts and resources in every protocol revision")
+        .instructions("Use `echo` and `calculator` for simple requests; `countdown` shows progress.")
+        .tool(
+            ToolDef::new("echo", |Args(args): Args<EchoArgs>| async move { args.message })
+                .description("Echo a message back")
+                .read_only(),
+        )
+        .tool(
+            ToolDef::new("calculator", |Args(args): Args<CalculatorArgs>| async move { calculate(args) })
+                .description("Add, subtract, multiply or divide two numbers")
+                .read_only(),
+        )
+        .tool(ToolDef::new("countdown", countdown).description("Count down, reporting progress and logging each step"))
+        .tool(
+            ToolDef::new("log", |context: RequestContext, Args(args): Args<LogArgs>| async move {
+                let level = LoggingLevel::from(args.level);
+                context.log(level, Some("demo"), args.message.clone()).await;
+                format!("Logged at {level:?}: {}", args.message)
+            })
+            .description("Send a log message to the client at the given level"),
+        )
+        .tool(
+            ToolDef::new("greet_interactively", greet_interactively)
+                .description("Ask the user for their name, then greet them"),
+        )
+        .tool(ToolDef::new("summarize", summarize).description("Summarize text with the client's language model"))
+        .prompt(
+            PromptDef::template(
+                "code_review",
+                "Please review the following {language} code. Review style: {style}.\n\n{code}",
+            )
+            .title("Code review")
+            .description("Ask for a review of a piece of code")
+            .argument("language", "The programming language of the code", true)
+            .argument("code", "The code to review", true)
+            .argument("style", "`detailed` or `brief`", false)
+            .complete_from("language", ["c", "go", "java", "javascript", "python", "rust", "typescript"])
+            .complete_from("style", ["detailed", "brief"]),
+        )
+        .resource(
+            ResourceDef::text(
+                "config://app",
+                "app-config",
+                r#"{"name":"wharf-demo","theme":"dark","features":{"logging":true,"progress":true}}"#,
+            )
+            .title("Application configuration")
+            .description("The demo application's configuration")
+            .mime_type("application/json"),
+        )
+        .resource_template(
+            TemplateDef::new("users://{id}/profile", "user-profile", |call| async move {
+                let id = call.variable("id").unwrap_or_default();
+                let (id, name, email) = USERS
+                    .iter()
+                    .find(|(known, _, _)| *known == id)
+                    .ok_or_else(|| RpcError::resource_not_found(&call.uri))?;
+                Ok::<_, RpcError>(serde_json::json!({"id": id, "name": name, "email": email}))
+            })
+            .title("User profile")
+            .description("The profile of a user, by id")
+            .mime_type("application/json")
+            .complete_from("id", USERS.map(|(id, _, _)| id)),
+        )
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_calculator_refuses_to_divide_by_zero() {
+        let args = CalculatorArgs { operation: Operation::Divide, a: 1.0, b: 0.0 };
+        assert_eq!(calculate(args), Err("Division by zero".to_owned()));
+        let args = CalculatorArgs { operation: Operation::Multiply, a: 6.0, b: 7.0 };
+        assert_eq!(calculate(args), Ok("42".to_owned()));
+    }
+
+    #[test]
+    fn the_demo_server_builds() {
+        let server = server().unwrap();
+        let capabilities = server.capabilities();
+        assert!(capabilities.tools.is_some() && capabilities.prompts.is_some() && capabilities.resources.is_some());
+        assert!(capabilities.completions.is_some());
+    }
+}

@@ -1,0 +1,229 @@
+//! A server with one of everything, used by the integration tests.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use wharf_protocol::{ClientCapabilities, ElicitParams, LoggingLevel, ProtocolVersion, Role};
+use wharf_server::testing::InMemoryClient;
+use wharf_server::{
+    Args, Json, PromptDef, RequestContext, ResourceDef, RpcError, Server, ServerBuilder, State, TemplateDef, ToolDef,
+    content,
+};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub(crate) struct EchoArgs {
+    /// The message.
+    message: String,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub(crate) struct ForecastArgs {
+    /// Where.
+    #[schemars(length(min = 1, max = 100))]
+    location: String,
+    /// How many days.
+    #[serde(default = "seven")]
+    #[schemars(range(min = 1, max = 14))]
+    days: u32,
+}
+
+fn seven() -> u32 {
+    7
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct Day {
+    day: u32,
+    high: i32,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct Weather {
+    location: String,
+    temperature: f64,
+}
+
+/// Counts how many steps `slow` has taken, so tests can see that cancellation stopped it.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) slow_steps: AtomicUsize,
+}
+
+/// Shared state for the `State<Greeting>` extractor.
+pub(crate) struct Greeting(pub(crate) &'static str);
+
+pub(crate) fn builder() -> ServerBuilder {
+    builder_with(Arc::default())
+}
+
+pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
+    Server::builder("fixture", "1.2.3")
+        .title("Fixture server")
+        .description("Everything at once")
+        .icon(wharf_protocol::Icon { src: "data:image/png;base64,AA==".to_owned(), ..Default::default() })
+        .instructions("Test instructions")
+        .state(Greeting("Howdy"))
+        .tool(ToolDef::new("echo", |Args(args): Args<EchoArgs>| async move { args.message }).description("Echo"))
+        .tool(
+            ToolDef::new("forecast", |Args(args): Args<ForecastArgs>| async move {
+                let base = if args.location.is_empty() { 0 } else { 20 };
+                let days: Vec<Day> = (1..=args.days).map(|day| Day { day, high: base + day as i32 }).collect();
+                Json(days)
+            })
+            .description("A forecast as an array")
+            .output::<Vec<Day>>(),
+        )
+        .tool(
+            ToolDef::new("weather", |Args(args): Args<EchoArgs>| async move {
+                Json(Weather { location: args.message, temperature: 21.5 })
+            })
+            .description("Weather as an object")
+            .title("Weather")
+            .icon(wharf_protocol::Icon { src: "https://example.com/w.png".to_owned(), ..Default::default() })
+            .output::<Weather>(),
+        )
+        .tool(
+            ToolDef::new("everything", || async {
+                vec![
+                    content::text("text"),
+                    content::image(&[0x89, b'P', b'N', b'G'], "image/png"),
+                    content::audio(&[1, 2, 3], "audio/wav"),
+                    content::resource_link("config://app", "config"),
+                    content::embedded_text("memo://1", Some("text/plain"), "memo"),
+                    content::embedded_blob("blob://1", None, &[0, 1, 2]),
+                ]
+            })
+            .description("Every content type"),
+        )
+        .tool(ToolDef::new("fails", || async { Err::<String, _>("the disk is full") }).description("Always fails"))
+        .tool(
+            ToolDef::new("rpc_error", || async { Err::<String, _>(RpcError::new(4001, "quota exceeded")) })
+                .description("Answers with an application error code"),
+        )
+        .tool(
+            ToolDef::new("greet", |State(greeting): State<Greeting>, Args(args): Args<EchoArgs>| async move {
+                format!("{} {}", greeting.0, args.message)
+            })
+            .description("Greets with shared state"),
+        )
+        .tool(ToolDef::new("panics", || async { panic!("boom") as String }).description("Panics"))
+        .tool(
+            ToolDef::new("slow", move || {
+                let counters = counters.clone();
+                async move {
+                    for _ in 0..500 {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        counters.slow_steps.fetch_add(1, Ordering::SeqCst);
+                    }
+                    "finished"
+                }
+            })
+            .description("Runs for five seconds unless cancelled"),
+        )
+        .tool(
+            ToolDef::new("progress", |context: RequestContext| async move {
+                for step in [0.0, 50.0, 50.0, 100.0] {
+                    context.progress(step, Some(100.0), None).await;
+                }
+                "done"
+            })
+            .description("Reports progress 0, 50, 100 (and a repeated 50 that must be dropped)"),
+        )
+        .tool(
+            ToolDef::new("logs", |context: RequestContext| async move {
+                context.log(LoggingLevel::Debug, None, "debug message").await;
+                context.log(LoggingLevel::Error, Some("fixture"), json!({"detail": "error message"})).await;
+                "logged"
+            })
+            .description("Logs at debug and error"),
+        )
+        .tool(
+            ToolDef::new("ask_name", |context: RequestContext| async move {
+                let answer = context
+                    .elicit(ElicitParams {
+                        message: "Name?".to_owned(),
+                        requested_schema: Some(
+                            serde_json::from_value(
+                                json!({"type": "object", "properties": {"name": {"type": "string"}}}),
+                            )
+                            .unwrap(),
+                        ),
+                        ..ElicitParams::default()
+                    })
+                    .await?;
+                Ok::<_, RpcError>(format!("{:?} {}", answer.action, json!(answer.content)))
+            })
+            .description("Elicits a name"),
+        )
+        .tool(
+            ToolDef::new("roots", |context: RequestContext| async move {
+                let roots = context.list_roots().await?;
+                Ok::<_, RpcError>(roots.roots.iter().map(|root| root.uri.clone()).collect::<Vec<_>>().join(","))
+            })
+            .description("Lists the client's roots"),
+        )
+        .prompt(
+            PromptDef::template("greeting", "Hello {name}, welcome to {place}!")
+                .description("A greeting")
+                .argument("name", "Who", true)
+                .argument("place", "Where", false)
+                .complete_from("name", ["alice", "albert", "bob"]),
+        )
+        .prompt(
+            PromptDef::new("dynamic", |call| async move {
+                let topic = call.argument("topic").unwrap_or("nothing").to_owned();
+                vec![
+                    wharf_protocol::PromptMessage {
+                        role: Role::User,
+                        content: content::text(format!("Tell me about {topic}")),
+                    },
+                    wharf_protocol::PromptMessage {
+                        role: Role::Assistant,
+                        content: content::embedded_text("memo://topic", None, topic),
+                    },
+                ]
+            })
+            .description("A dynamic prompt")
+            .argument("topic", "What about", false)
+            .complete("topic", |call| async move { (0..150).map(|n| format!("{}{n}", call.value)).collect() }),
+        )
+        .resource(ResourceDef::text("config://app", "config", r#"{"a":1}"#).mime_type("application/json"))
+        .resource(ResourceDef::bytes("bin://logo", "logo", vec![0u8, 159, 146, 150]).mime_type("image/png"))
+        .resource(ResourceDef::dynamic("stats://calls", "stats", |call| async move {
+            json!({"session": call.context.session_id()})
+        }))
+        .resource_template(
+            TemplateDef::new("users://{id}/profile", "profile", |call| async move {
+                let id: u32 = call.parse("id")?;
+                if id > 100 {
+                    return Err(RpcError::resource_not_found(&call.uri));
+                }
+                Ok(format!("user {id}"))
+            })
+            .mime_type("text/plain")
+            .complete("id", |call| async move {
+                let mut ids = vec!["1".to_owned(), "2".to_owned(), "12".to_owned()];
+                if call.arguments.get("region").is_some_and(|region| region == "eu") {
+                    ids.push("99".to_owned());
+                }
+                ids.retain(|id| id.starts_with(&call.value));
+                ids
+            }),
+        )
+}
+
+pub(crate) fn server() -> Server {
+    builder().build().unwrap()
+}
+
+/// Capabilities of a client that can do everything.
+pub(crate) fn all_capabilities() -> ClientCapabilities {
+    serde_json::from_value(json!({"sampling": {}, "elicitation": {"form": {}}, "roots": {"listChanged": true}}))
+        .unwrap()
+}
+
+pub(crate) async fn session(version: ProtocolVersion) -> InMemoryClient {
+    InMemoryClient::session(server(), version, all_capabilities()).await.unwrap().0
+}

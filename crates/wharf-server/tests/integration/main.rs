@@ -1,0 +1,11 @@
+//! Integration tests of the server core, driven through the in-memory client. Every test checks
+//! what the server sent against the official schema of the revision in use.
+
+mod faults;
+mod fixture;
+mod prompts_resources;
+mod runtime;
+mod session;
+mod spec;
+mod stateless;
+mod tools;

@@ -1,0 +1,127 @@
+//! Prompts, resources, templates, completions and pagination.
+
+use serde_json::json;
+use wharf_protocol::{ClientCapabilities, ProtocolVersion};
+use wharf_server::testing::InMemoryClient;
+
+use crate::fixture;
+use crate::spec::assert_valid;
+
+#[tokio::test]
+async fn static_prompts_substitute_arguments_and_require_the_required_ones() {
+    let client = fixture::session(ProtocolVersion::V2025_06_18).await;
+    let result = client
+        .request("prompts/get", json!({"name": "greeting", "arguments": {"name": "Ann", "place": "Oslo"}}))
+        .await
+        .unwrap();
+    assert_eq!(result["messages"][0]["content"]["text"], "Hello Ann, welcome to Oslo!");
+    assert_eq!(result["messages"][0]["role"], "user");
+    let err = client.request("prompts/get", json!({"name": "greeting", "arguments": {}})).await.unwrap_err();
+    assert_eq!(err.code.0, -32602);
+    assert!(err.message.contains("name"), "{}", err.message);
+    let err = client.request("prompts/get", json!({"name": "nope"})).await.unwrap_err();
+    assert_eq!(err.code.0, -32602);
+    let listed = client.request("prompts/list", json!({})).await.unwrap();
+    assert_eq!(listed["prompts"][1]["arguments"][0], json!({"name": "name", "description": "Who", "required": true}));
+    assert_valid(&client, ProtocolVersion::V2025_06_18);
+}
+
+#[tokio::test]
+async fn dynamic_prompts_run_their_handler() {
+    let client = fixture::session(ProtocolVersion::V2025_11_25).await;
+    let result =
+        client.request("prompts/get", json!({"name": "dynamic", "arguments": {"topic": "ships"}})).await.unwrap();
+    assert_eq!(result["messages"][0]["content"]["text"], "Tell me about ships");
+    assert_eq!(result["messages"][1]["content"]["resource"]["text"], "ships");
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}
+
+#[tokio::test]
+async fn resources_static_binary_dynamic_and_templated() {
+    let client = fixture::session(ProtocolVersion::V2025_11_25).await;
+    let read = |uri: &'static str| client.request("resources/read", json!({"uri": uri}));
+    let config = read("config://app").await.unwrap();
+    assert_eq!(
+        config["contents"][0],
+        json!({"uri": "config://app", "mimeType": "application/json", "text": "{\"a\":1}"})
+    );
+    let logo = read("bin://logo").await.unwrap();
+    assert_eq!(logo["contents"][0]["blob"], "AJ+Slg==");
+    let stats = read("stats://calls").await.unwrap();
+    assert_eq!(stats["contents"][0]["mimeType"], "application/json");
+    let profile = read("users://42/profile").await.unwrap();
+    assert_eq!(
+        profile["contents"][0],
+        json!({"uri": "users://42/profile", "mimeType": "text/plain", "text": "user 42"})
+    );
+    let err = read("users://abc/profile").await.unwrap_err();
+    assert_eq!(err.code.0, -32602, "a variable that does not parse");
+    for missing in ["users://500/profile", "nothing://at/all"] {
+        let err = client.request("resources/read", json!({"uri": missing})).await.unwrap_err();
+        assert_eq!(err.code.0, -32002, "{missing}");
+        assert_eq!(err.data.unwrap()["uri"], missing);
+    }
+    let templates = client.request("resources/templates/list", json!({})).await.unwrap();
+    assert_eq!(templates["resourceTemplates"][0]["uriTemplate"], "users://{id}/profile");
+    let listed = client.request("resources/list", json!({})).await.unwrap();
+    assert_eq!(listed["resources"].as_array().unwrap().len(), 3);
+    assert_eq!((listed["resources"][0]["size"].clone(), listed["resources"][1]["size"].clone()), (json!(4), json!(7)));
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}
+
+#[tokio::test]
+async fn completions_filter_cap_at_100_and_see_other_arguments() {
+    let client = fixture::session(ProtocolVersion::V2025_06_18).await;
+    let complete = |reference: serde_json::Value, name: &str, value: &str, context: serde_json::Value| {
+        client.request(
+            "completion/complete",
+            json!({"ref": reference, "argument": {"name": name, "value": value}, "context": context}),
+        )
+    };
+    let prompt = json!({"type": "ref/prompt", "name": "greeting"});
+    let result = complete(prompt.clone(), "name", "al", json!({})).await.unwrap();
+    assert_eq!(result["completion"], json!({"values": ["alice", "albert"], "total": 2, "hasMore": false}));
+    let many = complete(json!({"type": "ref/prompt", "name": "dynamic"}), "topic", "t", json!({})).await.unwrap();
+    assert_eq!(many["completion"]["values"].as_array().unwrap().len(), 100);
+    assert_eq!((many["completion"]["total"].clone(), many["completion"]["hasMore"].clone()), (json!(150), json!(true)));
+    let template = json!({"type": "ref/resource", "uri": "users://{id}/profile"});
+    let plain = complete(template.clone(), "id", "", json!({})).await.unwrap();
+    assert_eq!(plain["completion"]["values"], json!(["1", "2", "12"]));
+    let eu = complete(template.clone(), "id", "9", json!({"arguments": {"region": "eu"}})).await.unwrap();
+    assert_eq!(eu["completion"]["values"], json!(["99"]));
+    let none = complete(prompt.clone(), "place", "x", json!({})).await.unwrap();
+    assert_eq!(none["completion"]["values"], json!([]));
+    assert_eq!(complete(prompt, "nope", "", json!({})).await.unwrap_err().code.0, -32602);
+    assert_eq!(complete(template, "name", "", json!({})).await.unwrap_err().code.0, -32602);
+    assert_valid(&client, ProtocolVersion::V2025_06_18);
+}
+
+#[tokio::test]
+async fn lists_are_paginated_with_opaque_cursors() {
+    let server = fixture::builder().page_size(3).build().unwrap();
+    let (client, _) =
+        InMemoryClient::session(server, ProtocolVersion::V2025_11_25, ClientCapabilities::default()).await.unwrap();
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let params = match &cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        };
+        let page = client.request("tools/list", params).await.unwrap();
+        pages += 1;
+        let tools = page["tools"].as_array().unwrap();
+        assert!(tools.len() <= 3);
+        names.extend(tools.iter().map(|tool| tool["name"].as_str().unwrap().to_owned()));
+        match page.get("nextCursor").and_then(|cursor| cursor.as_str()) {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(names.len(), 13, "{names:?}");
+    assert_eq!(pages, 5);
+    let err = client.request("tools/list", json!({"cursor": "not-a-cursor"})).await.unwrap_err();
+    assert_eq!(err.code.0, -32602);
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}

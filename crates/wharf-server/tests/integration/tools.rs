@@ -1,0 +1,163 @@
+//! Tools: argument validation with defaults, results of every shape, and errors.
+
+use serde_json::{Value, json};
+use wharf_protocol::{ContentBlock, ProtocolVersion, ResourceContents};
+
+use crate::fixture;
+use crate::spec::assert_valid;
+
+fn text(block: &ContentBlock) -> &str {
+    match block {
+        ContentBlock::Text(text) => &text.text,
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn invalid_arguments_are_tool_errors_from_2025_11_25_and_invalid_params_before() {
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2025_06_18, ProtocolVersion::V2024_11_05] {
+        let client = fixture::session(version).await;
+        let outcome = client.call_tool("forecast", json!({"location": "Oslo", "days": 30})).await;
+        if version.tool_input_errors_are_results() {
+            let result = outcome.unwrap();
+            assert_eq!(result.is_error, Some(true));
+            let message = text(&result.content[0]);
+            assert!(message.contains("`days`") && message.contains("maximum of 14"), "{message}");
+        } else {
+            let err = outcome.unwrap_err();
+            assert_eq!(err.code.0, -32602);
+            assert!(err.message.contains("`days`"), "{}", err.message);
+        }
+        assert_valid(&client, version);
+    }
+}
+
+#[tokio::test]
+async fn missing_and_mistyped_arguments_name_the_field() {
+    let client = fixture::session(ProtocolVersion::V2025_11_25).await;
+    let result = client.call_tool("echo", json!({})).await.unwrap();
+    assert!(text(&result.content[0]).contains("\"message\" is a required property"), "{result:?}");
+    let result = client.call_tool("echo", json!({"message": 5})).await.unwrap();
+    assert!(text(&result.content[0]).contains("`message`"), "{result:?}");
+    let result = client.request("tools/call", json!({"name": "echo", "arguments": "not an object"})).await.unwrap_err();
+    assert_eq!(result.code.0, -32602);
+}
+
+#[tokio::test]
+async fn schema_defaults_are_applied_before_the_handler_runs() {
+    let client = fixture::session(ProtocolVersion::V2025_06_18).await;
+    let result = client.call_tool("forecast", json!({"location": "Oslo"})).await.unwrap();
+    // A 2025-06-18 client cannot take array structured content: the text mirror carries it.
+    assert_eq!(result.structured_content, None);
+    let days: Value = serde_json::from_str(text(&result.content[0])).unwrap();
+    assert_eq!(days.as_array().unwrap().len(), 7);
+    assert_valid(&client, ProtocolVersion::V2025_06_18);
+}
+
+#[tokio::test]
+async fn object_structured_content_and_output_schemas_reach_2025_clients() {
+    let client = fixture::session(ProtocolVersion::V2025_06_18).await;
+    let result = client.call_tool("weather", json!({"message": "Oslo"})).await.unwrap();
+    assert_eq!(result.structured_content, Some(json!({"location": "Oslo", "temperature": 21.5})));
+    let tools = client.list_tools().await.unwrap();
+    let weather = tools.tools.iter().find(|tool| tool.name == "weather").unwrap();
+    assert_eq!(weather.output_schema.as_ref().unwrap()["type"], "object");
+    assert_eq!(weather.title.as_deref(), Some("Weather"));
+    assert!(weather.icons.is_none(), "icons arrived in 2025-11-25");
+    let forecast = tools.tools.iter().find(|tool| tool.name == "forecast").unwrap();
+    assert!(forecast.output_schema.is_none(), "a 2025 outputSchema must be an object");
+    assert_valid(&client, ProtocolVersion::V2025_06_18);
+}
+
+#[tokio::test]
+async fn tools_are_listed_in_name_order_with_their_schemas() {
+    let client = fixture::session(ProtocolVersion::V2025_11_25).await;
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<&str> = tools.tools.iter().map(|tool| tool.name.as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    let echo = tools.tools.iter().find(|tool| tool.name == "echo").unwrap();
+    assert_eq!(echo.input_schema["properties"]["message"]["description"], "The message.");
+    assert_eq!(echo.input_schema["required"], json!(["message"]));
+    let everything = tools.tools.iter().find(|tool| tool.name == "everything").unwrap();
+    assert_eq!(
+        Value::Object(everything.input_schema.clone()),
+        json!({"type": "object", "additionalProperties": false})
+    );
+    let weather = tools.tools.iter().find(|tool| tool.name == "weather").unwrap();
+    assert!(weather.icons.is_some());
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}
+
+#[tokio::test]
+async fn every_content_type_is_encoded() {
+    let client = fixture::session(ProtocolVersion::V2025_11_25).await;
+    let result = client.call_tool("everything", json!({})).await.unwrap();
+    let kinds: Vec<Value> = serde_json::to_value(&result.content)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|block| block["type"].clone())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            json!("text"),
+            json!("image"),
+            json!("audio"),
+            json!("resource_link"),
+            json!("resource"),
+            json!("resource")
+        ]
+    );
+    let ContentBlock::Image(image) = &result.content[1] else { unreachable!() };
+    assert_eq!(image.data, "iVBORw==");
+    let ContentBlock::Resource(blob) = &result.content[5] else { unreachable!() };
+    let ResourceContents::Blob(blob) = &blob.resource else { panic!("expected a blob") };
+    assert_eq!(blob.blob, "AAEC");
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}
+
+#[tokio::test]
+async fn errors_become_tool_results_and_rpc_errors_keep_their_code() {
+    let client = fixture::session(ProtocolVersion::V2025_11_25).await;
+    let result = client.call_tool("fails", json!({})).await.unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(text(&result.content[0]), "the disk is full");
+    let err = client.call_tool("rpc_error", json!({})).await.unwrap_err();
+    assert_eq!((err.code.0, err.message.as_str()), (4001, "quota exceeded"));
+    let err = client.call_tool("no_such_tool", json!({})).await.unwrap_err();
+    assert_eq!(err.code.0, -32602);
+    assert!(err.message.contains("no_such_tool"));
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}
+
+#[tokio::test]
+async fn shared_state_reaches_handlers() {
+    let client = fixture::session(ProtocolVersion::V2025_11_25).await;
+    let result = client.call_tool("greet", json!({"message": "partner"})).await.unwrap();
+    assert_eq!(text(&result.content[0]), "Howdy partner");
+}
+
+#[tokio::test]
+async fn registration_errors_are_clear_and_reported_together() {
+    let err = fixture::builder()
+        .tool(wharf_server::ToolDef::new("echo", || async { "again" }))
+        .tool(wharf_server::ToolDef::new("bad name", || async { "x" }))
+        .build()
+        .unwrap_err();
+    assert!(err.is_registration());
+    let message = err.to_string();
+    assert!(message.contains("tool `echo` is registered twice"), "{message}");
+    assert!(message.contains("tool `bad name`: a tool name must be"), "{message}");
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct NotAnObject(#[allow(dead_code)] String);
+    let err = wharf_server::Server::builder("x", "1")
+        .tool(wharf_server::ToolDef::new("t", |_: wharf_server::Args<NotAnObject>| async { "" }))
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("must be a JSON object"), "{err}");
+}
