@@ -74,6 +74,10 @@ macro_rules! method_union {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
+        #[allow(
+            clippy::large_enum_variant,
+            reason = "a message is decoded once and moved into its handler; boxing would cost an allocation per message"
+        )]
         pub enum $name {
             $( $(#[$vdoc])* $variant($params), )*
         }

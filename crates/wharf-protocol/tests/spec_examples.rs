@@ -23,7 +23,10 @@ fn through<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, Stri
 
 /// Decodes a whole JSON-RPC message through the envelope and the method unions, and encodes it
 /// again with the outgoing message types.
-fn through_envelope(value: &Value, result: Option<fn(&Value) -> Result<Value, String>>) -> Result<Value, String> {
+/// Re-encodes a value through one Wharf type.
+type Through = fn(&Value) -> Result<Value, String>;
+
+fn through_envelope(value: &Value, result: Option<Through>) -> Result<Value, String> {
     let bytes = serde_json::to_vec(value).unwrap();
     let envelope = Envelope::parse(&bytes).map_err(|err| err.error.message)?;
     let encoded = match envelope {
@@ -31,24 +34,21 @@ fn through_envelope(value: &Value, result: Option<fn(&Value) -> Result<Value, St
             let request = ClientRequest::decode(&method, params).map_err(|err| err.to_string())?;
             serde_json::to_value(RequestMessage { jsonrpc: JsonRpc2, id: &id, method: &method, params: Some(request) })
         }
-        Envelope::Notification { method, params } => {
-            let value = match ServerNotification::decode(&method, params) {
-                Ok(notification) => serde_json::to_value(NotificationMessage {
+        Envelope::Notification { method, params } => match ServerNotification::decode(&method, params) {
+            Ok(notification) => serde_json::to_value(NotificationMessage {
+                jsonrpc: JsonRpc2,
+                method: &method,
+                params: Some(notification),
+            }),
+            Err(_) => {
+                let notification = ClientNotification::decode(&method, params).map_err(|err| err.to_string())?;
+                serde_json::to_value(NotificationMessage {
                     jsonrpc: JsonRpc2,
                     method: &method,
                     params: Some(notification),
-                }),
-                Err(_) => {
-                    let notification = ClientNotification::decode(&method, params).map_err(|err| err.to_string())?;
-                    serde_json::to_value(NotificationMessage {
-                        jsonrpc: JsonRpc2,
-                        method: &method,
-                        params: Some(notification),
-                    })
-                }
-            };
-            value
-        }
+                })
+            }
+        },
         Envelope::Response { id, result: raw } => {
             let decode = result.ok_or("a response example needs a result type")?;
             let raw: Value = serde_json::from_str(raw.get()).unwrap();

@@ -2,7 +2,6 @@
 //! or a 2026-07-28 stateless request, checks what that era requires, runs the method, and
 //! encodes the result the way the request's revision expects.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -496,7 +495,7 @@ async fn complete(
     let call = CompletionCall {
         argument,
         value: params.argument.value,
-        arguments: params.context.and_then(|context| context.arguments).unwrap_or_else(BTreeMap::new),
+        arguments: params.context.and_then(|context| context.arguments).unwrap_or_default(),
         context: context.clone(),
     };
     let mut values = handler(call).await?;

@@ -123,10 +123,9 @@ impl Session {
 
     /// Attaches the task running a request, so that cancellation can stop it.
     pub(crate) fn attach(&self, id: &RequestId, abort: AbortHandle) {
-        match lock(&self.in_flight).get_mut(id) {
-            Some(entry) => entry.abort = Some(abort),
-            // The request already finished; nothing to attach to.
-            None => {}
+        // If the request already finished there is nothing to attach to.
+        if let Some(entry) = lock(&self.in_flight).get_mut(id) {
+            entry.abort = Some(abort);
         }
     }
 

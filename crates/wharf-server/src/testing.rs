@@ -331,7 +331,7 @@ fn route(
     let id = message.get("id").and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
     match (message.get("method").and_then(Value::as_str), id) {
         (Some(method), Some(id)) => {
-            let raw = message.get("params").map(|params| serde_json::value::to_raw_value(params).ok()).flatten();
+            let raw = message.get("params").and_then(|params| serde_json::value::to_raw_value(params).ok());
             let answer = match ServerRequest::decode(method, raw.as_deref()) {
                 Ok(request) => match responder.lock().unwrap_or_else(PoisonError::into_inner).clone() {
                     Some(responder) => responder(&request),

@@ -13,6 +13,7 @@ use crate::types::common::{EmptyParams, JsonObject, ResultType};
 
 /// One thing the server needs from the client before it can finish a request.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant, reason = "input requests are few and short-lived")]
 pub enum InputRequest {
     /// `{"method":"elicitation/create","params":…}`
     Elicitation(ElicitParams),

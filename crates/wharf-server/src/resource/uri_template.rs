@@ -166,13 +166,13 @@ impl UriTemplate {
             }
         }
         for pair in template.parts.windows(2) {
-            if let [Part::Expression(_), Part::Expression(second)] = pair {
-                if second.operator.prefix().is_empty() {
-                    return Err(TemplateError(format!(
-                        "`{source}` puts two expressions side by side with nothing to tell them apart; \
-                         put a literal between them"
-                    )));
-                }
+            if let [Part::Expression(_), Part::Expression(second)] = pair
+                && second.operator.prefix().is_empty()
+            {
+                return Err(TemplateError(format!(
+                    "`{source}` puts two expressions side by side with nothing to tell them apart; \
+                     put a literal between them"
+                )));
             }
         }
         Ok(template)
@@ -268,10 +268,10 @@ impl UriTemplate {
 fn extent(input: &str, operator: Operator, next_literal: Option<&str>) -> usize {
     let stop = next_literal.filter(|literal| !literal.is_empty());
     for (offset, c) in input.char_indices() {
-        if let Some(literal) = stop {
-            if input[offset..].starts_with(literal) {
-                return offset;
-            }
+        if let Some(literal) = stop
+            && input[offset..].starts_with(literal)
+        {
+            return offset;
         }
         if !operator.admits(c) {
             return offset;

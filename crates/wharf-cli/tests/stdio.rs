@@ -1,0 +1,185 @@
+//! Wire tests of `wharf serve`: raw JSON lines into the real binary's stdin, raw lines out of
+//! its stdout.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Runs `wharf serve`, writes `input` to its stdin, closes stdin, and returns stdout lines,
+/// stderr and the exit status.
+fn run(input: &[u8]) -> (Vec<String>, String, std::process::ExitStatus) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wharf");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Write on another thread so a full stdout pipe cannot deadlock the test.
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&input).unwrap();
+    });
+    let mut stdout = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    writer.join().unwrap();
+    let status = child.wait().unwrap();
+    (stdout.lines().map(str::to_owned).collect(), stderr, status)
+}
+
+fn lines(messages: &[Value]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for message in messages {
+        bytes.extend_from_slice(message.to_string().as_bytes());
+        bytes.push(b'\n');
+    }
+    bytes
+}
+
+fn initialize(version: &str) -> Vec<Value> {
+    vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "wire", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+}
+
+fn parse(lines: &[String]) -> Vec<Value> {
+    lines
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("stdout line is not JSON ({err}): {line}")))
+        .collect()
+}
+
+fn by_id(messages: &[Value], id: Value) -> Value {
+    messages
+        .iter()
+        .find(|message| message["id"] == id && message.get("method").is_none())
+        .cloned()
+        .unwrap_or_else(|| panic!("no response with id {id} in {messages:?}"))
+}
+
+#[test]
+fn a_session_on_stdio_serves_the_demo() {
+    let mut input = initialize("2025-06-18");
+    input.extend([
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hello"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "calculator", "arguments": {"operation": "divide", "a": 1, "b": 0}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "calculator", "arguments": {"operation": "multiply", "a": 6, "b": 7}}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {"name": "code_review", "arguments": {"language": "rust", "code": "fn main() {}"}}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "config://app"}}),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "resources/read", "params": {"uri": "users://2/profile"}}),
+        json!({"jsonrpc": "2.0", "id": 7, "method": "completion/complete", "params": {"ref": {"type": "ref/resource", "uri": "users://{id}/profile"}, "argument": {"name": "id", "value": ""}}}),
+    ]);
+    let (stdout, _, status) = run(&lines(&input));
+    assert!(status.success());
+    let messages = parse(&stdout);
+    assert_eq!(by_id(&messages, json!(0))["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(by_id(&messages, json!(1))["result"]["content"][0]["text"], "hello");
+    assert_eq!(
+        by_id(&messages, json!(2))["result"],
+        json!({"content": [{"type": "text", "text": "Division by zero"}], "isError": true})
+    );
+    assert_eq!(by_id(&messages, json!(3))["result"]["content"][0]["text"], "42");
+    let review = by_id(&messages, json!(4))["result"]["messages"][0]["content"]["text"].as_str().unwrap().to_owned();
+    assert!(review.contains("rust code") && review.contains("fn main() {}"), "{review}");
+    assert_eq!(by_id(&messages, json!(5))["result"]["contents"][0]["mimeType"], "application/json");
+    let profile: Value =
+        serde_json::from_str(by_id(&messages, json!(6))["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(profile["name"], "Alan Turing");
+    assert_eq!(by_id(&messages, json!(7))["result"]["completion"]["values"], json!(["1", "2", "3"]));
+}
+
+#[test]
+fn stateless_requests_work_on_stdio_without_a_session() {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let input = vec![
+        json!({"jsonrpc": "2.0", "id": "d", "method": "server/discover", "params": {"_meta": meta}}),
+        json!({"jsonrpc": "2.0", "id": "c", "method": "tools/call", "params": {"_meta": meta, "name": "echo", "arguments": {"message": "stateless"}}}),
+    ];
+    let (stdout, _, status) = run(&lines(&input));
+    assert!(status.success());
+    let messages = parse(&stdout);
+    assert_eq!(
+        by_id(&messages, json!("d"))["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "wharf-demo"
+    );
+    assert_eq!(by_id(&messages, json!("c"))["result"]["resultType"], "complete");
+}
+
+#[test]
+fn bad_lines_get_errors_and_reading_goes_on() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\n");
+    input.extend_from_slice(b"\xff\xfe not utf-8\n");
+    input.extend_from_slice(b"\n   \n");
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}\n");
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\r\n");
+    let (stdout, _, status) = run(&input);
+    assert!(status.success());
+    let messages = parse(&stdout);
+    let codes: Vec<i64> = messages.iter().filter_map(|message| message["error"]["code"].as_i64()).collect();
+    assert_eq!(codes, vec![-32700, -32700, -32600], "{messages:?}");
+    assert_eq!(by_id(&messages, json!(2))["result"], json!({}));
+}
+
+#[test]
+fn an_oversized_line_is_refused_and_the_next_line_is_read() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"");
+    input.extend(std::iter::repeat_n(b'x', 10 * 1024 * 1024 + 1));
+    input.extend_from_slice(b"\"}}\n");
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
+    let (stdout, _, status) = run(&input);
+    assert!(status.success());
+    let messages = parse(&stdout);
+    assert_eq!(messages.len(), 2, "{stdout:?}");
+    assert_eq!(messages[0]["error"]["code"], -32600);
+    assert!(messages[0]["error"]["message"].as_str().unwrap().contains("longer than the limit"));
+    assert_eq!(by_id(&messages, json!(2))["result"], json!({}));
+}
+
+#[test]
+fn in_flight_work_finishes_after_stdin_closes() {
+    let mut input = initialize("2025-11-25");
+    input.push(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "countdown", "arguments": {"steps": 5}, "_meta": {"progressToken": 9}}}));
+    let started = Instant::now();
+    let (stdout, stderr, status) = run(&lines(&input));
+    assert!(status.success(), "{stderr}");
+    assert!(started.elapsed() >= Duration::from_millis(100), "the countdown takes 5 x 20 ms");
+    let messages = parse(&stdout);
+    let progress = messages.iter().filter(|message| message["method"] == "notifications/progress").count();
+    assert_eq!(progress, 5);
+    assert_eq!(by_id(&messages, json!(9))["result"]["content"][0]["text"], "Counted down 5 steps");
+    // Nothing but JSON-RPC on stdout, and no banner when stdin is not a terminal.
+    assert!(messages.iter().all(|message| message["jsonrpc"] == "2.0"));
+    assert!(!stderr.contains("waiting for an MCP client"), "{stderr}");
+}
+
+#[test]
+fn concurrent_requests_are_all_answered() {
+    let mut input = initialize("2025-11-25");
+    for id in 1..=200 {
+        input.push(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": format!("m{id}")}}}));
+    }
+    let (stdout, _, status) = run(&lines(&input));
+    assert!(status.success());
+    let messages = parse(&stdout);
+    for id in 1..=200 {
+        assert_eq!(by_id(&messages, json!(id))["result"]["content"][0]["text"], format!("m{id}"));
+    }
+}
+
+#[test]
+fn the_command_line_explains_itself() {
+    let output = Command::new(env!("CARGO_BIN_EXE_wharf")).arg("--help").output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("wharf serve"));
+    let output = Command::new(env!("CARGO_BIN_EXE_wharf")).arg("frobnicate").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown arguments"));
+}
