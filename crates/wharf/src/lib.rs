@@ -56,3 +56,8 @@ pub use wharf_protocol as protocol;
 
 pub use schemars;
 pub use serde_json;
+
+/// The README's examples, compiled as doctests so they cannot go stale.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,0 +1,55 @@
+//! Run with `cargo run --release -p wharf-bench --bin stdio-bench` (after building `wharf-cli`
+//! in release mode, which `scripts/bench` does).
+//!
+//! Drives `tools/call` echo over stdio against `wharf serve` and against the bare serde loop,
+//! pipelined with 1 and 32 requests in flight, and prints throughput, p50/p99 latency, peak RSS
+//! and Wharf's throughput as a fraction of the baseline's.
+
+use wharf_bench::{Measurement, drive, spawn};
+
+fn session_setup() -> Vec<String> {
+    vec![
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+    ]
+}
+
+fn session_request(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello, wharf"}}}}}}"#
+    )
+}
+
+fn stateless_request(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}},"name":"echo","arguments":{{"message":"hello, wharf"}}}}}}"#
+    )
+}
+
+fn report(label: &str, window: usize, measured: &Measurement, baseline: &Measurement) {
+    println!(
+        "{label:<28} {window:>3} in flight  {:>9.0} req/s  p50 {:>7.1} µs  p99 {:>7.1} µs  peak RSS {:>6} KiB  ratio {:>5.2}",
+        measured.throughput,
+        measured.p50.as_secs_f64() * 1e6,
+        measured.p99.as_secs_f64() * 1e6,
+        measured.peak_rss_kib,
+        measured.throughput / baseline.throughput,
+    );
+}
+
+fn main() {
+    let target = std::env::var("WHARF_TARGET_DIR").unwrap_or_else(|_| "target/release".to_owned());
+    let wharf = format!("{target}/wharf");
+    let bare = format!("{target}/bare-echo");
+    let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(100_000);
+
+    for window in [1usize, 32] {
+        let n = if window == 1 { count / 5 } else { count };
+        let baseline = drive(spawn(&bare, &[]), &[], n, window, session_request);
+        report("bare serde loop", window, &baseline, &baseline);
+        let session = drive(spawn(&wharf, &["serve"]), &session_setup(), n, window, session_request);
+        report("wharf serve (2025 session)", window, &session, &baseline);
+        let stateless = drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request);
+        report("wharf serve (2026 stateless)", window, &stateless, &baseline);
+    }
+}
