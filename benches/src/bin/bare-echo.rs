@@ -24,8 +24,7 @@ struct Arguments {
 }
 
 fn main() {
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    let mut input = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
     let mut output = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut line = String::new();
     loop {
@@ -40,8 +39,8 @@ fn main() {
         let text = serde_json::to_string(&message).unwrap_or_default();
         writeln!(output, r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{text}}}]}}}}"#)
             .ok();
-        // Write out when no more input is waiting, as a pipelining server should.
-        if input.fill_buf().map(|buffer| buffer.is_empty()).unwrap_or(true) {
+        // Write out when no more input is already buffered, as a pipelining server should.
+        if input.buffer().is_empty() {
             output.flush().ok();
         }
     }

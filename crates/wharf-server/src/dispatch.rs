@@ -110,7 +110,7 @@ async fn route(
                     return Ok(respond(id, &EmptyResult::default()));
                 }
                 ClientRequest::Subscribe(params) | ClientRequest::Unsubscribe(params) => {
-                    require(server.capabilities().resources.is_some(), "resources", request.method())?;
+                    require(server.registry().has_resources(), "resources", request.method())?;
                     if matches!(request, ClientRequest::Subscribe(_)) {
                         session.subscribe(&params.uri);
                     } else {
@@ -203,10 +203,14 @@ async fn serve(
     request: ClientRequest,
 ) -> Result<Vec<u8>, RpcError> {
     let version = context.protocol_version();
-    let capabilities = server.registry().capabilities(!version.is_stateless());
+    let (tools, prompts, resources, completions) = {
+        let registry = server.registry();
+        (registry.has_tools(), registry.has_prompts(), registry.has_resources(), registry.has_completions())
+    };
     let out = Finisher { server, id, version };
     match request {
         ClientRequest::Discover(_) => {
+            let capabilities = server.registry().capabilities(!version.is_stateless());
             let supported = ProtocolVersion::ALL.iter().map(|version| version.as_str().to_owned()).collect();
             Ok(out.cacheable(DiscoverResult {
                 supported_versions: supported,
@@ -216,35 +220,35 @@ async fn serve(
             }))
         }
         ClientRequest::ListTools(params) => {
-            require(capabilities.tools.is_some(), "tools", "tools/list")?;
+            require(tools, "tools", "tools/list")?;
             Ok(out.cacheable(list_tools(server, version, &params)?))
         }
         ClientRequest::CallTool(params) => {
-            require(capabilities.tools.is_some(), "tools", "tools/call")?;
+            require(tools, "tools", "tools/call")?;
             Ok(out.complete(call_tool(server, context, params).await?))
         }
         ClientRequest::ListPrompts(params) => {
-            require(capabilities.prompts.is_some(), "prompts", "prompts/list")?;
+            require(prompts, "prompts", "prompts/list")?;
             Ok(out.cacheable(list_prompts(server, version, &params)?))
         }
         ClientRequest::GetPrompt(params) => {
-            require(capabilities.prompts.is_some(), "prompts", "prompts/get")?;
+            require(prompts, "prompts", "prompts/get")?;
             Ok(out.complete(get_prompt(server, context, params).await?))
         }
         ClientRequest::ListResources(params) => {
-            require(capabilities.resources.is_some(), "resources", "resources/list")?;
+            require(resources, "resources", "resources/list")?;
             Ok(out.cacheable(list_resources(server, version, &params)?))
         }
         ClientRequest::ListResourceTemplates(params) => {
-            require(capabilities.resources.is_some(), "resources", "resources/templates/list")?;
+            require(resources, "resources", "resources/templates/list")?;
             Ok(out.cacheable(list_templates(server, version, &params)?))
         }
         ClientRequest::ReadResource(params) => {
-            require(capabilities.resources.is_some(), "resources", "resources/read")?;
+            require(resources, "resources", "resources/read")?;
             Ok(out.cacheable(read_resource(server, context, params).await?))
         }
         ClientRequest::Complete(params) => {
-            require(capabilities.completions.is_some(), "completions", "completion/complete")?;
+            require(completions, "completions", "completion/complete")?;
             Ok(out.complete(complete(server, context, params).await?))
         }
         ClientRequest::Listen(_) => {

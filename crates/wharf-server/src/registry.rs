@@ -75,6 +75,18 @@ impl Registry {
             .find_map(|template| template.matches(uri).map(|variables| (template.clone(), variables)))
     }
 
+    pub(crate) fn has_tools(&self) -> bool {
+        !self.tools.is_empty()
+    }
+
+    pub(crate) fn has_prompts(&self) -> bool {
+        !self.prompts.is_empty()
+    }
+
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+
     pub(crate) fn has_completions(&self) -> bool {
         self.prompts.values().any(|prompt| !prompt.completions.is_empty())
             || self.templates.values().any(|template| !template.completions.is_empty())
@@ -87,9 +99,9 @@ impl Registry {
         ServerCapabilities {
             logging: Some(Default::default()),
             completions: self.has_completions().then(Default::default),
-            tools: (!self.tools.is_empty()).then(list_changed_capability),
-            prompts: (!self.prompts.is_empty()).then(list_changed_capability),
-            resources: (!self.resources.is_empty() || !self.templates.is_empty()).then(|| ResourcesCapability {
+            tools: self.has_tools().then(list_changed_capability),
+            prompts: self.has_prompts().then(list_changed_capability),
+            resources: self.has_resources().then(|| ResourcesCapability {
                 subscribe: list_changed.then_some(true),
                 list_changed: list_changed.then_some(true),
             }),

@@ -79,6 +79,11 @@ impl ArgumentSchema {
     pub(crate) fn prepare(&self, arguments: &mut JsonObject) -> Result<(), String> {
         apply_defaults(&self.schema, &self.schema, arguments, 0);
         let instance = Value::Object(std::mem::take(arguments));
+        if self.validator.is_valid(&instance) {
+            let Value::Object(object) = instance else { unreachable!("wrapped an object above") };
+            *arguments = object;
+            return Ok(());
+        }
         let mut message = String::new();
         for error in self.validator.iter_errors(&instance) {
             if !message.is_empty() {

@@ -52,6 +52,10 @@ pub struct ServerOptions {
     pub max_line_bytes: usize,
     /// Messages queued for one client before handlers wait. Default: 1024.
     pub outbound_queue: usize,
+    /// Requests one connection may have in flight; beyond that the server stops reading until
+    /// one finishes, so a client that pipelines without limit cannot make it grow without
+    /// bound. Default: 64.
+    pub max_in_flight: usize,
 }
 
 impl Default for ServerOptions {
@@ -62,6 +66,7 @@ impl Default for ServerOptions {
             cache_ttl: Duration::ZERO,
             max_line_bytes: 10 * 1024 * 1024,
             outbound_queue: 1024,
+            max_in_flight: 64,
         }
     }
 }
@@ -334,6 +339,12 @@ impl ServerBuilder {
     /// The longest stdio line accepted, in bytes. Default: 10 MiB.
     pub fn max_line_bytes(mut self, bytes: usize) -> ServerBuilder {
         self.options.max_line_bytes = bytes.max(64);
+        self
+    }
+
+    /// Requests one connection may have in flight before the server stops reading. Default: 64.
+    pub fn max_in_flight(mut self, requests: usize) -> ServerBuilder {
+        self.options.max_in_flight = requests.max(1);
         self
     }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{Semaphore, broadcast, mpsc};
 use tokio::task::JoinSet;
 use wharf_protocol::{
     ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, NotificationMeta,
@@ -38,7 +38,14 @@ where
     let session = Session::new(server.next_connection_id(), sender);
     let events_task = tokio::spawn(forward_events(server.clone(), server.subscribe_events(), session.clone()));
 
-    let read_result = read_loop(&server, &session, reader).await;
+    // The read loop runs as a task of its own, so that on a multi-threaded runtime it lives on
+    // a worker thread beside the request tasks it spawns instead of on the caller's thread.
+    let read_task = tokio::spawn({
+        let server = server.clone();
+        let session = session.clone();
+        async move { read_loop(&server, &session, reader).await }
+    });
+    let read_result = read_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the reader failed: {err}"))));
 
     events_task.abort();
     let _ = events_task.await;
@@ -48,11 +55,16 @@ where
     read_result.and(write_result)
 }
 
-async fn read_loop<R: AsyncRead + Unpin>(server: &Server, session: &Arc<Session>, reader: R) -> Result<(), Error> {
+async fn read_loop<R: AsyncRead + Unpin + Send>(
+    server: &Server,
+    session: &Arc<Session>,
+    reader: R,
+) -> Result<(), Error> {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
     let mut tasks = JoinSet::new();
     let max = server.options().max_line_bytes;
+    let permits = Arc::new(Semaphore::new(server.options().max_in_flight));
     let result = loop {
         match read_line(&mut reader, &mut line, max).await {
             Ok(Line::Eof) => break Ok(()),
@@ -62,7 +74,7 @@ async fn read_loop<R: AsyncRead + Unpin>(server: &Server, session: &Arc<Session>
                 ));
                 send(session, encode_error(None, error)).await;
             }
-            Ok(Line::Complete) => handle_line(server, session, &mut tasks, &line).await,
+            Ok(Line::Complete) => handle_line(server, session, &mut tasks, &permits, &line).await,
             Err(err) => break Err(Error::io(err)),
         }
         // Reap finished tasks so the set does not grow with every request ever served.
@@ -82,7 +94,13 @@ fn decode_error_response(error: DecodeError) -> Vec<u8> {
     encode_error(error.id.as_ref(), RpcError::from(error.error))
 }
 
-async fn handle_line(server: &Server, session: &Arc<Session>, tasks: &mut JoinSet<()>, line: &[u8]) {
+async fn handle_line(
+    server: &Server,
+    session: &Arc<Session>,
+    tasks: &mut JoinSet<()>,
+    permits: &Arc<Semaphore>,
+    line: &[u8],
+) {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return;
@@ -108,6 +126,21 @@ async fn handle_line(server: &Server, session: &Arc<Session>, tasks: &mut JoinSe
         Err(error) => send(session, decode_error_response(error)).await,
         Ok(Envelope::Request { id, method, params }) => match ClientRequest::decode(&method, params) {
             Err(error) => send(session, encode_error(Some(&id), RpcError::from(error.to_error_object()))).await,
+            Ok(request @ ClientRequest::Initialize(_)) => {
+                // `initialize` is answered before the next line is read, so that requests a
+                // client pipelines behind it already see the negotiated session. It cannot be
+                // cancelled, so it is not registered as in flight.
+                let work = handle_request(
+                    server.clone(),
+                    session.clone(),
+                    id.clone(),
+                    request,
+                    session.outbound().clone(),
+                    Cancellation::new(),
+                );
+                let response = guarded(work, &id).await;
+                send(session, response).await;
+            }
             Ok(request) => {
                 let cancel = Cancellation::new();
                 if !session.begin(&id, cancel.clone()) {
@@ -117,20 +150,26 @@ async fn handle_line(server: &Server, session: &Arc<Session>, tasks: &mut JoinSe
                     send(session, encode_error(Some(&id), error)).await;
                     return;
                 }
+                // Waiting for a permit stops the read loop, which is the backpressure: the
+                // semaphore is never closed, so acquiring cannot fail.
+                let Ok(permit) = permits.clone().acquire_owned().await else { return };
                 let task_session = session.clone();
                 let task_id = id.clone();
-                let work = handle_request(
+                // Boxed so the task itself stays small: tokio moves a task's future in and its
+                // output out by value, and the dispatch future is several kilobytes.
+                let work = Box::pin(handle_request(
                     server.clone(),
                     session.clone(),
                     id.clone(),
                     request,
                     session.outbound().clone(),
                     cancel,
-                );
+                ));
                 let abort = tasks.spawn(async move {
                     let response = guarded(work, &task_id).await;
                     task_session.finish(&task_id);
                     send(&task_session, response).await;
+                    drop(permit);
                 });
                 session.attach(&id, abort);
             }
