@@ -1,0 +1,112 @@
+"""Drives `wharf serve` over stdio with the official Python SDK, in a 2025 session and with
+2026-07-28 stateless requests. Run with `python test_clients.py` (exit status 0 when all pass).
+"""
+
+import asyncio
+import json
+import os
+import sys
+import unittest
+from pathlib import Path
+
+import mcp
+from mcp import types
+
+HERE = Path(__file__).resolve().parent
+WHARF = os.environ.get("WHARF_BIN", str(HERE / "../../target/debug/wharf"))
+SERVER = mcp.StdioServerParameters(command=WHARF, args=["serve"])
+
+
+def text(result):
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def elicit(context, params):
+    return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+
+async def sample(context, params):
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text="Short."),
+        model="test-model",
+        stopReason="endTurn",
+    )
+
+
+class Common:
+    """Checks every era must pass; `client()` makes the client under test."""
+
+    async def exercise(self, client):
+        tools = await client.list_tools()
+        names = [tool.name for tool in tools.tools]
+        self.assertEqual(names, sorted(names))
+        self.assertIn("calculator", names)
+        self.assertEqual(text(await client.call_tool("echo", {"message": "hello"})), "hello")
+        divided = await client.call_tool("calculator", {"operation": "divide", "a": 1, "b": 0})
+        self.assertTrue(divided.is_error)
+        self.assertEqual(text(divided), "Division by zero")
+
+        progress = []
+
+        async def on_progress(value, total, message):
+            progress.append(value)
+
+        counted = await client.call_tool("countdown", {"steps": 3}, progress_callback=on_progress)
+        self.assertEqual(text(counted), "Counted down 3 steps")
+        self.assertEqual(progress[:2], [1, 2])
+
+        prompt = await client.get_prompt("code_review", {"language": "python", "code": "pass"})
+        self.assertIn("python code", prompt.messages[0].content.text)
+        config = await client.read_resource("config://app")
+        self.assertEqual(json.loads(config.contents[0].text)["name"], "wharf-demo")
+        profile = await client.read_resource("users://1/profile")
+        self.assertEqual(json.loads(profile.contents[0].text)["name"], "Ada Lovelace")
+        completion = await client.complete(
+            types.ResourceTemplateReference(type="ref/resource", uri="users://{id}/profile"),
+            {"name": "id", "value": "2"},
+        )
+        self.assertEqual(completion.completion.values, ["2"])
+
+
+class SessionEra(Common, unittest.IsolatedAsyncioTestCase):
+    async def test_a_2025_session_uses_everything(self):
+        logs = []
+
+        async def on_log(params):
+            logs.append(params.data)
+
+        async with mcp.Client(
+            SERVER,
+            mode="legacy",
+            elicitation_callback=elicit,
+            sampling_callback=sample,
+            logging_callback=on_log,
+        ) as client:
+            self.assertFalse(client.protocol_version.startswith("2026"))
+            self.assertEqual(client.server_info.name, "wharf-demo")
+            await self.exercise(client)
+            await client.set_logging_level("warning")
+            logs.clear()  # the countdown above logged at debug before any level was set
+            await client.call_tool("log", {"level": "error", "message": "bad"})
+            await client.call_tool("log", {"level": "info", "message": "filtered out"})
+            await asyncio.sleep(0.05)
+            self.assertEqual(logs, ["bad"])
+            self.assertEqual(text(await client.call_tool("greet_interactively", {})), "Hello, Ada!")
+            summary = await client.call_tool("summarize", {"text": "A long text."})
+            self.assertEqual(text(summary), "Summary from test-model: Short.")
+
+
+class StatelessEra(Common, unittest.IsolatedAsyncioTestCase):
+    async def test_auto_mode_discovers_2026_and_serves_statelessly(self):
+        async with mcp.Client(SERVER, mode="auto") as client:
+            self.assertEqual(client.protocol_version, "2026-07-28")
+            self.assertEqual(client.server_info.name, "wharf-demo")
+            await self.exercise(client)
+
+
+if __name__ == "__main__":
+    outcome = unittest.main(verbosity=2, exit=False).result
+    failed = len(outcome.failures) + len(outcome.errors)
+    print(f"python-sdk: {outcome.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed or not outcome.testsRun else 0)
