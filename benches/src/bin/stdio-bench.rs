@@ -1,9 +1,10 @@
-//! Run with `cargo run --release -p wharf-bench --bin stdio-bench` (after building `wharf-cli`
-//! in release mode, which `scripts/bench` does).
+//! Run with `scripts/bench`, which builds `wharf` and this program with the `dist` profile.
 //!
 //! Drives `tools/call` echo over stdio against `wharf serve` and against the bare serde loop,
 //! pipelined with 1 and 32 requests in flight, and prints throughput, p50/p99 latency, peak RSS
-//! and Wharf's throughput as a fraction of the baseline's.
+//! and Wharf's throughput as a fraction of the baseline's. Each configuration runs several
+//! times, interleaved with the others, and the run with the median throughput is reported,
+//! because one run on a shared two-core machine varies by tens of percent.
 
 use wharf_bench::{Measurement, drive, spawn};
 
@@ -37,19 +38,31 @@ fn report(label: &str, window: usize, measured: &Measurement, baseline: &Measure
     );
 }
 
+/// The run with the median throughput.
+fn median(mut runs: Vec<Measurement>) -> Measurement {
+    runs.sort_by(|a, b| a.throughput.total_cmp(&b.throughput));
+    runs.swap_remove(runs.len() / 2)
+}
+
 fn main() {
-    let target = std::env::var("WHARF_TARGET_DIR").unwrap_or_else(|_| "target/release".to_owned());
+    let target = std::env::var("WHARF_TARGET_DIR").unwrap_or_else(|_| "target/dist".to_owned());
     let wharf = format!("{target}/wharf");
     let bare = format!("{target}/bare-echo");
     let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(100_000);
 
+    let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
+
     for window in [1usize, 32] {
         let n = if window == 1 { count / 5 } else { count };
-        let baseline = drive(spawn(&bare, &[]), &[], n, window, session_request);
+        let (mut baseline, mut session, mut stateless) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            baseline.push(drive(spawn(&bare, &[]), &[], n, window, session_request));
+            session.push(drive(spawn(&wharf, &["serve"]), &session_setup(), n, window, session_request));
+            stateless.push(drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request));
+        }
+        let baseline = median(baseline);
         report("bare serde loop", window, &baseline, &baseline);
-        let session = drive(spawn(&wharf, &["serve"]), &session_setup(), n, window, session_request);
-        report("wharf serve (2025 session)", window, &session, &baseline);
-        let stateless = drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request);
-        report("wharf serve (2026 stateless)", window, &stateless, &baseline);
+        report("wharf serve (2025 session)", window, &median(session), &baseline);
+        report("wharf serve (2026 stateless)", window, &median(stateless), &baseline);
     }
 }

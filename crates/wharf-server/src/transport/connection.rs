@@ -35,6 +35,23 @@ where
 {
     let (sender, receiver) = mpsc::channel::<Vec<u8>>(server.options().outbound_queue);
     let writer_task = tokio::spawn(write_loop(writer, receiver));
+    let writer_done = async move {
+        writer_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the writer failed: {err}"))))
+    };
+    run(server, reader, sender, writer_done).await
+}
+
+/// Runs a connection whose outgoing messages go into `sender`; `writer_done` completes when
+/// everything sent has been written.
+pub(crate) async fn run<R>(
+    server: Server,
+    reader: R,
+    sender: mpsc::Sender<Vec<u8>>,
+    writer_done: impl Future<Output = Result<(), Error>>,
+) -> Result<(), Error>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
     let session = Session::new(server.next_connection_id(), sender);
     let events_task = tokio::spawn(forward_events(server.clone(), server.subscribe_events(), session.clone()));
 
@@ -50,9 +67,7 @@ where
     events_task.abort();
     let _ = events_task.await;
     drop(session);
-    let write_result =
-        writer_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the writer failed: {err}"))));
-    read_result.and(write_result)
+    read_result.and(writer_done.await)
 }
 
 async fn read_loop<R: AsyncRead + Unpin + Send>(
@@ -275,6 +290,32 @@ async fn write_loop<W: AsyncWrite + Unpin>(mut writer: W, mut receiver: mpsc::Re
         buffer.clear();
     }
     writer.shutdown().await.map_err(Error::io)
+}
+
+/// The blocking twin of `write_loop`, for a dedicated writer thread: it gathers whatever is
+/// queued into one write and one flush, without a round trip through the async runtime.
+pub(crate) fn write_blocking<W: std::io::Write>(
+    mut writer: W,
+    mut receiver: mpsc::Receiver<Vec<u8>>,
+) -> Result<(), Error> {
+    let mut buffer = Vec::with_capacity(WRITE_BATCH_BYTES);
+    while let Some(message) = receiver.blocking_recv() {
+        buffer.extend_from_slice(&message);
+        buffer.push(b'\n');
+        while buffer.len() < WRITE_BATCH_BYTES {
+            match receiver.try_recv() {
+                Ok(message) => {
+                    buffer.extend_from_slice(&message);
+                    buffer.push(b'\n');
+                }
+                Err(_) => break,
+            }
+        }
+        writer.write_all(&buffer).map_err(Error::io)?;
+        writer.flush().map_err(Error::io)?;
+        buffer.clear();
+    }
+    Ok(())
 }
 
 /// Sends list changes and resource updates to the client of a 2025 session.
