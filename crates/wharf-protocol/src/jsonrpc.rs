@@ -288,15 +288,17 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawEnvelope<'a> {
 
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<RawEnvelope<'a>, M::Error> {
                 let mut envelope = RawEnvelope::default();
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    match key.as_ref() {
-                        "jsonrpc" => set_once(&mut envelope.jsonrpc, map.next_value::<Cow<'de, str>>()?, &key)?,
-                        "id" => set_once(&mut envelope.id, map.next_value::<&'de RawValue>()?, &key)?,
-                        "method" => set_once(&mut envelope.method, map.next_value::<Cow<'de, str>>()?, &key)?,
-                        "params" => set_once(&mut envelope.params, map.next_value::<&'de RawValue>()?, &key)?,
-                        "result" => set_once(&mut envelope.result, map.next_value::<&'de RawValue>()?, &key)?,
-                        "error" => set_once(&mut envelope.error, map.next_value::<&'de RawValue>()?, &key)?,
-                        _ => {
+                while let Some(key) = map.next_key::<Member>()? {
+                    match key {
+                        Member::Jsonrpc => {
+                            set_once(&mut envelope.jsonrpc, map.next_value::<Text<'de>>()?.0, "jsonrpc")?
+                        }
+                        Member::Id => set_once(&mut envelope.id, map.next_value::<&'de RawValue>()?, "id")?,
+                        Member::Method => set_once(&mut envelope.method, map.next_value::<Text<'de>>()?.0, "method")?,
+                        Member::Params => set_once(&mut envelope.params, map.next_value::<&'de RawValue>()?, "params")?,
+                        Member::Result => set_once(&mut envelope.result, map.next_value::<&'de RawValue>()?, "result")?,
+                        Member::Error => set_once(&mut envelope.error, map.next_value::<&'de RawValue>()?, "error")?,
+                        Member::Other => {
                             map.next_value::<de::IgnoredAny>()?;
                         }
                     }
@@ -306,6 +308,68 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawEnvelope<'a> {
         }
 
         deserializer.deserialize_map(EnvelopeVisitor(std::marker::PhantomData))
+    }
+}
+
+/// The envelope members, recognised without allocating a string for the key.
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Member {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Member, D::Error> {
+        struct MemberVisitor;
+        impl Visitor<'_> for MemberVisitor {
+            type Value = Member;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Member, E> {
+                // Exact, case-sensitive names: `Method` is not `method`.
+                Ok(match name {
+                    "jsonrpc" => Member::Jsonrpc,
+                    "id" => Member::Id,
+                    "method" => Member::Method,
+                    "params" => Member::Params,
+                    "result" => Member::Result,
+                    "error" => Member::Error,
+                    _ => Member::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(MemberVisitor)
+    }
+}
+
+/// A string that borrows from the input when it has no escapes, and is copied only when it
+/// does. (`Cow<str>` itself always copies when deserialized.)
+struct Text<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Text<'de>, D::Error> {
+        struct TextVisitor;
+        impl<'de> Visitor<'de> for TextVisitor {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(text)))
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(text.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, text: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(text)))
+            }
+        }
+        deserializer.deserialize_str(TextVisitor)
     }
 }
 
@@ -407,6 +471,12 @@ mod tests {
         assert_eq!(error_code(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":3}"#), -32600);
         assert_eq!(error_code("[]"), -32600);
         assert_eq!(error_code("42"), -32600);
+    }
+
+    #[test]
+    fn escaped_member_names_are_still_recognised() {
+        let input = br#"{"jsonrpc":"2.0","id":1,"meth\u006fd":"ping"}"#;
+        assert!(matches!(Envelope::parse(input).unwrap(), Envelope::Request { method, .. } if method == "ping"));
     }
 
     #[test]

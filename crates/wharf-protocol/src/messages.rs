@@ -155,19 +155,19 @@ impl ClientRequest {
     /// The request's `_meta`, if it has one.
     pub fn meta(&self) -> Option<&RequestMeta> {
         match self {
-            ClientRequest::Initialize(p) => p.meta.as_ref(),
-            ClientRequest::Ping(p) | ClientRequest::Discover(p) => p.meta.as_ref(),
+            ClientRequest::Initialize(p) => p.meta.as_deref(),
+            ClientRequest::Ping(p) | ClientRequest::Discover(p) => p.meta.as_deref(),
             ClientRequest::ListTools(p)
             | ClientRequest::ListPrompts(p)
             | ClientRequest::ListResources(p)
-            | ClientRequest::ListResourceTemplates(p) => p.meta.as_ref(),
-            ClientRequest::CallTool(p) => p.meta.as_ref(),
-            ClientRequest::GetPrompt(p) => p.meta.as_ref(),
-            ClientRequest::ReadResource(p) => p.meta.as_ref(),
-            ClientRequest::Subscribe(p) | ClientRequest::Unsubscribe(p) => p.meta.as_ref(),
-            ClientRequest::Complete(p) => p.meta.as_ref(),
-            ClientRequest::SetLevel(p) => p.meta.as_ref(),
-            ClientRequest::Listen(p) => p.meta.as_ref(),
+            | ClientRequest::ListResourceTemplates(p) => p.meta.as_deref(),
+            ClientRequest::CallTool(p) => p.meta.as_deref(),
+            ClientRequest::GetPrompt(p) => p.meta.as_deref(),
+            ClientRequest::ReadResource(p) => p.meta.as_deref(),
+            ClientRequest::Subscribe(p) | ClientRequest::Unsubscribe(p) => p.meta.as_deref(),
+            ClientRequest::Complete(p) => p.meta.as_deref(),
+            ClientRequest::SetLevel(p) => p.meta.as_deref(),
+            ClientRequest::Listen(p) => p.meta.as_deref(),
         }
     }
 
@@ -188,7 +188,7 @@ impl ClientRequest {
             ClientRequest::SetLevel(p) => &mut p.meta,
             ClientRequest::Listen(p) => &mut p.meta,
         };
-        slot.get_or_insert_with(RequestMeta::default)
+        slot.get_or_insert_with(Box::default)
     }
 }
 

@@ -179,7 +179,7 @@ pub struct CreateMessageParams {
     pub task: Option<JsonObject>,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// Result of `sampling/createMessage`.
@@ -224,7 +224,7 @@ pub struct ElicitParams {
     pub task: Option<JsonObject>,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// The flat object schema of an elicitation form.

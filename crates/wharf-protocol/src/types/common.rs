@@ -152,7 +152,7 @@ pub enum CacheScope {
 pub struct EmptyParams {
     /// The request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// Params of the `*/list` requests.
@@ -163,7 +163,7 @@ pub struct PaginatedParams {
     pub cursor: Option<String>,
     /// The request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// A result with no members besides `_meta` and `resultType`, as `ping` answers.

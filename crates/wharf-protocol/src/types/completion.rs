@@ -57,7 +57,7 @@ pub struct CompleteParams {
     pub context: Option<CompletionContext>,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// The completion values.

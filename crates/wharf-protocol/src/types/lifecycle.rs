@@ -18,7 +18,7 @@ pub struct InitializeParams {
     pub client_info: Implementation,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// Result of `initialize`.

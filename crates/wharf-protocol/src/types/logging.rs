@@ -48,7 +48,7 @@ pub struct SetLevelParams {
     pub level: LoggingLevel,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// Params of `notifications/message`.

@@ -74,7 +74,7 @@ pub struct ListenParams {
     pub notifications: SubscriptionFilter,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// Params of `notifications/subscriptions/acknowledged` (2026-07-28).

@@ -70,7 +70,7 @@ pub struct GetPromptParams {
     pub request_state: Option<String>,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// Result of `prompts/get`.

@@ -106,7 +106,7 @@ pub struct CallToolParams {
     pub task: Option<JsonObject>,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Box<RequestMeta>>,
 }
 
 /// Result of `tools/call`.
