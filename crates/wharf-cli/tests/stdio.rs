@@ -183,3 +183,28 @@ fn the_command_line_explains_itself() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown arguments"));
 }
+
+#[test]
+fn a_person_at_a_terminal_is_told_what_is_going_on() {
+    // `script` gives `wharf serve` a pseudo-terminal as stdin; Ctrl-D then ends the input.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipping: util-linux `script` is not installed");
+        return;
+    }
+    let command = format!("{} serve", env!("CARGO_BIN_EXE_wharf"));
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    stdin.write_all(b"\x04").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let screen = String::from_utf8_lossy(&output.stdout);
+    assert!(screen.contains("waiting for an MCP client on stdin"), "{screen}");
+    assert!(screen.contains("\"mcpServers\""), "{screen}");
+}

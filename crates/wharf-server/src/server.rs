@@ -235,6 +235,13 @@ impl Server {
         removed
     }
 
+    /// Enables or disables a resource template; returns false if there is none.
+    pub fn set_resource_template_enabled(&self, uri_template: &str, enabled: bool) -> bool {
+        let changed =
+            set_enabled(&mut self.registry_mut().templates, uri_template, enabled, |template| &mut template.enabled);
+        self.finish_toggle(changed, ListKind::Resources)
+    }
+
     /// Tells every client subscribed to `uri` that the resource changed
     /// (`notifications/resources/updated`).
     pub fn notify_resource_updated(&self, uri: &str) {

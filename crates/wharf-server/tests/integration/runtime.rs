@@ -45,6 +45,11 @@ async fn changes_reach_connected_sessions_as_list_changed() {
     assert_eq!(next_method(&client).await, "notifications/prompts/list_changed");
     server.add_resource(ResourceDef::text("later://r", "r", "x")).unwrap();
     assert_eq!(next_method(&client).await, "notifications/resources/list_changed");
+    assert!(server.set_resource_template_enabled("users://{id}/profile", false));
+    assert_eq!(next_method(&client).await, "notifications/resources/list_changed");
+    let err = client.request("resources/read", json!({"uri": "users://1/profile"})).await.unwrap_err();
+    assert_eq!(err.code.0, -32002);
+    assert!(!server.set_resource_template_enabled("nope://{x}", false));
     assert!(server.add_tool(ToolDef::new("echo", || async { "dup" })).unwrap_err().is_registration());
     assert_valid(&client, ProtocolVersion::V2025_11_25);
 }
