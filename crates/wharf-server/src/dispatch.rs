@@ -319,15 +319,26 @@ stamp!(CallToolResult, GetPromptResult, CompleteResult, EmptyResult, ListenResul
     cacheable: DiscoverResult, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult,
     ReadResourceResult);
 
+/// One page of `map`'s enabled entries, each converted for the client's revision.
+fn list_page<V, T>(
+    server: &Server,
+    map: &std::collections::BTreeMap<String, Arc<V>>,
+    params: &PaginatedParams,
+    enabled: impl Fn(&V) -> bool,
+    convert: impl Fn(&V) -> T,
+) -> Result<(Vec<T>, Option<String>), RpcError> {
+    let (items, next_cursor) = page(map, params.cursor.as_deref(), server.options().page_size, enabled)?;
+    Ok((items.into_iter().map(|item| convert(item)).collect(), next_cursor))
+}
+
 fn list_tools(
     server: &Server,
     version: ProtocolVersion,
     params: &PaginatedParams,
 ) -> Result<ListToolsResult, RpcError> {
     let registry = server.registry();
-    let (items, next_cursor) =
-        page(&registry.tools, params.cursor.as_deref(), server.options().page_size, |tool| tool.enabled)?;
-    let tools = items.into_iter().map(|tool| tool_for(version, &tool.definition)).collect();
+    let (tools, next_cursor) =
+        list_page(server, &registry.tools, params, |tool| tool.enabled, |tool| tool_for(version, &tool.definition))?;
     Ok(ListToolsResult { tools, next_cursor, ..ListToolsResult::default() })
 }
 
@@ -337,9 +348,13 @@ fn list_prompts(
     params: &PaginatedParams,
 ) -> Result<ListPromptsResult, RpcError> {
     let registry = server.registry();
-    let (items, next_cursor) =
-        page(&registry.prompts, params.cursor.as_deref(), server.options().page_size, |prompt| prompt.enabled)?;
-    let prompts = items.into_iter().map(|prompt| prompt_for(version, &prompt.definition)).collect();
+    let (prompts, next_cursor) = list_page(
+        server,
+        &registry.prompts,
+        params,
+        |prompt| prompt.enabled,
+        |prompt| prompt_for(version, &prompt.definition),
+    )?;
     Ok(ListPromptsResult { prompts, next_cursor, ..ListPromptsResult::default() })
 }
 
@@ -349,9 +364,13 @@ fn list_resources(
     params: &PaginatedParams,
 ) -> Result<ListResourcesResult, RpcError> {
     let registry = server.registry();
-    let (items, next_cursor) =
-        page(&registry.resources, params.cursor.as_deref(), server.options().page_size, |resource| resource.enabled)?;
-    let resources = items.into_iter().map(|resource| resource_for(version, &resource.definition)).collect();
+    let (resources, next_cursor) = list_page(
+        server,
+        &registry.resources,
+        params,
+        |resource| resource.enabled,
+        |resource| resource_for(version, &resource.definition),
+    )?;
     Ok(ListResourcesResult { resources, next_cursor, ..ListResourcesResult::default() })
 }
 
@@ -361,9 +380,13 @@ fn list_templates(
     params: &PaginatedParams,
 ) -> Result<ListResourceTemplatesResult, RpcError> {
     let registry = server.registry();
-    let (items, next_cursor) =
-        page(&registry.templates, params.cursor.as_deref(), server.options().page_size, |template| template.enabled)?;
-    let resource_templates = items.into_iter().map(|template| template_for(version, &template.definition)).collect();
+    let (resource_templates, next_cursor) = list_page(
+        server,
+        &registry.templates,
+        params,
+        |template| template.enabled,
+        |template| template_for(version, &template.definition),
+    )?;
     Ok(ListResourceTemplatesResult { resource_templates, next_cursor, ..ListResourceTemplatesResult::default() })
 }
 
@@ -522,7 +545,8 @@ pub(crate) fn handle_notification(session: &Session, notification: ClientNotific
                 tracing::debug!(%id, cancelled, reason = params.reason.as_deref(), "cancellation requested");
             }
         }
-        ClientNotification::Progress(_) | ClientNotification::RootsListChanged(_) => {}
+        // Progress on server-to-client requests and roots changes need no action: Wharf asks
+        // for roots afresh each time a handler wants them.
         _ => {}
     }
 }

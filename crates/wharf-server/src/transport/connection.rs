@@ -189,19 +189,28 @@ async fn handle_line(
                 session.attach(&id, abort);
             }
         },
-        Ok(Envelope::Notification { method, params }) => match ClientNotification::decode(&method, params) {
+        Ok(other) => handle_incoming(session, other),
+    }
+}
+
+/// Handles what a client sends besides requests: notifications, and answers to requests the
+/// server sent.
+fn handle_incoming(session: &Session, envelope: Envelope<'_>) {
+    match envelope {
+        Envelope::Request { .. } => unreachable!("requests are dispatched by the caller"),
+        Envelope::Notification { method, params } => match ClientNotification::decode(&method, params) {
             Ok(notification) => handle_notification(session, notification),
             Err(error) => tracing::debug!(%method, %error, "ignoring a notification"),
         },
-        Ok(Envelope::Response { id, result }) => {
+        Envelope::Response { id, result } => {
             if !session.answer(&id, Ok(answer_value(result))) {
                 tracing::debug!(%id, "ignoring a response to no pending request");
             }
         }
-        Ok(Envelope::Error { id: Some(id), error }) => {
+        Envelope::Error { id: Some(id), error } => {
             session.answer(&id, Err(error));
         }
-        Ok(Envelope::Error { id: None, error }) => {
+        Envelope::Error { id: None, error } => {
             tracing::warn!(code = error.code.0, message = %error.message, "the client reported an error");
         }
     }
@@ -240,19 +249,7 @@ async fn handle_batch(server: Server, session: Arc<Session>, items: Vec<Vec<u8>>
                     responses.push(guarded(work, &id).await);
                 }
             },
-            Ok(Envelope::Notification { method, params }) => {
-                if let Ok(notification) = ClientNotification::decode(&method, params) {
-                    handle_notification(&session, notification);
-                }
-            }
-            Ok(Envelope::Response { id, result }) => {
-                session.answer(&id, Ok(answer_value(result)));
-            }
-            Ok(Envelope::Error { id, error }) => {
-                if let Some(id) = id {
-                    session.answer(&id, Err(error));
-                }
-            }
+            Ok(other) => handle_incoming(&session, other),
         }
     }
     if responses.is_empty() {
@@ -270,21 +267,22 @@ async fn handle_batch(server: Server, session: Arc<Session>, items: Vec<Vec<u8>>
     send(&session, array).await;
 }
 
+/// Appends `first` and whatever else is already queued, one line each, up to the batch size.
+fn gather(buffer: &mut Vec<u8>, first: &[u8], receiver: &mut mpsc::Receiver<Vec<u8>>) {
+    buffer.extend_from_slice(first);
+    buffer.push(b'\n');
+    while buffer.len() < WRITE_BATCH_BYTES {
+        let Ok(message) = receiver.try_recv() else { break };
+        buffer.extend_from_slice(&message);
+        buffer.push(b'\n');
+    }
+}
+
 /// Writes outgoing messages, gathering whatever is queued into one write and one flush.
 async fn write_loop<W: AsyncWrite + Unpin>(mut writer: W, mut receiver: mpsc::Receiver<Vec<u8>>) -> Result<(), Error> {
     let mut buffer = Vec::with_capacity(WRITE_BATCH_BYTES);
     while let Some(message) = receiver.recv().await {
-        buffer.extend_from_slice(&message);
-        buffer.push(b'\n');
-        while buffer.len() < WRITE_BATCH_BYTES {
-            match receiver.try_recv() {
-                Ok(message) => {
-                    buffer.extend_from_slice(&message);
-                    buffer.push(b'\n');
-                }
-                Err(_) => break,
-            }
-        }
+        gather(&mut buffer, &message, &mut receiver);
         writer.write_all(&buffer).await.map_err(Error::io)?;
         writer.flush().await.map_err(Error::io)?;
         buffer.clear();
@@ -300,17 +298,7 @@ pub(crate) fn write_blocking<W: std::io::Write>(
 ) -> Result<(), Error> {
     let mut buffer = Vec::with_capacity(WRITE_BATCH_BYTES);
     while let Some(message) = receiver.blocking_recv() {
-        buffer.extend_from_slice(&message);
-        buffer.push(b'\n');
-        while buffer.len() < WRITE_BATCH_BYTES {
-            match receiver.try_recv() {
-                Ok(message) => {
-                    buffer.extend_from_slice(&message);
-                    buffer.push(b'\n');
-                }
-                Err(_) => break,
-            }
-        }
+        gather(&mut buffer, &message, &mut receiver);
         writer.write_all(&buffer).map_err(Error::io)?;
         writer.flush().map_err(Error::io)?;
         buffer.clear();
