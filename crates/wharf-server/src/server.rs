@@ -349,9 +349,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Requests one connection may have in flight before the server stops reading. Default: 64.
+    /// Requests one connection may have in flight before the server stops reading (1 to 65,536).
+    /// Default: 64.
     pub fn max_in_flight(mut self, requests: usize) -> ServerBuilder {
-        self.options.max_in_flight = requests.max(1);
+        self.options.max_in_flight = requests.clamp(1, 1 << 16);
         self
     }
 

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, broadcast, mpsc};
-use tokio::task::JoinSet;
 use wharf_protocol::{
     ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, NotificationMeta,
     ResourceUriParams, ServerNotification, parse_batch,
@@ -77,9 +76,11 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
 ) -> Result<(), Error> {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
-    let mut tasks = JoinSet::new();
     let max = server.options().max_line_bytes;
-    let permits = Arc::new(Semaphore::new(server.options().max_in_flight));
+    // Every request task holds a permit while it runs, so the semaphore both bounds the work in
+    // flight and tells when all of it has finished.
+    let in_flight = server.options().max_in_flight;
+    let permits = Arc::new(Semaphore::new(in_flight));
     let result = loop {
         match read_line(&mut reader, &mut line, max).await {
             Ok(Line::Eof) => break Ok(()),
@@ -89,14 +90,12 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
                 ));
                 send(session, encode_error(None, error)).await;
             }
-            Ok(Line::Complete) => handle_line(server, session, &mut tasks, &permits, &line).await,
+            Ok(Line::Complete) => handle_line(server, session, &permits, &line).await,
             Err(err) => break Err(Error::io(err)),
         }
-        // Reap finished tasks so the set does not grow with every request ever served.
-        while tasks.try_join_next().is_some() {}
     };
     // Finish the work in flight before the writer closes.
-    while tasks.join_next().await.is_some() {}
+    let _all_finished = permits.acquire_many(u32::try_from(in_flight).unwrap_or(u32::MAX)).await;
     result
 }
 
@@ -109,13 +108,7 @@ fn decode_error_response(error: DecodeError) -> Vec<u8> {
     encode_error(error.id.as_ref(), RpcError::from(error.error))
 }
 
-async fn handle_line(
-    server: &Server,
-    session: &Arc<Session>,
-    tasks: &mut JoinSet<()>,
-    permits: &Arc<Semaphore>,
-    line: &[u8],
-) {
+async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Semaphore>, line: &[u8]) {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return;
@@ -132,7 +125,13 @@ async fn handle_line(
             }
             Ok(items) => {
                 let items: Vec<Vec<u8>> = items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect();
-                tasks.spawn(handle_batch(server.clone(), session.clone(), items));
+                // A batch counts as one request in flight.
+                let Ok(permit) = permits.clone().acquire_owned().await else { return };
+                let (server, session) = (server.clone(), session.clone());
+                tokio::spawn(async move {
+                    handle_batch(server, session, items).await;
+                    drop(permit);
+                });
             }
         }
         return;
@@ -180,13 +179,13 @@ async fn handle_line(
                     session.outbound().clone(),
                     cancel,
                 ));
-                let abort = tasks.spawn(async move {
+                let task = tokio::spawn(async move {
                     let response = guarded(work, &task_id).await;
                     task_session.finish(&task_id);
                     send(&task_session, response).await;
                     drop(permit);
                 });
-                session.attach(&id, abort);
+                session.attach(&id, task.abort_handle());
             }
         },
         Ok(other) => handle_incoming(session, other),
