@@ -15,7 +15,9 @@ use crate::error::Error;
 pub(crate) fn schema_for<T: JsonSchema>() -> JsonObject {
     let generator = SchemaSettings::draft2020_12().into_generator();
     let schema = generator.into_root_schema_for::<T>();
-    match schema.to_value() {
+    let mut value = schema.to_value();
+    drop_rust_number_formats(&mut value);
+    match value {
         Value::Object(mut object) => {
             // The root `title` is the Rust type's name, which means nothing to a model, and
             // `$schema` is the default dialect anyway.
@@ -29,6 +31,26 @@ pub(crate) fn schema_for<T: JsonSchema>() -> JsonObject {
             object.insert("not".to_owned(), other);
             object
         }
+    }
+}
+
+/// Removes the `format`s schemars gives Rust number types (`uint32`, `double`, ...). They are
+/// not JSON Schema formats, strict validators on the client side warn about them, and the
+/// range they imply is already stated with `minimum` and `maximum`.
+fn drop_rust_number_formats(value: &mut Value) {
+    const RUST_FORMATS: [&str; 14] = [
+        "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32", "uint64", "uint128",
+        "float", "double",
+    ];
+    match value {
+        Value::Object(object) => {
+            if object.get("format").and_then(Value::as_str).is_some_and(|format| RUST_FORMATS.contains(&format)) {
+                object.remove("format");
+            }
+            object.values_mut().for_each(drop_rust_number_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_rust_number_formats),
+        _ => {}
     }
 }
 
@@ -180,6 +202,22 @@ mod tests {
             compiled(json!({"type": "object", "properties": {"email": {"type": "string", "format": "email"}}}));
         let mut arguments = json!({"email": "not an address"}).as_object().unwrap().clone();
         assert!(schema.prepare(&mut arguments).is_err());
+    }
+
+    #[test]
+    fn rust_number_formats_are_left_out_and_json_schema_formats_kept() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Numbers {
+            small: u8,
+            ratio: f64,
+            #[schemars(email)]
+            email: String,
+        }
+        let schema = Value::Object(schema_for::<Numbers>());
+        assert_eq!(schema["properties"]["small"], serde_json::json!({"type": "integer", "minimum": 0, "maximum": 255}));
+        assert_eq!(schema["properties"]["ratio"], serde_json::json!({"type": "number"}));
+        assert_eq!(schema["properties"]["email"]["format"], "email");
     }
 
     #[test]
