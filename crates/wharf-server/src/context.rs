@@ -222,11 +222,10 @@ impl RequestContext {
         if self.inner.version.is_stateless() {
             // 2026-07-28 forbids server-to-client requests; input is gathered with
             // `InputRequiredResult` round trips instead, which this server does not offer yet.
-            return Err(RpcError::new(
-                -32021,
-                "This server cannot ask for client input on 2026-07-28 requests yet; use a 2025-11-25 session",
-            )
-            .with_data(serde_json::json!({ "requiredCapabilities": {} })));
+            return Err(RpcError::internal(
+                "Internal error: this server cannot ask for client input on 2026-07-28 requests yet \
+                 (multi round-trip requests are not implemented); use a 2025-11-25 session",
+            ));
         }
         let timeout = self.inner.server.options().client_request_timeout;
         let value = self.send_request(&request, timeout).await.map_err(|err| {

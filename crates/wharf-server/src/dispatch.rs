@@ -59,12 +59,13 @@ async fn route(
     server: &Server,
     session: &Arc<Session>,
     id: &RequestId,
-    request: ClientRequest,
+    mut request: ClientRequest,
     sink: Outbound,
     cancel: Cancellation,
 ) -> Result<Vec<u8>, RpcError> {
     if is_stateless(&request) {
-        let meta = request.meta().cloned().unwrap_or_default();
+        // The request's `_meta` moves into the context; nothing reads it from the params later.
+        let meta = std::mem::take(request.meta_mut());
         let (version, capabilities) = check_stateless_meta(&meta)?;
         if matches!(
             request,
