@@ -239,7 +239,7 @@ impl RequestContext {
             Ok(result) => serde_json::from_value(result).map_err(|err| {
                 RpcError::internal(format!("The client's answer to `{}` is malformed: {err}", request.method()))
             }),
-            Err(error) => Err(RpcError::from_object(error)),
+            Err(error) => Err(RpcError::from(error)),
         }
     }
 

@@ -146,7 +146,7 @@ fn check_stateless_meta(meta: &RequestMeta) -> Result<(ProtocolVersion, ClientCa
     })?;
     let version = ProtocolVersion::parse(requested).filter(|version| version.is_stateless()).ok_or_else(|| {
         let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|version| version.as_str()).collect();
-        RpcError::from_object(
+        RpcError::from(
             wharf_protocol::ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
                 .with_data(serde_json::json!({ "supported": supported, "requested": requested })),
         )

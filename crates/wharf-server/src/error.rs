@@ -164,10 +164,6 @@ impl RpcError {
         self.object.data.as_ref()
     }
 
-    pub(crate) fn from_object(object: ErrorObject) -> RpcError {
-        RpcError { object }
-    }
-
     pub(crate) fn into_object(self) -> ErrorObject {
         self.object
     }

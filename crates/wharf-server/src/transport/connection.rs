@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, broadcast, mpsc};
 use wharf_protocol::{
-    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, NotificationMeta,
+    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, NotificationMeta, RequestId,
     ResourceUriParams, ServerNotification, parse_batch,
 };
 
@@ -144,16 +144,7 @@ async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Sema
                 // `initialize` is answered before the next line is read, so that requests a
                 // client pipelines behind it already see the negotiated session. It cannot be
                 // cancelled, so it is not registered as in flight.
-                let work = handle_request(
-                    server.clone(),
-                    session.clone(),
-                    id.clone(),
-                    request,
-                    session.outbound().clone(),
-                    Cancellation::new(),
-                );
-                let response = guarded(work, &id).await;
-                send(session, response).await;
+                send(session, answer_now(server, session, &id, request).await).await;
             }
             Ok(request) => {
                 let cancel = Cancellation::new();
@@ -215,8 +206,16 @@ fn handle_incoming(session: &Session, envelope: Envelope<'_>) {
     }
 }
 
+/// Handles a request to completion in the caller's task, for requests that are neither
+/// registered as in flight nor cancellable (`initialize`, and requests inside a batch).
+async fn answer_now(server: &Server, session: &Arc<Session>, id: &RequestId, request: ClientRequest) -> Vec<u8> {
+    let sink = session.outbound().clone();
+    let work = handle_request(server.clone(), session.clone(), id.clone(), request, sink, Cancellation::new());
+    guarded(work, id).await
+}
+
 /// Runs a request's work and turns a panic into an internal-error response.
-async fn guarded(work: impl Future<Output = Vec<u8>>, id: &wharf_protocol::RequestId) -> Vec<u8> {
+async fn guarded(work: impl Future<Output = Vec<u8>>, id: &RequestId) -> Vec<u8> {
     match CatchUnwind::new(work).await {
         Ok(response) => response,
         Err(panic) => {
@@ -236,17 +235,7 @@ async fn handle_batch(server: Server, session: Arc<Session>, items: Vec<Vec<u8>>
             Err(error) => responses.push(decode_error_response(error)),
             Ok(Envelope::Request { id, method, params }) => match ClientRequest::decode(&method, params) {
                 Err(error) => responses.push(encode_error(Some(&id), RpcError::from(error.to_error_object()))),
-                Ok(request) => {
-                    let work = handle_request(
-                        server.clone(),
-                        session.clone(),
-                        id.clone(),
-                        request,
-                        session.outbound().clone(),
-                        Cancellation::new(),
-                    );
-                    responses.push(guarded(work, &id).await);
-                }
+                Ok(request) => responses.push(answer_now(&server, &session, &id, request).await),
             },
             Ok(other) => handle_incoming(&session, other),
         }
