@@ -119,7 +119,7 @@ method_union! {
     /// A request a client sends to a server, in any revision.
     ClientRequest {
         /// Opens a 2025 session.
-        "initialize" => Initialize(InitializeParams, required),
+        "initialize" => Initialize(Box<InitializeParams>, required),
         /// Checks that the peer is alive (2025 revisions).
         "ping" => Ping(EmptyParams, optional),
         /// Describes the server (2026-07-28).
@@ -147,7 +147,7 @@ method_union! {
         /// Sets the session's log level (2025 revisions).
         "logging/setLevel" => SetLevel(SetLevelParams, required),
         /// Opens a notification stream (2026-07-28).
-        "subscriptions/listen" => Listen(ListenParams, required),
+        "subscriptions/listen" => Listen(Box<ListenParams>, required),
     }
 }
 

@@ -96,7 +96,7 @@ async fn route(
     }
 
     match request {
-        ClientRequest::Initialize(params) => initialize(server, session, id, params),
+        ClientRequest::Initialize(params) => initialize(server, session, id, *params),
         ClientRequest::Ping(_) => Ok(respond(id, &EmptyResult::default())),
         request => {
             let negotiated = session.negotiated().ok_or_else(|| {
@@ -269,10 +269,17 @@ struct Finisher<'a> {
 impl Finisher<'_> {
     /// A result that is never cached.
     fn complete<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
-        if self.version.is_stateless() {
-            result.stamp(ResultType::complete(), self.server.server_info_meta().clone());
+        if !self.version.is_stateless() {
+            return respond(self.id, &result);
         }
-        respond(self.id, &result)
+        result.set_result_type(ResultType::complete());
+        if let Some(meta) = result.meta_mut() {
+            // The handler filled in `_meta` itself; the server info joins what it set.
+            meta.extend(self.server.server_info_meta().clone());
+            return respond(self.id, &result);
+        }
+        // Otherwise `_meta` is written from bytes encoded once, when the server was built.
+        respond(self.id, &WithMeta { result: &result, meta: self.server.server_info_meta_json() })
     }
 
     /// A result that carries cache hints on 2026-07-28.
@@ -289,24 +296,38 @@ fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
     encode(&ResponseMessage { jsonrpc: JsonRpc2, id, result })
 }
 
+/// A result whose own `_meta` is empty, written with a pre-encoded `_meta` object.
+#[derive(Serialize)]
+struct WithMeta<'a, R> {
+    #[serde(flatten)]
+    result: &'a R,
+    #[serde(rename = "_meta")]
+    meta: &'a serde_json::value::RawValue,
+}
+
 /// The members every 2026-07-28 result carries.
 trait Stamp {
-    fn stamp(&mut self, result_type: ResultType, meta: JsonObject);
+    fn set_result_type(&mut self, result_type: ResultType);
+    fn meta_mut(&mut self) -> Option<&mut JsonObject>;
     fn cache(&mut self, _ttl_ms: u64, _scope: CacheScope) {}
 }
 
 macro_rules! stamp {
     ($($result:ty),* ; cacheable: $($cacheable:ty),*) => {
         $(impl Stamp for $result {
-            fn stamp(&mut self, result_type: ResultType, meta: JsonObject) {
+            fn set_result_type(&mut self, result_type: ResultType) {
                 self.result_type = Some(result_type);
-                self.meta.get_or_insert_with(JsonObject::new).extend(meta);
+            }
+            fn meta_mut(&mut self) -> Option<&mut JsonObject> {
+                self.meta.as_mut()
             }
         })*
         $(impl Stamp for $cacheable {
-            fn stamp(&mut self, result_type: ResultType, meta: JsonObject) {
+            fn set_result_type(&mut self, result_type: ResultType) {
                 self.result_type = Some(result_type);
-                self.meta.get_or_insert_with(JsonObject::new).extend(meta);
+            }
+            fn meta_mut(&mut self) -> Option<&mut JsonObject> {
+                self.meta.as_mut()
             }
             fn cache(&mut self, ttl_ms: u64, scope: CacheScope) {
                 self.ttl_ms = Some(ttl_ms);

@@ -28,6 +28,8 @@ pub struct Server {
 struct Shared {
     info: Implementation,
     server_info_meta: JsonObject,
+    /// `server_info_meta` encoded once, for results that have no `_meta` of their own.
+    server_info_meta_json: Box<serde_json::value::RawValue>,
     instructions: Option<String>,
     options: ServerOptions,
     registry: RwLock<Registry>,
@@ -107,6 +109,10 @@ impl Server {
 
     pub(crate) fn server_info_meta(&self) -> &JsonObject {
         &self.shared.server_info_meta
+    }
+
+    pub(crate) fn server_info_meta_json(&self) -> &serde_json::value::RawValue {
+        &self.shared.server_info_meta_json
     }
 
     /// The implementation info as a client of `version` may see it.
@@ -406,11 +412,14 @@ impl ServerBuilder {
         let mut server_info_meta = JsonObject::new();
         server_info_meta
             .insert(META_SERVER_INFO.to_owned(), serde_json::to_value(&self.info).unwrap_or(serde_json::Value::Null));
+        let server_info_meta_json = serde_json::value::to_raw_value(&server_info_meta)
+            .map_err(|err| Error::registration(format!("the server info cannot be encoded: {err}")))?;
         let (events, _) = broadcast::channel(64);
         Ok(Server {
             shared: Arc::new(Shared {
                 info: self.info,
                 server_info_meta,
+                server_info_meta_json,
                 instructions: self.instructions,
                 options: self.options,
                 registry: RwLock::new(self.registry),

@@ -111,6 +111,11 @@ impl Session {
         LoggingLevel::ALL.get(self.log_level.load(Ordering::Relaxed) as usize).copied()
     }
 
+    /// True while a request with this id is registered as in flight.
+    pub(crate) fn is_in_flight(&self, id: &RequestId) -> bool {
+        lock(&self.in_flight).contains_key(id)
+    }
+
     /// Registers a request in flight; false if a request with the same id is still running.
     pub(crate) fn begin(&self, id: &RequestId, cancel: Cancellation) -> bool {
         let mut in_flight = lock(&self.in_flight);

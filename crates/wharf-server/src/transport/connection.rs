@@ -1,7 +1,9 @@
 //! One connection over a byte stream: the read loop that decodes lines and starts request
 //! tasks, the writer that batches outgoing messages, and the forwarding of server events.
 
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, broadcast, mpsc};
@@ -22,6 +24,8 @@ use crate::transport::line_reader::{Line, read_line};
 
 /// The most bytes the writer gathers before it writes and flushes.
 const WRITE_BATCH_BYTES: usize = 64 * 1024;
+/// How many messages the read loop handles before it lets the writer send their answers.
+const YIELD_EVERY: usize = 8;
 
 /// Serves one client over a pair of byte streams with newline-delimited JSON-RPC, until the
 /// reader ends and every request in flight has been answered.
@@ -81,6 +85,8 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
     // flight and tells when all of it has finished.
     let in_flight = server.options().max_in_flight;
     let permits = Arc::new(Semaphore::new(in_flight));
+    let inline = tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
+    let mut handled = 0usize;
     let result = loop {
         match read_line(&mut reader, &mut line, max).await {
             Ok(Line::Eof) => break Ok(()),
@@ -90,13 +96,38 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
                 ));
                 send(session, encode_error(None, error)).await;
             }
-            Ok(Line::Complete) => handle_line(server, session, &permits, &line).await,
+            Ok(Line::Complete) => {
+                handle_line(server, session, &permits, inline, &line).await;
+                handled += 1;
+                if inline && handled.is_multiple_of(YIELD_EVERY) {
+                    let_the_writer_run().await;
+                }
+            }
             Err(err) => break Err(Error::io(err)),
         }
     };
     // Finish the work in flight before the writer closes.
     let _all_finished = permits.acquire_many(u32::try_from(in_flight).unwrap_or(u32::MAX)).await;
     result
+}
+
+/// Gives way to the other tasks once. On a current-thread runtime the read loop answers
+/// requests itself and would otherwise keep every answer queued until the input runs dry; a
+/// client that pipelines gets its first answers sooner when the writer runs in between. Unlike
+/// `tokio::task::yield_now`, waking itself does not make the runtime poll the OS for events,
+/// which would cost a system call each time.
+async fn let_the_writer_run() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    })
+    .await;
 }
 
 async fn send(session: &Session, bytes: Vec<u8>) {
@@ -108,7 +139,7 @@ fn decode_error_response(error: DecodeError) -> Vec<u8> {
     encode_error(error.id.as_ref(), RpcError::from(error.error))
 }
 
-async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Semaphore>, line: &[u8]) {
+async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Semaphore>, inline: bool, line: &[u8]) {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return;
@@ -147,31 +178,38 @@ async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Sema
                 send(session, answer_now(server, session, &id, request).await).await;
             }
             Ok(request) => {
-                let cancel = Cancellation::new();
-                if !session.begin(&id, cancel.clone()) {
+                if session.is_in_flight(&id) {
                     let error = RpcError::invalid_request(format!(
                         "Invalid request: a request with id {id} is still in flight; ids must be unique"
                     ));
                     send(session, encode_error(Some(&id), error)).await;
                     return;
                 }
+                let cancel = Cancellation::new();
+                let sink = session.outbound().clone();
+                let work = handle_request(server.clone(), session.clone(), id.clone(), request, sink, cancel.clone());
+                let mut work = CatchUnwind::new(work);
+                // On a current-thread runtime a spawned task would run on this thread anyway,
+                // so the request is first polled right here: most handlers finish without
+                // waiting for anything, and those cost no task, permit or in-flight entry.
+                // On a multi-threaded runtime the request goes straight to a task, so that a
+                // handler busy computing never holds up reading the next message.
+                if inline {
+                    let polled = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await;
+                    if let Poll::Ready(outcome) = polled {
+                        send(session, response_or_panic(outcome, &id)).await;
+                        return;
+                    }
+                }
+                // Nothing else registers ids of this connection, so the check above still holds.
+                session.begin(&id, cancel);
                 // Waiting for a permit stops the read loop, which is the backpressure: the
                 // semaphore is never closed, so acquiring cannot fail.
                 let Ok(permit) = permits.clone().acquire_owned().await else { return };
                 let task_session = session.clone();
                 let task_id = id.clone();
-                // Boxed so the task itself stays small: tokio moves a task's future in and its
-                // output out by value, and the dispatch future is several kilobytes.
-                let work = Box::pin(handle_request(
-                    server.clone(),
-                    session.clone(),
-                    id.clone(),
-                    request,
-                    session.outbound().clone(),
-                    cancel,
-                ));
                 let task = tokio::spawn(async move {
-                    let response = guarded(work, &task_id).await;
+                    let response = response_or_panic(work.await, &task_id);
                     task_session.finish(&task_id);
                     send(&task_session, response).await;
                     drop(permit);
@@ -216,7 +254,12 @@ async fn answer_now(server: &Server, session: &Arc<Session>, id: &RequestId, req
 
 /// Runs a request's work and turns a panic into an internal-error response.
 async fn guarded(work: impl Future<Output = Vec<u8>>, id: &RequestId) -> Vec<u8> {
-    match CatchUnwind::new(work).await {
+    response_or_panic(CatchUnwind::new(work).await, id)
+}
+
+/// The response a request's work produced, or an internal error if it panicked.
+fn response_or_panic(outcome: Result<Vec<u8>, String>, id: &RequestId) -> Vec<u8> {
+    match outcome {
         Ok(response) => response,
         Err(panic) => {
             tracing::error!(%id, panic = %panic, "a handler panicked");

@@ -1,9 +1,11 @@
 //! The stdio transport: the server reads messages from stdin and writes them to stdout.
 //! Nothing else may reach stdout; logs go to stderr through `tracing`.
 //!
-//! Standard input and output are read and written by two dedicated threads with plain blocking
-//! calls. The async runtime's own stdin and stdout hand every read and write to its blocking
-//! pool and back, which costs a thread switch per call; dedicated threads cost one per batch.
+//! When both are pipes (how MCP clients start servers), they are switched to non-blocking mode
+//! and driven by the runtime's reactor, so reading, dispatch and writing share one thread and
+//! no message crosses a thread. Otherwise (a terminal, a file) two dedicated threads read and
+//! write with plain blocking calls: the async runtime's own stdin and stdout hand every call to
+//! its blocking pool and back, which costs a thread switch per call instead of per batch.
 
 use std::io::Read;
 use std::pin::Pin;
@@ -20,7 +22,19 @@ use crate::transport::connection::{run, write_blocking};
 const READ_CHUNK: usize = 64 * 1024;
 
 /// Serves `server` on stdin and stdout until stdin closes and in-flight requests finish.
+///
+/// It must run inside a Tokio runtime with the I/O driver enabled (`#[tokio::main]` and
+/// `Builder::enable_all` do that), which drives stdin and stdout when they are pipes.
 pub async fn serve_stdio(server: Server) -> Result<(), Error> {
+    #[cfg(unix)]
+    if let Some(pipes) = unix_pipes::StdioPipes::open() {
+        return pipes.serve(server).await;
+    }
+    serve_with_threads(server).await
+}
+
+/// Serves with a thread for stdin and one for stdout.
+async fn serve_with_threads(server: Server) -> Result<(), Error> {
     let (sender, receiver) = mpsc::channel::<Vec<u8>>(server.options().outbound_queue);
     let (written, writer_done) = oneshot::channel();
     std::thread::Builder::new()
@@ -89,5 +103,53 @@ impl AsyncRead for ThreadReader {
                 Poll::Pending => return Poll::Pending,
             }
         }
+    }
+}
+
+#[cfg(unix)]
+mod unix_pipes {
+    //! Stdin and stdout as non-blocking pipes on the runtime's reactor.
+
+    use std::fs::File;
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::os::unix::fs::FileTypeExt;
+
+    use tokio::net::unix::pipe;
+
+    use crate::error::Error;
+    use crate::server::Server;
+    use crate::transport::connection::serve_connection;
+
+    /// Duplicates of the stdin and stdout descriptors, both known to be pipes.
+    pub(super) struct StdioPipes {
+        input: OwnedFd,
+        output: OwnedFd,
+    }
+
+    impl StdioPipes {
+        /// Both descriptors, when both are pipes; nothing is changed otherwise.
+        pub(super) fn open() -> Option<StdioPipes> {
+            let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+            let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+            (is_pipe(&input) && is_pipe(&output)).then_some(StdioPipes { input, output })
+        }
+
+        pub(super) async fn serve(self, server: Server) -> Result<(), Error> {
+            // The non-blocking flag belongs to the open pipe, which fds 0 and 1 share with
+            // these duplicates; copies are kept to clear it again at the end, so that
+            // whatever uses the pipes after the server sees them as it left them.
+            let restore = (self.input.try_clone().map_err(Error::io)?, self.output.try_clone().map_err(Error::io)?);
+            let reader = pipe::Receiver::from_owned_fd(self.input).map_err(Error::io)?;
+            let writer = pipe::Sender::from_owned_fd(self.output).map_err(Error::io)?;
+            let result = serve_connection(server, reader, writer).await;
+            let _ = pipe::Receiver::from_owned_fd_unchecked(restore.0).and_then(pipe::Receiver::into_blocking_fd);
+            let _ = pipe::Sender::from_owned_fd_unchecked(restore.1).and_then(pipe::Sender::into_blocking_fd);
+            result
+        }
+    }
+
+    fn is_pipe(fd: &OwnedFd) -> bool {
+        let Ok(fd) = fd.try_clone() else { return false };
+        File::from(fd).metadata().is_ok_and(|metadata| metadata.file_type().is_fifo())
     }
 }

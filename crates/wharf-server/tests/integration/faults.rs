@@ -13,8 +13,31 @@ use crate::fixture::{self, Counters};
 use crate::session::wait_for;
 use crate::spec::assert_valid;
 
+// A current-thread runtime answers a request that never waits in the read loop, and spawns a
+// task only for one that does; a multi-threaded runtime spawns every request. The fault
+// boundary is tested on both.
+
 #[tokio::test]
 async fn a_panicking_handler_gets_one_error_and_the_connection_lives_on() {
+    panicking_handler_case().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_handler_gets_one_error_on_a_multi_threaded_runtime() {
+    panicking_handler_case().await;
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_work_and_sends_no_response() {
+    cancellation_case().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancellation_stops_the_work_on_a_multi_threaded_runtime() {
+    cancellation_case().await;
+}
+
+async fn panicking_handler_case() {
     let client = fixture::session(ProtocolVersion::V2025_11_25).await;
     let err = client.call_tool("panics", json!({})).await.unwrap_err();
     assert_eq!(err.code.0, -32603);
@@ -26,8 +49,7 @@ async fn a_panicking_handler_gets_one_error_and_the_connection_lives_on() {
     assert_valid(&client, ProtocolVersion::V2025_11_25);
 }
 
-#[tokio::test]
-async fn cancellation_stops_the_work_and_sends_no_response() {
+async fn cancellation_case() {
     let counters = Arc::new(Counters::default());
     let server = fixture::builder_with(counters.clone()).build().unwrap();
     let (client, _) =

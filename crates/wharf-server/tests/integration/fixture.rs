@@ -110,6 +110,14 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
         )
         .tool(ToolDef::new("panics", || async { panic!("boom") as String }).description("Panics"))
         .tool(
+            ToolDef::new("traced", || async {
+                let mut result = wharf_protocol::CallToolResult::text("traced");
+                result.meta = Some(serde_json::Map::from_iter([("trace".to_owned(), json!("abc"))]));
+                result
+            })
+            .description("Sets result `_meta` of its own"),
+        )
+        .tool(
             ToolDef::new("slow", move || {
                 let counters = counters.clone();
                 async move {

@@ -56,6 +56,16 @@ async fn every_result_carries_result_type_and_server_info_and_lists_carry_cache_
 }
 
 #[tokio::test]
+async fn server_info_joins_the_result_meta_a_handler_sets() {
+    let client = client();
+    let result = client.request("tools/call", json!({"name": "traced"})).await.unwrap();
+    assert_eq!(result["_meta"]["trace"], "abc");
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "fixture");
+    assert_eq!(result["resultType"], "complete");
+    assert_valid(&client, V2026);
+}
+
+#[tokio::test]
 async fn missing_meta_fields_are_invalid_params() {
     let client = InMemoryClient::connect(fixture::server());
     let only_capabilities = json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}});
