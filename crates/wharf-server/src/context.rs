@@ -14,6 +14,7 @@ use wharf_protocol::{
 };
 
 use crate::cancel::Cancellation;
+use crate::dispatch::Delivery;
 use crate::error::{Error, RpcError};
 use crate::extensions::Extensions;
 use crate::server::Server;
@@ -40,6 +41,7 @@ struct Inner {
     log_level: Option<LoggingLevel>,
     sink: Outbound,
     cancel: Cancellation,
+    stream: Option<Arc<StreamControl>>,
 }
 
 /// The parts a dispatcher fills in to make a [`RequestContext`].
@@ -52,8 +54,33 @@ pub(crate) struct ContextParts {
     pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
-    pub(crate) sink: Outbound,
-    pub(crate) cancel: Cancellation,
+    pub(crate) delivery: Delivery,
+}
+
+/// Lets a handler end its request's HTTP response stream before the response, so that the
+/// client reconnects later and picks up the rest (SSE polling, protocol revision 2025-11-25).
+#[derive(Debug, Default)]
+pub(crate) struct StreamControl {
+    close_requested: std::sync::atomic::AtomicBool,
+    notify: tokio::sync::Notify,
+}
+
+impl StreamControl {
+    fn request_close(&self) {
+        self.close_requested.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Completes once the handler asked to close the stream.
+    pub(crate) async fn close_requested(&self) {
+        loop {
+            let notified = self.notify.notified();
+            if self.close_requested.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            notified.await;
+        }
+    }
 }
 
 impl RequestContext {
@@ -69,8 +96,9 @@ impl RequestContext {
                 progress_token: parts.progress_token,
                 last_progress: Mutex::new(None),
                 log_level: parts.log_level,
-                sink: parts.sink,
-                cancel: parts.cancel,
+                sink: parts.delivery.sink,
+                cancel: parts.delivery.cancel,
+                stream: parts.delivery.stream,
             }),
         }
     }
@@ -114,6 +142,20 @@ impl RequestContext {
     /// The request's cancellation signal.
     pub fn cancellation(&self) -> &Cancellation {
         &self.inner.cancel
+    }
+
+    /// Closes the HTTP response stream of this request before the response is ready, when the
+    /// transport allows it (Streamable HTTP, sessions of revision 2025-11-25 and later). The
+    /// client reconnects with `Last-Event-ID` and receives what the handler sends afterwards,
+    /// the response included. Returns false, and does nothing, elsewhere.
+    pub fn close_sse_stream(&self) -> bool {
+        match &self.inner.stream {
+            Some(stream) => {
+                stream.request_close();
+                true
+            }
+            None => false,
+        }
     }
 
     /// True once the client cancelled the request.

@@ -16,7 +16,7 @@ use wharf_protocol::{
 
 use crate::cancel::Cancellation;
 use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
-use crate::context::{ContextParts, RequestContext, encode};
+use crate::context::{ContextParts, RequestContext, StreamControl, encode};
 use crate::error::RpcError;
 use crate::prompt::prompt_for;
 use crate::registry::page;
@@ -32,16 +32,43 @@ pub(crate) async fn handle_request(
     session: Arc<Session>,
     id: RequestId,
     request: ClientRequest,
-    sink: Outbound,
-    cancel: Cancellation,
+    delivery: Delivery,
 ) -> Vec<u8> {
-    let method = request.method();
-    match route(&server, &session, &id, request, sink, cancel).await {
+    match request_outcome(server, session, id.clone(), request, delivery).await {
         Ok(response) => response,
-        Err(error) => {
-            tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed");
-            encode_error(Some(&id), error)
-        }
+        Err(error) => encode_error(Some(&id), error),
+    }
+}
+
+/// Handles one request: the encoded response, or the error to answer with, so that a transport
+/// can choose a status code from it.
+pub(crate) async fn request_outcome(
+    server: Server,
+    session: Arc<Session>,
+    id: RequestId,
+    request: ClientRequest,
+    delivery: Delivery,
+) -> Result<Vec<u8>, RpcError> {
+    let method = request.method();
+    let outcome = route(&server, &session, &id, request, delivery).await;
+    if let Err(error) = &outcome {
+        tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed");
+    }
+    outcome
+}
+
+/// Where a request's messages go and how it is stopped.
+pub(crate) struct Delivery {
+    /// Notifications and server-to-client requests about this request.
+    pub(crate) sink: Outbound,
+    pub(crate) cancel: Cancellation,
+    /// Set by transports whose response stream a handler may close early (HTTP with SSE).
+    pub(crate) stream: Option<Arc<StreamControl>>,
+}
+
+impl Delivery {
+    pub(crate) fn new(sink: Outbound, cancel: Cancellation) -> Delivery {
+        Delivery { sink, cancel, stream: None }
     }
 }
 
@@ -60,8 +87,7 @@ async fn route(
     session: &Arc<Session>,
     id: &RequestId,
     mut request: ClientRequest,
-    sink: Outbound,
-    cancel: Cancellation,
+    delivery: Delivery,
 ) -> Result<Vec<u8>, RpcError> {
     if is_stateless(&request) {
         // The request's `_meta` moves into the context; nothing reads it from the params later.
@@ -89,8 +115,7 @@ async fn route(
             client_info: meta.client_info.map(Arc::new),
             progress_token: meta.progress_token,
             log_level: meta.log_level,
-            sink,
-            cancel,
+            delivery,
         });
         return serve(server, &context, id, request).await;
     }
@@ -131,8 +156,7 @@ async fn route(
                 client_info: Some(negotiated.client_info.clone()),
                 progress_token: meta.and_then(|meta| meta.progress_token.clone()),
                 log_level: None,
-                sink,
-                cancel,
+                delivery,
             });
             serve(server, &context, id, request).await
         }
@@ -140,7 +164,7 @@ async fn route(
 }
 
 /// Checks the `_meta` every 2026-07-28 request must carry.
-fn check_stateless_meta(meta: &RequestMeta) -> Result<(ProtocolVersion, ClientCapabilities), RpcError> {
+pub(crate) fn check_stateless_meta(meta: &RequestMeta) -> Result<(ProtocolVersion, ClientCapabilities), RpcError> {
     let requested = meta.protocol_version.as_deref().ok_or_else(|| {
         RpcError::invalid_params("Invalid params: `_meta` must carry `io.modelcontextprotocol/protocolVersion`")
     })?;

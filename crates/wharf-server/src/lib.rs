@@ -12,6 +12,8 @@
 //! - [`RequestContext`] gives handlers the revision, client info, progress, logging,
 //!   cancellation and requests for client input.
 //! - [`serve_stdio`] and [`serve_connection`] run the newline-delimited transport.
+//! - [`McpService`] is the Streamable HTTP endpoint as a `tower::Service`; [`serve_http`]
+//!   serves it on an address, with the protections of [`HttpOptions`].
 //! - [`testing::InMemoryClient`] drives a server in memory, in either protocol era.
 //!
 //! Errors: [`Error`] for building and serving; [`RpcError`] for handlers that answer with a
@@ -49,4 +51,5 @@ pub use tool::extract::{Args, FromToolCall, Rejection, State, ToolCall};
 pub use tool::handler::ToolHandler;
 pub use tool::output::{IntoToolResult, Json};
 pub use transport::connection::serve_connection;
+pub use transport::http::{EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on};
 pub use transport::stdio::serve_stdio;

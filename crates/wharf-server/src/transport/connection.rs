@@ -14,7 +14,7 @@ use wharf_protocol::{
 
 use crate::cancel::Cancellation;
 use crate::context::encode_notification;
-use crate::dispatch::{answer_value, encode_error, handle_notification, handle_request};
+use crate::dispatch::{Delivery, answer_value, encode_error, handle_notification, handle_request};
 use crate::error::{Error, RpcError};
 use crate::panic::CatchUnwind;
 use crate::registry::ListKind;
@@ -187,7 +187,8 @@ async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Sema
                 }
                 let cancel = Cancellation::new();
                 let sink = session.outbound().clone();
-                let work = handle_request(server.clone(), session.clone(), id.clone(), request, sink, cancel.clone());
+                let delivery = Delivery::new(sink, cancel.clone());
+                let work = handle_request(server.clone(), session.clone(), id.clone(), request, delivery);
                 let mut work = CatchUnwind::new(work);
                 // On a current-thread runtime a spawned task would run on this thread anyway,
                 // so the request is first polled right here: most handlers finish without
@@ -248,7 +249,8 @@ fn handle_incoming(session: &Session, envelope: Envelope<'_>) {
 /// registered as in flight nor cancellable (`initialize`, and requests inside a batch).
 async fn answer_now(server: &Server, session: &Arc<Session>, id: &RequestId, request: ClientRequest) -> Vec<u8> {
     let sink = session.outbound().clone();
-    let work = handle_request(server.clone(), session.clone(), id.clone(), request, sink, Cancellation::new());
+    let delivery = Delivery::new(sink, Cancellation::new());
+    let work = handle_request(server.clone(), session.clone(), id.clone(), request, delivery);
     guarded(work, id).await
 }
 
@@ -259,15 +261,16 @@ async fn guarded(work: impl Future<Output = Vec<u8>>, id: &RequestId) -> Vec<u8>
 
 /// The response a request's work produced, or an internal error if it panicked.
 fn response_or_panic(outcome: Result<Vec<u8>, String>, id: &RequestId) -> Vec<u8> {
-    match outcome {
-        Ok(response) => response,
-        Err(panic) => {
-            tracing::error!(%id, panic = %panic, "a handler panicked");
-            let error =
-                ErrorObject::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: the handler panicked: {panic}"));
-            encode_error(Some(id), RpcError::from(error))
-        }
-    }
+    outcome.unwrap_or_else(|panic| encode_error(Some(id), panic_error(id, &panic)))
+}
+
+/// The internal error a request whose handler panicked is answered with.
+pub(crate) fn panic_error(id: &RequestId, panic: &str) -> RpcError {
+    tracing::error!(%id, panic = %panic, "a handler panicked");
+    RpcError::from(ErrorObject::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("Internal error: the handler panicked: {panic}"),
+    ))
 }
 
 /// Handles a JSON-RPC batch (2025-03-26 only): every request in it is answered in one array.
@@ -346,25 +349,33 @@ async fn forward_events(server: Server, mut events: broadcast::Receiver<ServerEv
             Err(broadcast::error::RecvError::Lagged(_)) => continue,
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        if !session.is_initialized() {
-            continue;
+        if let Some(notification) = event_notification(&server, &session, event) {
+            send(&session, notification).await;
         }
-        let capabilities = server.capabilities();
-        let notification = match event {
-            ServerEvent::ListChanged(ListKind::Tools) if capabilities.tools.is_some() => {
-                ServerNotification::ToolListChanged(NotificationMeta::default())
-            }
-            ServerEvent::ListChanged(ListKind::Prompts) if capabilities.prompts.is_some() => {
-                ServerNotification::PromptListChanged(NotificationMeta::default())
-            }
-            ServerEvent::ListChanged(ListKind::Resources) if capabilities.resources.is_some() => {
-                ServerNotification::ResourceListChanged(NotificationMeta::default())
-            }
-            ServerEvent::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
-                ServerNotification::ResourceUpdated(ResourceUriParams { uri: uri.to_string(), meta: None })
-            }
-            _ => continue,
-        };
-        send(&session, encode_notification(&notification)).await;
     }
+}
+
+/// The notification a server event becomes for one 2025 session, if the session is to hear of
+/// it: list changes for the capabilities offered, and updates of resources it subscribed to.
+pub(crate) fn event_notification(server: &Server, session: &Session, event: ServerEvent) -> Option<Vec<u8>> {
+    if !session.is_initialized() {
+        return None;
+    }
+    let capabilities = server.capabilities();
+    let notification = match event {
+        ServerEvent::ListChanged(ListKind::Tools) if capabilities.tools.is_some() => {
+            ServerNotification::ToolListChanged(NotificationMeta::default())
+        }
+        ServerEvent::ListChanged(ListKind::Prompts) if capabilities.prompts.is_some() => {
+            ServerNotification::PromptListChanged(NotificationMeta::default())
+        }
+        ServerEvent::ListChanged(ListKind::Resources) if capabilities.resources.is_some() => {
+            ServerNotification::ResourceListChanged(NotificationMeta::default())
+        }
+        ServerEvent::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
+            ServerNotification::ResourceUpdated(ResourceUriParams { uri: uri.to_string(), meta: None })
+        }
+        _ => return None,
+    };
+    Some(encode_notification(&notification))
 }

@@ -1,0 +1,78 @@
+//! The request headers of protocol revision 2026-07-28 (`MCP-Protocol-Version`, `Mcp-Method`,
+//! `Mcp-Name`), checked against the body they describe.
+
+use base64::Engine;
+use http::HeaderMap;
+use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject};
+
+pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
+pub(crate) const METHOD: &str = "mcp-method";
+pub(crate) const NAME: &str = "mcp-name";
+pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
+
+/// A header's value as text, if present and visible ASCII.
+pub(crate) fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+/// Decodes a header value that may use the `=?base64?…?=` form for text that is not safe ASCII.
+pub(crate) fn decode_value(value: &str) -> Option<String> {
+    match value.strip_prefix("=?base64?").and_then(|rest| rest.strip_suffix("?=")) {
+        Some(encoded) => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(encoded).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(value.to_owned()),
+    }
+}
+
+fn mismatch(message: String) -> ErrorObject {
+    ErrorObject::new(ErrorCode::HEADER_MISMATCH, message)
+}
+
+/// Checks the headers a 2026-07-28 request must carry against its body: the revision, the
+/// method and, for `tools/call`, `prompts/get` and `resources/read`, the name or URI.
+pub(crate) fn check_modern(headers: &HeaderMap, request: &ClientRequest, version: &str) -> Result<(), ErrorObject> {
+    let header_version = text(headers, PROTOCOL_VERSION)
+        .ok_or_else(|| mismatch("Header mismatch: the `MCP-Protocol-Version` header is required".to_owned()))?;
+    if header_version != version {
+        return Err(mismatch(format!(
+            "Header mismatch: `MCP-Protocol-Version` is {header_version} but `_meta` names {version}"
+        )));
+    }
+    let method = request.method();
+    let header_method = text(headers, METHOD)
+        .ok_or_else(|| mismatch("Header mismatch: the `Mcp-Method` header is required".to_owned()))?;
+    if header_method != method {
+        return Err(mismatch(format!("Header mismatch: `Mcp-Method` is {header_method} but the body calls {method}")));
+    }
+    let name = match request {
+        ClientRequest::CallTool(params) => Some(params.name.as_str()),
+        ClientRequest::GetPrompt(params) => Some(params.name.as_str()),
+        ClientRequest::ReadResource(params) => Some(params.uri.as_str()),
+        _ => None,
+    };
+    if let Some(name) = name {
+        let header_name = text(headers, NAME)
+            .ok_or_else(|| mismatch(format!("Header mismatch: `{method}` requires the `Mcp-Name` header")))?;
+        let decoded = decode_value(header_name)
+            .ok_or_else(|| mismatch("Header mismatch: `Mcp-Name` is not valid base64-encoded UTF-8".to_owned()))?;
+        if decoded != name {
+            return Err(mismatch(format!("Header mismatch: `Mcp-Name` is {decoded} but the body names {name}")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_values_are_decoded() {
+        assert_eq!(decode_value("plain").as_deref(), Some("plain"));
+        assert_eq!(decode_value("=?base64?w6lsYW4=?=").as_deref(), Some("élan"));
+        assert_eq!(decode_value("=?base64?!!?="), None);
+    }
+}

@@ -1,0 +1,209 @@
+//! Streamable HTTP: one endpoint that serves 2025 sessions and 2026-07-28 stateless requests,
+//! as a `tower::Service` to mount in an existing hyper or axum app, or served on an address
+//! with [`serve_http`].
+//!
+//! - `options`: the limits and protections, with safe defaults.
+//! - `guard`: the `Host` and `Origin` allowlists.
+//! - `post`: POSTed messages of both eras, and running a request into a JSON or SSE response.
+//! - `streams`: GET streams (standalone and resumed), DELETE.
+//! - `sessions`, `events`: 2025 sessions, resumable streams and the event store.
+//! - `body`, `sse`, `headers`, `reply`: the pieces of requests and responses.
+
+mod body;
+mod events;
+mod guard;
+mod headers;
+mod options;
+mod post;
+mod reply;
+mod sessions;
+mod sse;
+mod streams;
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock, Weak};
+use std::task::{Context, Poll};
+
+use http::{Method, Request, Response};
+use tokio::net::TcpListener;
+
+pub use body::McpBody;
+pub use events::{EventStore, MemoryEventStore};
+pub use options::HttpOptions;
+
+use crate::error::Error;
+use crate::server::Server;
+use crate::transport::connection::event_notification;
+use sessions::SessionTable;
+
+/// The MCP endpoint as a `tower::Service`: mount it at a path of your own app, or serve it
+/// with [`serve_http`].
+///
+/// It answers `POST` (messages of both eras), `GET` (the standalone stream of a 2025 session,
+/// or resuming one with `Last-Event-ID`), `DELETE` (ending a 2025 session) and, when CORS is
+/// on, `OPTIONS`. `Host` and `Origin` are checked on every request.
+#[derive(Debug, Clone)]
+pub struct McpService {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) server: Server,
+    pub(crate) options: HttpOptions,
+    pub(crate) sessions: SessionTable,
+    pub(crate) events: Arc<dyn EventStore>,
+    /// Set once the task that delivers server events to sessions runs.
+    event_task: OnceLock<()>,
+}
+
+impl McpService {
+    /// The endpoint for `server`, with `options`.
+    pub fn new(server: Server, options: HttpOptions) -> McpService {
+        let events: Arc<dyn EventStore> = Arc::new(MemoryEventStore::new(options.event_store_bytes));
+        McpService::with_event_store(server, options, events)
+    }
+
+    /// The endpoint with an event store of your own, for example one shared by instances.
+    pub fn with_event_store(server: Server, options: HttpOptions, events: Arc<dyn EventStore>) -> McpService {
+        let sessions = SessionTable::new(options.session_idle_timeout, options.max_sessions);
+        McpService { shared: Arc::new(Shared { server, options, sessions, events, event_task: OnceLock::new() }) }
+    }
+
+    /// Handles one HTTP request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: std::fmt::Display,
+    {
+        handle(self.shared.clone(), request).await
+    }
+}
+
+impl<B> tower_service::Service<Request<B>> for McpService
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: std::fmt::Display,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let shared = self.shared.clone();
+        Box::pin(async move { Ok(handle(shared, request).await) })
+    }
+}
+
+async fn handle<B>(shared: Arc<Shared>, request: Request<B>) -> Response<McpBody>
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: std::fmt::Display,
+{
+    if let Err(refusal) = guard::check(&shared.options, request.headers()) {
+        tracing::warn!(?refusal, "refusing a request from an unexpected host or origin");
+        return reply::forbidden(refusal);
+    }
+    let origin = request.headers().get(http::header::ORIGIN).cloned();
+    let mut response = match *request.method() {
+        Method::POST => post::handle(&shared, request).await,
+        Method::GET => streams::get(&shared, request).await,
+        Method::DELETE => streams::delete(&shared, request),
+        Method::OPTIONS if shared.options.cors => reply::preflight(),
+        _ => reply::method_not_allowed(),
+    };
+    if shared.options.cors {
+        reply::add_cors(&shared.options, origin.as_ref(), &mut response);
+    }
+    response
+}
+
+impl Shared {
+    /// Starts, once, the task that turns server events into notifications for sessions.
+    pub(crate) fn ensure_event_task(self: &Arc<Self>) {
+        self.event_task.get_or_init(|| {
+            tokio::spawn(deliver_events(Arc::downgrade(self), self.server.subscribe_events()));
+        });
+    }
+}
+
+/// Hands list changes and resource updates to every session that should hear of them; a
+/// session whose standalone queue is full misses the message (each says "look again").
+async fn deliver_events(
+    shared: Weak<Shared>,
+    mut events: tokio::sync::broadcast::Receiver<crate::server::ServerEvent>,
+) {
+    loop {
+        let event = match events.recv().await {
+            Ok(event) => event,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(shared) = shared.upgrade() else { return };
+        for http_session in shared.sessions.all() {
+            let session = &http_session.session;
+            if let Some(notification) = event_notification(&shared.server, session, event.clone()) {
+                let _ = session.outbound().try_send(notification);
+            }
+        }
+    }
+}
+
+/// Serves `server` over Streamable HTTP on `address` until the process ends.
+pub async fn serve_http(server: Server, address: SocketAddr, options: HttpOptions) -> Result<(), Error> {
+    let listener = TcpListener::bind(address).await.map_err(Error::io)?;
+    serve_http_on(server, listener, options).await
+}
+
+/// Serves `server` over Streamable HTTP on connections from `listener`, at the options' path;
+/// other paths get 404.
+pub async fn serve_http_on(server: Server, listener: TcpListener, options: HttpOptions) -> Result<(), Error> {
+    let header_read_timeout = options.header_read_timeout;
+    let path: Arc<str> = options.path.clone().into();
+    let service = McpService::new(server, options);
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(err) => {
+                // Running out of file descriptors and similar passing conditions must not end
+                // the server; wait a moment and go on.
+                tracing::warn!(%err, "accepting a connection failed");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        // Small messages go out at once instead of waiting for more to fill a packet.
+        let _ = stream.set_nodelay(true);
+        let service = service.clone();
+        let path = path.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+                let service = service.clone();
+                let path = path.clone();
+                async move {
+                    if request.uri().path() != &*path {
+                        return Ok::<_, Infallible>(reply::not_found());
+                    }
+                    Ok(service.handle(request).await)
+                }
+            });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_read_timeout)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
+            if let Err(err) = connection.await {
+                tracing::debug!(%peer, %err, "an HTTP connection ended with an error");
+            }
+        });
+    }
+}

@@ -1,0 +1,141 @@
+//! The knobs of the Streamable HTTP transport, with safe defaults.
+
+use std::time::Duration;
+
+/// Limits and protections of the Streamable HTTP transport.
+///
+/// The defaults are safe for a server on a developer's machine: only loopback `Host` and
+/// `Origin` values are accepted, bodies are capped at 4 MiB, and sessions are bounded in number
+/// and expire when idle. A server reachable from elsewhere names its hosts with
+/// [`HttpOptions::allowed_hosts`].
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub(crate) allowed_hosts: Option<Vec<String>>,
+    pub(crate) allowed_origins: Option<Vec<String>>,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle_timeout: Duration,
+    pub(crate) stream_buffer: usize,
+    pub(crate) keep_alive: Duration,
+    pub(crate) sse_retry: Duration,
+    pub(crate) event_store_bytes: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) cors: bool,
+    pub(crate) path: String,
+}
+
+/// The hosts a server accepts by default: the loopback names, on any port.
+pub(crate) const LOOPBACK_HOSTS: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "::1"];
+
+impl Default for HttpOptions {
+    fn default() -> HttpOptions {
+        HttpOptions {
+            allowed_hosts: Some(LOOPBACK_HOSTS.iter().map(|host| (*host).to_owned()).collect()),
+            allowed_origins: Some(LOOPBACK_HOSTS.iter().map(|host| (*host).to_owned()).collect()),
+            max_body_bytes: 4 * 1024 * 1024,
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            stream_buffer: 64,
+            keep_alive: Duration::from_secs(15),
+            sse_retry: Duration::from_millis(500),
+            event_store_bytes: 1024 * 1024,
+            header_read_timeout: Duration::from_secs(30),
+            cors: false,
+            path: "/mcp".to_owned(),
+        }
+    }
+}
+
+impl HttpOptions {
+    /// The `Host` names (without port) the server answers to; anything else gets 403. The
+    /// default is the loopback names, which protects a local server from DNS rebinding.
+    pub fn allowed_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> HttpOptions {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Accepts any `Host`. Only for servers behind a proxy that checks it.
+    pub fn allow_any_host(mut self) -> HttpOptions {
+        self.allowed_hosts = None;
+        self
+    }
+
+    /// The host names (without scheme or port) an `Origin` header may name; a request with any
+    /// other `Origin` gets 403. Requests without `Origin` (clients that are not browsers) are
+    /// accepted. The default is the loopback names.
+    pub fn allowed_origins<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> HttpOptions {
+        self.allowed_origins = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Accepts any `Origin`.
+    pub fn allow_any_origin(mut self) -> HttpOptions {
+        self.allowed_origins = None;
+        self
+    }
+
+    /// The largest request body, in bytes; larger bodies get 413. Default 4 MiB.
+    pub fn max_body_bytes(mut self, bytes: usize) -> HttpOptions {
+        self.max_body_bytes = bytes.max(1);
+        self
+    }
+
+    /// The most 2025 sessions at once; when full, the session idle longest is evicted, and
+    /// with none idle a new `initialize` gets 503. Default 10,000.
+    pub fn max_sessions(mut self, sessions: usize) -> HttpOptions {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How long a 2025 session may go without a request before it ends. Default 30 minutes.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// How many messages a response stream buffers for a slow client before the handler
+    /// waits. Default 64.
+    pub fn stream_buffer(mut self, messages: usize) -> HttpOptions {
+        self.stream_buffer = messages.max(1);
+        self
+    }
+
+    /// How often a quiet SSE stream gets a comment line, so that proxies keep it open.
+    /// Default 15 s.
+    pub fn keep_alive(mut self, interval: Duration) -> HttpOptions {
+        self.keep_alive = interval;
+        self
+    }
+
+    /// The reconnection delay SSE streams announce with `retry`. Default 500 ms.
+    pub fn sse_retry(mut self, delay: Duration) -> HttpOptions {
+        self.sse_retry = delay;
+        self
+    }
+
+    /// How many bytes of events each session keeps for clients that resume a stream with
+    /// `Last-Event-ID`; the oldest are dropped first. Default 1 MiB.
+    pub fn event_store_bytes(mut self, bytes: usize) -> HttpOptions {
+        self.event_store_bytes = bytes;
+        self
+    }
+
+    /// How long a connection may take to send its request headers. Default 30 s.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Answers CORS preflight requests and exposes `Mcp-Session-Id` to browser clients whose
+    /// `Origin` is allowed. Off by default.
+    pub fn cors(mut self, enabled: bool) -> HttpOptions {
+        self.cors = enabled;
+        self
+    }
+
+    /// The endpoint's path when served with [`serve_http`](crate::serve_http). Default `/mcp`.
+    pub fn path(mut self, path: impl Into<String>) -> HttpOptions {
+        self.path = path.into();
+        self
+    }
+}

@@ -1,0 +1,554 @@
+//! POSTed messages of both eras. A request runs as a task; its answer is `application/json`
+//! when the handler sends nothing else, and an SSE stream when it sends notifications or
+//! requests first (or closes the stream to be resumed later).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use http::{HeaderMap, Request, Response, StatusCode};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use wharf_protocol::{
+    ClientNotification, ClientRequest, Envelope, ErrorCode, ErrorObject, ProtocolVersion, RequestId, RequestMeta,
+};
+
+use super::Shared;
+use super::body::{BodyError, McpBody, read_body};
+use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
+use super::reply;
+use super::sessions::{ActiveGuard, CreateError, HttpSession};
+use super::sse;
+use crate::cancel::Cancellation;
+use crate::context::StreamControl;
+use crate::dispatch::{
+    Delivery, answer_value, check_stateless_meta, encode_error, handle_notification, is_stateless, request_outcome,
+};
+use crate::error::RpcError;
+use crate::panic::CatchUnwind;
+use crate::session::Session;
+use crate::transport::connection::panic_error;
+
+pub(crate) async fn handle<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody>
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: std::fmt::Display,
+{
+    let (parts, body) = request.into_parts();
+    let headers = &parts.headers;
+    if !is_json(headers) {
+        return reply::refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::INVALID_REQUEST,
+            "Unsupported media type: POST a JSON-RPC message with `Content-Type: application/json`",
+        );
+    }
+    if !accepts_any(headers, &["application/json", "text/event-stream"]) {
+        return reply::refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Not acceptable: the client must accept `application/json` and `text/event-stream`",
+        );
+    }
+    let limit = shared.options.max_body_bytes;
+    let declared = headers.get(CONTENT_LENGTH).and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return too_large(limit);
+    }
+    let bytes = match read_body(body, limit).await {
+        Ok(bytes) => bytes,
+        Err(BodyError::TooLarge) => return too_large(limit),
+        Err(BodyError::Broken(err)) => {
+            return reply::refuse(StatusCode::BAD_REQUEST, ErrorCode::INVALID_REQUEST, format!("Bad request: {err}"));
+        }
+    };
+    let message = bytes.trim_ascii();
+    if message.starts_with(b"[") {
+        return reply::refuse(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::INVALID_REQUEST,
+            "Invalid request: POST one JSON-RPC message; batches are not accepted over HTTP",
+        );
+    }
+    let envelope = match Envelope::parse(message) {
+        Ok(envelope) => envelope,
+        Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
+    };
+    let modern_header = headers::text(headers, PROTOCOL_VERSION)
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|version| version.is_stateless());
+    match envelope {
+        Envelope::Request { id, method, params } => match ClientRequest::decode(&method, params) {
+            Err(error) => {
+                let error = error.to_error_object();
+                if modern_header {
+                    let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
+                        StatusCode::NOT_FOUND
+                    } else {
+                        StatusCode::BAD_REQUEST
+                    };
+                    return reply::error(status, Some(&id), error);
+                }
+                match legacy_session(shared, headers) {
+                    Ok(_) => reply::error(StatusCode::OK, Some(&id), error),
+                    Err(refusal) => refusal.response(),
+                }
+            }
+            Ok(request) if modern_header || is_stateless(&request) => modern(shared, headers, id, request).await,
+            Ok(request) => legacy(shared, headers, id, request).await,
+        },
+        Envelope::Notification { method, params } => {
+            if modern_header && headers.get(SESSION_ID).is_none() {
+                // 2026-07-28 defines no notifications from client to server over HTTP.
+                return reply::accepted();
+            }
+            let http_session = match legacy_session(shared, headers) {
+                Ok(http_session) => http_session,
+                Err(refusal) => return refusal.response(),
+            };
+            match ClientNotification::decode(&method, params) {
+                Ok(notification) => handle_notification(&http_session.session, notification),
+                Err(error) => tracing::debug!(%method, %error, "ignoring a notification"),
+            }
+            reply::accepted()
+        }
+        Envelope::Response { id, result } => answer(shared, headers, &id, Ok(answer_value(result))),
+        Envelope::Error { id: Some(id), error } => answer(shared, headers, &id, Err(error)),
+        Envelope::Error { id: None, error } => {
+            tracing::warn!(code = error.code.0, message = %error.message, "the client reported an error");
+            reply::accepted()
+        }
+    }
+}
+
+fn too_large(limit: usize) -> Response<McpBody> {
+    reply::refuse(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::INVALID_REQUEST,
+        format!("Payload too large: request bodies are limited to {limit} bytes"),
+    )
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers.get(CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
+        value.split(';').next().is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+    })
+}
+
+/// True when the `Accept` header is absent or allows one of `types`.
+fn accepts_any(headers: &HeaderMap, types: &[&str]) -> bool {
+    let mut values = headers.get_all(ACCEPT).iter().filter_map(|value| value.to_str().ok()).peekable();
+    if values.peek().is_none() {
+        return true;
+    }
+    values.flat_map(|value| value.split(',')).any(|item| {
+        let media = item.split(';').next().unwrap_or("").trim();
+        media == "*/*" || types.iter().any(|wanted| media.eq_ignore_ascii_case(wanted))
+    })
+}
+
+/// Why a message could not be tied to a 2025 session.
+pub(crate) enum SessionRefusal {
+    UnsupportedVersion(String),
+    Missing,
+    Unknown,
+}
+
+impl SessionRefusal {
+    pub(crate) fn response(self) -> Response<McpBody> {
+        match self {
+            SessionRefusal::UnsupportedVersion(version) => reply::refuse(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                format!("Bad request: unsupported MCP-Protocol-Version {version}"),
+            ),
+            SessionRefusal::Missing => reply::refuse(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Bad request: the Mcp-Session-Id header is required; send `initialize` first to get one",
+            ),
+            SessionRefusal::Unknown => {
+                reply::refuse(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session not found: initialize again")
+            }
+        }
+    }
+}
+
+/// The 2025 session a message names: 400 without `Mcp-Session-Id`, 404 for an unknown or
+/// ended session, 400 for an unsupported `MCP-Protocol-Version`.
+pub(crate) fn legacy_session(shared: &Shared, headers: &HeaderMap) -> Result<Arc<HttpSession>, SessionRefusal> {
+    if let Some(version) = headers::text(headers, PROTOCOL_VERSION)
+        && ProtocolVersion::parse(version).is_none()
+    {
+        return Err(SessionRefusal::UnsupportedVersion(version.to_owned()));
+    }
+    let id = headers::text(headers, SESSION_ID).ok_or(SessionRefusal::Missing)?;
+    shared.sessions.get(id).ok_or(SessionRefusal::Unknown)
+}
+
+fn answer(
+    shared: &Shared,
+    headers: &HeaderMap,
+    id: &RequestId,
+    answer: Result<serde_json::Value, ErrorObject>,
+) -> Response<McpBody> {
+    match legacy_session(shared, headers) {
+        Ok(http_session) => {
+            if !http_session.session.answer(id, answer) {
+                tracing::debug!(%id, "ignoring a response to no pending request");
+            }
+            reply::accepted()
+        }
+        Err(refusal) => refusal.response(),
+    }
+}
+
+/// A 2026-07-28 request: its headers checked against the body, then served on its own.
+async fn modern(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, request: ClientRequest) -> Response<McpBody> {
+    let default_meta = RequestMeta::default();
+    let meta = request.meta().unwrap_or(&default_meta);
+    let Some(version) = meta.protocol_version.as_deref() else {
+        let error = check_stateless_meta(meta).err().unwrap_or_else(|| RpcError::invalid_params("Invalid params"));
+        return reply::json(StatusCode::BAD_REQUEST, encode_error(Some(&id), error));
+    };
+    if let Err(error) = headers::check_modern(headers, &request, version) {
+        return reply::error(StatusCode::BAD_REQUEST, Some(&id), error);
+    }
+    if let Err(error) = check_stateless_meta(meta) {
+        return reply::json(StatusCode::BAD_REQUEST, encode_error(Some(&id), error));
+    }
+    // Every stateless request is a session of its own: nothing it does is seen by another
+    // client, and no id it uses can collide with another client's.
+    let (outbound, _) = mpsc::channel(1);
+    let session = Session::new(String::new(), outbound);
+    let sse = accepts_any(headers, &["text/event-stream"]);
+    run(shared, Job { session, http_session: None, id, request, modern: true, sse }).await
+}
+
+/// A request of a 2025 session; `initialize` makes the session.
+async fn legacy(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, request: ClientRequest) -> Response<McpBody> {
+    let sse = accepts_any(headers, &["text/event-stream"]);
+    if !matches!(request, ClientRequest::Initialize(_)) {
+        let http_session = match legacy_session(shared, headers) {
+            Ok(http_session) => http_session,
+            Err(refusal) => return refusal.response(),
+        };
+        let session = http_session.session.clone();
+        return run(shared, Job { session, http_session: Some(http_session), id, request, modern: false, sse }).await;
+    }
+    shared.ensure_event_task();
+    let (http_session, ended) = match shared.sessions.create(Session::new) {
+        Ok(created) => created,
+        Err(CreateError::Full) => {
+            let mut response = reply::refuse(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::INTERNAL_ERROR,
+                "Service unavailable: every session slot is in use; try again later",
+            );
+            response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("5"));
+            return response;
+        }
+        Err(CreateError::Random(err)) => {
+            tracing::error!(%err, "the random source failed");
+            return reply::refuse(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::INTERNAL_ERROR, "Internal error");
+        }
+    };
+    for ended in ended {
+        shared.events.forget(&ended);
+    }
+    let session = http_session.session.clone();
+    let delivery = Delivery::new(session.outbound().clone(), Cancellation::new());
+    let outcome = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery).await;
+    match outcome {
+        Ok(response) => {
+            let mut response = reply::json(StatusCode::OK, response);
+            if let Ok(value) = HeaderValue::from_str(session.id()) {
+                response.headers_mut().insert(SESSION_ID, value);
+            }
+            response
+        }
+        Err(error) => {
+            shared.sessions.remove(session.id());
+            reply::json(StatusCode::OK, encode_error(Some(&id), error))
+        }
+    }
+}
+
+/// A request to run, and where it came from.
+struct Job {
+    session: Arc<Session>,
+    http_session: Option<Arc<HttpSession>>,
+    id: RequestId,
+    request: ClientRequest,
+    /// True for 2026-07-28 requests, whose stream closing cancels them.
+    modern: bool,
+    /// True when the client accepts an SSE answer.
+    sse: bool,
+}
+
+type Outcome = Result<Result<Vec<u8>, RpcError>, String>;
+
+/// The handler's task; dropping the guard stops it when the request's era says a vanished
+/// client cancels the request.
+struct Running {
+    handle: JoinHandle<Outcome>,
+    abort_on_drop: bool,
+    done: bool,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.abort_on_drop && !self.done {
+            self.handle.abort();
+        }
+    }
+}
+
+impl Running {
+    async fn outcome(&mut self) -> Outcome {
+        let joined = (&mut self.handle).await;
+        self.done = true;
+        joined.unwrap_or_else(|err| Err(format!("the handler's task ended: {err}")))
+    }
+}
+
+/// The HTTP status of an error answer: 2026-07-28 gives some errors a status of their own.
+fn status_for(code: i64, modern: bool) -> StatusCode {
+    if !modern {
+        return StatusCode::OK;
+    }
+    match ErrorCode(code) {
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        ErrorCode::HEADER_MISMATCH
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        | ErrorCode::INVALID_REQUEST
+        | ErrorCode::PARSE_ERROR => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (StatusCode, Vec<u8>) {
+    match outcome {
+        Ok(Ok(response)) => (StatusCode::OK, response),
+        Ok(Err(error)) => (status_for(error.code(), modern), encode_error(Some(id), error)),
+        Err(panic) => (StatusCode::OK, encode_error(Some(id), panic_error(id, &panic))),
+    }
+}
+
+enum First {
+    Done(Outcome),
+    Message(Vec<u8>),
+    Close,
+}
+
+async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
+    let Job { session, http_session, id, request, modern, sse } = job;
+    let cancel = Cancellation::new();
+    if !session.begin(&id, cancel.clone()) {
+        let error = RpcError::invalid_request(format!(
+            "Invalid request: a request with id {id} is still in flight in this session; ids must be unique"
+        ));
+        return reply::json(StatusCode::OK, encode_error(Some(&id), error));
+    }
+    let active = http_session.clone().map(ActiveGuard::new);
+    // Resumable streams (2025-11-25 sessions) number their events and keep them.
+    let resumable = http_session
+        .clone()
+        .filter(|_| session.negotiated().is_some_and(|negotiated| negotiated.version >= ProtocolVersion::V2025_11_25));
+    let (sink, mut messages) = mpsc::channel(shared.options.stream_buffer);
+    let control = Arc::new(StreamControl::default());
+    let delivery = Delivery { sink, cancel, stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()) };
+    let work = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery);
+    let task_session = session.clone();
+    let task_id = id.clone();
+    let handle = tokio::spawn(async move {
+        let outcome = CatchUnwind::new(work).await;
+        task_session.finish(&task_id);
+        outcome
+    });
+    session.attach(&id, handle.abort_handle());
+    let mut running = Running { handle, abort_on_drop: modern, done: false };
+
+    let first = tokio::select! {
+        biased;
+        outcome = running.outcome() => First::Done(outcome),
+        Some(message) = messages.recv() => First::Message(message),
+        () = control.close_requested() => First::Close,
+    };
+    let mut queued = Vec::new();
+    let response = match first {
+        First::Done(outcome) => {
+            while let Ok(message) = messages.try_recv() {
+                queued.push(message);
+            }
+            let (status, response) = encode_outcome(outcome, &id, modern);
+            if queued.is_empty() || !sse {
+                return reply::json(status, response);
+            }
+            Some(response)
+        }
+        First::Message(message) if sse => {
+            queued.push(message);
+            None
+        }
+        First::Message(_) => {
+            // The client takes JSON only: what the handler sends besides the answer is lost.
+            tracing::debug!(%id, "dropping a message the client cannot receive without SSE");
+            let drained = drain_until_done(&mut running, &mut messages).await;
+            let (status, response) = encode_outcome(drained, &id, modern);
+            return reply::json(status, response);
+        }
+        First::Close => None,
+    };
+    let (frames, body) = mpsc::channel(shared.options.stream_buffer);
+    let stream_id = resumable.as_ref().map(|http_session| http_session.next_stream());
+    let stream =
+        Stream { shared: shared.clone(), body: Some(frames), resumable: resumable.zip(stream_id), sequence: 0 };
+    let pump = Pump { stream, running, messages, control, queued, response, id, modern, _active: active };
+    tokio::spawn(pump.run());
+    reply::event_stream(body)
+}
+
+/// Waits for the handler, discarding what it sends meanwhile.
+async fn drain_until_done(running: &mut Running, messages: &mut mpsc::Receiver<Vec<u8>>) -> Outcome {
+    loop {
+        tokio::select! {
+            outcome = running.outcome() => return outcome,
+            message = messages.recv() => if message.is_none() {
+                return running.outcome().await;
+            },
+        }
+    }
+}
+
+/// An SSE response stream, and for resumable sessions the record that lets a client resume it.
+struct Stream {
+    shared: Arc<Shared>,
+    /// The client's open response; None once it went away or the handler closed it.
+    body: Option<mpsc::Sender<Bytes>>,
+    resumable: Option<(Arc<HttpSession>, u64)>,
+    sequence: u64,
+}
+
+impl Stream {
+    async fn prime(&mut self) {
+        let Some((http_session, stream)) = &self.resumable else { return };
+        http_session.streams().entry(*stream).or_default();
+        let frame = sse::priming(&sse::event_id(*stream, 0), self.shared.options.sse_retry.as_millis());
+        self.write_frame(frame).await;
+    }
+
+    async fn send(&mut self, message: &[u8]) {
+        let frame = match &self.resumable {
+            None => sse::message(None, message),
+            Some((http_session, stream)) => {
+                self.sequence += 1;
+                let frame = sse::message(Some(&sse::event_id(*stream, self.sequence)), message);
+                // Storing and handing to a resumed listener happen under one lock, which a
+                // resuming client also takes, so it sees each event exactly once.
+                let mut streams = http_session.streams();
+                let live = streams.entry(*stream).or_default();
+                self.shared.events.store(http_session.session.id(), *stream, self.sequence, frame.clone());
+                live.sequence = self.sequence;
+                if let Some(listener) = &live.listener
+                    && listener.try_send(frame.clone()).is_err()
+                {
+                    // A listener that cannot keep up resumes again from its last event.
+                    live.listener = None;
+                }
+                frame
+            }
+        };
+        self.write_frame(frame).await;
+    }
+
+    async fn write_frame(&mut self, frame: Bytes) {
+        if let Some(body) = &self.body
+            && body.send(frame).await.is_err()
+        {
+            self.body = None;
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some((http_session, stream)) = &self.resumable {
+            let mut streams = http_session.streams();
+            let live = streams.entry(*stream).or_default();
+            live.finished = true;
+            live.listener = None;
+        }
+        self.body = None;
+    }
+}
+
+/// Feeds one SSE response: the handler's messages, keep-alive comments, then the response.
+struct Pump {
+    stream: Stream,
+    running: Running,
+    messages: mpsc::Receiver<Vec<u8>>,
+    control: Arc<StreamControl>,
+    queued: Vec<Vec<u8>>,
+    response: Option<Vec<u8>>,
+    id: RequestId,
+    modern: bool,
+    _active: Option<ActiveGuard>,
+}
+
+impl Pump {
+    async fn run(mut self) {
+        self.stream.prime().await;
+        for message in std::mem::take(&mut self.queued) {
+            self.stream.send(&message).await;
+        }
+        if let Some(response) = self.response.take() {
+            self.stream.send(&response).await;
+            self.stream.finish();
+            return;
+        }
+        let keep_alive = self.stream.shared.options.keep_alive;
+        let mut messages_open = true;
+        let mut close_requested = false;
+        loop {
+            if self.modern && self.stream.body.is_none() {
+                // The client closed the stream of a 2026-07-28 request: that cancels it. The
+                // task is stopped when `running` is dropped.
+                tracing::debug!(id = %self.id, "the client closed the response stream; cancelling the request");
+                return;
+            }
+            let body_closed = {
+                let body = self.stream.body.clone();
+                async move {
+                    match body {
+                        Some(body) => body.closed().await,
+                        None => std::future::pending().await,
+                    }
+                }
+            };
+            tokio::select! {
+                biased;
+                outcome = self.running.outcome() => {
+                    while let Ok(message) = self.messages.try_recv() {
+                        self.stream.send(&message).await;
+                    }
+                    let (_, response) = encode_outcome(outcome, &self.id, self.modern);
+                    self.stream.send(&response).await;
+                    self.stream.finish();
+                    return;
+                }
+                message = self.messages.recv(), if messages_open => match message {
+                    Some(message) => self.stream.send(&message).await,
+                    None => messages_open = false,
+                },
+                () = self.control.close_requested(), if !close_requested => {
+                    close_requested = true;
+                    // The client reconnects with `Last-Event-ID` after the announced delay.
+                    self.stream.body = None;
+                }
+                () = body_closed => self.stream.body = None,
+                () = tokio::time::sleep(keep_alive) => self.stream.write_frame(sse::keep_alive()).await,
+            }
+        }
+    }
+}

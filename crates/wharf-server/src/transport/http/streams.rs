@@ -1,0 +1,143 @@
+//! GET (a 2025 session's standalone stream, or resuming a stream with `Last-Event-ID`) and
+//! DELETE (ending a 2025 session). Neither exists in protocol revision 2026-07-28.
+
+use std::sync::Arc;
+
+use http::header::ACCEPT;
+use http::{HeaderMap, Request, Response, StatusCode};
+use tokio::sync::mpsc;
+use wharf_protocol::{ErrorCode, ProtocolVersion};
+
+use super::Shared;
+use super::body::McpBody;
+use super::headers::{self, LAST_EVENT_ID, PROTOCOL_VERSION};
+use super::post::legacy_session;
+use super::reply;
+use super::sessions::{ActiveGuard, HttpSession};
+use super::sse;
+
+fn is_modern(headers: &HeaderMap) -> bool {
+    headers::text(headers, PROTOCOL_VERSION)
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|version| version.is_stateless())
+}
+
+fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers.get_all(ACCEPT).iter().filter_map(|value| value.to_str().ok()).flat_map(|value| value.split(',')).any(
+        |item| {
+            let media = item.split(';').next().unwrap_or("").trim();
+            media == "*/*" || media.eq_ignore_ascii_case("text/event-stream")
+        },
+    )
+}
+
+pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody> {
+    let headers = request.headers();
+    if is_modern(headers) {
+        return reply::post_only();
+    }
+    if !accepts_event_stream(headers) {
+        return reply::refuse(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::INVALID_REQUEST,
+            "Not acceptable: a GET stream needs `Accept: text/event-stream`",
+        );
+    }
+    let http_session = match legacy_session(shared, headers) {
+        Ok(http_session) => http_session,
+        Err(refusal) => return refusal.response(),
+    };
+    let last_event = headers::text(headers, LAST_EVENT_ID).map(str::to_owned);
+    if let Some(last_event) = last_event {
+        let Some((stream, after)) = sse::parse_event_id(&last_event) else {
+            return reply::refuse(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Bad request: unknown Last-Event-ID",
+            );
+        };
+        if let Some(response) = resume(shared, &http_session, stream, after) {
+            return response;
+        }
+    }
+    standalone(shared, http_session)
+}
+
+/// Replays a stream's events after `after` and, while the stream goes on, hands this GET the
+/// events that follow. None when the session has no such stream (a standalone stream, whose
+/// events are not kept), which the caller answers with a fresh standalone stream.
+fn resume(shared: &Shared, http_session: &HttpSession, stream: u64, after: u64) -> Option<Response<McpBody>> {
+    let mut streams = http_session.streams();
+    let live = streams.get_mut(&stream)?;
+    let replay = shared.events.replay(http_session.session.id(), stream, after);
+    let (frames, body) = mpsc::channel(replay.len() + shared.options.stream_buffer);
+    for (_, frame) in replay {
+        let _ = frames.try_send(frame);
+    }
+    if !live.finished {
+        live.listener = Some(frames);
+    }
+    Some(reply::event_stream(body))
+}
+
+/// The session's stream for messages that belong to no request: list changes, resource
+/// updates. One at a time (409 for a second).
+fn standalone(shared: &Arc<Shared>, http_session: Arc<HttpSession>) -> Response<McpBody> {
+    let Some(mut messages) = http_session.take_standalone() else {
+        return reply::refuse(
+            StatusCode::CONFLICT,
+            ErrorCode::INVALID_REQUEST,
+            "Conflict: this session already has a GET stream open",
+        );
+    };
+    let (frames, body) = mpsc::channel(shared.options.stream_buffer);
+    let resumable =
+        http_session.session.negotiated().is_some_and(|negotiated| negotiated.version >= ProtocolVersion::V2025_11_25);
+    let stream = http_session.next_stream();
+    let keep_alive = shared.options.keep_alive;
+    let retry = shared.options.sse_retry.as_millis();
+    tokio::spawn(async move {
+        let _active = ActiveGuard::new(http_session.clone());
+        let mut sequence = 0;
+        if resumable && frames.send(sse::priming(&sse::event_id(stream, 0), retry)).await.is_err() {
+            http_session.return_standalone(messages);
+            return;
+        }
+        loop {
+            let frame = tokio::select! {
+                message = messages.recv() => match message {
+                    Some(message) => {
+                        sequence += 1;
+                        let id = resumable.then(|| sse::event_id(stream, sequence));
+                        sse::message(id.as_deref(), &message)
+                    }
+                    None => break,
+                },
+                () = frames.closed() => break,
+                () = tokio::time::sleep(keep_alive) => sse::keep_alive(),
+            };
+            if frames.send(frame).await.is_err() {
+                break;
+            }
+        }
+        // The next GET of this session takes over the queue.
+        http_session.return_standalone(messages);
+    });
+    reply::event_stream(body)
+}
+
+pub(crate) fn delete<B>(shared: &Shared, request: Request<B>) -> Response<McpBody> {
+    let headers = request.headers();
+    if is_modern(headers) {
+        return reply::post_only();
+    }
+    let http_session = match legacy_session(shared, headers) {
+        Ok(http_session) => http_session,
+        Err(refusal) => return refusal.response(),
+    };
+    let id = http_session.session.id().to_owned();
+    shared.sessions.remove(&id);
+    shared.events.forget(&id);
+    tracing::debug!(session = %id, "the client ended its session");
+    reply::no_content()
+}
