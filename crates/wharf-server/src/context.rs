@@ -163,6 +163,11 @@ impl RequestContext {
         self.inner.cancel.is_cancelled()
     }
 
+    /// The `progressToken` the client sent, if it asked for progress notifications.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.inner.progress_token.as_ref()
+    }
+
     /// True when the client asked for progress notifications (it sent a `progressToken`).
     pub fn wants_progress(&self) -> bool {
         self.inner.progress_token.is_some()

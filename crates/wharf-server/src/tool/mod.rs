@@ -58,6 +58,17 @@ impl ToolDef {
         }
     }
 
+    /// Replaces the input schema the handler's types give with `schema`, published as it is
+    /// and used to validate arguments. For tools whose arguments are described elsewhere (a
+    /// configuration file, another service); the handler then takes `Args<JsonObject>` or
+    /// its own type that accepts what the schema allows.
+    pub fn input_schema(mut self, schema: JsonObject) -> ToolDef {
+        let owner = format!("tool `{}`", self.definition.name);
+        self.schema = ArgumentSchema::compile(&owner, schema).map(Arc::new).map_err(|err| err.to_string());
+        self.definition.input_schema = self.schema.as_ref().map(|schema| schema.schema().clone()).unwrap_or_default();
+        self
+    }
+
     /// What the tool does, for the model.
     pub fn description(mut self, description: impl Into<String>) -> ToolDef {
         self.definition.description = Some(description.into());

@@ -21,6 +21,7 @@ pub struct HttpOptions {
     pub(crate) event_store_bytes: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) cors: bool,
+    pub(crate) always_stream: bool,
     pub(crate) path: String,
 }
 
@@ -41,6 +42,7 @@ impl Default for HttpOptions {
             event_store_bytes: 1024 * 1024,
             header_read_timeout: Duration::from_secs(30),
             cors: false,
+            always_stream: false,
             path: "/mcp".to_owned(),
         }
     }
@@ -130,6 +132,14 @@ impl HttpOptions {
     /// `Origin` is allowed. Off by default.
     pub fn cors(mut self, enabled: bool) -> HttpOptions {
         self.cors = enabled;
+        self
+    }
+
+    /// Answers every request with an SSE stream when the client accepts one. By default a
+    /// request is answered with `application/json` unless its handler sends notifications or
+    /// requests before its result, which saves the client parsing a stream for most calls.
+    pub fn always_stream(mut self, enabled: bool) -> HttpOptions {
+        self.always_stream = enabled;
         self
     }
 

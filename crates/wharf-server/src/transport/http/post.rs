@@ -337,10 +337,13 @@ fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (StatusCode
     }
 }
 
+/// What decides the form of the answer: the outcome, a message before it, or a request to
+/// close the stream; or nothing, when every answer streams.
 enum First {
     Done(Outcome),
     Message(Vec<u8>),
     Close,
+    Stream,
 }
 
 async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
@@ -371,11 +374,15 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     session.attach(&id, handle.abort_handle());
     let mut running = Running { handle, abort_on_drop: modern, done: false };
 
-    let first = tokio::select! {
-        biased;
-        outcome = running.outcome() => First::Done(outcome),
-        Some(message) = messages.recv() => First::Message(message),
-        () = control.close_requested() => First::Close,
+    let first = if sse && shared.options.always_stream {
+        First::Stream
+    } else {
+        tokio::select! {
+            biased;
+            outcome = running.outcome() => First::Done(outcome),
+            Some(message) = messages.recv() => First::Message(message),
+            () = control.close_requested() => First::Close,
+        }
     };
     let mut queued = Vec::new();
     let response = match first {
@@ -400,7 +407,7 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
             let (status, response) = encode_outcome(drained, &id, modern);
             return reply::json(status, response);
         }
-        First::Close => None,
+        First::Close | First::Stream => None,
     };
     let (frames, body) = mpsc::channel(shared.options.stream_buffer);
     let stream_id = resumable.as_ref().map(|http_session| http_session.next_stream());
