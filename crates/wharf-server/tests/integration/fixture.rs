@@ -140,6 +140,16 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
             .description("Reports progress 0, 50, 100 (and a repeated 50 that must be dropped)"),
         )
         .tool(
+            ToolDef::new("reconnects", |context: RequestContext| async move {
+                context.log(LoggingLevel::Info, None, "before the stream closes").await;
+                context.close_sse_stream();
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                context.log(LoggingLevel::Info, None, "after the stream closed").await;
+                "finished after the stream closed"
+            })
+            .description("Closes its SSE stream early (SSE polling) and finishes later"),
+        )
+        .tool(
             ToolDef::new("logs", |context: RequestContext| async move {
                 context.log(LoggingLevel::Debug, None, "debug message").await;
                 context.log(LoggingLevel::Error, Some("fixture"), json!({"detail": "error message"})).await;

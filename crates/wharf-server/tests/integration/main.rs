@@ -3,6 +3,7 @@
 
 mod faults;
 mod fixture;
+mod http;
 mod prompts_resources;
 mod runtime;
 mod session;

@@ -153,3 +153,15 @@ pub(crate) fn assert_valid(client: &InMemoryClient, version: ProtocolVersion) {
         .collect();
     assert!(failures.is_empty(), "messages that do not match the {version} schema:\n{}", failures.join("\n"));
 }
+
+/// Asserts that one message the server sent, answering or about a `request_method` call,
+/// validates against the schema of `version`.
+pub(crate) fn assert_message_valid(version: ProtocolVersion, message: &Value, request_method: &str) {
+    let mut methods = HashMap::new();
+    if let Some(id) = message.get("id") {
+        methods.insert(id.to_string(), request_method.to_owned());
+    }
+    if let Err(err) = check_message(version, message, &methods) {
+        panic!("a message that does not match the {version} schema: {err}\n  in {message}");
+    }
+}

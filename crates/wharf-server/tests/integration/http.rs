@@ -1,0 +1,370 @@
+//! Streamable HTTP on the wire: raw HTTP/1.1 bytes against `serve_http_on`, for every status
+//! code path of both eras, the limits, SSE streams, resumption and cancellation.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use wharf_protocol::ProtocolVersion;
+use wharf_server::{HttpOptions, Server, serve_http_on};
+
+use crate::fixture::{self, Counters};
+use crate::spec::assert_message_valid;
+
+/// A server on a free loopback port.
+async fn start(server: Server, options: HttpOptions) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(serve_http_on(server, listener, options));
+    port
+}
+
+/// What came back for one request.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|err| panic!("not JSON ({err}): {}", self.body))
+    }
+
+    /// The `data` of every SSE event, parsed; the priming event (empty data) is skipped.
+    fn events(&self) -> Vec<Value> {
+        self.body
+            .split("\n\n")
+            .filter_map(|event| event.lines().find_map(|line| line.strip_prefix("data: ")))
+            .filter(|data| !data.is_empty())
+            .map(|data| serde_json::from_str(data).unwrap())
+            .collect()
+    }
+}
+
+/// Sends one request as raw bytes and reads the whole response (the connection closes after).
+async fn send(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut request = format!("{method} /mcp HTTP/1.1\r\nconnection: close\r\ncontent-length: {}\r\n", body.len());
+    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("host: localhost:{port}\r\n"));
+    }
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    parse(&raw)
+}
+
+fn parse(raw: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(raw);
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+        .collect();
+    let chunked =
+        headers.iter().any(|(name, value)| name.eq_ignore_ascii_case("transfer-encoding") && value == "chunked");
+    let body = if chunked { dechunk(rest) } else { rest.to_owned() };
+    Reply { status, headers, body }
+}
+
+fn dechunk(mut rest: &str) -> String {
+    let mut body = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        body.push_str(&after[..size]);
+        rest = &after[size + 2..];
+    }
+    body
+}
+
+const JSON: [(&str, &str); 2] =
+    [("content-type", "application/json"), ("accept", "application/json, text/event-stream")];
+
+/// A 2025-11-25 session: initialized, with its id.
+async fn session(port: u16) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let reply = send(port, "POST", &JSON, &init.to_string()).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_message_valid(ProtocolVersion::V2025_11_25, &reply.json(), "initialize");
+    let id = reply.header("mcp-session-id").expect("a session id").to_owned();
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", &id), ("mcp-protocol-version", "2025-11-25")];
+    let reply = send(port, "POST", &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(reply.status, 202);
+    assert!(reply.body.is_empty());
+    id
+}
+
+fn call(id: u64, tool: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_2025_session_answers_with_json_and_ends_on_delete() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let id = session(port).await;
+    assert_eq!(id.len(), 32);
+    assert!(id.bytes().all(|byte| byte.is_ascii_hexdigit()));
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let reply = send(port, "POST", &headers, &call(1, "echo", json!({"message": "over http"}))).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "over http");
+    assert_message_valid(ProtocolVersion::V2025_11_25, &reply.json(), "tools/call");
+    // A tool error is a result; a panic is one internal error and the session lives on.
+    let reply = send(port, "POST", &headers, &call(2, "panics", json!({}))).await;
+    assert_eq!(reply.json()["error"]["code"], -32603);
+    let reply = send(port, "POST", &headers, &call(3, "echo", json!({"message": "still"}))).await;
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "still");
+
+    assert_eq!(send(port, "DELETE", &headers, "").await.status, 204);
+    let reply = send(port, "POST", &headers, &call(4, "echo", json!({"message": "gone"}))).await;
+    assert_eq!(reply.status, 404);
+    assert_eq!(send(port, "DELETE", &headers, "").await.status, 404);
+}
+
+#[tokio::test]
+async fn session_headers_are_checked() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let id = session(port).await;
+    let body = call(1, "echo", json!({"message": "x"}));
+    let reply = send(port, "POST", &JSON, &body).await;
+    assert_eq!(reply.status, 400, "no session id");
+    assert!(reply.json()["error"]["message"].as_str().unwrap().contains("Mcp-Session-Id"));
+    let unknown = [JSON[0], JSON[1], ("mcp-session-id", "0123456789abcdef0123456789abcdef")];
+    assert_eq!(send(port, "POST", &unknown, &body).await.status, 404);
+    let bad_version = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "1999-01-01")];
+    assert_eq!(send(port, "POST", &bad_version, &body).await.status, 400);
+    // An older revision's header is accepted on a newer session, as clients send it.
+    let older = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-03-26")];
+    assert_eq!(send(port, "POST", &older, &body).await.status, 200);
+}
+
+#[tokio::test]
+async fn hosts_origins_media_types_and_sizes_are_guarded() {
+    let port = start(fixture::server(), HttpOptions::default().max_body_bytes(1024)).await;
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let evil_host = [JSON[0], JSON[1], ("host", "evil.example.com")];
+    assert_eq!(send(port, "POST", &evil_host, init).await.status, 403);
+    let evil_origin = [JSON[0], JSON[1], ("origin", "http://evil.example.com")];
+    assert_eq!(send(port, "POST", &evil_origin, init).await.status, 403);
+    assert_eq!(send(port, "GET", &[("host", "evil.example.com")], "").await.status, 403);
+    let good_origin = [JSON[0], JSON[1], ("origin", "http://localhost:5173")];
+    assert_eq!(send(port, "POST", &good_origin, init).await.status, 200);
+
+    let big = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(2000));
+    assert_eq!(send(port, "POST", &JSON, &big).await.status, 413);
+    let text = [("content-type", "text/plain"), JSON[1]];
+    assert_eq!(send(port, "POST", &text, init).await.status, 415);
+    let only_html = [JSON[0], ("accept", "text/html")];
+    assert_eq!(send(port, "POST", &only_html, init).await.status, 406);
+    let reply = send(port, "POST", &JSON, "{not json").await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.json()["error"]["code"], -32700);
+    let reply = send(port, "POST", &JSON, r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(send(port, "PUT", &JSON, init).await.status, 405);
+}
+
+fn modern_body(id: u64, method: &str, params: Value) -> String {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+#[tokio::test]
+async fn modern_requests_check_their_headers_and_get_the_status_codes_of_2026() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let headers = |method: &'static str, name: Option<&'static str>| {
+        let mut headers = vec![JSON[0], JSON[1], ("mcp-protocol-version", "2026-07-28"), ("mcp-method", method)];
+        if let Some(name) = name {
+            headers.push(("mcp-name", name));
+        }
+        headers
+    };
+    let echo = modern_body(1, "tools/call", json!({"name": "echo", "arguments": {"message": "modern"}}));
+    let reply = send(port, "POST", &headers("tools/call", Some("echo")), &echo).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert!(reply.header("mcp-session-id").is_none(), "2026-07-28 has no sessions");
+    assert_eq!(reply.json()["result"]["resultType"], "complete");
+    assert_message_valid(ProtocolVersion::V2026_07_28, &reply.json(), "tools/call");
+    // Session headers are ignored on modern requests.
+    let mut with_session = headers("tools/call", Some("echo"));
+    with_session.push(("mcp-session-id", "whatever"));
+    assert_eq!(send(port, "POST", &with_session, &echo).await.status, 200);
+    // The name may come base64-encoded.
+    let encoded = send(port, "POST", &headers("tools/call", Some("=?base64?ZWNobw==?=")), &echo).await;
+    assert_eq!(encoded.status, 200);
+
+    for (headers, expected) in [
+        (headers("tools/list", Some("echo")), "Mcp-Method"),
+        (headers("tools/call", Some("greet")), "Mcp-Name"),
+        (headers("tools/call", None), "Mcp-Name"),
+        (vec![JSON[0], JSON[1], ("mcp-method", "tools/call"), ("mcp-name", "echo")], "MCP-Protocol-Version"),
+    ] {
+        let reply = send(port, "POST", &headers, &echo).await;
+        assert_eq!(reply.status, 400, "{expected}: {reply:?}");
+        assert_eq!(reply.json()["error"]["code"], -32020);
+        assert!(reply.json()["error"]["message"].as_str().unwrap().contains(expected), "{reply:?}");
+        assert_message_valid(ProtocolVersion::V2026_07_28, &reply.json(), "tools/call");
+    }
+
+    let future = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let mut future_headers = headers("tools/list", None);
+    future_headers[2] = ("mcp-protocol-version", "2099-01-01");
+    let reply = send(port, "POST", &future_headers, &future.to_string()).await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.json()["error"]["code"], -32022);
+    assert_eq!(reply.json()["error"]["data"]["requested"], "2099-01-01");
+
+    let no_caps = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+    let reply = send(port, "POST", &headers("tools/list", None), &no_caps.to_string()).await;
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.json()["error"]["code"], -32602);
+
+    let reply = send(port, "POST", &headers("ping", None), &modern_body(4, "ping", json!({}))).await;
+    assert_eq!(reply.status, 404, "removed in 2026-07-28");
+    assert_eq!(reply.json()["error"]["code"], -32601);
+    let reply = send(port, "POST", &headers("nope/nope", None), &modern_body(5, "nope/nope", json!({}))).await;
+    assert_eq!(reply.status, 404);
+    // A tool that does not exist is an ordinary error, answered in-band.
+    let missing = modern_body(6, "tools/call", json!({"name": "nope"}));
+    assert_eq!(send(port, "POST", &headers("tools/call", Some("nope")), &missing).await.status, 200);
+
+    let notification = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(send(port, "POST", &headers("notifications/initialized", None), notification).await.status, 202);
+    let get = [("accept", "text/event-stream"), ("mcp-protocol-version", "2026-07-28")];
+    assert_eq!(send(port, "GET", &get, "").await.status, 405);
+    assert_eq!(send(port, "DELETE", &[("mcp-protocol-version", "2026-07-28")], "").await.status, 405);
+}
+
+#[tokio::test]
+async fn a_handler_that_streams_gets_an_sse_response_with_a_priming_event() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let id = session(port).await;
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str())];
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "progress", "_meta": {"progressToken": "tok"}}});
+    let reply = send(port, "POST", &headers, &body.to_string()).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    assert_eq!(reply.header("x-accel-buffering"), Some("no"));
+    assert!(reply.body.starts_with("id: 1-0\nretry: 500\ndata: \n\n"), "{}", reply.body);
+    let events = reply.events();
+    let progress: Vec<f64> = events.iter().filter_map(|event| event["params"]["progress"].as_f64()).collect();
+    assert_eq!(progress, vec![0.0, 50.0, 100.0]);
+    let last = events.last().unwrap();
+    assert_eq!(last["id"], 7, "the response ends the stream");
+    for event in &events {
+        assert_message_valid(ProtocolVersion::V2025_11_25, event, "tools/call");
+    }
+}
+
+#[tokio::test]
+async fn a_closed_stream_is_resumed_with_last_event_id() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let id = session(port).await;
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str())];
+    let reply = send(port, "POST", &headers, &call(9, "reconnects", json!({}))).await;
+    assert_eq!(reply.status, 200);
+    let events = reply.events();
+    assert_eq!(events.len(), 1, "only the first log arrives before the close: {}", reply.body);
+    assert!(!events.iter().any(|event| event.get("id").is_some()), "no response on the closed stream");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let resume = [("accept", "text/event-stream"), ("mcp-session-id", id.as_str()), ("last-event-id", "1-1")];
+    let resumed = send(port, "GET", &resume, "").await;
+    assert_eq!(resumed.status, 200);
+    let events = resumed.events();
+    assert_eq!(events.len(), 2, "{}", resumed.body);
+    assert_eq!(events[0]["params"]["data"], "after the stream closed");
+    assert_eq!(events[1]["result"]["content"][0]["text"], "finished after the stream closed");
+    assert!(resumed.body.contains("id: 1-3\n"));
+}
+
+#[tokio::test]
+async fn the_standalone_stream_carries_list_changes_and_is_single() {
+    let server = fixture::server();
+    let port = start(server.clone(), HttpOptions::default()).await;
+    let id = session(port).await;
+    let request =
+        format!("GET /mcp HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\nmcp-session-id: {id}\r\n\r\n");
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    let mut buffer = [0u8; 4096];
+    while !seen.contains("\r\n\r\n") {
+        let read = stream.read(&mut buffer).await.unwrap();
+        seen.push_str(&String::from_utf8_lossy(&buffer[..read]));
+    }
+    assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
+    let second = send(port, "GET", &[("accept", "text/event-stream"), ("mcp-session-id", id.as_str())], "").await;
+    assert_eq!(second.status, 409);
+    assert!(server.remove_tool("echo"));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !seen.contains("notifications/tools/list_changed") {
+        let read = tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await.unwrap().unwrap();
+        seen.push_str(&String::from_utf8_lossy(&buffer[..read]));
+    }
+    let get_without_session = send(port, "GET", &[("accept", "text/event-stream")], "").await;
+    assert_eq!(get_without_session.status, 400);
+}
+
+#[tokio::test]
+async fn closing_a_modern_response_cancels_the_handler() {
+    let counters = Arc::new(Counters::default());
+    let port = start(fixture::builder_with(counters.clone()).build().unwrap(), HttpOptions::default()).await;
+    let body = modern_body(1, "tools/call", json!({"name": "slow"}));
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\naccept: application/json, \
+         text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: slow\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    while counters.slow_steps.load(Ordering::SeqCst) < 3 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let stopped_at = counters.slow_steps.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(counters.slow_steps.load(Ordering::SeqCst), stopped_at, "the handler kept working");
+}
+
+#[tokio::test]
+async fn at_the_session_limit_the_idle_session_is_evicted() {
+    let port = start(fixture::server(), HttpOptions::default().max_sessions(1)).await;
+    let first = session(port).await;
+    let second = session(port).await;
+    let body = call(1, "echo", json!({"message": "x"}));
+    let first_headers = [JSON[0], JSON[1], ("mcp-session-id", first.as_str())];
+    assert_eq!(send(port, "POST", &first_headers, &body).await.status, 404);
+    let second_headers = [JSON[0], JSON[1], ("mcp-session-id", second.as_str())];
+    assert_eq!(send(port, "POST", &second_headers, &body).await.status, 200);
+}
