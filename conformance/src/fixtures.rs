@@ -6,8 +6,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use wharf::protocol::{
     AudioContent, BlobResourceContents, ContentBlock, CreateMessageParams, ElicitParams, ElicitSchema,
-    EmbeddedResource, ImageContent, JsonObject, LoggingLevel, OneOrMany, PromptMessage, ResourceContents, Role,
-    SamplingContent, SamplingMessage, TextContent, TextResourceContents,
+    EmbeddedResource, ImageContent, JsonObject, LoggingLevel, PromptMessage, ResourceContents, Role,
+    TextResourceContents,
 };
 use wharf::{Args, Error, PromptDef, RequestContext, ResourceDef, RpcError, Server, TemplateDef, ToolDef};
 
@@ -215,41 +215,8 @@ fn tools() -> Vec<ToolDef> {
 }
 
 async fn sampling(context: RequestContext, Args(args): Args<SamplingArgs>) -> Result<String, RpcError> {
-    let request = CreateMessageParams {
-        messages: vec![SamplingMessage {
-            role: Role::User,
-            content: OneOrMany::One(Box::new(SamplingContent::Text(TextContent {
-                text: args.prompt,
-                annotations: None,
-                meta: None,
-            }))),
-            meta: None,
-        }],
-        max_tokens: 100,
-        model_preferences: None,
-        system_prompt: None,
-        include_context: None,
-        temperature: None,
-        stop_sequences: None,
-        metadata: None,
-        tools: None,
-        tool_choice: None,
-        task: None,
-        meta: None,
-    };
-    let answer = context.create_message(request).await?;
-    let blocks = match answer.content {
-        OneOrMany::One(block) => vec![*block],
-        OneOrMany::Many(blocks) => blocks,
-    };
-    let text: Vec<String> = blocks
-        .into_iter()
-        .filter_map(|block| match block {
-            SamplingContent::Text(text) => Some(text.text),
-            _ => None,
-        })
-        .collect();
-    Ok(format!("LLM response: {}", text.join("\n")))
+    let answer = context.create_message(CreateMessageParams::user_text(args.prompt, 100)).await?;
+    Ok(format!("LLM response: {}", answer.text()))
 }
 
 async fn elicitation(context: RequestContext, Args(args): Args<ElicitationArgs>) -> Result<String, RpcError> {

@@ -5,10 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use wharf::protocol::{
-    CreateMessageParams, ElicitAction, ElicitParams, ElicitSchema, LoggingLevel, OneOrMany, PrimitiveSchema, Role,
-    SamplingContent, SamplingMessage, TextContent,
-};
+use wharf::protocol::{CreateMessageParams, ElicitAction, ElicitParams, ElicitSchema, LoggingLevel, PrimitiveSchema};
 use wharf::{Args, PromptDef, RequestContext, ResourceDef, RpcError, Server, TemplateDef, ToolDef};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -153,44 +150,9 @@ async fn greet_interactively(context: RequestContext) -> Result<String, RpcError
 }
 
 async fn summarize(context: RequestContext, Args(args): Args<SummarizeArgs>) -> Result<String, RpcError> {
-    let request = CreateMessageParams {
-        messages: vec![SamplingMessage {
-            role: Role::User,
-            content: OneOrMany::One(Box::new(SamplingContent::Text(TextContent {
-                text: format!("Summarize in one sentence:\n\n{}", args.text),
-                annotations: None,
-                meta: None,
-            }))),
-            meta: None,
-        }],
-        max_tokens: 200,
-        model_preferences: None,
-        system_prompt: None,
-        include_context: None,
-        temperature: None,
-        stop_sequences: None,
-        metadata: None,
-        tools: None,
-        tool_choice: None,
-        task: None,
-        meta: None,
-    };
+    let request = CreateMessageParams::user_text(format!("Summarize in one sentence:\n\n{}", args.text), 200);
     let answer = context.create_message(request).await?;
-    let text = match answer.content {
-        OneOrMany::One(block) => match *block {
-            SamplingContent::Text(text) => text.text,
-            _ => String::new(),
-        },
-        OneOrMany::Many(blocks) => blocks
-            .into_iter()
-            .filter_map(|block| match block {
-                SamplingContent::Text(text) => Some(text.text),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
-    Ok(format!("Summary from {}: {text}", answer.model))
+    Ok(format!("Summary from {}: {}", answer.model, answer.text()))
 }
 
 /// Builds the demo server.

@@ -182,6 +182,52 @@ pub struct CreateMessageParams {
     pub meta: Option<Box<RequestMeta>>,
 }
 
+impl CreateMessageParams {
+    /// Asks for a completion of one user message of plain text, at most `max_tokens` long.
+    pub fn user_text(text: impl Into<String>, max_tokens: u64) -> CreateMessageParams {
+        CreateMessageParams {
+            messages: vec![SamplingMessage {
+                role: Role::User,
+                content: OneOrMany::One(Box::new(SamplingContent::Text(TextContent {
+                    text: text.into(),
+                    annotations: None,
+                    meta: None,
+                }))),
+                meta: None,
+            }],
+            max_tokens,
+            model_preferences: None,
+            system_prompt: None,
+            include_context: None,
+            temperature: None,
+            stop_sequences: None,
+            metadata: None,
+            tools: None,
+            tool_choice: None,
+            task: None,
+            meta: None,
+        }
+    }
+}
+
+impl CreateMessageResult {
+    /// The text blocks of the answer, joined with newlines; other blocks are skipped.
+    pub fn text(&self) -> String {
+        let blocks: &[SamplingContent] = match &self.content {
+            OneOrMany::One(block) => std::slice::from_ref(&**block),
+            OneOrMany::Many(blocks) => blocks,
+        };
+        let texts: Vec<&str> = blocks
+            .iter()
+            .filter_map(|block| match block {
+                SamplingContent::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.join("\n")
+    }
+}
+
 /// Result of `sampling/createMessage`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CreateMessageResult {
