@@ -45,39 +45,10 @@ fn default_steps() -> u32 {
     5
 }
 
-/// A log severity, as the `log` tool accepts it.
-#[derive(Clone, Copy, serde::Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum Level {
-    Debug,
-    Info,
-    Notice,
-    Warning,
-    Error,
-    Critical,
-    Alert,
-    Emergency,
-}
-
-impl From<Level> for LoggingLevel {
-    fn from(level: Level) -> LoggingLevel {
-        match level {
-            Level::Debug => LoggingLevel::Debug,
-            Level::Info => LoggingLevel::Info,
-            Level::Notice => LoggingLevel::Notice,
-            Level::Warning => LoggingLevel::Warning,
-            Level::Error => LoggingLevel::Error,
-            Level::Critical => LoggingLevel::Critical,
-            Level::Alert => LoggingLevel::Alert,
-            Level::Emergency => LoggingLevel::Emergency,
-        }
-    }
-}
-
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct LogArgs {
     /// The severity.
-    level: Level,
+    level: LoggingLevel,
     /// The message to log.
     message: String,
 }
@@ -174,9 +145,8 @@ pub(crate) fn server() -> Result<Server, wharf::Error> {
         .tool(ToolDef::new("countdown", countdown).description("Count down, reporting progress and logging each step"))
         .tool(
             ToolDef::new("log", |context: RequestContext, Args(args): Args<LogArgs>| async move {
-                let level = LoggingLevel::from(args.level);
-                context.log(level, Some("demo"), args.message.clone()).await;
-                format!("Logged at {level:?}: {}", args.message)
+                context.log(args.level, Some("demo"), args.message.clone()).await;
+                format!("Logged at {:?}: {}", args.level, args.message)
             })
             .description("Send a log message to the client at the given level"),
         )

@@ -7,6 +7,7 @@ use crate::types::common::{JsonObject, RequestMeta};
 
 /// A syslog severity (RFC 5424), ordered from least to most severe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum LoggingLevel {
     /// Detailed debugging information.
