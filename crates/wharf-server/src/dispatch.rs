@@ -7,9 +7,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 use wharf_protocol::{
-    CacheScope, CallToolParams, CallToolResult, ClientCapabilities, ClientNotification, ClientRequest, CompleteParams,
-    CompleteResult, Completion, CompletionReference, DiscoverResult, EmptyResult, ErrorCode, ErrorMessage,
-    GetPromptParams, GetPromptResult, InitializeParams, InitializeResult, JsonObject, JsonRpc2, ListPromptsResult,
+    CacheScope, CallToolParams, CallToolResult, ClientNotification, ClientRequest, CompleteParams, CompleteResult,
+    Completion, CompletionReference, DiscoverResult, EmptyResult, ErrorCode, ErrorMessage, GetPromptParams,
+    GetPromptResult, InitializeParams, InitializeResult, JsonObject, JsonRpc2, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ListenResult, PaginatedParams, ProtocolVersion,
     ReadResourceParams, ReadResourceResult, RequestId, RequestMeta, ResponseMessage, ResultType,
 };
@@ -92,7 +92,9 @@ async fn route(
     if is_stateless(&request) {
         // The request's `_meta` moves into the context; nothing reads it from the params later.
         let meta = std::mem::take(request.meta_mut());
-        let (version, capabilities) = check_stateless_meta(&meta)?;
+        let version = check_stateless_meta(&meta)?;
+        // Checked above: the capabilities are there, and move out of the request.
+        let capabilities = meta.client_capabilities.unwrap_or_default();
         if matches!(
             request,
             ClientRequest::Initialize(_)
@@ -163,8 +165,8 @@ async fn route(
     }
 }
 
-/// Checks the `_meta` every 2026-07-28 request must carry.
-pub(crate) fn check_stateless_meta(meta: &RequestMeta) -> Result<(ProtocolVersion, ClientCapabilities), RpcError> {
+/// Checks the `_meta` every 2026-07-28 request must carry; the revision it names.
+pub(crate) fn check_stateless_meta(meta: &RequestMeta) -> Result<ProtocolVersion, RpcError> {
     let requested = meta.protocol_version.as_deref().ok_or_else(|| {
         RpcError::invalid_params("Invalid params: `_meta` must carry `io.modelcontextprotocol/protocolVersion`")
     })?;
@@ -175,10 +177,12 @@ pub(crate) fn check_stateless_meta(meta: &RequestMeta) -> Result<(ProtocolVersio
                 .with_data(serde_json::json!({ "supported": supported, "requested": requested })),
         )
     })?;
-    let capabilities = meta.client_capabilities.clone().ok_or_else(|| {
-        RpcError::invalid_params("Invalid params: `_meta` must carry `io.modelcontextprotocol/clientCapabilities`")
-    })?;
-    Ok((version, capabilities))
+    if meta.client_capabilities.is_none() {
+        return Err(RpcError::invalid_params(
+            "Invalid params: `_meta` must carry `io.modelcontextprotocol/clientCapabilities`",
+        ));
+    }
+    Ok(version)
 }
 
 fn initialize(

@@ -9,7 +9,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, broadcast, mpsc};
 use wharf_protocol::{
     ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, NotificationMeta, RequestId,
-    ResourceUriParams, ServerNotification, parse_batch,
+    ResourceUriParams, ServerCapabilities, ServerNotification, parse_batch,
 };
 
 use crate::cancel::Cancellation;
@@ -349,7 +349,7 @@ async fn forward_events(server: Server, mut events: broadcast::Receiver<ServerEv
             Err(broadcast::error::RecvError::Lagged(_)) => continue,
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        if let Some(notification) = event_notification(&server, &session, event) {
+        if let Some(notification) = event_notification(&server.capabilities(), &session, &event) {
             send(&session, notification).await;
         }
     }
@@ -357,11 +357,14 @@ async fn forward_events(server: Server, mut events: broadcast::Receiver<ServerEv
 
 /// The notification a server event becomes for one 2025 session, if the session is to hear of
 /// it: list changes for the capabilities offered, and updates of resources it subscribed to.
-pub(crate) fn event_notification(server: &Server, session: &Session, event: ServerEvent) -> Option<Vec<u8>> {
+pub(crate) fn event_notification(
+    capabilities: &ServerCapabilities,
+    session: &Session,
+    event: &ServerEvent,
+) -> Option<Vec<u8>> {
     if !session.is_initialized() {
         return None;
     }
-    let capabilities = server.capabilities();
     let notification = match event {
         ServerEvent::ListChanged(ListKind::Tools) if capabilities.tools.is_some() => {
             ServerNotification::ToolListChanged(NotificationMeta::default())
@@ -372,7 +375,7 @@ pub(crate) fn event_notification(server: &Server, session: &Session, event: Serv
         ServerEvent::ListChanged(ListKind::Resources) if capabilities.resources.is_some() => {
             ServerNotification::ResourceListChanged(NotificationMeta::default())
         }
-        ServerEvent::ResourceUpdated(uri) if session.is_subscribed(&uri) => {
+        ServerEvent::ResourceUpdated(uri) if session.is_subscribed(uri) => {
             ServerNotification::ResourceUpdated(ResourceUriParams { uri: uri.to_string(), meta: None })
         }
         _ => return None,

@@ -50,7 +50,11 @@ impl EventStore for MemoryEventStore {
             return;
         }
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
-        let kept = sessions.entry(session.to_owned()).or_default();
+        // Looked up before inserting, so that storing an event allocates no key.
+        if !sessions.contains_key(session) {
+            sessions.insert(session.to_owned(), Kept::default());
+        }
+        let Some(kept) = sessions.get_mut(session) else { return };
         kept.bytes += frame.len();
         kept.events.push_back((stream, sequence, frame));
         while kept.bytes > self.bytes_per_session {

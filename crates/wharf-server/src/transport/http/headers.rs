@@ -3,7 +3,8 @@
 
 use base64::Engine;
 use http::HeaderMap;
-use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject};
+use http::header::ACCEPT;
+use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, ProtocolVersion};
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
@@ -14,6 +15,24 @@ pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 /// A header's value as text, if present and visible ASCII.
 pub(crate) fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+/// True when `MCP-Protocol-Version` names a stateless revision (2026-07-28): the message is
+/// modern traffic, whatever its body says.
+pub(crate) fn names_stateless_revision(headers: &HeaderMap) -> bool {
+    text(headers, PROTOCOL_VERSION).and_then(ProtocolVersion::parse).is_some_and(|version| version.is_stateless())
+}
+
+/// True when the `Accept` header allows one of `types`; `when_absent` without the header.
+pub(crate) fn accepts(headers: &HeaderMap, types: &[&str], when_absent: bool) -> bool {
+    let mut values = headers.get_all(ACCEPT).iter().filter_map(|value| value.to_str().ok()).peekable();
+    if values.peek().is_none() {
+        return when_absent;
+    }
+    values.flat_map(|value| value.split(',')).any(|item| {
+        let media = item.split(';').next().unwrap_or("").trim();
+        media == "*/*" || types.iter().any(|wanted| media.eq_ignore_ascii_case(wanted))
+    })
 }
 
 /// Decodes a header value that may use the `=?base64?…?=` form for text that is not safe ASCII.

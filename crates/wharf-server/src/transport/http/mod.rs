@@ -55,7 +55,6 @@ pub(crate) struct Shared {
     pub(crate) server: Server,
     pub(crate) options: HttpOptions,
     pub(crate) sessions: SessionTable,
-    pub(crate) events: Arc<dyn EventStore>,
     /// Set once the task that delivers server events to sessions runs.
     event_task: OnceLock<()>,
 }
@@ -69,8 +68,8 @@ impl McpService {
 
     /// The endpoint with an event store of your own, for example one shared by instances.
     pub fn with_event_store(server: Server, options: HttpOptions, events: Arc<dyn EventStore>) -> McpService {
-        let sessions = SessionTable::new(options.session_idle_timeout, options.max_sessions);
-        McpService { shared: Arc::new(Shared { server, options, sessions, events, event_task: OnceLock::new() }) }
+        let sessions = SessionTable::new(events, options.session_idle_timeout, options.max_sessions);
+        McpService { shared: Arc::new(Shared { server, options, sessions, event_task: OnceLock::new() }) }
     }
 
     /// Handles one HTTP request.
@@ -114,7 +113,7 @@ where
         tracing::warn!(?refusal, "refusing a request from an unexpected host or origin");
         return reply::forbidden(refusal);
     }
-    let origin = request.headers().get(http::header::ORIGIN).cloned();
+    let origin = shared.options.cors.then(|| request.headers().get(http::header::ORIGIN).cloned()).flatten();
     let mut response = match *request.method() {
         Method::POST => post::handle(&shared, request).await,
         Method::GET => streams::get(&shared, request).await,
@@ -150,9 +149,10 @@ async fn deliver_events(
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         };
         let Some(shared) = shared.upgrade() else { return };
+        let capabilities = shared.server.capabilities();
         for http_session in shared.sessions.all() {
             let session = &http_session.session;
-            if let Some(notification) = event_notification(&shared.server, session, event.clone()) {
+            if let Some(notification) = event_notification(&capabilities, session, &event) {
                 let _ = session.outbound().try_send(notification);
             }
         }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use http::{HeaderMap, Request, Response, StatusCode};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -44,7 +44,7 @@ where
             "Unsupported media type: POST a JSON-RPC message with `Content-Type: application/json`",
         );
     }
-    if !accepts_any(headers, &["application/json", "text/event-stream"]) {
+    if !headers::accepts(headers, &["application/json", "text/event-stream"], true) {
         return reply::refuse(
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::INVALID_REQUEST,
@@ -75,9 +75,7 @@ where
         Ok(envelope) => envelope,
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
-    let modern_header = headers::text(headers, PROTOCOL_VERSION)
-        .and_then(ProtocolVersion::parse)
-        .is_some_and(|version| version.is_stateless());
+    let modern_header = headers::names_stateless_revision(headers);
     match envelope {
         Envelope::Request { id, method, params } => match ClientRequest::decode(&method, params) {
             Err(error) => {
@@ -133,18 +131,6 @@ fn too_large(limit: usize) -> Response<McpBody> {
 fn is_json(headers: &HeaderMap) -> bool {
     headers.get(CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
         value.split(';').next().is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
-    })
-}
-
-/// True when the `Accept` header is absent or allows one of `types`.
-fn accepts_any(headers: &HeaderMap, types: &[&str]) -> bool {
-    let mut values = headers.get_all(ACCEPT).iter().filter_map(|value| value.to_str().ok()).peekable();
-    if values.peek().is_none() {
-        return true;
-    }
-    values.flat_map(|value| value.split(',')).any(|item| {
-        let media = item.split(';').next().unwrap_or("").trim();
-        media == "*/*" || types.iter().any(|wanted| media.eq_ignore_ascii_case(wanted))
     })
 }
 
@@ -208,11 +194,11 @@ fn answer(
 async fn modern(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, request: ClientRequest) -> Response<McpBody> {
     let default_meta = RequestMeta::default();
     let meta = request.meta().unwrap_or(&default_meta);
-    let Some(version) = meta.protocol_version.as_deref() else {
-        let error = check_stateless_meta(meta).err().unwrap_or_else(|| RpcError::invalid_params("Invalid params"));
-        return reply::json(StatusCode::BAD_REQUEST, encode_error(Some(&id), error));
-    };
-    if let Err(error) = headers::check_modern(headers, &request, version) {
+    // The headers are compared with the revision the body names; without one, the body's own
+    // error (-32602) comes first.
+    if let Some(version) = meta.protocol_version.as_deref()
+        && let Err(error) = headers::check_modern(headers, &request, version)
+    {
         return reply::error(StatusCode::BAD_REQUEST, Some(&id), error);
     }
     if let Err(error) = check_stateless_meta(meta) {
@@ -222,13 +208,13 @@ async fn modern(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, reques
     // client, and no id it uses can collide with another client's.
     let (outbound, _) = mpsc::channel(1);
     let session = Session::new(String::new(), outbound);
-    let sse = accepts_any(headers, &["text/event-stream"]);
+    let sse = headers::accepts(headers, &["text/event-stream"], true);
     run(shared, Job { session, http_session: None, id, request, modern: true, sse }).await
 }
 
 /// A request of a 2025 session; `initialize` makes the session.
 async fn legacy(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, request: ClientRequest) -> Response<McpBody> {
-    let sse = accepts_any(headers, &["text/event-stream"]);
+    let sse = headers::accepts(headers, &["text/event-stream"], true);
     if !matches!(request, ClientRequest::Initialize(_)) {
         let http_session = match legacy_session(shared, headers) {
             Ok(http_session) => http_session,
@@ -238,7 +224,7 @@ async fn legacy(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, reques
         return run(shared, Job { session, http_session: Some(http_session), id, request, modern: false, sse }).await;
     }
     shared.ensure_event_task();
-    let (http_session, ended) = match shared.sessions.create(Session::new) {
+    let http_session = match shared.sessions.create(Session::new) {
         Ok(created) => created,
         Err(CreateError::Full) => {
             let mut response = reply::refuse(
@@ -254,9 +240,6 @@ async fn legacy(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, reques
             return reply::refuse(StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::INTERNAL_ERROR, "Internal error");
         }
     };
-    for ended in ended {
-        shared.events.forget(&ended);
-    }
     let session = http_session.session.clone();
     let delivery = Delivery::new(session.outbound().clone(), Cancellation::new());
     let outcome = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery).await;
@@ -357,9 +340,7 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     }
     let active = http_session.clone().map(ActiveGuard::new);
     // Resumable streams (2025-11-25 sessions) number their events and keep them.
-    let resumable = http_session
-        .clone()
-        .filter(|_| session.negotiated().is_some_and(|negotiated| negotiated.version >= ProtocolVersion::V2025_11_25));
+    let resumable = http_session.clone().filter(|http_session| http_session.is_resumable());
     let (sink, mut messages) = mpsc::channel(shared.options.stream_buffer);
     let control = Arc::new(StreamControl::default());
     let delivery = Delivery { sink, cancel, stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()) };
@@ -457,7 +438,7 @@ impl Stream {
                 // resuming client also takes, so it sees each event exactly once.
                 let mut streams = http_session.streams();
                 let live = streams.entry(*stream).or_default();
-                self.shared.events.store(http_session.session.id(), *stream, self.sequence, frame.clone());
+                self.shared.sessions.events().store(http_session.session.id(), *stream, self.sequence, frame.clone());
                 live.sequence = self.sequence;
                 if let Some(listener) = &live.listener
                     && listener.try_send(frame.clone()).is_err()
@@ -481,10 +462,7 @@ impl Stream {
 
     fn finish(&mut self) {
         if let Some((http_session, stream)) = &self.resumable {
-            let mut streams = http_session.streams();
-            let live = streams.entry(*stream).or_default();
-            live.finished = true;
-            live.listener = None;
+            http_session.finish_stream(*stream);
         }
         self.body = None;
     }

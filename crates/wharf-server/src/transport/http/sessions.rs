@@ -8,11 +8,17 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::sync::mpsc;
+use wharf_protocol::ProtocolVersion;
 
+use super::events::EventStore;
 use crate::session::Session;
 
 /// How many server-initiated messages wait for a session's standalone GET stream.
 const STANDALONE_BUFFER: usize = 16;
+
+/// How many of a session's most recent streams a client may still resume once they ended;
+/// older ones are forgotten (their events may outlive them in the store, bounded by bytes).
+const RESUMABLE_STREAMS: u64 = 64;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -44,6 +50,22 @@ pub(crate) struct LiveStream {
 }
 
 impl HttpSession {
+    /// True when the session's streams number their events and can be resumed: revision
+    /// 2025-11-25 and later.
+    pub(crate) fn is_resumable(&self) -> bool {
+        self.session.negotiated().is_some_and(|negotiated| negotiated.version >= ProtocolVersion::V2025_11_25)
+    }
+
+    /// Marks `stream` as ended: its resumed listener closes, and ended streams older than the
+    /// most recent [`RESUMABLE_STREAMS`] are forgotten.
+    pub(crate) fn finish_stream(&self, stream: u64) {
+        let mut streams = lock(&self.streams);
+        let live = streams.entry(stream).or_default();
+        live.finished = true;
+        live.listener = None;
+        streams.retain(|id, live| !live.finished || id + RESUMABLE_STREAMS > stream);
+    }
+
     pub(crate) fn next_stream(&self) -> u64 {
         self.next_stream.fetch_add(1, Ordering::Relaxed)
     }
@@ -81,10 +103,12 @@ impl Drop for ActiveGuard {
     }
 }
 
-/// Every session the transport knows.
+/// Every session the transport knows; a session that ends, however it ends, takes its stored
+/// events with it.
 #[derive(Debug)]
 pub(crate) struct SessionTable {
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    events: Arc<dyn EventStore>,
     epoch: Instant,
     idle_timeout: Duration,
     max_sessions: usize,
@@ -100,8 +124,12 @@ pub(crate) enum CreateError {
 }
 
 impl SessionTable {
-    pub(crate) fn new(idle_timeout: Duration, max_sessions: usize) -> SessionTable {
-        SessionTable { sessions: Mutex::new(HashMap::new()), epoch: Instant::now(), idle_timeout, max_sessions }
+    pub(crate) fn new(events: Arc<dyn EventStore>, idle_timeout: Duration, max_sessions: usize) -> SessionTable {
+        SessionTable { sessions: Mutex::new(HashMap::new()), events, epoch: Instant::now(), idle_timeout, max_sessions }
+    }
+
+    pub(crate) fn events(&self) -> &dyn EventStore {
+        &*self.events
     }
 
     fn now(&self) -> u64 {
@@ -114,11 +142,11 @@ impl SessionTable {
     }
 
     /// Makes a session with a fresh random id. At the limit, expired sessions go first, then
-    /// the one idle longest; returns the ids of sessions that ended to make room.
+    /// the one idle longest.
     pub(crate) fn create(
         &self,
         outbound_for: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> Arc<Session>,
-    ) -> Result<(Arc<HttpSession>, Vec<String>), CreateError> {
+    ) -> Result<Arc<HttpSession>, CreateError> {
         let id = random_id().map_err(CreateError::Random)?;
         let (sender, receiver) = mpsc::channel(STANDALONE_BUFFER);
         let now = self.now();
@@ -152,7 +180,11 @@ impl SessionTable {
             ended.push(oldest);
         }
         sessions.insert(id, session.clone());
-        Ok((session, ended))
+        drop(sessions);
+        for id in ended {
+            self.events.forget(&id);
+        }
+        Ok(session)
     }
 
     /// The live session with this id; an expired one is removed and reported as gone.
@@ -162,6 +194,8 @@ impl SessionTable {
         let session = sessions.get(id)?;
         if self.is_expired(session, now) {
             sessions.remove(id);
+            drop(sessions);
+            self.events.forget(id);
             return None;
         }
         session.last_seen.store(now, Ordering::Relaxed);
@@ -169,7 +203,9 @@ impl SessionTable {
     }
 
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
-        lock(&self.sessions).remove(id)
+        let removed = lock(&self.sessions).remove(id);
+        self.events.forget(id);
+        removed
     }
 
     /// Every live session, for delivering server events.
@@ -194,20 +230,25 @@ fn random_id() -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::http::events::MemoryEventStore;
 
-    fn table(max: usize) -> SessionTable {
-        SessionTable::new(Duration::from_secs(60), max)
+    fn table_with(idle_timeout: Duration, max: usize) -> SessionTable {
+        SessionTable::new(Arc::new(MemoryEventStore::new(1024)), idle_timeout, max)
     }
 
-    fn make(table: &SessionTable) -> Result<(Arc<HttpSession>, Vec<String>), CreateError> {
+    fn table(max: usize) -> SessionTable {
+        table_with(Duration::from_secs(60), max)
+    }
+
+    fn make(table: &SessionTable) -> Result<Arc<HttpSession>, CreateError> {
         table.create(Session::new)
     }
 
     #[test]
     fn ids_are_random_visible_ascii() {
         let table = table(10);
-        let (first, _) = make(&table).unwrap();
-        let (second, _) = make(&table).unwrap();
+        let first = make(&table).unwrap();
+        let second = make(&table).unwrap();
         let (a, b) = (first.session.id(), second.session.id());
         assert_ne!(a, b);
         assert_eq!(a.len(), 32);
@@ -219,32 +260,46 @@ mod tests {
     #[test]
     fn at_the_limit_the_longest_idle_session_is_evicted_and_active_ones_are_kept() {
         let table = table(2);
-        let (first, _) = make(&table).unwrap();
-        let (second, _) = make(&table).unwrap();
+        let first = make(&table).unwrap();
+        let second = make(&table).unwrap();
+        table.events().store(first.session.id(), 1, 1, Bytes::from_static(b"kept"));
         let _busy = ActiveGuard::new(second.clone());
-        let (_, ended) = make(&table).unwrap();
-        assert_eq!(ended, vec![first.session.id().to_owned()]);
+        let third = make(&table).unwrap();
         assert!(table.get(first.session.id()).is_none());
+        assert!(table.events().replay(first.session.id(), 1, 0).is_empty(), "its events ended with it");
         assert_eq!(table.len(), 2);
         // Now one session is busy and the other idle; one more evicts the idle one.
-        let (_, ended) = make(&table).unwrap();
-        assert_eq!(ended.len(), 1);
-        assert_ne!(ended[0], second.session.id());
+        make(&table).unwrap();
+        assert!(table.get(third.session.id()).is_none());
+        assert!(table.get(second.session.id()).is_some());
     }
 
     #[test]
     fn when_every_session_is_busy_no_new_one_is_made() {
         let table = table(1);
-        let (only, _) = make(&table).unwrap();
+        let only = make(&table).unwrap();
         let _busy = ActiveGuard::new(only);
         assert!(matches!(make(&table), Err(CreateError::Full)));
     }
 
     #[test]
     fn idle_sessions_expire() {
-        let table = SessionTable::new(Duration::ZERO, 10);
-        let (session, _) = make(&table).unwrap();
+        let table = table_with(Duration::ZERO, 10);
+        let session = make(&table).unwrap();
         std::thread::sleep(Duration::from_millis(5));
         assert!(table.get(session.session.id()).is_none());
+    }
+
+    #[test]
+    fn only_the_most_recent_ended_streams_are_kept() {
+        let table = table(1);
+        let session = make(&table).unwrap();
+        for stream in 1..=RESUMABLE_STREAMS + 10 {
+            session.streams().entry(stream).or_default();
+            session.finish_stream(stream);
+        }
+        let streams = session.streams();
+        assert_eq!(streams.len() as u64, RESUMABLE_STREAMS);
+        assert!(streams.contains_key(&(RESUMABLE_STREAMS + 10)) && !streams.contains_key(&10));
     }
 }

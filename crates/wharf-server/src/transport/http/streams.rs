@@ -3,40 +3,24 @@
 
 use std::sync::Arc;
 
-use http::header::ACCEPT;
-use http::{HeaderMap, Request, Response, StatusCode};
+use http::{Request, Response, StatusCode};
 use tokio::sync::mpsc;
-use wharf_protocol::{ErrorCode, ProtocolVersion};
+use wharf_protocol::ErrorCode;
 
 use super::Shared;
 use super::body::McpBody;
-use super::headers::{self, LAST_EVENT_ID, PROTOCOL_VERSION};
+use super::headers::{self, LAST_EVENT_ID};
 use super::post::legacy_session;
 use super::reply;
 use super::sessions::{ActiveGuard, HttpSession};
 use super::sse;
 
-fn is_modern(headers: &HeaderMap) -> bool {
-    headers::text(headers, PROTOCOL_VERSION)
-        .and_then(ProtocolVersion::parse)
-        .is_some_and(|version| version.is_stateless())
-}
-
-fn accepts_event_stream(headers: &HeaderMap) -> bool {
-    headers.get_all(ACCEPT).iter().filter_map(|value| value.to_str().ok()).flat_map(|value| value.split(',')).any(
-        |item| {
-            let media = item.split(';').next().unwrap_or("").trim();
-            media == "*/*" || media.eq_ignore_ascii_case("text/event-stream")
-        },
-    )
-}
-
 pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody> {
     let headers = request.headers();
-    if is_modern(headers) {
+    if headers::names_stateless_revision(headers) {
         return reply::post_only();
     }
-    if !accepts_event_stream(headers) {
+    if !headers::accepts(headers, &["text/event-stream"], false) {
         return reply::refuse(
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::INVALID_REQUEST,
@@ -69,7 +53,7 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
 fn resume(shared: &Shared, http_session: &HttpSession, stream: u64, after: u64) -> Option<Response<McpBody>> {
     let mut streams = http_session.streams();
     let live = streams.get_mut(&stream)?;
-    let replay = shared.events.replay(http_session.session.id(), stream, after);
+    let replay = shared.sessions.events().replay(http_session.session.id(), stream, after);
     let (frames, body) = mpsc::channel(replay.len() + shared.options.stream_buffer);
     for (_, frame) in replay {
         let _ = frames.try_send(frame);
@@ -91,8 +75,7 @@ fn standalone(shared: &Arc<Shared>, http_session: Arc<HttpSession>) -> Response<
         );
     };
     let (frames, body) = mpsc::channel(shared.options.stream_buffer);
-    let resumable =
-        http_session.session.negotiated().is_some_and(|negotiated| negotiated.version >= ProtocolVersion::V2025_11_25);
+    let resumable = http_session.is_resumable();
     let stream = http_session.next_stream();
     let keep_alive = shared.options.keep_alive;
     let retry = shared.options.sse_retry.as_millis();
@@ -128,16 +111,15 @@ fn standalone(shared: &Arc<Shared>, http_session: Arc<HttpSession>) -> Response<
 
 pub(crate) fn delete<B>(shared: &Shared, request: Request<B>) -> Response<McpBody> {
     let headers = request.headers();
-    if is_modern(headers) {
+    if headers::names_stateless_revision(headers) {
         return reply::post_only();
     }
     let http_session = match legacy_session(shared, headers) {
         Ok(http_session) => http_session,
         Err(refusal) => return refusal.response(),
     };
-    let id = http_session.session.id().to_owned();
-    shared.sessions.remove(&id);
-    shared.events.forget(&id);
+    let id = http_session.session.id();
+    shared.sessions.remove(id);
     tracing::debug!(session = %id, "the client ended its session");
     reply::no_content()
 }
