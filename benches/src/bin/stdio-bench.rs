@@ -6,7 +6,8 @@
 //! times, interleaved with the others, and the run with the median throughput is reported,
 //! because one run on a shared two-core machine varies by tens of percent.
 
-use wharf_bench::{Measurement, drive, spawn};
+use wharf_bench::measure::{median, report};
+use wharf_bench::stdio::{drive, spawn};
 
 fn session_setup() -> Vec<String> {
     vec![
@@ -27,23 +28,6 @@ fn stateless_request(id: usize) -> String {
     )
 }
 
-fn report(label: &str, window: usize, measured: &Measurement, baseline: &Measurement) {
-    println!(
-        "{label:<28} {window:>3} in flight  {:>9.0} req/s  p50 {:>7.1} µs  p99 {:>7.1} µs  peak RSS {:>6} KiB  ratio {:>5.2}",
-        measured.throughput,
-        measured.p50.as_secs_f64() * 1e6,
-        measured.p99.as_secs_f64() * 1e6,
-        measured.peak_rss_kib,
-        measured.throughput / baseline.throughput,
-    );
-}
-
-/// The run with the median throughput.
-fn median(mut runs: Vec<Measurement>) -> Measurement {
-    runs.sort_by(|a, b| a.throughput.total_cmp(&b.throughput));
-    runs.swap_remove(runs.len() / 2)
-}
-
 fn main() {
     let target = std::env::var("WHARF_TARGET_DIR").unwrap_or_else(|_| "target/dist".to_owned());
     let wharf = format!("{target}/wharf");
@@ -61,8 +45,9 @@ fn main() {
             stateless.push(drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request));
         }
         let baseline = median(baseline);
-        report("bare serde loop", window, &baseline, &baseline);
-        report("wharf serve (2025 session)", window, &median(session), &baseline);
-        report("wharf serve (2026 stateless)", window, &median(stateless), &baseline);
+        let in_flight = format!("{window} in flight");
+        report("bare serde loop", &in_flight, &baseline, &baseline);
+        report("wharf serve (2025 session)", &in_flight, &median(session), &baseline);
+        report("wharf serve (2026 stateless)", &in_flight, &median(stateless), &baseline);
     }
 }

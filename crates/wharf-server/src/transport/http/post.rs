@@ -2,7 +2,10 @@
 //! when the handler sends nothing else, and an SSE stream when it sends notifications or
 //! requests first (or closes the stream to be resumed later).
 
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
@@ -331,31 +334,62 @@ enum First {
 
 async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     let Job { session, http_session, id, request, modern, sse } = job;
-    let cancel = Cancellation::new();
-    if !session.begin(&id, cancel.clone()) {
-        let error = RpcError::invalid_request(format!(
-            "Invalid request: a request with id {id} is still in flight in this session; ids must be unique"
-        ));
-        return reply::json(StatusCode::OK, encode_error(Some(&id), error));
+    // A 2026-07-28 request has a session of its own, so only 2025 ids can collide.
+    if !modern && session.is_in_flight(&id) {
+        return duplicate_id(&id);
     }
-    let active = http_session.clone().map(ActiveGuard::new);
+    let cancel = Cancellation::new();
     // Resumable streams (2025-11-25 sessions) number their events and keep them.
     let resumable = http_session.clone().filter(|http_session| http_session.is_resumable());
     let (sink, mut messages) = mpsc::channel(shared.options.stream_buffer);
     let control = Arc::new(StreamControl::default());
-    let delivery = Delivery { sink, cancel, stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()) };
-    let work = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery);
+    let delivery =
+        Delivery { sink, cancel: cancel.clone(), stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()) };
+    let mut work =
+        CatchUnwind::new(request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery));
+    let always_stream = sse && shared.options.always_stream;
+
+    // The request is first polled right here, in the connection's task: most handlers finish
+    // without waiting for anything, and those cost no task and no in-flight entry.
+    let mut queued = Vec::new();
+    if !always_stream && let Poll::Ready(outcome) = poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await {
+        while let Ok(message) = messages.try_recv() {
+            queued.push(message);
+        }
+        let (status, response) = encode_outcome(outcome, &id, modern);
+        if queued.is_empty() || !sse {
+            return reply::json(status, response);
+        }
+        let active = http_session.map(ActiveGuard::new);
+        let answer = Answer::Ready(response);
+        return stream_response(
+            shared,
+            resumable,
+            Pump { answer, messages, control, queued, id, modern, _active: active },
+        );
+    }
+
+    // The handler waits for something: it goes on as a task of its own, which a 2025 client
+    // can cancel by id and which outlives a 2025 client's closed connection.
+    if !modern && !session.begin(&id, cancel) {
+        return duplicate_id(&id);
+    }
+    let active = http_session.clone().map(ActiveGuard::new);
     let task_session = session.clone();
     let task_id = id.clone();
     let handle = tokio::spawn(async move {
-        let outcome = CatchUnwind::new(work).await;
-        task_session.finish(&task_id);
+        let outcome = work.await;
+        if !modern {
+            task_session.finish(&task_id);
+        }
         outcome
     });
-    session.attach(&id, handle.abort_handle());
+    if !modern {
+        session.attach(&id, handle.abort_handle());
+    }
     let mut running = Running { handle, abort_on_drop: modern, done: false };
 
-    let first = if sse && shared.options.always_stream {
+    let first = if always_stream {
         First::Stream
     } else {
         tokio::select! {
@@ -365,8 +399,7 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
             () = control.close_requested() => First::Close,
         }
     };
-    let mut queued = Vec::new();
-    let response = match first {
+    let answer = match first {
         First::Done(outcome) => {
             while let Ok(message) = messages.try_recv() {
                 queued.push(message);
@@ -375,11 +408,11 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
             if queued.is_empty() || !sse {
                 return reply::json(status, response);
             }
-            Some(response)
+            Answer::Ready(response)
         }
         First::Message(message) if sse => {
             queued.push(message);
-            None
+            Answer::Running(running)
         }
         First::Message(_) => {
             // The client takes JSON only: what the handler sends besides the answer is lost.
@@ -388,14 +421,25 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
             let (status, response) = encode_outcome(drained, &id, modern);
             return reply::json(status, response);
         }
-        First::Close | First::Stream => None,
+        First::Close | First::Stream => Answer::Running(running),
     };
+    stream_response(shared, resumable, Pump { answer, messages, control, queued, id, modern, _active: active })
+}
+
+fn duplicate_id(id: &RequestId) -> Response<McpBody> {
+    let error = RpcError::invalid_request(format!(
+        "Invalid request: a request with id {id} is still in flight in this session; ids must be unique"
+    ));
+    reply::json(StatusCode::OK, encode_error(Some(id), error))
+}
+
+/// Answers with an SSE stream that `pump` feeds from a task of its own.
+fn stream_response(shared: &Arc<Shared>, resumable: Option<Arc<HttpSession>>, pump: Pump) -> Response<McpBody> {
     let (frames, body) = mpsc::channel(shared.options.stream_buffer);
     let stream_id = resumable.as_ref().map(|http_session| http_session.next_stream());
     let stream =
         Stream { shared: shared.clone(), body: Some(frames), resumable: resumable.zip(stream_id), sequence: 0 };
-    let pump = Pump { stream, running, messages, control, queued, response, id, modern, _active: active };
-    tokio::spawn(pump.run());
+    tokio::spawn(pump.run(stream));
     reply::event_stream(body)
 }
 
@@ -468,42 +512,50 @@ impl Stream {
     }
 }
 
+/// The answer to a streamed request: already encoded, or still being worked out.
+enum Answer {
+    Ready(Vec<u8>),
+    Running(Running),
+}
+
 /// Feeds one SSE response: the handler's messages, keep-alive comments, then the response.
 struct Pump {
-    stream: Stream,
-    running: Running,
+    answer: Answer,
     messages: mpsc::Receiver<Vec<u8>>,
     control: Arc<StreamControl>,
     queued: Vec<Vec<u8>>,
-    response: Option<Vec<u8>>,
     id: RequestId,
     modern: bool,
     _active: Option<ActiveGuard>,
 }
 
 impl Pump {
-    async fn run(mut self) {
-        self.stream.prime().await;
-        for message in std::mem::take(&mut self.queued) {
-            self.stream.send(&message).await;
+    async fn run(self, mut stream: Stream) {
+        let Pump { answer, mut messages, control, queued, id, modern, _active } = self;
+        stream.prime().await;
+        for message in queued {
+            stream.send(&message).await;
         }
-        if let Some(response) = self.response.take() {
-            self.stream.send(&response).await;
-            self.stream.finish();
-            return;
-        }
-        let keep_alive = self.stream.shared.options.keep_alive;
+        let mut running = match answer {
+            Answer::Ready(response) => {
+                stream.send(&response).await;
+                stream.finish();
+                return;
+            }
+            Answer::Running(running) => running,
+        };
+        let keep_alive = stream.shared.options.keep_alive;
         let mut messages_open = true;
         let mut close_requested = false;
         loop {
-            if self.modern && self.stream.body.is_none() {
+            if modern && stream.body.is_none() {
                 // The client closed the stream of a 2026-07-28 request: that cancels it. The
                 // task is stopped when `running` is dropped.
-                tracing::debug!(id = %self.id, "the client closed the response stream; cancelling the request");
+                tracing::debug!(%id, "the client closed the response stream; cancelling the request");
                 return;
             }
             let body_closed = {
-                let body = self.stream.body.clone();
+                let body = stream.body.clone();
                 async move {
                     match body {
                         Some(body) => body.closed().await,
@@ -513,26 +565,26 @@ impl Pump {
             };
             tokio::select! {
                 biased;
-                outcome = self.running.outcome() => {
-                    while let Ok(message) = self.messages.try_recv() {
-                        self.stream.send(&message).await;
+                outcome = running.outcome() => {
+                    while let Ok(message) = messages.try_recv() {
+                        stream.send(&message).await;
                     }
-                    let (_, response) = encode_outcome(outcome, &self.id, self.modern);
-                    self.stream.send(&response).await;
-                    self.stream.finish();
+                    let (_, response) = encode_outcome(outcome, &id, modern);
+                    stream.send(&response).await;
+                    stream.finish();
                     return;
                 }
-                message = self.messages.recv(), if messages_open => match message {
-                    Some(message) => self.stream.send(&message).await,
+                message = messages.recv(), if messages_open => match message {
+                    Some(message) => stream.send(&message).await,
                     None => messages_open = false,
                 },
-                () = self.control.close_requested(), if !close_requested => {
+                () = control.close_requested(), if !close_requested => {
                     close_requested = true;
                     // The client reconnects with `Last-Event-ID` after the announced delay.
-                    self.stream.body = None;
+                    stream.body = None;
                 }
-                () = body_closed => self.stream.body = None,
-                () = tokio::time::sleep(keep_alive) => self.stream.write_frame(sse::keep_alive()).await,
+                () = body_closed => stream.body = None,
+                () = tokio::time::sleep(keep_alive) => stream.write_frame(sse::keep_alive()).await,
             }
         }
     }

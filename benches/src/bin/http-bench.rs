@@ -1,0 +1,205 @@
+//! Run with `scripts/bench`, which builds `wharf` and this program with the `dist` profile.
+//!
+//! Drives Streamable HTTP `tools/call` echo against `wharf serve --http` and against a bare
+//! hyper server (`bare-http-echo`) in the same run: 1, 16 and 64 concurrent clients, each on its
+//! own keep-alive connection with one request outstanding, for modern stateless requests
+//! (2026-07-28) and for 2025-11-25 sessions (one session per client). It prints throughput,
+//! p50/p99 latency, the server's peak RSS and Wharf's throughput as a fraction of the bare
+//! server's, then what 1,000 idle 2025 sessions cost in resident memory. The baseline parses the
+//! modern request body, the larger of the two.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use wharf_bench::http::{Connection, ServerProcess};
+use wharf_bench::measure::{Measurement, median, peak_rss_kib, report, rss_kib};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    Bare,
+    Session,
+    Stateless,
+}
+
+const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+
+fn stateless_body(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}},"name":"echo","arguments":{{"message":"hello, wharf"}}}}}}"#
+    )
+}
+
+fn session_body(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello, wharf"}}}}}}"#
+    )
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Opens a 2025-11-25 session on `connection` and returns its id.
+async fn open_session(connection: &mut Connection) -> String {
+    let response = connection.post("/mcp", &[ACCEPT, JSON], INITIALIZE.as_bytes()).await.expect("initialize");
+    assert_eq!(response.status, 200, "initialize: {}", String::from_utf8_lossy(&response.body));
+    let session = response.session_id.expect("initialize answered without Mcp-Session-Id");
+    let headers = [ACCEPT, JSON, ("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let response = connection.post("/mcp", &headers, INITIALIZED.as_bytes()).await.expect("initialized");
+    assert_eq!(response.status, 202);
+    session
+}
+
+/// One client: `count` requests, one at a time, on its own connection; returns the latencies.
+async fn client(address: SocketAddr, mode: Mode, count: usize, first_id: usize) -> Vec<Duration> {
+    let mut connection = Connection::open(address).await.expect("connect");
+    let session = match mode {
+        Mode::Session => open_session(&mut connection).await,
+        Mode::Bare | Mode::Stateless => String::new(),
+    };
+    let headers: Vec<(&str, &str)> = match mode {
+        Mode::Session => vec![ACCEPT, JSON, ("Mcp-Session-Id", &session), ("MCP-Protocol-Version", "2025-11-25")],
+        Mode::Bare | Mode::Stateless => vec![
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "echo"),
+        ],
+    };
+    let mut latencies = Vec::with_capacity(count);
+    for id in first_id..first_id + count {
+        let body = match mode {
+            Mode::Session => session_body(id),
+            Mode::Bare | Mode::Stateless => stateless_body(id),
+        };
+        let sent = Instant::now();
+        let response = connection.post("/mcp", &headers, body.as_bytes()).await.expect("a response");
+        latencies.push(sent.elapsed());
+        assert!(
+            response.status == 200 && response.body.windows(8).any(|window| window == b"\"result\""),
+            "request {id} failed with {}: {}",
+            response.status,
+            String::from_utf8_lossy(&response.body)
+        );
+    }
+    latencies
+}
+
+/// Lets `clients` clients send `count` requests between them to the server at `address`, and
+/// returns the elapsed time of the measured part with every request's latency.
+fn load(
+    runtime: &tokio::runtime::Runtime,
+    address: SocketAddr,
+    mode: Mode,
+    clients: usize,
+    count: usize,
+) -> (Duration, Vec<Duration>) {
+    let per_client = count / clients;
+    runtime.block_on(async move {
+        let warm_up: Vec<_> =
+            (0..clients).map(|client_number| tokio::spawn(client(address, mode, 10, client_number * 10 + 1))).collect();
+        for warm in warm_up {
+            warm.await.expect("a warm-up client");
+        }
+        let started = Instant::now();
+        let tasks: Vec<_> = (0..clients)
+            .map(|client_number| tokio::spawn(client(address, mode, per_client, 1_000 + client_number * per_client)))
+            .collect();
+        let mut latencies = Vec::with_capacity(count);
+        for task in tasks {
+            latencies.extend(task.await.expect("a client"));
+        }
+        (started.elapsed(), latencies)
+    })
+}
+
+/// Starts a fresh server, lets `clients` clients send `count` requests between them, and
+/// measures. Each client first sends a few untimed requests, so connection and session set-up
+/// are not part of the measurement.
+fn run(
+    runtime: &tokio::runtime::Runtime,
+    program: &str,
+    args: &[&str],
+    mode: Mode,
+    clients: usize,
+    count: usize,
+) -> Measurement {
+    let server = ServerProcess::start(program, args);
+    let (elapsed, latencies) = load(runtime, server.address, mode, clients, count);
+    Measurement::new(latencies.len(), elapsed, latencies, peak_rss_kib(server.pid()))
+}
+
+/// Resident memory that `sessions` idle 2025-11-25 sessions add to `wharf serve --http`, in
+/// bytes per session: sessions are opened (initialize, then notifications/initialized) on one
+/// connection, which then closes, and the growth is measured against a server that already
+/// holds a few sessions, so one-time allocations are not counted.
+fn idle_session_cost(runtime: &tokio::runtime::Runtime, wharf: &str, sessions: usize) -> (u64, f64) {
+    let server = ServerProcess::start(wharf, &["serve", "--http", "{addr}"]);
+    let address = server.address;
+    let open = |count: usize| {
+        runtime.block_on(async move {
+            let mut connection = Connection::open(address).await.expect("connect");
+            for _ in 0..count {
+                open_session(&mut connection).await;
+            }
+        })
+    };
+    open(20);
+    std::thread::sleep(Duration::from_millis(200));
+    let before = rss_kib(server.pid());
+    open(sessions);
+    std::thread::sleep(Duration::from_millis(200));
+    let after = rss_kib(server.pid());
+    let growth = after.saturating_sub(before);
+    (after, growth as f64 * 1024.0 / sessions as f64)
+}
+
+fn main() {
+    let target = std::env::var("WHARF_TARGET_DIR").unwrap_or_else(|_| "target/dist".to_owned());
+    let wharf = format!("{target}/wharf");
+    let bare = format!("{target}/bare-http-echo");
+    let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(40_000);
+    let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
+    // The load generator runs on one thread, so the servers keep the rest of the machine.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+
+    // `http-bench --against ADDRESS session|stateless CLIENTS REQUESTS` only sends load to a
+    // server started by hand, under a profiler for instance.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, address, mode, clients, requests] = args.as_slice()
+        && flag == "--against"
+    {
+        let address = address.parse().expect("an address like 127.0.0.1:8080");
+        let mode = if mode == "session" { Mode::Session } else { Mode::Stateless };
+        let (clients, requests) =
+            (clients.parse().expect("a client count"), requests.parse().expect("a request count"));
+        let (elapsed, latencies) = load(&runtime, address, mode, clients, requests);
+        let measured = Measurement::new(latencies.len(), elapsed, latencies, 0);
+        report(&format!("{mode:?} against {address}"), &format!("{clients} clients"), &measured, &measured);
+        return;
+    }
+
+    for clients in [1usize, 16, 64] {
+        let n = if clients == 1 { count / 4 } else { count };
+        let (mut baseline, mut session, mut stateless) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            baseline.push(run(&runtime, &bare, &["{addr}"], Mode::Bare, clients, n));
+            session.push(run(&runtime, &wharf, &["serve", "--http", "{addr}"], Mode::Session, clients, n));
+            stateless.push(run(&runtime, &wharf, &["serve", "--http", "{addr}"], Mode::Stateless, clients, n));
+        }
+        let baseline = median(baseline);
+        let concurrency = format!("{clients} clients");
+        report("bare hyper echo", &concurrency, &baseline, &baseline);
+        report("wharf --http (2025 session)", &concurrency, &median(session), &baseline);
+        report("wharf --http (2026 stateless)", &concurrency, &median(stateless), &baseline);
+    }
+
+    let sessions = 1_000;
+    let (rss, per_session) = idle_session_cost(&runtime, &wharf, sessions);
+    println!(
+        "{sessions} idle 2025 sessions: {:.0} bytes ({:.2} KiB) of resident memory each; server RSS {rss} KiB",
+        per_session,
+        per_session / 1024.0
+    );
+}

@@ -1,0 +1,71 @@
+//! What a benchmark run measured, and reading a process's memory from `/proc`.
+
+use std::time::Duration;
+
+/// What one run measured.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    /// Requests answered per second.
+    pub throughput: f64,
+    /// Median latency.
+    pub p50: Duration,
+    /// 99th-percentile latency.
+    pub p99: Duration,
+    /// The server's peak resident memory, in KiB.
+    pub peak_rss_kib: u64,
+}
+
+impl Measurement {
+    /// Summarizes `count` requests answered in `elapsed`, with one latency per request.
+    pub fn new(count: usize, elapsed: Duration, mut latencies: Vec<Duration>, peak_rss_kib: u64) -> Measurement {
+        assert!(!latencies.is_empty(), "a run without answers measured nothing");
+        latencies.sort_unstable();
+        Measurement {
+            throughput: count as f64 / elapsed.as_secs_f64(),
+            p50: latencies[latencies.len() / 2],
+            p99: latencies[latencies.len() * 99 / 100],
+            peak_rss_kib,
+        }
+    }
+}
+
+/// The run with the median throughput: one run on a shared two-core machine varies by tens of
+/// percent, so every configuration runs several times and the middle one is reported.
+pub fn median(mut runs: Vec<Measurement>) -> Measurement {
+    runs.sort_by(|a, b| a.throughput.total_cmp(&b.throughput));
+    runs.swap_remove(runs.len() / 2)
+}
+
+/// Prints one line of a report: `measured` and its throughput as a fraction of `baseline`'s.
+pub fn report(label: &str, concurrency: &str, measured: &Measurement, baseline: &Measurement) {
+    println!(
+        "{label:<30} {concurrency:<14} {:>9.0} req/s  p50 {:>7.1} µs  p99 {:>7.1} µs  peak RSS {:>6} KiB  ratio {:>5.2}",
+        measured.throughput,
+        measured.p50.as_secs_f64() * 1e6,
+        measured.p99.as_secs_f64() * 1e6,
+        measured.peak_rss_kib,
+        measured.throughput / baseline.throughput,
+    );
+}
+
+/// `VmHWM` (peak resident memory) of a process, in KiB (0 where `/proc` is not available).
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    proc_status_kib(pid, "VmHWM:")
+}
+
+/// `VmRSS` (resident memory now) of a process, in KiB (0 where `/proc` is not available).
+pub fn rss_kib(pid: u32) -> u64 {
+    proc_status_kib(pid, "VmRSS:")
+}
+
+fn proc_status_kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|line| line.starts_with(field))
+                .and_then(|line| line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()))
+        })
+        .unwrap_or(0)
+}

@@ -1,0 +1,105 @@
+//! Driving a child process that speaks newline-delimited JSON-RPC on its stdin and stdout.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Instant;
+
+use crate::measure::{Measurement, peak_rss_kib};
+
+/// Starts `program` with `args`, speaking on its stdin and stdout.
+pub fn spawn(program: &str, args: &[&str]) -> Child {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|err| panic!("cannot start {program}: {err}"))
+}
+
+/// Sends `setup` lines and waits for one reply line each, then sends `count` requests made by
+/// `request(id)`, keeping at most `window` unanswered, and measures the answers. Request ids
+/// are the integers `1..=count`.
+pub fn drive(
+    mut child: Child,
+    setup: &[String],
+    count: usize,
+    window: usize,
+    request: impl Fn(usize) -> String + Send + 'static,
+) -> Measurement {
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::with_capacity(1 << 16, child.stdout.take().unwrap());
+    let mut line = String::new();
+    for message in setup {
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+        if message.contains("\"id\"") {
+            line.clear();
+            stdout.read_line(&mut line).unwrap();
+        }
+    }
+
+    let sent_at: Arc<Mutex<Vec<Option<Instant>>>> = Arc::new(Mutex::new(vec![None; count + 1]));
+    let credits = Arc::new((Mutex::new(window), Condvar::new()));
+    let writer = {
+        let sent_at = sent_at.clone();
+        let credits = credits.clone();
+        std::thread::spawn(move || {
+            let mut buffer = Vec::with_capacity(1 << 16);
+            for id in 1..=count {
+                {
+                    let (lock, ready) = &*credits;
+                    let mut available = lock.lock().unwrap();
+                    if *available == 0 && !buffer.is_empty() {
+                        // Flush what is queued before waiting, or the window never drains.
+                        drop(available);
+                        stdin.write_all(&buffer).unwrap();
+                        stdin.flush().unwrap();
+                        buffer.clear();
+                        available = lock.lock().unwrap();
+                    }
+                    while *available == 0 {
+                        available = ready.wait(available).unwrap();
+                    }
+                    *available -= 1;
+                }
+                sent_at.lock().unwrap()[id] = Some(Instant::now());
+                buffer.extend_from_slice(request(id).as_bytes());
+                buffer.push(b'\n');
+                let more_credits = *credits.0.lock().unwrap() > 0;
+                if !more_credits || buffer.len() > 32 * 1024 || id == count {
+                    stdin.write_all(&buffer).unwrap();
+                    stdin.flush().unwrap();
+                    buffer.clear();
+                }
+            }
+            stdin
+        })
+    };
+
+    let started = Instant::now();
+    let mut latencies = Vec::with_capacity(count);
+    let mut received = 0;
+    while received < count {
+        line.clear();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            panic!("the server closed its stdout after {received} answers");
+        }
+        let value: serde_json::Value = serde_json::from_str(line.trim_end()).expect("a JSON reply");
+        let Some(id) = value.get("id").and_then(serde_json::Value::as_u64) else { continue };
+        assert!(value.get("result").is_some(), "request {id} failed: {line}");
+        let sent = sent_at.lock().unwrap()[id as usize].expect("an answer to a request not yet sent");
+        latencies.push(sent.elapsed());
+        received += 1;
+        let (lock, ready) = &*credits;
+        *lock.lock().unwrap() += 1;
+        ready.notify_one();
+    }
+    let elapsed = started.elapsed();
+    let peak_rss_kib = peak_rss_kib(child.id());
+    let stdin = writer.join().unwrap();
+    drop(stdin);
+    let _ = child.wait();
+    Measurement::new(count, elapsed, latencies, peak_rss_kib)
+}
