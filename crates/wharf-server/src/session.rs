@@ -13,6 +13,14 @@ use wharf_protocol::{ClientCapabilities, ErrorObject, Implementation, LoggingLev
 use crate::cancel::Cancellation;
 use crate::extensions::Extensions;
 
+/// The answer of [`Session::admits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Admission {
+    Admitted,
+    DuplicateId,
+    TooMany,
+}
+
 /// Serialized JSON-RPC messages on their way to the client, one message per item.
 pub(crate) type Outbound = mpsc::Sender<Vec<u8>>;
 
@@ -114,6 +122,19 @@ impl Session {
     /// True while a request with this id is registered as in flight.
     pub(crate) fn is_in_flight(&self, id: &RequestId) -> bool {
         lock(&self.in_flight).contains_key(id)
+    }
+
+    /// Whether a new request with this id may start: no request with the same id is running,
+    /// and fewer than `limit` are.
+    pub(crate) fn admits(&self, id: &RequestId, limit: usize) -> Admission {
+        let in_flight = lock(&self.in_flight);
+        if in_flight.contains_key(id) {
+            Admission::DuplicateId
+        } else if in_flight.len() >= limit {
+            Admission::TooMany
+        } else {
+            Admission::Admitted
+        }
     }
 
     /// Registers a request in flight; false if a request with the same id is still running.

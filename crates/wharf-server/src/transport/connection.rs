@@ -149,10 +149,7 @@ async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Sema
         match batch {
             Err(error) => send(session, decode_error_response(error)).await,
             Ok(_) if !allowed => {
-                let error = RpcError::invalid_request(
-                    "Invalid request: JSON-RPC batches are accepted only in sessions of protocol revision 2025-03-26",
-                );
-                send(session, encode_error(None, error)).await;
+                send(session, encode_error(None, batches_refused())).await;
             }
             Ok(items) => {
                 let items: Vec<Vec<u8>> = items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect();
@@ -259,6 +256,13 @@ async fn guarded(work: impl Future<Output = Vec<u8>>, id: &RequestId) -> Vec<u8>
     response_or_panic(CatchUnwind::new(work).await, id)
 }
 
+/// The error a batch outside a 2025-03-26 session is refused with.
+pub(crate) fn batches_refused() -> RpcError {
+    RpcError::invalid_request(
+        "Invalid request: JSON-RPC batches are accepted only in sessions of protocol revision 2025-03-26",
+    )
+}
+
 /// The response a request's work produced, or an internal error if it panicked.
 fn response_or_panic(outcome: Result<Vec<u8>, String>, id: &RequestId) -> Vec<u8> {
     outcome.unwrap_or_else(|panic| encode_error(Some(id), panic_error(id, &panic)))
@@ -275,19 +279,28 @@ pub(crate) fn panic_error(id: &RequestId, panic: &str) -> RpcError {
 
 /// Handles a JSON-RPC batch (2025-03-26 only): every request in it is answered in one array.
 async fn handle_batch(server: Server, session: Arc<Session>, items: Vec<Vec<u8>>) {
+    if let Some(array) = answer_batch(&server, &session, &items).await {
+        send(&session, array).await;
+    }
+}
+
+/// Handles the messages of a JSON-RPC batch in order and returns the array of the responses to
+/// its requests, or `None` when it held only notifications and responses (which get no answer).
+/// Both transports use it.
+pub(crate) async fn answer_batch(server: &Server, session: &Arc<Session>, items: &[Vec<u8>]) -> Option<Vec<u8>> {
     let mut responses: Vec<Vec<u8>> = Vec::new();
-    for item in &items {
+    for item in items {
         match Envelope::parse(item) {
             Err(error) => responses.push(decode_error_response(error)),
             Ok(Envelope::Request { id, method, params }) => match ClientRequest::decode(&method, params) {
                 Err(error) => responses.push(encode_error(Some(&id), RpcError::from(error.to_error_object()))),
-                Ok(request) => responses.push(answer_now(&server, &session, &id, request).await),
+                Ok(request) => responses.push(answer_now(server, session, &id, request).await),
             },
-            Ok(other) => handle_incoming(&session, other),
+            Ok(other) => handle_incoming(session, other),
         }
     }
     if responses.is_empty() {
-        return;
+        return None;
     }
     let mut array = Vec::with_capacity(responses.iter().map(Vec::len).sum::<usize>() + responses.len() + 2);
     array.push(b'[');
@@ -298,7 +311,7 @@ async fn handle_batch(server: Server, session: Arc<Session>, items: Vec<Vec<u8>>
         array.extend_from_slice(response);
     }
     array.push(b']');
-    send(&session, array).await;
+    Some(array)
 }
 
 /// Appends `first` and whatever else is already queued, one line each, up to the batch size.

@@ -182,8 +182,48 @@ async fn hosts_origins_media_types_and_sizes_are_guarded() {
     assert_eq!(reply.status, 400);
     assert_eq!(reply.json()["error"]["code"], -32700);
     let reply = send(port, "POST", &JSON, r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).await;
-    assert_eq!(reply.status, 400);
+    assert_eq!(reply.status, 400, "a batch outside a 2025-03-26 session");
+    assert_eq!(reply.json()["error"]["code"], -32600);
     assert_eq!(send(port, "PUT", &JSON, init).await.status, 405);
+}
+
+#[tokio::test]
+async fn a_2025_03_26_session_may_post_batches() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let reply = send(port, "POST", &JSON, &init.to_string()).await;
+    assert_eq!(reply.json()["result"]["protocolVersion"], "2025-03-26");
+    let id = reply.header("mcp-session-id").unwrap().to_owned();
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str())];
+    // Notifications and responses only: nothing to answer.
+    let reply = send(port, "POST", &headers, r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#).await;
+    assert_eq!(reply.status, 202);
+    let batch = format!(
+        r#"[{},{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":1,"progress":1}}}},{{"jsonrpc":"2.0","id":"p","method":"ping"}},{{"jsonrpc":"2.0","id":9,"method":"no/such"}}]"#,
+        call(1, "echo", json!({"message": "batched"}))
+    );
+    let reply = send(port, "POST", &headers, &batch).await;
+    assert_eq!(reply.status, 200);
+    let answers = reply.json();
+    let answers = answers.as_array().expect("an array of responses");
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    assert_eq!(answers[0]["result"]["content"][0]["text"], "batched");
+    assert_eq!(answers[1]["id"], "p");
+    assert_eq!(answers[1]["result"], json!({}));
+    assert_eq!(answers[2]["error"]["code"], -32601);
+    for answer in answers {
+        assert_message_valid(ProtocolVersion::V2025_03_26, answer, "batch");
+    }
+    let reply = send(port, "POST", &headers, "[]").await;
+    assert_eq!(reply.status, 400, "an empty batch");
+    assert_eq!(reply.json()["error"]["code"], -32600);
+    // A batch in a 2025-11-25 session is refused.
+    let newer = session(port).await;
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", newer.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let reply = send(port, "POST", &headers, r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).await;
+    assert_eq!(reply.status, 400);
+    assert!(reply.json()["error"]["message"].as_str().unwrap().contains("2025-03-26"));
 }
 
 fn modern_body(id: u64, method: &str, params: Value) -> String {
@@ -367,4 +407,42 @@ async fn at_the_session_limit_the_idle_session_is_evicted() {
     assert_eq!(send(port, "POST", &first_headers, &body).await.status, 404);
     let second_headers = [JSON[0], JSON[1], ("mcp-session-id", second.as_str())];
     assert_eq!(send(port, "POST", &second_headers, &body).await.status, 200);
+}
+
+#[tokio::test]
+async fn a_session_over_its_in_flight_bound_gets_429_until_one_finishes() {
+    let counters = Arc::new(Counters::default());
+    let server = fixture::builder_with(counters.clone()).max_in_flight(2).build().unwrap();
+    let port = start(server, HttpOptions::default()).await;
+    let id = session(port).await;
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let mut slow_requests = Vec::new();
+    for request_id in [1, 2] {
+        let body = call(request_id, "slow", json!({}));
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\naccept: application/json, \
+             text/event-stream\r\nmcp-session-id: {id}\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        slow_requests.push(stream);
+    }
+    // Both handlers are running once the shared step counter moved twice per step.
+    while counters.slow_steps.load(Ordering::SeqCst) < 4 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let reply = send(port, "POST", &headers, &call(3, "echo", json!({"message": "one too many"}))).await;
+    assert_eq!(reply.status, 429, "{reply:?}");
+    assert_eq!(reply.header("retry-after"), Some("1"));
+    assert_eq!(reply.json()["id"], 3);
+    assert_eq!(reply.json()["error"]["code"], -32603);
+    assert!(reply.json()["error"]["message"].as_str().unwrap().contains("2 requests in flight"));
+
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    assert_eq!(send(port, "POST", &headers, cancel).await.status, 202);
+    let reply = send(port, "POST", &headers, &call(4, "echo", json!({"message": "room again"}))).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "room again");
+    drop(slow_requests);
 }

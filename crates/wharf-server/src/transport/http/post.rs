@@ -13,7 +13,8 @@ use http::{HeaderMap, Request, Response, StatusCode};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use wharf_protocol::{
-    ClientNotification, ClientRequest, Envelope, ErrorCode, ErrorObject, ProtocolVersion, RequestId, RequestMeta,
+    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, ProtocolVersion, RequestId,
+    RequestMeta, parse_batch,
 };
 
 use super::Shared;
@@ -29,8 +30,8 @@ use crate::dispatch::{
 };
 use crate::error::RpcError;
 use crate::panic::CatchUnwind;
-use crate::session::Session;
-use crate::transport::connection::panic_error;
+use crate::session::{Admission, Session};
+use crate::transport::connection::{answer_batch, batches_refused, panic_error};
 
 pub(crate) async fn handle<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody>
 where
@@ -67,12 +68,8 @@ where
         }
     };
     let message = bytes.trim_ascii();
-    if message.starts_with(b"[") {
-        return reply::refuse(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::INVALID_REQUEST,
-            "Invalid request: POST one JSON-RPC message; batches are not accepted over HTTP",
-        );
+    if let Some(batch) = parse_batch(message) {
+        return post_batch(shared, headers, batch).await;
     }
     let envelope = match Envelope::parse(message) {
         Ok(envelope) => envelope,
@@ -120,6 +117,35 @@ where
             tracing::warn!(code = error.code.0, message = %error.message, "the client reported an error");
             reply::accepted()
         }
+    }
+}
+
+/// A JSON-RPC batch, which only a 2025-03-26 session may send: its requests are answered in
+/// one JSON array, and a batch of notifications and responses only gets 202.
+async fn post_batch(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    batch: Result<Vec<&serde_json::value::RawValue>, DecodeError>,
+) -> Response<McpBody> {
+    let items: Vec<Vec<u8>> = match batch {
+        Ok(items) => items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect(),
+        Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
+    };
+    let http_session = match legacy_session(shared, headers) {
+        Ok(http_session) => http_session,
+        Err(SessionRefusal::Missing) => {
+            return reply::json(StatusCode::BAD_REQUEST, encode_error(None, batches_refused()));
+        }
+        Err(refusal) => return refusal.response(),
+    };
+    let session = &http_session.session;
+    if !session.negotiated().is_some_and(|negotiated| negotiated.version.allows_batches()) {
+        return reply::json(StatusCode::BAD_REQUEST, encode_error(None, batches_refused()));
+    }
+    let _active = ActiveGuard::new(http_session.clone());
+    match answer_batch(&shared.server, session, &items).await {
+        Some(array) => reply::json(StatusCode::OK, array),
+        None => reply::accepted(),
     }
 }
 
@@ -334,9 +360,15 @@ enum First {
 
 async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     let Job { session, http_session, id, request, modern, sse } = job;
-    // A 2026-07-28 request has a session of its own, so only 2025 ids can collide.
-    if !modern && session.is_in_flight(&id) {
-        return duplicate_id(&id);
+    // A 2026-07-28 request has a session of its own, so only 2025 ids can collide. The bound
+    // on a session's requests in flight is the HTTP form of stdio's backpressure: a client
+    // cannot be made to wait for its own reads here, so the request over the bound is refused.
+    if !modern {
+        match session.admits(&id, shared.server.options().max_in_flight) {
+            Admission::Admitted => {}
+            Admission::DuplicateId => return duplicate_id(&id),
+            Admission::TooMany => return too_many_in_flight(&id, shared.server.options().max_in_flight),
+        }
     }
     let cancel = Cancellation::new();
     // Resumable streams (2025-11-25 sessions) number their events and keep them.
@@ -431,6 +463,16 @@ fn duplicate_id(id: &RequestId) -> Response<McpBody> {
         "Invalid request: a request with id {id} is still in flight in this session; ids must be unique"
     ));
     reply::json(StatusCode::OK, encode_error(Some(id), error))
+}
+
+fn too_many_in_flight(id: &RequestId, limit: usize) -> Response<McpBody> {
+    let error = RpcError::from(ErrorObject::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("Too many requests: this session already has {limit} requests in flight; retry when one finishes"),
+    ));
+    let mut response = reply::json(StatusCode::TOO_MANY_REQUESTS, encode_error(Some(id), error));
+    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }
 
 /// Answers with an SSE stream that `pump` feeds from a task of its own.
