@@ -95,18 +95,8 @@ async fn route(
         let version = check_stateless_meta(&meta)?;
         // Checked above: the capabilities are there, and move out of the request.
         let capabilities = meta.client_capabilities.unwrap_or_default();
-        if matches!(
-            request,
-            ClientRequest::Initialize(_)
-                | ClientRequest::Ping(_)
-                | ClientRequest::SetLevel(_)
-                | ClientRequest::Subscribe(_)
-                | ClientRequest::Unsubscribe(_)
-        ) {
-            return Err(RpcError::method_not_found(format!(
-                "Method not found: `{}` does not exist in protocol revision {version}",
-                request.method()
-            )));
+        if removed_in_stateless(request.method()) {
+            return Err(removed_method(request.method(), version));
         }
         let context = RequestContext::new(ContextParts {
             id: id.clone(),
@@ -163,6 +153,16 @@ async fn route(
             serve(server, &context, id, request).await
         }
     }
+}
+
+/// True for the session methods that 2026-07-28 removed: a stateless request for one of them
+/// is answered -32601 before its params are even read.
+pub(crate) fn removed_in_stateless(method: &str) -> bool {
+    matches!(method, "initialize" | "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe")
+}
+
+pub(crate) fn removed_method(method: &str, version: ProtocolVersion) -> RpcError {
+    RpcError::method_not_found(format!("Method not found: `{method}` does not exist in protocol revision {version}"))
 }
 
 /// Checks the `_meta` every 2026-07-28 request must carry; the revision it names.

@@ -135,9 +135,11 @@ impl HttpOptions {
         self
     }
 
-    /// Answers every request with an SSE stream when the client accepts one. By default a
-    /// request is answered with `application/json` unless its handler sends notifications or
-    /// requests before its result, which saves the client parsing a stream for most calls.
+    /// Answers every request of a 2025 session with an SSE stream when the client accepts one.
+    /// By default a request is answered with `application/json` unless its handler sends
+    /// notifications or requests before its result, which saves the client parsing a stream for
+    /// most calls. 2026-07-28 requests always start that way, because their errors carry HTTP
+    /// status codes that a stream, once begun, can no longer change.
     pub fn always_stream(mut self, enabled: bool) -> HttpOptions {
         self.always_stream = enabled;
         self

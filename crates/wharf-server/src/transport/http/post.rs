@@ -26,7 +26,8 @@ use super::sse;
 use crate::cancel::Cancellation;
 use crate::context::StreamControl;
 use crate::dispatch::{
-    Delivery, answer_value, check_stateless_meta, encode_error, handle_notification, is_stateless, request_outcome,
+    Delivery, answer_value, check_stateless_meta, encode_error, handle_notification, is_stateless,
+    removed_in_stateless, removed_method, request_outcome,
 };
 use crate::error::RpcError;
 use crate::panic::CatchUnwind;
@@ -77,6 +78,10 @@ where
     };
     let modern_header = headers::names_stateless_revision(headers);
     match envelope {
+        Envelope::Request { id, method, .. } if modern_header && removed_in_stateless(&method) => {
+            let error = removed_method(&method, ProtocolVersion::LATEST).into_object();
+            reply::error(StatusCode::NOT_FOUND, Some(&id), error)
+        }
         Envelope::Request { id, method, params } => match ClientRequest::decode(&method, params) {
             Err(error) => {
                 let error = error.to_error_object();
@@ -379,7 +384,9 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         Delivery { sink, cancel: cancel.clone(), stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()) };
     let mut work =
         CatchUnwind::new(request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery));
-    let always_stream = sse && shared.options.always_stream;
+    // Modern answers keep their JSON form until a handler streams, so that their errors can
+    // carry the status codes 2026-07-28 gives them.
+    let always_stream = sse && !modern && shared.options.always_stream;
 
     // The request is first polled right here, in the connection's task: most handlers finish
     // without waiting for anything, and those cost no task and no in-flight entry.
