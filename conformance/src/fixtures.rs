@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::stateless;
 use serde_json::{Value, json};
 use wharf::protocol::{
     AudioContent, BlobResourceContents, ContentBlock, CreateMessageParams, ElicitParams, ElicitSchema,
@@ -61,9 +62,10 @@ struct ElicitationArgs {
 pub(crate) fn server() -> Result<Server, Error> {
     let builder = Server::builder("wharf-conformance-server", env!("CARGO_PKG_VERSION"))
         .instructions("The fixtures of the MCP conformance suite, served by Wharf.");
-    let builder = tools().into_iter().fold(builder, |builder, tool| builder.tool(tool));
+    let builder = tools().into_iter().chain(stateless::tools()).fold(builder, |builder, tool| builder.tool(tool));
     let builder = resources().into_iter().fold(builder, |builder, resource| builder.resource(resource));
-    let builder = prompts().into_iter().fold(builder, |builder, prompt| builder.prompt(prompt));
+    let builder =
+        prompts().into_iter().chain(stateless::prompts()).fold(builder, |builder, prompt| builder.prompt(prompt));
     builder
         .resource_template(
             TemplateDef::new("test://template/{id}/data", "template", |call| async move {

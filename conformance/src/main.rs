@@ -2,6 +2,7 @@
 //! suite expects, served over Streamable HTTP at `/mcp`, written the way a Wharf user would.
 
 mod fixtures;
+mod stateless;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;

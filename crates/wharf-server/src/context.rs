@@ -8,15 +8,18 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wharf_protocol::{
-    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams,
-    Implementation, JsonRpc2, ListRootsResult, LoggingLevel, LoggingMessageParams, NotificationMessage, ProgressParams,
-    ProgressToken, ProtocolVersion, RequestId, RequestMessage, ServerNotification, ServerRequest,
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Implementation,
+    InputRequest, InputRequiredResult, JsonRpc2, ListRootsResult, LoggingLevel, LoggingMessageParams,
+    NotificationMessage, ProgressParams, ProgressToken, ProtocolVersion, RequestId, RequestMessage, ServerNotification,
+    ServerRequest,
 };
 
 use crate::cancel::Cancellation;
 use crate::dispatch::Delivery;
 use crate::error::{Error, RpcError};
 use crate::extensions::Extensions;
+use crate::input::{Input, InputRound};
+use crate::principal::Principal;
 use crate::server::Server;
 use crate::session::{Outbound, Session};
 
@@ -42,6 +45,9 @@ struct Inner {
     sink: Outbound,
     cancel: Cancellation,
     stream: Option<Arc<StreamControl>>,
+    principal: Option<Principal>,
+    /// Set on 2026-07-28 requests that may answer `InputRequiredResult`.
+    input: Option<InputRound>,
 }
 
 /// The parts a dispatcher fills in to make a [`RequestContext`].
@@ -55,6 +61,7 @@ pub(crate) struct ContextParts {
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) delivery: Delivery,
+    pub(crate) input: Option<InputRound>,
 }
 
 /// Lets a handler end its request's HTTP response stream before the response, so that the
@@ -99,6 +106,8 @@ impl RequestContext {
                 sink: parts.delivery.sink,
                 cancel: parts.delivery.cancel,
                 stream: parts.delivery.stream,
+                principal: parts.delivery.principal,
+                input: parts.input,
             }),
         }
     }
@@ -215,44 +224,140 @@ impl RequestContext {
         self.notify(ServerNotification::Message(params)).await;
     }
 
-    /// Asks the user for input through the client (elicitation).
+    /// Who the request acts for, when authentication in front of the server said so.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_ref()
+    }
+
+    /// An input to ask the client for, under `key`: see [`Input`] for the methods, and for the
+    /// rule that keys are unique within a request.
     ///
-    /// In a 2025 session this sends `elicitation/create` and waits for the answer. The client
-    /// must have declared the `elicitation` capability (and `url` for URL mode).
+    /// In a 2025 session the request goes to the client at once and the answer comes back.
+    /// On 2026-07-28, a first run finds no answer: the call returns an error for which
+    /// [`RpcError::is_input_required`] is true, and Wharf answers the request with an
+    /// `InputRequiredResult` asking for every input this run asked for. Ask for several in
+    /// one round by awaiting them together (`tokio::join!`). The client's retry runs the
+    /// handler again, and this time the answers are there.
+    pub fn input(&self, key: impl Into<String>) -> Input<'_> {
+        Input { context: self, key: key.into() }
+    }
+
+    /// Asks the user for input through the client (elicitation), under a key made from the
+    /// order of asking; see [`RequestContext::input`].
+    ///
+    /// The client must have declared the `elicitation` capability (and `url` for URL mode).
     pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, RpcError> {
-        let caps = self.client_capabilities();
-        let url_mode = params.mode.as_deref() == Some("url");
-        let supported = if url_mode { caps.supports_url_elicitation() } else { caps.supports_form_elicitation() };
-        if !supported {
-            let mode = if url_mode { "url" } else { "form" };
-            return Err(self.missing_capability(
-                &format!("the client did not declare elicitation in {mode} mode"),
-                serde_json::json!({ "elicitation": { mode: {} } }),
-            ));
-        }
-        self.ask(ServerRequest::Elicit(params)).await
+        self.input(self.auto_key()).elicit(params).await
     }
 
-    /// Asks the client's model for a completion (sampling).
+    /// Asks the client's model for a completion (sampling); see [`RequestContext::input`].
     pub async fn create_message(&self, params: CreateMessageParams) -> Result<CreateMessageResult, RpcError> {
-        if self.client_capabilities().sampling.is_none() {
-            return Err(self.missing_capability(
-                "the client did not declare the sampling capability",
-                serde_json::json!({ "sampling": {} }),
-            ));
-        }
-        self.ask(ServerRequest::CreateMessage(params)).await
+        self.input(self.auto_key()).create_message(params).await
     }
 
-    /// Asks the client for its filesystem roots.
+    /// Asks the client for its filesystem roots; see [`RequestContext::input`].
     pub async fn list_roots(&self) -> Result<ListRootsResult, RpcError> {
-        if self.client_capabilities().roots.is_none() {
-            return Err(self.missing_capability(
-                "the client did not declare the roots capability",
-                serde_json::json!({ "roots": {} }),
-            ));
+        self.input(self.auto_key()).list_roots().await
+    }
+
+    /// What this handler kept for itself in the previous round of a 2026-07-28 request, with
+    /// [`RequestContext::set_round_state`]. It travels inside the sealed `requestState`: the
+    /// client cannot change it, but can read it, so keep secrets out of it.
+    pub fn round_state<T: DeserializeOwned>(&self) -> Option<T> {
+        let state = self.inner.input.as_ref()?.carried_state()?;
+        T::deserialize(state).ok()
+    }
+
+    /// Keeps `state` for the next round of this request, if it asks for input (2026-07-28);
+    /// without a call the previous round's state is kept. Does nothing in a 2025 session,
+    /// where the handler runs once and keeps its state in its variables.
+    pub fn set_round_state<T: Serialize>(&self, state: &T) -> Result<(), RpcError> {
+        let Some(round) = &self.inner.input else { return Ok(()) };
+        let value = serde_json::to_value(state)
+            .map_err(|err| RpcError::internal(format!("Internal error: the round state cannot be encoded: {err}")))?;
+        round.carry_state(value);
+        Ok(())
+    }
+
+    fn auto_key(&self) -> String {
+        match &self.inner.input {
+            Some(round) => round.next_auto_key(),
+            None => String::new(),
         }
-        self.ask(ServerRequest::ListRoots(EmptyParams::default())).await
+    }
+
+    /// The `InputRequiredResult` a 2026-07-28 request answers with, when its handler asked for
+    /// input it has no answer to; the error, when the client answered with something malformed.
+    pub(crate) fn input_required(&self) -> Result<Option<InputRequiredResult>, RpcError> {
+        let Some(round) = self.inner.input.as_ref() else { return Ok(None) };
+        let server = &self.inner.server;
+        round.finish(server.sealer(), server.options().request_state_lifetime)
+    }
+
+    pub(crate) async fn ask_input<R: DeserializeOwned>(
+        &self,
+        key: String,
+        request: InputRequest,
+    ) -> Result<R, RpcError> {
+        self.check_client_can_answer(&request)?;
+        if !self.inner.version.is_stateless() {
+            return self.ask(ServerRequest::from(request)).await;
+        }
+        let Some(round) = &self.inner.input else {
+            return Err(RpcError::internal(
+                "Internal error: on 2026-07-28 only tools/call, prompts/get and resources/read can ask for input",
+            ));
+        };
+        let request = match request {
+            // 2026-07-28 elicitations carry no id: the round trip is the request itself.
+            InputRequest::Elicitation(mut params) => {
+                params.elicitation_id = None;
+                InputRequest::Elicitation(params)
+            }
+            other => other,
+        };
+        let method = request.method();
+        let answer = round.answer_or_ask(key.clone(), request)?;
+        R::deserialize(&answer).map_err(|err| {
+            let error = RpcError::invalid_params(format!(
+                "Invalid params: `inputResponses.{key}` is not a valid answer to {method}: {err}"
+            ));
+            round.reject(error.clone());
+            error
+        })
+    }
+
+    /// Wharf never asks for what the client did not declare it can give.
+    fn check_client_can_answer(&self, request: &InputRequest) -> Result<(), RpcError> {
+        let caps = self.client_capabilities();
+        match request {
+            InputRequest::Elicitation(params) => {
+                let url_mode = params.mode.as_deref() == Some("url");
+                let supported =
+                    if url_mode { caps.supports_url_elicitation() } else { caps.supports_form_elicitation() };
+                if !supported {
+                    let mode = if url_mode { "url" } else { "form" };
+                    return Err(self.missing_capability(
+                        &format!("the client did not declare elicitation in {mode} mode"),
+                        serde_json::json!({ "elicitation": { mode: {} } }),
+                    ));
+                }
+            }
+            InputRequest::Sampling(_) if caps.sampling.is_none() => {
+                return Err(self.missing_capability(
+                    "the client did not declare the sampling capability",
+                    serde_json::json!({ "sampling": {} }),
+                ));
+            }
+            InputRequest::ListRoots(_) if caps.roots.is_none() => {
+                return Err(self.missing_capability(
+                    "the client did not declare the roots capability",
+                    serde_json::json!({ "roots": {} }),
+                ));
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     fn missing_capability(&self, why: &str, required: Value) -> RpcError {
@@ -266,14 +371,6 @@ impl RequestContext {
 
     /// Sends a server-to-client request on this request's stream and awaits the answer.
     async fn ask<R: DeserializeOwned>(&self, request: ServerRequest) -> Result<R, RpcError> {
-        if self.inner.version.is_stateless() {
-            // 2026-07-28 forbids server-to-client requests; input is gathered with
-            // `InputRequiredResult` round trips instead, which this server does not offer yet.
-            return Err(RpcError::internal(
-                "Internal error: this server cannot ask for client input on 2026-07-28 requests yet \
-                 (multi round-trip requests are not implemented); use a 2025-11-25 session",
-            ));
-        }
         let timeout = self.inner.server.options().client_request_timeout;
         let value = self.send_request(&request, timeout).await.map_err(|err| {
             if err.is_timeout() {

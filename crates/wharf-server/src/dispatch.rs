@@ -9,7 +9,7 @@ use serde_json::Value;
 use wharf_protocol::{
     CacheScope, CallToolParams, CallToolResult, ClientNotification, ClientRequest, CompleteParams, CompleteResult,
     Completion, CompletionReference, DiscoverResult, EmptyResult, ErrorCode, ErrorMessage, GetPromptParams,
-    GetPromptResult, InitializeParams, InitializeResult, JsonObject, JsonRpc2, ListPromptsResult,
+    GetPromptResult, InitializeParams, InitializeResult, InputRequiredResult, JsonObject, JsonRpc2, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ListenResult, PaginatedParams, ProtocolVersion,
     ReadResourceParams, ReadResourceResult, RequestId, RequestMeta, ResponseMessage, ResultType,
 };
@@ -18,6 +18,8 @@ use crate::cancel::Cancellation;
 use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
 use crate::context::{ContextParts, RequestContext, StreamControl, encode};
 use crate::error::RpcError;
+use crate::input::InputRound;
+use crate::principal::Principal;
 use crate::prompt::prompt_for;
 use crate::registry::page;
 use crate::resource::{resource_for, template_for};
@@ -64,11 +66,13 @@ pub(crate) struct Delivery {
     pub(crate) cancel: Cancellation,
     /// Set by transports whose response stream a handler may close early (HTTP with SSE).
     pub(crate) stream: Option<Arc<StreamControl>>,
+    /// Who the request acts for, when the transport knows.
+    pub(crate) principal: Option<Principal>,
 }
 
 impl Delivery {
     pub(crate) fn new(sink: Outbound, cancel: Cancellation) -> Delivery {
-        Delivery { sink, cancel, stream: None }
+        Delivery { sink, cancel, stream: None, principal: None }
     }
 }
 
@@ -93,6 +97,7 @@ async fn route(
         // The request's `_meta` moves into the context; nothing reads it from the params later.
         let meta = std::mem::take(request.meta_mut());
         let version = check_stateless_meta(&meta)?;
+        let input = InputRound::for_request(server.sealer(), delivery.principal.as_ref(), &mut request)?;
         // Checked above: the capabilities are there, and move out of the request.
         let capabilities = meta.client_capabilities.unwrap_or_default();
         if removed_in_stateless(request.method()) {
@@ -108,6 +113,7 @@ async fn route(
             progress_token: meta.progress_token,
             log_level: meta.log_level,
             delivery,
+            input,
         });
         return serve(server, &context, id, request).await;
     }
@@ -149,6 +155,7 @@ async fn route(
                 progress_token: meta.and_then(|meta| meta.progress_token.clone()),
                 log_level: None,
                 delivery,
+                input: None,
             });
             serve(server, &context, id, request).await
         }
@@ -254,7 +261,8 @@ async fn serve(
         }
         ClientRequest::CallTool(params) => {
             require(tools, "tools", "tools/call")?;
-            Ok(out.complete(call_tool(server, context, params).await?))
+            let outcome = call_tool(server, context, params).await;
+            out.complete_or_input(context, outcome)
         }
         ClientRequest::ListPrompts(params) => {
             require(prompts, "prompts", "prompts/list")?;
@@ -262,7 +270,8 @@ async fn serve(
         }
         ClientRequest::GetPrompt(params) => {
             require(prompts, "prompts", "prompts/get")?;
-            Ok(out.complete(get_prompt(server, context, params).await?))
+            let outcome = get_prompt(server, context, params).await;
+            out.complete_or_input(context, outcome)
         }
         ClientRequest::ListResources(params) => {
             require(resources, "resources", "resources/list")?;
@@ -274,7 +283,11 @@ async fn serve(
         }
         ClientRequest::ReadResource(params) => {
             require(resources, "resources", "resources/read")?;
-            Ok(out.cacheable(read_resource(server, context, params).await?))
+            let outcome = read_resource(server, context, params).await;
+            if let Some(required) = context.input_required()? {
+                return Ok(out.input_required(&required));
+            }
+            Ok(out.cacheable(outcome?))
         }
         ClientRequest::Complete(params) => {
             require(completions, "completions", "completion/complete")?;
@@ -308,6 +321,24 @@ impl Finisher<'_> {
         }
         // Otherwise `_meta` is written from bytes encoded once, when the server was built.
         respond(self.id, &WithMeta { result: &result, meta: self.server.server_info_meta_json() })
+    }
+
+    /// The handler's result, unless it asked for input it has no answer to yet: then that
+    /// request, whatever the handler made of the missing answer.
+    fn complete_or_input<R: Serialize + Stamp>(
+        &self,
+        context: &RequestContext,
+        outcome: Result<R, RpcError>,
+    ) -> Result<Vec<u8>, RpcError> {
+        if let Some(required) = context.input_required()? {
+            return Ok(self.input_required(&required));
+        }
+        Ok(self.complete(outcome?))
+    }
+
+    /// An `InputRequiredResult`: never cached, and never with cache hints.
+    fn input_required(&self, result: &InputRequiredResult) -> Vec<u8> {
+        respond(self.id, &WithMeta { result, meta: self.server.server_info_meta_json() })
     }
 
     /// A result that carries cache hints on 2026-07-28.

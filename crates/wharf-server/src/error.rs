@@ -164,6 +164,13 @@ impl RpcError {
         self.object.data.as_ref()
     }
 
+    /// True for the error that asking for input returns on the first run of a 2026-07-28
+    /// request: the input goes to the client in an `InputRequiredResult`, and whatever the
+    /// handler answers after it is not sent. Handlers that catch errors can pass it on.
+    pub fn is_input_required(&self) -> bool {
+        self.object.code == ErrorCode::INTERNAL_ERROR && self.object.message == crate::input::INPUT_REQUIRED_MESSAGE
+    }
+
     pub(crate) fn into_object(self) -> ErrorObject {
         self.object
     }

@@ -10,7 +10,9 @@
 //! - Tool handlers are async functions whose arguments are extractors ([`Args`],
 //!   [`RequestContext`], [`State`]) and whose output implements [`IntoToolResult`].
 //! - [`RequestContext`] gives handlers the revision, client info, progress, logging,
-//!   cancellation and requests for client input.
+//!   cancellation and requests for client input ([`Input`]), which are server-to-client
+//!   requests in a 2025 session and `InputRequiredResult` rounds on 2026-07-28.
+//! - [`Principal`] is who a request acts for, as authentication in front of the server says.
 //! - [`serve_stdio`] and [`serve_connection`] run the newline-delimited transport.
 //! - [`McpService`] is the Streamable HTTP endpoint as a `tower::Service`; [`serve_http`]
 //!   serves it on an address, with the protections of [`HttpOptions`].
@@ -26,7 +28,9 @@ mod context;
 mod dispatch;
 mod error;
 mod extensions;
+mod input;
 mod panic;
+mod principal;
 mod prompt;
 mod registry;
 mod resource;
@@ -42,6 +46,8 @@ pub use completion::{CompletionCall, MAX_COMPLETION_VALUES};
 pub use context::RequestContext;
 pub use error::{Error, RpcError};
 pub use extensions::Extensions;
+pub use input::Input;
+pub use principal::Principal;
 pub use prompt::{IntoPromptResult, PromptCall, PromptDef};
 pub use resource::uri_template::{TemplateError, UriTemplate};
 pub use resource::{IntoResourceContents, ResourceCall, ResourceDef, TemplateDef};

@@ -10,6 +10,7 @@ use wharf_protocol::{Icon, Implementation, JsonObject, META_SERVER_INFO, Protoco
 
 use crate::error::Error;
 use crate::extensions::Extensions;
+use crate::input::seal::{Sealer, StateKey};
 use crate::prompt::PromptDef;
 use crate::registry::{ListKind, Registry};
 use crate::resource::{ResourceDef, TemplateDef};
@@ -36,6 +37,7 @@ struct Shared {
     events: broadcast::Sender<ServerEvent>,
     state: Extensions,
     next_connection: AtomicU64,
+    sealer: Sealer,
 }
 
 /// Tunable behaviour. Every option has a documented default.
@@ -58,6 +60,9 @@ pub struct ServerOptions {
     /// one finishes, so a client that pipelines without limit cannot make it grow without
     /// bound. Default: 64.
     pub max_in_flight: usize,
+    /// How long the `requestState` of an `InputRequiredResult` stays valid (2026-07-28). The
+    /// client's retry must come within it. Default: 10 minutes.
+    pub request_state_lifetime: Duration,
 }
 
 impl Default for ServerOptions {
@@ -69,6 +74,7 @@ impl Default for ServerOptions {
             max_line_bytes: 10 * 1024 * 1024,
             outbound_queue: 1024,
             max_in_flight: 64,
+            request_state_lifetime: Duration::from_secs(600),
         }
     }
 }
@@ -90,7 +96,25 @@ impl Server {
             registry: Registry::default(),
             state: Extensions::new(),
             errors: Vec::new(),
+            state_keys: Vec::new(),
         }
+    }
+
+    /// Seals `requestState` with the key named `id` from now on, and keeps accepting the key
+    /// that sealed until now, so that requests in flight still finish. Give every instance
+    /// of a deployment the same keys (see [`ServerBuilder::request_state_key`]).
+    pub fn rotate_request_state_key(&self, id: &str, secret: &[u8]) {
+        self.shared.sealer.rotate(StateKey::new(id, secret));
+    }
+
+    /// Stops accepting `requestState` sealed with the key named `id` (unless it is the key
+    /// that seals now).
+    pub fn retire_request_state_key(&self, id: &str) {
+        self.shared.sealer.retire(id);
+    }
+
+    pub(crate) fn sealer(&self) -> &Sealer {
+        &self.shared.sealer
     }
 
     /// The server's name and version.
@@ -297,6 +321,8 @@ pub struct ServerBuilder {
     registry: Registry,
     state: Extensions,
     errors: Vec<Error>,
+    /// Sealing keys, the first seals; empty means a random key for this process.
+    state_keys: Vec<StateKey>,
 }
 
 impl ServerBuilder {
@@ -362,6 +388,27 @@ impl ServerBuilder {
         self
     }
 
+    /// The key that seals `requestState` (2026-07-28 multi round-trip requests), named `id`.
+    /// Without one, each process makes a random key, so only it understands its state; servers
+    /// behind a load balancer must share a key. Call again to add keys that are still
+    /// accepted: the first key seals, the others only open.
+    pub fn request_state_key(mut self, id: &str, secret: &[u8]) -> ServerBuilder {
+        if secret.len() < 32 {
+            self.errors.push(Error::registration(format!(
+                "the request state key `{id}` has {} bytes; use at least 32 random bytes",
+                secret.len()
+            )));
+        }
+        self.state_keys.push(StateKey::new(id, secret));
+        self
+    }
+
+    /// How long the `requestState` of an `InputRequiredResult` stays valid. Default: 10 minutes.
+    pub fn request_state_lifetime(mut self, lifetime: Duration) -> ServerBuilder {
+        self.options.request_state_lifetime = lifetime;
+        self
+    }
+
     /// Shared state that tool handlers receive with the `State<S>` extractor.
     pub fn state<S: Send + Sync + 'static>(self, state: S) -> ServerBuilder {
         self.state.insert(state);
@@ -415,6 +462,13 @@ impl ServerBuilder {
         let server_info_meta_json = serde_json::value::to_raw_value(&server_info_meta)
             .map_err(|err| Error::registration(format!("the server info cannot be encoded: {err}")))?;
         let (events, _) = broadcast::channel(64);
+        let mut keys = self.state_keys.into_iter();
+        let sealing = match keys.next() {
+            Some(key) => key,
+            None => StateKey::random()
+                .map_err(|err| Error::registration(format!("no random source for the request state key: {err}")))?,
+        };
+        let sealer = Sealer::new(sealing, keys.collect());
         Ok(Server {
             shared: Arc::new(Shared {
                 info: self.info,
@@ -426,6 +480,7 @@ impl ServerBuilder {
                 events,
                 state: self.state,
                 next_connection: AtomicU64::new(1),
+                sealer,
             }),
         })
     }

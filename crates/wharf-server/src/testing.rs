@@ -258,9 +258,49 @@ impl InMemoryClient {
         typed(self.request("tools/list", json!({})).await?)
     }
 
-    /// `tools/call`.
+    /// `tools/call`, answering the server's requests for input in either era (see
+    /// [`InMemoryClient::request_resolving_input`]).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorObject> {
-        typed(self.request("tools/call", json!({"name": name, "arguments": arguments})).await?)
+        typed(self.request_resolving_input("tools/call", json!({"name": name, "arguments": arguments})).await?)
+    }
+
+    /// Sends a request and, while the server answers it with an `InputRequiredResult`
+    /// (2026-07-28), answers each input request with the [`on_request`](Self::on_request)
+    /// responder and sends the request again with `inputResponses` and `requestState`, as a
+    /// client does. Returns the final result; at most 16 rounds.
+    pub async fn request_resolving_input(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let mut params = params;
+        for _ in 0..16 {
+            let result = self.request(method, params.clone()).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok(result);
+            }
+            let mut responses = serde_json::Map::new();
+            let requests = result.get("inputRequests").and_then(Value::as_object).cloned().unwrap_or_default();
+            for (key, request) in requests {
+                let input_method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+                let input_params = request.get("params").map(|params| {
+                    serde_json::value::to_raw_value(params).unwrap_or_else(|err| unreachable!("a value encodes: {err}"))
+                });
+                let decoded = ServerRequest::decode(input_method, input_params.as_deref())
+                    .map_err(|err| ErrorObject::new(ErrorCode::INVALID_PARAMS, err.to_string()))?;
+                let responder = self.responder.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                let Some(responder) = responder else {
+                    return Err(ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        format!("the server asked for `{input_method}` and the test client has no responder"),
+                    ));
+                };
+                responses.insert(key, responder(&decoded)?);
+            }
+            if let Value::Object(object) = &mut params {
+                object.insert("inputResponses".to_owned(), Value::Object(responses));
+                if let Some(state) = result.get("requestState") {
+                    object.insert("requestState".to_owned(), state.clone());
+                }
+            }
+        }
+        Err(ErrorObject::new(ErrorCode::INTERNAL_ERROR, format!("`{method}` still asked for input after 16 rounds")))
     }
 
     /// Closes the client's side and waits for the server to finish.

@@ -45,11 +45,11 @@
 //! on `wharf-server` (the core) or `wharf-protocol` (the wire types) instead.
 
 pub use wharf_server::{
-    Args, Cancellation, CompletionCall, Error, EventStore, Extensions, FromToolCall, HttpOptions, IntoPromptResult,
-    IntoResourceContents, IntoToolResult, Json, McpBody, McpService, MemoryEventStore, PromptCall, PromptDef,
-    Rejection, RequestContext, ResourceCall, ResourceDef, RpcError, Server, ServerBuilder, ServerOptions, State,
-    TemplateDef, ToolCall, ToolDef, ToolHandler, UriTemplate, content, serve_connection, serve_http, serve_http_on,
-    serve_stdio, testing,
+    Args, Cancellation, CompletionCall, Error, EventStore, Extensions, FromToolCall, HttpOptions, Input,
+    IntoPromptResult, IntoResourceContents, IntoToolResult, Json, McpBody, McpService, MemoryEventStore, Principal,
+    PromptCall, PromptDef, Rejection, RequestContext, ResourceCall, ResourceDef, RpcError, Server, ServerBuilder,
+    ServerOptions, State, TemplateDef, ToolCall, ToolDef, ToolHandler, UriTemplate, content, serve_connection,
+    serve_http, serve_http_on, serve_stdio, testing,
 };
 
 /// The MCP wire types, for every protocol revision.

@@ -95,3 +95,15 @@ pub struct InputRequiredResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
+
+impl From<InputRequest> for crate::messages::ServerRequest {
+    /// The server-to-client request that asks the same thing in a 2025 session.
+    fn from(request: InputRequest) -> crate::messages::ServerRequest {
+        use crate::messages::ServerRequest;
+        match request {
+            InputRequest::Elicitation(params) => ServerRequest::Elicit(params),
+            InputRequest::Sampling(params) => ServerRequest::CreateMessage(*params),
+            InputRequest::ListRoots(params) => ServerRequest::ListRoots(params.unwrap_or_default()),
+        }
+    }
+}

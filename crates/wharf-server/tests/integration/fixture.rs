@@ -51,6 +51,30 @@ pub(crate) struct Counters {
     pub(crate) slow_steps: AtomicUsize,
 }
 
+/// A form elicitation of one string field.
+pub(crate) fn ask_for(message: &str, field: &str) -> ElicitParams {
+    ElicitParams {
+        message: message.to_owned(),
+        requested_schema: Some(
+            serde_json::from_value(
+                json!({"type": "object", "properties": {field: {"type": "string"}}, "required": [field]}),
+            )
+            .unwrap(),
+        ),
+        ..ElicitParams::default()
+    }
+}
+
+/// The accepted answer's `field`, or what the user did instead.
+fn answer_text(answer: &wharf_protocol::ElicitResult, field: &str) -> String {
+    answer
+        .content
+        .as_ref()
+        .and_then(|content| content.get(field))
+        .and_then(|value| value.as_str())
+        .map_or_else(|| format!("{:?}", answer.action), str::to_owned)
+}
+
 /// Shared state for the `State<Greeting>` extractor.
 pub(crate) struct Greeting(pub(crate) &'static str);
 
@@ -176,6 +200,25 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
             .description("Elicits a name"),
         )
         .tool(
+            ToolDef::new("plan_trip", |context: RequestContext| async move {
+                // Round one asks two things at once; round two asks for a confirmation whose
+                // wording depends on them, and counts the rounds in the handler's own state.
+                let rounds = context.round_state::<u32>().unwrap_or(0) + 1;
+                context.set_round_state(&rounds)?;
+                let (place, idea) = tokio::join!(
+                    context.input("place").elicit(ask_for("Where to?", "place")),
+                    context
+                        .input("idea")
+                        .create_message(wharf_protocol::CreateMessageParams::user_text("Suggest a trip", 50)),
+                );
+                let (place, idea) = (answer_text(&place?, "place"), idea?.text());
+                let confirm =
+                    context.input("confirm").elicit(ask_for(&format!("Book {place} ({idea})?"), "ok")).await?;
+                Ok::<_, RpcError>(format!("{place}|{idea}|{}|state {rounds}", answer_text(&confirm, "ok")))
+            })
+            .description("Asks for a place and an idea at once, then for a confirmation"),
+        )
+        .tool(
             ToolDef::new("roots", |context: RequestContext| async move {
                 let roots = context.list_roots().await?;
                 Ok::<_, RpcError>(roots.roots.iter().map(|root| root.uri.clone()).collect::<Vec<_>>().join(","))
@@ -188,6 +231,13 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
                 .argument("name", "Who", true)
                 .argument("place", "Where", false)
                 .complete_from("name", ["alice", "albert", "bob"]),
+        )
+        .prompt(
+            PromptDef::new("personal", |call| async move {
+                let answer = call.context.input("who").elicit(ask_for("Who is asking?", "name")).await?;
+                Ok::<_, RpcError>(format!("A prompt for {}", answer_text(&answer, "name")))
+            })
+            .description("Asks who wants it"),
         )
         .prompt(
             PromptDef::new("dynamic", |call| async move {
@@ -212,6 +262,17 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
         .resource(ResourceDef::dynamic("stats://calls", "stats", |call| async move {
             json!({"session": call.context.session_id()})
         }))
+        .resource(
+            ResourceDef::dynamic("vault://secret", "secret", |call| async move {
+                let answer = call.context.input("pin").elicit(ask_for("PIN?", "pin")).await?;
+                if answer_text(&answer, "pin") == "1234" {
+                    Ok("the treasure".to_owned())
+                } else {
+                    Err(RpcError::invalid_params("wrong PIN"))
+                }
+            })
+            .mime_type("text/plain"),
+        )
         .resource_template(
             TemplateDef::new("users://{id}/profile", "profile", |call| async move {
                 let id: u32 = call.parse("id")?;

@@ -451,3 +451,50 @@ async fn a_session_over_its_in_flight_bound_gets_429_until_one_finishes() {
     assert_eq!(reply.json()["result"]["content"][0]["text"], "room again");
     drop(slow_requests);
 }
+
+/// The whole body of a response the service made.
+async fn body_of(response: http::Response<wharf_server::McpBody>) -> Value {
+    use http_body::Body as _;
+    let mut body = std::pin::pin!(response.into_body());
+    let mut bytes = Vec::new();
+    while let Some(Ok(frame)) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        if let Ok(data) = frame.into_data() {
+            bytes.extend_from_slice(&data);
+        }
+    }
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+#[tokio::test]
+async fn request_state_only_comes_back_from_the_principal_it_was_issued_to() {
+    let service = wharf_server::McpService::new(fixture::server(), HttpOptions::default());
+    let post = |principal: &str, params: Value| {
+        let mut params = params;
+        params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}}});
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+        http::Request::post("/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "plan_trip")
+            .extension(wharf_server::Principal::new(principal))
+            .body(body)
+            .unwrap()
+    };
+    let first = body_of(service.handle(post("alice", json!({"name": "plan_trip"}))).await).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].clone();
+    let retry = json!({"name": "plan_trip", "requestState": state, "inputResponses": {
+        "place": {"action": "accept", "content": {"place": "Porto"}}}});
+    let stolen = service.handle(post("mallory", retry.clone())).await;
+    assert_eq!(stolen.status(), 200, "an invalid-params error is answered in-band");
+    let stolen = body_of(stolen).await;
+    assert_eq!(stolen["error"]["code"], -32602);
+    assert!(stolen["error"]["message"].as_str().unwrap().contains("another principal"), "{stolen}");
+    let owned = body_of(service.handle(post("alice", retry)).await).await;
+    assert_eq!(owned["result"]["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["idea"]);
+    assert_message_valid(ProtocolVersion::V2026_07_28, &owned, "tools/call");
+}

@@ -4,6 +4,7 @@
 mod faults;
 mod fixture;
 mod http;
+mod input;
 mod prompts_resources;
 mod runtime;
 mod session;

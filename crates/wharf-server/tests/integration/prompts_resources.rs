@@ -64,7 +64,7 @@ async fn resources_static_binary_dynamic_and_templated() {
     let templates = client.request("resources/templates/list", json!({})).await.unwrap();
     assert_eq!(templates["resourceTemplates"][0]["uriTemplate"], "users://{id}/profile");
     let listed = client.request("resources/list", json!({})).await.unwrap();
-    assert_eq!(listed["resources"].as_array().unwrap().len(), 3);
+    assert_eq!(listed["resources"].as_array().unwrap().len(), 4);
     assert_eq!((listed["resources"][0]["size"].clone(), listed["resources"][1]["size"].clone()), (json!(4), json!(7)));
     assert_valid(&client, ProtocolVersion::V2025_11_25);
 }
@@ -119,8 +119,8 @@ async fn lists_are_paginated_with_opaque_cursors() {
             None => break,
         }
     }
-    assert_eq!(names.len(), 15, "{names:?}");
-    assert_eq!(pages, 5);
+    assert_eq!(names.len(), 16, "{names:?}");
+    assert_eq!(pages, 6);
     let err = client.request("tools/list", json!({"cursor": "not-a-cursor"})).await.unwrap_err();
     assert_eq!(err.code.0, -32602);
     assert_valid(&client, ProtocolVersion::V2025_11_25);

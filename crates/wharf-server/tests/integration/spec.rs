@@ -127,6 +127,11 @@ fn check_message(version: ProtocolVersion, message: &Value, methods: &HashMap<St
             check(version, result_definition_name, message)?;
             let id = id.map(Value::to_string).unwrap_or_default();
             let method = methods.get(&id).ok_or(format!("a response to an unknown id {id}"))?;
+            // tools/call, prompts/get and resources/read answer either their result or an
+            // InputRequiredResult (2026-07-28), told apart by `resultType`.
+            if message["result"]["resultType"] == "input_required" {
+                return check(version, "InputRequiredResult", &message["result"]);
+            }
             match result_definition(method) {
                 Some(definition) => check(version, definition, &message["result"]),
                 None => Ok(()),

@@ -166,18 +166,6 @@ async fn client_capabilities_come_from_each_request() {
 }
 
 #[tokio::test]
-async fn input_gathering_on_2026_requests_says_it_is_not_there_yet() {
-    // Until multi round-trip requests exist, a handler that asks for input fails clearly
-    // instead of sending a server-to-client request, which 2026-07-28 forbids.
-    let client = InMemoryClient::stateless(fixture::server(), fixture::all_capabilities());
-    let err = client.call_tool("ask_name", json!({})).await.unwrap_err();
-    assert_eq!(err.code.0, -32603);
-    assert!(err.message.contains("not implemented"), "{}", err.message);
-    assert!(client.received().iter().all(|message| message.get("method").is_none()));
-    assert_valid(&client, V2026);
-}
-
-#[tokio::test]
 async fn stateless_and_session_requests_share_one_connection() {
     let (client, _) =
         InMemoryClient::session(fixture::server(), ProtocolVersion::V2025_06_18, ClientCapabilities::default())

@@ -31,6 +31,7 @@ use crate::dispatch::{
 };
 use crate::error::RpcError;
 use crate::panic::CatchUnwind;
+use crate::principal::Principal;
 use crate::session::{Admission, Session};
 use crate::transport::connection::{answer_batch, batches_refused, panic_error};
 
@@ -42,6 +43,7 @@ where
 {
     let (parts, body) = request.into_parts();
     let headers = &parts.headers;
+    let principal = parts.extensions.get::<Principal>().cloned();
     if !is_json(headers) {
         return reply::refuse(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -98,8 +100,10 @@ where
                     Err(refusal) => refusal.response(),
                 }
             }
-            Ok(request) if modern_header || is_stateless(&request) => modern(shared, headers, id, request).await,
-            Ok(request) => legacy(shared, headers, id, request).await,
+            Ok(request) if modern_header || is_stateless(&request) => {
+                modern(shared, headers, id, request, principal).await
+            }
+            Ok(request) => legacy(shared, headers, id, request, principal).await,
         },
         Envelope::Notification { method, params } => {
             if modern_header && headers.get(SESSION_ID).is_none() {
@@ -225,7 +229,13 @@ fn answer(
 }
 
 /// A 2026-07-28 request: its headers checked against the body, then served on its own.
-async fn modern(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, request: ClientRequest) -> Response<McpBody> {
+async fn modern(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    id: RequestId,
+    request: ClientRequest,
+    principal: Option<Principal>,
+) -> Response<McpBody> {
     let default_meta = RequestMeta::default();
     let meta = request.meta().unwrap_or(&default_meta);
     // The headers are compared with the revision the body names; without one, the body's own
@@ -243,11 +253,17 @@ async fn modern(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, reques
     let (outbound, _) = mpsc::channel(1);
     let session = Session::new(String::new(), outbound);
     let sse = headers::accepts(headers, &["text/event-stream"], true);
-    run(shared, Job { session, http_session: None, id, request, modern: true, sse }).await
+    run(shared, Job { session, http_session: None, id, request, modern: true, sse, principal }).await
 }
 
 /// A request of a 2025 session; `initialize` makes the session.
-async fn legacy(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, request: ClientRequest) -> Response<McpBody> {
+async fn legacy(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    id: RequestId,
+    request: ClientRequest,
+    principal: Option<Principal>,
+) -> Response<McpBody> {
     let sse = headers::accepts(headers, &["text/event-stream"], true);
     if !matches!(request, ClientRequest::Initialize(_)) {
         let http_session = match legacy_session(shared, headers) {
@@ -255,7 +271,8 @@ async fn legacy(shared: &Arc<Shared>, headers: &HeaderMap, id: RequestId, reques
             Err(refusal) => return refusal.response(),
         };
         let session = http_session.session.clone();
-        return run(shared, Job { session, http_session: Some(http_session), id, request, modern: false, sse }).await;
+        let job = Job { session, http_session: Some(http_session), id, request, modern: false, sse, principal };
+        return run(shared, job).await;
     }
     shared.ensure_event_task();
     let http_session = match shared.sessions.create(Session::new) {
@@ -302,6 +319,7 @@ struct Job {
     modern: bool,
     /// True when the client accepts an SSE answer.
     sse: bool,
+    principal: Option<Principal>,
 }
 
 type Outcome = Result<Result<Vec<u8>, RpcError>, String>;
@@ -364,7 +382,7 @@ enum First {
 }
 
 async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
-    let Job { session, http_session, id, request, modern, sse } = job;
+    let Job { session, http_session, id, request, modern, sse, principal } = job;
     // A 2026-07-28 request has a session of its own, so only 2025 ids can collide. The bound
     // on a session's requests in flight is the HTTP form of stdio's backpressure: a client
     // cannot be made to wait for its own reads here, so the request over the bound is refused.
@@ -380,8 +398,12 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     let resumable = http_session.clone().filter(|http_session| http_session.is_resumable());
     let (sink, mut messages) = mpsc::channel(shared.options.stream_buffer);
     let control = Arc::new(StreamControl::default());
-    let delivery =
-        Delivery { sink, cancel: cancel.clone(), stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()) };
+    let delivery = Delivery {
+        sink,
+        cancel: cancel.clone(),
+        stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
+        principal,
+    };
     let mut work =
         CatchUnwind::new(request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery));
     // Modern answers keep their JSON form until a handler streams, so that their errors can

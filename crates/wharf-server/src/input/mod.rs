@@ -1,0 +1,278 @@
+//! User input written once for both eras. A handler asks with [`RequestContext::input`] (or
+//! `elicit`, `create_message`, `list_roots`); in a 2025 session that is a server-to-client
+//! request, and in a 2026-07-28 request it is a multi round-trip request: the handler's
+//! unanswered inputs become an `InputRequiredResult`, and the client's retry runs the handler
+//! again with every answer so far.
+//!
+//! Between rounds the answers, the handler's own state and what was asked travel in
+//! `requestState`, sealed by [`seal`] and bound to the method, a digest of the parameters, the
+//! principal and an expiry.
+
+mod digest;
+pub(crate) mod seal;
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wharf_protocol::{
+    ClientRequest, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams, InputRequest,
+    InputRequiredResult, JsonObject, ListRootsResult, ResultType,
+};
+
+use crate::context::RequestContext;
+use crate::error::RpcError;
+use crate::principal::Principal;
+use seal::{OpenError, Sealer};
+
+/// One input a handler asks for, under a key the client echoes with its answer.
+///
+/// Made by [`RequestContext::input`]. Keys must be unique within a request, across all its
+/// rounds, and a handler must ask for the same keys in the same way each time it runs: on
+/// 2026-07-28 it runs once per round, and finds the earlier rounds' answers waiting.
+#[derive(Debug)]
+pub struct Input<'a> {
+    pub(crate) context: &'a RequestContext,
+    pub(crate) key: String,
+}
+
+impl Input<'_> {
+    /// Asks the user through the client (elicitation, form or URL mode).
+    pub async fn elicit(self, params: ElicitParams) -> Result<ElicitResult, RpcError> {
+        self.context.ask_input(self.key, InputRequest::Elicitation(params)).await
+    }
+
+    /// Asks the client's model for a message (sampling).
+    pub async fn create_message(self, params: CreateMessageParams) -> Result<CreateMessageResult, RpcError> {
+        self.context.ask_input(self.key, InputRequest::Sampling(Box::new(params))).await
+    }
+
+    /// Asks the client for its roots.
+    pub async fn list_roots(self) -> Result<ListRootsResult, RpcError> {
+        self.context.ask_input(self.key, InputRequest::ListRoots(Some(EmptyParams::default()))).await
+    }
+}
+
+/// The rounds of one 2026-07-28 request that may ask for input: what earlier rounds were
+/// answered, and what this round asks.
+#[derive(Debug, Default)]
+pub(crate) struct InputRound {
+    binding: Binding,
+    round: u32,
+    answers: BTreeMap<String, Value>,
+    carried: Option<Value>,
+    asked: Mutex<BTreeMap<String, InputRequest>>,
+    next_state: Mutex<Option<Value>>,
+    auto_keys: AtomicUsize,
+    /// The first malformed answer the handler took: it fails the request even when the
+    /// handler goes on to ask for more.
+    malformed: Mutex<Option<RpcError>>,
+}
+
+/// What sealed state is bound to.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Binding {
+    pub(crate) method: &'static str,
+    pub(crate) digest: String,
+    pub(crate) principal: Option<String>,
+}
+
+/// `requestState` before sealing. The names are short because the client carries it back and
+/// forth with every round.
+#[derive(Debug, Serialize, Deserialize)]
+struct SealedRound {
+    #[serde(rename = "m")]
+    method: String,
+    #[serde(rename = "d")]
+    digest: String,
+    #[serde(rename = "p", default, skip_serializing_if = "Option::is_none")]
+    principal: Option<String>,
+    /// Unix milliseconds after which the state is refused.
+    #[serde(rename = "x")]
+    expires: u64,
+    #[serde(rename = "r")]
+    round: u32,
+    /// Key → method of every input the last round asked for.
+    #[serde(rename = "q", default)]
+    asked: BTreeMap<String, String>,
+    #[serde(rename = "a", default)]
+    answers: BTreeMap<String, Value>,
+    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
+    state: Option<Value>,
+}
+
+/// The marker a handler's unanswered input returns; see [`RpcError::is_input_required`].
+pub(crate) const INPUT_REQUIRED_MESSAGE: &str = "Input required: the client is asked for it in an InputRequiredResult";
+
+fn unix_millis() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis() as u64)
+}
+
+impl InputRound {
+    /// Opens a round for `request` if it is one of the three methods that may answer
+    /// `InputRequiredResult`, taking `inputResponses` and `requestState` out of its params.
+    pub(crate) fn for_request(
+        sealer: &Sealer,
+        principal: Option<&Principal>,
+        request: &mut ClientRequest,
+    ) -> Result<Option<InputRound>, RpcError> {
+        let (method, digest, state, responses) = match request {
+            ClientRequest::CallTool(params) => (
+                "tools/call",
+                digest::of(&[Value::from(params.name.as_str()), digest::object(params.arguments.as_ref())]),
+                params.request_state.take(),
+                params.input_responses.take(),
+            ),
+            ClientRequest::GetPrompt(params) => {
+                let arguments = params.arguments.as_ref().map(|arguments| {
+                    arguments.iter().map(|(name, value)| (name.clone(), Value::from(value.as_str()))).collect()
+                });
+                (
+                    "prompts/get",
+                    digest::of(&[Value::from(params.name.as_str()), digest::object(arguments.as_ref())]),
+                    params.request_state.take(),
+                    params.input_responses.take(),
+                )
+            }
+            ClientRequest::ReadResource(params) => (
+                "resources/read",
+                digest::of(&[Value::from(params.uri.as_str())]),
+                params.request_state.take(),
+                params.input_responses.take(),
+            ),
+            _ => return Ok(None),
+        };
+        let binding = Binding { method, digest, principal: principal.map(|principal| principal.as_str().to_owned()) };
+        InputRound::open(sealer, binding, state, responses).map(Some)
+    }
+
+    fn open(
+        sealer: &Sealer,
+        binding: Binding,
+        state: Option<String>,
+        responses: Option<JsonObject>,
+    ) -> Result<InputRound, RpcError> {
+        let Some(state) = state else {
+            // A first round may come with answers already, as when the client knows what the
+            // handler asks: they are as good as answers to a round without state. Each is
+            // checked when the handler takes it, and those it never asks for are ignored.
+            let answers = responses.unwrap_or_default().into_iter().collect();
+            return Ok(InputRound { binding, answers, ..InputRound::default() });
+        };
+        let refused = |why: &str| RpcError::invalid_params(format!("Invalid params: `requestState` {why}"));
+        let payload = sealer.open(&state).map_err(|err| match err {
+            OpenError::Malformed | OpenError::Tampered => refused("failed its integrity check"),
+            OpenError::UnknownKey => {
+                refused("was sealed with a key this server does not accept; send the request again without it")
+            }
+        })?;
+        let sealed: SealedRound =
+            serde_json::from_slice(&payload).map_err(|_| refused("failed its integrity check"))?;
+        if sealed.method != binding.method || sealed.digest != binding.digest {
+            return Err(refused("belongs to another request: the method or its parameters differ"));
+        }
+        if sealed.principal != binding.principal {
+            return Err(refused("was issued to another principal"));
+        }
+        if unix_millis() > sealed.expires {
+            return Err(refused("has expired; send the request again without it"));
+        }
+        let mut answers = sealed.answers;
+        let responses = responses.unwrap_or_default();
+        for (key, method) in &sealed.asked {
+            // Keys that were not asked for are ignored, as the protocol says.
+            let Some(answer) = responses.get(key) else { continue };
+            check_answer(key, method, answer)?;
+            answers.insert(key.clone(), answer.clone());
+        }
+        Ok(InputRound { binding, round: sealed.round + 1, answers, carried: sealed.state, ..InputRound::default() })
+    }
+
+    /// The answer under `key`, or the request recorded for this round's `InputRequiredResult`.
+    pub(crate) fn answer_or_ask(&self, key: String, request: InputRequest) -> Result<Value, RpcError> {
+        if let Some(answer) = self.answers.get(&key) {
+            return Ok(answer.clone());
+        }
+        let mut asked = self.asked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(earlier) = asked.get(&key)
+            && *earlier != request
+        {
+            return Err(RpcError::internal(format!(
+                "Internal error: the handler asked for two different inputs under the key `{key}`"
+            )));
+        }
+        asked.insert(key, request);
+        Err(RpcError::internal(INPUT_REQUIRED_MESSAGE))
+    }
+
+    /// Records that the answer under a key did not have the shape its method returns.
+    pub(crate) fn reject(&self, error: RpcError) {
+        self.malformed.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(error);
+    }
+
+    /// A key for an input the handler did not name: its place in the order of asking.
+    pub(crate) fn next_auto_key(&self) -> String {
+        format!("input-{}", self.auto_keys.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    pub(crate) fn carried_state(&self) -> Option<&Value> {
+        self.carried.as_ref()
+    }
+
+    pub(crate) fn carry_state(&self, state: Value) {
+        *self.next_state.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(state);
+    }
+
+    /// The `InputRequiredResult` that asks for this round's unanswered inputs, with the state
+    /// the next round starts from; `None` when the handler asked for nothing it lacked.
+    pub(crate) fn finish(&self, sealer: &Sealer, lifetime: Duration) -> Result<Option<InputRequiredResult>, RpcError> {
+        if let Some(error) = self.malformed.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+            return Err(error);
+        }
+        let asked = std::mem::take(&mut *self.asked.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        if asked.is_empty() {
+            return Ok(None);
+        }
+        let state = self.next_state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        let sealed = SealedRound {
+            method: self.binding.method.to_owned(),
+            digest: self.binding.digest.clone(),
+            principal: self.binding.principal.clone(),
+            expires: unix_millis().saturating_add(lifetime.as_millis() as u64),
+            round: self.round,
+            asked: asked.iter().map(|(key, request)| (key.clone(), request.method().to_owned())).collect(),
+            answers: self.answers.clone(),
+            state: state.or_else(|| self.carried.clone()),
+        };
+        let payload = serde_json::to_vec(&sealed).unwrap_or_else(|err| unreachable!("state serializes: {err}"));
+        Ok(Some(InputRequiredResult {
+            result_type: ResultType::input_required(),
+            input_requests: Some(asked),
+            request_state: Some(sealer.seal(&payload)),
+            meta: None,
+        }))
+    }
+}
+
+/// Checks that an answer has the shape of the result of the method it answers.
+fn check_answer(key: &str, method: &str, answer: &Value) -> Result<(), RpcError> {
+    let outcome = match method {
+        "elicitation/create" => parse::<ElicitResult>(answer),
+        "sampling/createMessage" => parse::<CreateMessageResult>(answer),
+        "roots/list" => parse::<ListRootsResult>(answer),
+        _ => Ok(()),
+    };
+    outcome.map_err(|err| {
+        RpcError::invalid_params(format!(
+            "Invalid params: `inputResponses.{key}` is not a valid answer to {method}: {err}"
+        ))
+    })
+}
+
+fn parse<T: DeserializeOwned>(answer: &Value) -> Result<(), serde_json::Error> {
+    T::deserialize(answer).map(drop)
+}
