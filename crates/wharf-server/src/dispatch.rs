@@ -19,6 +19,7 @@ use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
 use crate::context::{ContextParts, RequestContext, StreamControl, encode};
 use crate::error::RpcError;
 use crate::input::InputRound;
+use crate::listen::listen;
 use crate::principal::Principal;
 use crate::prompt::prompt_for;
 use crate::registry::page;
@@ -246,7 +247,7 @@ async fn serve(
     let out = Finisher { server, id, version };
     match request {
         ClientRequest::Discover(_) => {
-            let capabilities = server.registry().capabilities(!version.is_stateless());
+            let capabilities = server.registry().capabilities();
             let supported = ProtocolVersion::ALL.iter().map(|version| version.as_str().to_owned()).collect();
             Ok(out.cacheable(DiscoverResult {
                 supported_versions: supported,
@@ -293,9 +294,7 @@ async fn serve(
             require(completions, "completions", "completion/complete")?;
             Ok(out.complete(complete(server, context, params).await?))
         }
-        ClientRequest::Listen(_) => {
-            Err(RpcError::method_not_found("Method not found: this server does not offer `subscriptions/listen` yet"))
-        }
+        ClientRequest::Listen(params) => Ok(out.complete(listen(server, context, id, *params).await)),
         other => Err(RpcError::method_not_found(format!("Method not found: {}", other.method()))),
     }
 }

@@ -29,6 +29,7 @@ mod dispatch;
 mod error;
 mod extensions;
 mod input;
+mod listen;
 mod panic;
 mod principal;
 mod prompt;

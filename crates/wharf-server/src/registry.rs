@@ -92,19 +92,19 @@ impl Registry {
             || self.templates.values().any(|template| !template.completions.is_empty())
     }
 
-    /// The capabilities that follow from what is registered. `list_changed` is offered where
-    /// the transport can deliver it (sessions can; 2026-07-28 needs `subscriptions/listen`).
-    pub(crate) fn capabilities(&self, list_changed: bool) -> ServerCapabilities {
-        let list_changed_capability = || ListChangedCapability { list_changed: list_changed.then_some(true) };
+    /// The capabilities that follow from what is registered. Components can change at run
+    /// time, so list changes are always offered (to sessions, and on 2026-07-28 to listeners),
+    /// and so are resource subscriptions.
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        let list_changed_capability = || ListChangedCapability { list_changed: Some(true) };
         ServerCapabilities {
             logging: Some(Default::default()),
             completions: self.has_completions().then(Default::default),
             tools: self.has_tools().then(list_changed_capability),
             prompts: self.has_prompts().then(list_changed_capability),
-            resources: self.has_resources().then(|| ResourcesCapability {
-                subscribe: list_changed.then_some(true),
-                list_changed: list_changed.then_some(true),
-            }),
+            resources: self
+                .has_resources()
+                .then(|| ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             ..ServerCapabilities::default()
         }
     }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use wharf_protocol::{Icon, Implementation, JsonObject, META_SERVER_INFO, ProtocolVersion, ServerCapabilities};
 
 use crate::error::Error;
@@ -38,6 +38,8 @@ struct Shared {
     state: Extensions,
     next_connection: AtomicU64,
     sealer: Sealer,
+    /// Bumped to end every open `subscriptions/listen` stream gracefully.
+    subscriptions_epoch: watch::Sender<u64>,
 }
 
 /// Tunable behaviour. Every option has a documented default.
@@ -113,6 +115,17 @@ impl Server {
         self.shared.sealer.retire(id);
     }
 
+    /// Ends every `subscriptions/listen` stream open now, gracefully: each listener is
+    /// answered with its result, as before a shutdown or a deployment. Clients listen again.
+    pub fn end_subscriptions(&self) {
+        self.shared.subscriptions_epoch.send_modify(|epoch| *epoch += 1);
+    }
+
+    /// Changes when [`Server::end_subscriptions`] is called.
+    pub(crate) fn subscriptions_ending(&self) -> watch::Receiver<u64> {
+        self.shared.subscriptions_epoch.subscribe()
+    }
+
     pub(crate) fn sealer(&self) -> &Sealer {
         &self.shared.sealer
     }
@@ -155,7 +168,7 @@ impl Server {
 
     /// The capabilities derived from what is registered now.
     pub fn capabilities(&self) -> ServerCapabilities {
-        self.registry().capabilities(true)
+        self.registry().capabilities()
     }
 
     pub(crate) fn registry(&self) -> RwLockReadGuard<'_, Registry> {
@@ -481,6 +494,7 @@ impl ServerBuilder {
                 state: self.state,
                 next_connection: AtomicU64::new(1),
                 sealer,
+                subscriptions_epoch: watch::channel(0).0,
             }),
         })
     }

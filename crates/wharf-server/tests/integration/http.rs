@@ -498,3 +498,74 @@ async fn request_state_only_comes_back_from_the_principal_it_was_issued_to() {
     assert_eq!(owned["result"]["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["idea"]);
     assert_message_valid(ProtocolVersion::V2026_07_28, &owned, "tools/call");
 }
+
+/// Opens a 2026-07-28 `subscriptions/listen` stream with raw bytes and returns the socket,
+/// after reading the response head.
+async fn open_listener(port: u16, id: &str, filter: Value) -> (TcpStream, String) {
+    let mut params = json!({"notifications": filter});
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params}).to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\naccept: application/json, \
+         text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: subscriptions/listen\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    read_until(&mut stream, &mut seen, "\r\n\r\n").await;
+    (stream, seen)
+}
+
+async fn read_until(stream: &mut TcpStream, seen: &mut String, wanted: &str) {
+    let mut buffer = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !seen.contains(wanted) {
+        let read = tokio::time::timeout_at(deadline, stream.read(&mut buffer))
+            .await
+            .unwrap_or_else(|_| panic!("no {wanted:?} in time; saw {seen}"))
+            .unwrap();
+        assert!(read > 0, "the stream ended before {wanted:?}: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buffer[..read]));
+    }
+}
+
+#[tokio::test]
+async fn listeners_get_an_sse_stream_with_keep_alives_and_a_slow_one_holds_up_nobody() {
+    let server = fixture::server();
+    let options = HttpOptions::default().keep_alive(Duration::from_millis(50)).stream_buffer(4);
+    let port = start(server.clone(), options).await;
+    // A listener whose client never reads what it is sent.
+    let (_stalled, _) = open_listener(port, "stalled", json!({"toolsListChanged": true})).await;
+    let (mut stream, mut seen) = open_listener(port, "live", json!({"toolsListChanged": true})).await;
+    assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
+    assert!(seen.to_ascii_lowercase().contains("content-type: text/event-stream"), "{seen}");
+    read_until(&mut stream, &mut seen, "notifications/subscriptions/acknowledged").await;
+    read_until(&mut stream, &mut seen, "\n:").await;
+
+    // Many changes: the stalled listener's buffer fills, and the live one still hears them.
+    for round in 0..2000 {
+        if round % 2 == 0 {
+            server.remove_tool("echo");
+        } else {
+            server.add_tool(wharf_server::ToolDef::new("echo", || async { "back" }).description("Echo")).unwrap();
+        }
+    }
+    read_until(&mut stream, &mut seen, "notifications/tools/list_changed").await;
+    let modern = [JSON[0], JSON[1], ("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")];
+    let listed = send(port, "POST", &modern, &modern_body(9, "tools/list", json!({}))).await;
+    assert_eq!(listed.status, 200, "other requests are answered meanwhile: {listed:?}");
+    let event = seen
+        .split("\n\n")
+        .filter_map(|event| event.lines().find_map(|line| line.strip_prefix("data: ")))
+        .map(|data| serde_json::from_str::<Value>(data).unwrap())
+        .find(|message| message["method"] == "notifications/tools/list_changed")
+        .unwrap();
+    assert_eq!(event["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "live");
+    assert_message_valid(ProtocolVersion::V2026_07_28, &event, "subscriptions/listen");
+
+    server.end_subscriptions();
+    read_until(&mut stream, &mut seen, "\"resultType\":\"complete\"").await;
+}

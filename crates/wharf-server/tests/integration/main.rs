@@ -5,6 +5,7 @@ mod faults;
 mod fixture;
 mod http;
 mod input;
+mod listen;
 mod prompts_resources;
 mod runtime;
 mod session;

@@ -68,6 +68,7 @@ fn result_definition(method: &str) -> Option<&'static str> {
         "resources/templates/list" => "ListResourceTemplatesResult",
         "resources/read" => "ReadResourceResult",
         "completion/complete" => "CompleteResult",
+        "subscriptions/listen" => "SubscriptionsListenResult",
         _ => return None,
     })
 }
@@ -81,6 +82,7 @@ fn notification_definition(method: &str) -> Option<&'static str> {
         "notifications/resources/list_changed" => "ResourceListChangedNotification",
         "notifications/tools/list_changed" => "ToolListChangedNotification",
         "notifications/prompts/list_changed" => "PromptListChangedNotification",
+        "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
         _ => return None,
     })
 }

@@ -21,7 +21,7 @@ async fn discover_describes_the_server_with_cache_hints_and_server_info() {
     assert_eq!(result["resultType"], "complete");
     assert_eq!(result["supportedVersions"][0], "2026-07-28");
     assert!(result["supportedVersions"].as_array().unwrap().contains(&json!("2024-11-05")));
-    assert_eq!(result["capabilities"]["tools"], json!({}), "listChanged needs subscriptions/listen");
+    assert_eq!(result["capabilities"]["tools"], json!({"listChanged": true}), "delivered to listeners");
     assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "fixture");
     assert_eq!(result["ttlMs"], 0);
     assert_eq!(result["cacheScope"], "public");

@@ -1,0 +1,156 @@
+//! `subscriptions/listen` (2026-07-28): a long-lived request whose stream carries the list
+//! changes and resource updates a client asked for, each tagged with the subscription's id.
+//!
+//! A listener is a request like any other, so both transports carry it unchanged: on stdio its
+//! notifications go out on the connection and `notifications/cancelled` ends it; over HTTP they
+//! form its SSE response, with keep-alive comments, and closing the response ends it.
+//!
+//! Every listener reads the server's events on its own. One that cannot keep up (its client
+//! reads slowly, its buffer is full) only holds up itself; when it falls so far behind that
+//! events it never saw are dropped, it tells its client that every list it watches, and every
+//! resource it watches, may have changed, which is all a missed event would have said.
+
+use serde_json::Value;
+use tokio::sync::broadcast::error::RecvError;
+use wharf_protocol::{
+    AcknowledgedParams, JsonObject, ListenParams, ListenResult, META_SUBSCRIPTION_ID, NotificationMeta, RequestId,
+    ResourceUriParams, ServerCapabilities, ServerNotification, SubscriptionFilter,
+};
+
+use crate::context::RequestContext;
+use crate::registry::ListKind;
+use crate::server::{Server, ServerEvent};
+
+/// Serves one listener until the server ends its subscriptions, or the client ends it.
+pub(crate) async fn listen(
+    server: &Server,
+    context: &RequestContext,
+    id: &RequestId,
+    params: ListenParams,
+) -> ListenResult {
+    let honored = honored(&params.notifications, &server.capabilities());
+    let tag = subscription_meta(id);
+    // Subscribing before acknowledging: nothing that happens after the acknowledgement is
+    // missed.
+    let mut events = server.subscribe_events();
+    let mut ending = server.subscriptions_ending();
+    let acknowledged = AcknowledgedParams { notifications: honored.clone(), meta: Some(tag.clone()) };
+    context.notify(ServerNotification::SubscriptionsAcknowledged(acknowledged)).await;
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Ok(event) => {
+                    if let Some(notification) = notification_for(&honored, &event, &tag) {
+                        context.notify(notification).await;
+                    }
+                }
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::debug!(%id, missed, "a listener fell behind; telling it everything it watches changed");
+                    for notification in everything_changed(&honored, &tag) {
+                        context.notify(notification).await;
+                    }
+                }
+                Err(RecvError::Closed) => break,
+            },
+            _ = ending.changed() => break,
+        }
+    }
+    ListenResult { result_type: None, meta: Some(tag) }
+}
+
+/// `_meta` naming the subscription: the JSON-RPC id of the listen request.
+fn subscription_meta(id: &RequestId) -> JsonObject {
+    let mut meta = JsonObject::new();
+    meta.insert(META_SUBSCRIPTION_ID.to_owned(), serde_json::to_value(id).unwrap_or(Value::Null));
+    meta
+}
+
+/// The part of what the client asked for that this server can deliver.
+fn honored(requested: &SubscriptionFilter, capabilities: &ServerCapabilities) -> SubscriptionFilter {
+    let wanted = |flag: Option<bool>, offered: bool| (flag == Some(true) && offered).then_some(true);
+    let resources = capabilities.resources.is_some();
+    SubscriptionFilter {
+        tools_list_changed: wanted(requested.tools_list_changed, capabilities.tools.is_some()),
+        prompts_list_changed: wanted(requested.prompts_list_changed, capabilities.prompts.is_some()),
+        resources_list_changed: wanted(requested.resources_list_changed, resources),
+        resource_subscriptions: requested.resource_subscriptions.clone().filter(|uris| resources && !uris.is_empty()),
+        ..SubscriptionFilter::default()
+    }
+}
+
+/// True when an update of `updated` concerns a subscription to `watched`: the same resource,
+/// or one below it.
+fn concerns(watched: &str, updated: &str) -> bool {
+    updated
+        .strip_prefix(watched)
+        .is_some_and(|rest| rest.is_empty() || watched.ends_with('/') || rest.starts_with(['/', '#', '?']))
+}
+
+fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &JsonObject) -> Option<ServerNotification> {
+    let meta = || NotificationMeta { meta: Some(tag.clone()) };
+    match event {
+        ServerEvent::ListChanged(ListKind::Tools) if filter.tools_list_changed == Some(true) => {
+            Some(ServerNotification::ToolListChanged(meta()))
+        }
+        ServerEvent::ListChanged(ListKind::Prompts) if filter.prompts_list_changed == Some(true) => {
+            Some(ServerNotification::PromptListChanged(meta()))
+        }
+        ServerEvent::ListChanged(ListKind::Resources) if filter.resources_list_changed == Some(true) => {
+            Some(ServerNotification::ResourceListChanged(meta()))
+        }
+        ServerEvent::ResourceUpdated(uri)
+            if filter.resource_subscriptions.iter().flatten().any(|watched| concerns(watched, uri)) =>
+        {
+            Some(ServerNotification::ResourceUpdated(ResourceUriParams {
+                uri: uri.to_string(),
+                meta: Some(tag.clone()),
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// What a listener that missed events is told instead.
+fn everything_changed(filter: &SubscriptionFilter, tag: &JsonObject) -> Vec<ServerNotification> {
+    let mut notifications: Vec<ServerNotification> = [ListKind::Tools, ListKind::Prompts, ListKind::Resources]
+        .into_iter()
+        .filter_map(|kind| notification_for(filter, &ServerEvent::ListChanged(kind), tag))
+        .collect();
+    for uri in filter.resource_subscriptions.iter().flatten() {
+        notifications
+            .push(ServerNotification::ResourceUpdated(ResourceUriParams { uri: uri.clone(), meta: Some(tag.clone()) }));
+    }
+    notifications
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn updates_concern_the_watched_resource_and_those_below_it() {
+        assert!(concerns("file:///a", "file:///a"));
+        assert!(concerns("file:///a", "file:///a/b"));
+        assert!(concerns("file:///a/", "file:///a/b"));
+        assert!(concerns("db://t", "db://t#row"));
+        assert!(!concerns("file:///a", "file:///ab"));
+        assert!(!concerns("file:///a/b", "file:///a"));
+    }
+
+    #[test]
+    fn the_filter_keeps_only_what_the_server_offers() {
+        let requested = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resources_list_changed: Some(false),
+            resource_subscriptions: Some(vec!["file:///a".to_owned()]),
+            ..SubscriptionFilter::default()
+        };
+        let capabilities = ServerCapabilities { tools: Some(Default::default()), ..ServerCapabilities::default() };
+        let honored = honored(&requested, &capabilities);
+        assert_eq!(honored.tools_list_changed, Some(true));
+        assert_eq!(honored.prompts_list_changed, None);
+        assert_eq!(honored.resources_list_changed, None);
+        assert_eq!(honored.resource_subscriptions, None);
+    }
+}
