@@ -104,7 +104,7 @@ impl Registry {
             prompts: self.has_prompts().then(list_changed_capability),
             resources: self
                 .has_resources()
-                .then(|| ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+                .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             ..ServerCapabilities::default()
         }
     }
