@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use wharf::protocol::{CreateMessageParams, ElicitParams, ElicitResult, ElicitSchema, PromptMessage, Role};
-use wharf::{PromptDef, RequestContext, RpcError, ToolDef, content};
+use wharf::{Args, PromptDef, RequestContext, RpcError, ToolDef, content};
 
 /// A form elicitation; the schemas here are fixed, so a bad one is a bug in this file.
 fn form(message: &str, schema: Value) -> ElicitParams {
@@ -30,8 +30,22 @@ async fn ask_name(context: &RequestContext, key: &str, message: &str) -> Result<
     Ok(field(&answer, "name"))
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct HeaderArgs {
+    /// The region the call is routed to; clients mirror it into `Mcp-Param-Region`.
+    region: String,
+    /// An optional priority, mirrored into `Mcp-Param-Priority`.
+    priority: Option<i64>,
+}
+
 pub(crate) fn tools() -> Vec<ToolDef> {
     vec![
+        ToolDef::new("test_x_mcp_header", |Args(args): Args<HeaderArgs>| async move {
+            format!("Routed to {} (priority {})", args.region, args.priority.unwrap_or(0))
+        })
+        .mirror_to_header("region", "Region")
+        .mirror_to_header("priority", "Priority")
+        .description("Arguments mirrored into Mcp-Param headers, which the server checks against the body (SEP-2243)"),
         ToolDef::new("test_input_required_result_elicitation", |context: RequestContext| async move {
             let name = ask_name(&context, "user_name", "What is your name?").await?;
             Ok::<_, RpcError>(format!("Hello, {name}!"))

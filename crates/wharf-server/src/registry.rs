@@ -31,7 +31,7 @@ pub(crate) enum ListKind {
 }
 
 impl Registry {
-    pub(crate) fn add_tool(&mut self, tool: ToolDef) -> Result<(), Error> {
+    pub(crate) fn add_tool(&mut self, mut tool: ToolDef) -> Result<(), Error> {
         tool.validate()?;
         insert_unique(&mut self.tools, tool.name().to_owned(), tool, "tool")
     }

@@ -3,6 +3,7 @@
 
 pub(crate) mod extract;
 pub(crate) mod handler;
+pub(crate) mod header_params;
 pub(crate) mod output;
 
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use wharf_protocol::{Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations};
 use crate::error::Error;
 use crate::schema::{ArgumentSchema, schema_for};
 use handler::{Erased, ErasedToolHandler, ToolHandler};
+use header_params::HeaderParam;
 
 /// A tool: its name, description, schemas, hints and handler.
 ///
@@ -35,6 +37,8 @@ pub struct ToolDef {
     pub(crate) schema: Result<Arc<ArgumentSchema>, String>,
     pub(crate) handler: Arc<dyn ErasedToolHandler>,
     pub(crate) enabled: bool,
+    /// Arguments mirrored into `Mcp-Param-*` headers; filled in at registration.
+    pub(crate) header_params: Vec<HeaderParam>,
 }
 
 impl ToolDef {
@@ -55,6 +59,7 @@ impl ToolDef {
             schema: compiled,
             handler: Arc::new(Erased { handler, marker: std::marker::PhantomData }),
             enabled: true,
+            header_params: Vec::new(),
         }
     }
 
@@ -67,6 +72,31 @@ impl ToolDef {
         self.schema = ArgumentSchema::compile(&owner, schema).map(Arc::new).map_err(|err| err.to_string());
         self.definition.input_schema = self.schema.as_ref().map(|schema| schema.schema().clone()).unwrap_or_default();
         self
+    }
+
+    /// Marks the argument `property` to be mirrored by 2026-07-28 clients into the HTTP header
+    /// `Mcp-Param-{header}` (`x-mcp-header` in the input schema), so that gateways can route on
+    /// it. The argument must be a top-level string, integer or boolean; Wharf's HTTP transport
+    /// refuses requests whose header and body disagree. Do not mark secrets: headers are
+    /// logged more often than bodies. The same mark can come from the argument type itself,
+    /// with `#[schemars(extend("x-mcp-header" = "Region"))]`.
+    pub fn mirror_to_header(mut self, property: &str, header: &str) -> ToolDef {
+        let mut schema = self.definition.input_schema.clone();
+        let marked = schema
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+            .and_then(|properties| properties.get_mut(property))
+            .and_then(Value::as_object_mut)
+            .map(|definition| definition.insert(header_params::KEYWORD.to_owned(), Value::from(header)))
+            .is_some();
+        if !marked {
+            self.schema = Err(format!(
+                "tool `{}`: `mirror_to_header` names `{property}`, which is not an argument of the tool",
+                self.definition.name
+            ));
+            return self;
+        }
+        self.input_schema(schema)
     }
 
     /// What the tool does, for the model.
@@ -124,8 +154,9 @@ impl ToolDef {
         &self.definition.name
     }
 
-    /// Checks everything that can be wrong with the definition.
-    pub(crate) fn validate(&self) -> Result<(), Error> {
+    /// Checks everything that can be wrong with the definition, and finds the arguments it
+    /// mirrors into headers.
+    pub(crate) fn validate(&mut self) -> Result<(), Error> {
         let name = &self.definition.name;
         if !valid_tool_name(name) {
             return Err(Error::registration(format!(
@@ -135,6 +166,8 @@ impl ToolDef {
         if let Err(message) = &self.schema {
             return Err(Error::registration(message.clone()));
         }
+        self.header_params = header_params::header_params(&self.definition.input_schema)
+            .map_err(|message| Error::registration(format!("tool `{name}`: {message}")))?;
         Ok(())
     }
 }

@@ -45,6 +45,15 @@ pub(crate) struct Weather {
     temperature: f64,
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub(crate) struct RouteArgs {
+    /// Where to run.
+    region: String,
+    /// Which shard; mirrored into `Mcp-Param-Shard` by the type itself.
+    #[schemars(extend("x-mcp-header" = "Shard"))]
+    shard: Option<i64>,
+}
+
 /// Counts how many steps `slow` has taken, so tests can see that cancellation stopped it.
 #[derive(Default)]
 pub(crate) struct Counters {
@@ -198,6 +207,13 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
                 Ok::<_, RpcError>(format!("{:?} {}", answer.action, json!(answer.content)))
             })
             .description("Elicits a name"),
+        )
+        .tool(
+            ToolDef::new("route", |Args(args): Args<RouteArgs>| async move {
+                format!("{} #{}", args.region, args.shard.unwrap_or(0))
+            })
+            .mirror_to_header("region", "Region")
+            .description("Routes by region and shard, which clients mirror into headers"),
         )
         .tool(
             ToolDef::new("plan_trip", |context: RequestContext| async move {

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use wharf_protocol::ProtocolVersion;
+use wharf_server::testing::InMemoryClient;
 use wharf_server::{HttpOptions, Server, serve_http_on};
 
 use crate::fixture::{self, Counters};
@@ -568,4 +569,51 @@ async fn listeners_get_an_sse_stream_with_keep_alives_and_a_slow_one_holds_up_no
 
     server.end_subscriptions();
     read_until(&mut stream, &mut seen, "\"resultType\":\"complete\"").await;
+}
+
+#[tokio::test]
+async fn mirrored_arguments_must_match_their_mcp_param_headers() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let listed = InMemoryClient::stateless(fixture::server(), Default::default()).list_tools().await.unwrap();
+    let route = listed.tools.iter().find(|tool| tool.name == "route").unwrap();
+    assert_eq!(route.input_schema["properties"]["region"]["x-mcp-header"], "Region");
+    assert_eq!(route.input_schema["properties"]["shard"]["x-mcp-header"], "Shard");
+
+    let call = |arguments: Value, params: &[(&'static str, &'static str)]| {
+        let body = modern_body(1, "tools/call", json!({"name": "route", "arguments": arguments}));
+        let mut headers = vec![
+            JSON[0],
+            JSON[1],
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "route"),
+        ];
+        headers.extend_from_slice(params);
+        async move { send(port, "POST", &headers, &body).await }
+    };
+    for (arguments, params) in [
+        (json!({"region": "eu-west"}), vec![("mcp-param-region", "eu-west")]),
+        (json!({"region": "eu-west"}), vec![("Mcp-Param-Region", "=?base64?ZXUtd2VzdA==?=")]),
+        (json!({"region": "eu", "shard": 7}), vec![("mcp-param-region", "eu"), ("mcp-param-shard", "7")]),
+        // Without both ends of the wrapper a value is literal.
+        (json!({"region": "=?base64?ZXU="}), vec![("mcp-param-region", "=?base64?ZXU=")]),
+    ] {
+        let reply = call(arguments.clone(), &params).await;
+        assert_eq!(reply.status, 200, "{arguments} {params:?}: {reply:?}");
+        assert!(reply.json()["result"]["content"][0]["text"].is_string(), "{reply:?}");
+    }
+    for (arguments, params, why) in [
+        (json!({"region": "eu"}), vec![], "missing header"),
+        (json!({"region": "eu"}), vec![("mcp-param-region", "us")], "other value"),
+        (json!({"region": "eu"}), vec![("mcp-param-region", "=?base64?ZXU?=")], "padding"),
+        (json!({"region": "eu"}), vec![("mcp-param-region", "=?base64?Z!U=?=")], "alphabet"),
+        (json!({"region": "eu", "shard": 7}), vec![("mcp-param-region", "eu"), ("mcp-param-shard", "8")], "integer"),
+        (json!({"region": "eu"}), vec![("mcp-param-region", "eu"), ("mcp-param-shard", "1")], "header without body"),
+    ] {
+        let reply = call(arguments.clone(), &params).await;
+        assert_eq!(reply.status, 400, "{why}: {reply:?}");
+        assert_eq!(reply.json()["error"]["code"], -32020, "{why}");
+        assert_eq!(reply.json()["id"], 1);
+        assert_message_valid(ProtocolVersion::V2026_07_28, &reply.json(), "tools/call");
+    }
 }

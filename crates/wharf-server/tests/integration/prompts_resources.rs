@@ -119,7 +119,7 @@ async fn lists_are_paginated_with_opaque_cursors() {
             None => break,
         }
     }
-    assert_eq!(names.len(), 16, "{names:?}");
+    assert_eq!(names.len(), 17, "{names:?}");
     assert_eq!(pages, 6);
     let err = client.request("tools/list", json!({"cursor": "not-a-cursor"})).await.unwrap_err();
     assert_eq!(err.code.0, -32602);

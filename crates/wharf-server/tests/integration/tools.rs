@@ -160,4 +160,29 @@ async fn registration_errors_are_clear_and_reported_together() {
         .build()
         .unwrap_err();
     assert!(err.to_string().contains("must be a JSON object"), "{err}");
+
+    // `x-mcp-header` marks are checked when the tool is registered.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Scores {
+        score: f64,
+        name: String,
+    }
+    let err = wharf_server::Server::builder("x", "1")
+        .tool(
+            wharf_server::ToolDef::new("a", |_: wharf_server::Args<Scores>| async { "" })
+                .mirror_to_header("score", "Score"),
+        )
+        .tool(
+            wharf_server::ToolDef::new("b", |_: wharf_server::Args<Scores>| async { "" })
+                .mirror_to_header("nope", "Nope"),
+        )
+        .build()
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("tool `a`: argument `score`: `x-mcp-header` needs a string, integer or boolean"),
+        "{message}"
+    );
+    assert!(message.contains("`mirror_to_header` names `nope`"), "{message}");
 }

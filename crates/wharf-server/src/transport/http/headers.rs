@@ -4,7 +4,9 @@
 use base64::Engine;
 use http::HeaderMap;
 use http::header::ACCEPT;
-use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, ProtocolVersion};
+use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, JsonObject, ProtocolVersion};
+
+use crate::tool::header_params::{HeaderParam, header_text};
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
@@ -84,6 +86,49 @@ pub(crate) fn check_modern(headers: &HeaderMap, request: &ClientRequest, version
     Ok(())
 }
 
+/// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its arguments: each
+/// marked argument present in the body needs its header with the same value, in plain or
+/// `=?base64?…?=` form, and a header needs its argument.
+pub(crate) fn check_params(
+    headers: &HeaderMap,
+    params: &[HeaderParam],
+    arguments: Option<&JsonObject>,
+) -> Result<(), ErrorObject> {
+    for param in params {
+        let header_name = format!("mcp-param-{}", param.header.to_ascii_lowercase());
+        let header = headers.get(header_name.as_str()).map(|value| value.to_str());
+        let body = arguments.and_then(|arguments| arguments.get(&param.property)).filter(|value| !value.is_null());
+        let display = format!("Mcp-Param-{}", param.header);
+        match (header, body) {
+            (None, None) => {}
+            (None, Some(_)) => {
+                return Err(mismatch(format!(
+                    "Header mismatch: argument `{}` is in the body, so the `{display}` header is required",
+                    param.property
+                )));
+            }
+            (Some(_), None) => {
+                return Err(mismatch(format!(
+                    "Header mismatch: `{display}` is set but the body has no argument `{}`",
+                    param.property
+                )));
+            }
+            (Some(header), Some(body)) => {
+                let decoded = header.ok().and_then(decode_value).ok_or_else(|| {
+                    mismatch(format!("Header mismatch: `{display}` is not valid base64-encoded UTF-8"))
+                })?;
+                if header_text(body).as_deref() != Some(decoded.as_str()) {
+                    return Err(mismatch(format!(
+                        "Header mismatch: `{display}` is {decoded:?} but argument `{}` is {body}",
+                        param.property
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +138,10 @@ mod tests {
         assert_eq!(decode_value("plain").as_deref(), Some("plain"));
         assert_eq!(decode_value("=?base64?w6lsYW4=?=").as_deref(), Some("élan"));
         assert_eq!(decode_value("=?base64?!!?="), None);
+        // Padding is required, and only the standard alphabet is.
+        assert_eq!(decode_value("=?base64?SGVsbG8?="), None);
+        assert_eq!(decode_value("=?base64?SGVs!!!bG8=?="), None);
+        // Without both ends of the wrapper the value is literal.
+        assert_eq!(decode_value("=?base64?SGVsbG8=").as_deref(), Some("=?base64?SGVsbG8="));
     }
 }

@@ -248,6 +248,12 @@ async fn modern(
     if let Err(error) = check_stateless_meta(meta) {
         return reply::json(StatusCode::BAD_REQUEST, encode_error(Some(&id), error));
     }
+    if let ClientRequest::CallTool(call) = &request
+        && let Some(tool) = shared.server.registry().tool(&call.name)
+        && let Err(error) = headers::check_params(headers, &tool.header_params, call.arguments.as_ref())
+    {
+        return reply::error(StatusCode::BAD_REQUEST, Some(&id), error);
+    }
     // Every stateless request is a session of its own: nothing it does is seen by another
     // client, and no id it uses can collide with another client's.
     let (outbound, _) = mpsc::channel(1);
