@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::stateless;
+use crate::{stateless, tasks};
 use serde_json::{Value, json};
 use wharf::protocol::{
     AudioContent, BlobResourceContents, ContentBlock, CreateMessageParams, ElicitParams, ElicitSchema,
@@ -62,7 +62,11 @@ struct ElicitationArgs {
 pub(crate) fn server() -> Result<Server, Error> {
     let builder = Server::builder("wharf-conformance-server", env!("CARGO_PKG_VERSION"))
         .instructions("The fixtures of the MCP conformance suite, served by Wharf.");
-    let builder = tools().into_iter().chain(stateless::tools()).fold(builder, |builder, tool| builder.tool(tool));
+    let builder = tools()
+        .into_iter()
+        .chain(stateless::tools())
+        .chain(tasks::tools())
+        .fold(builder, |builder, tool| builder.tool(tool));
     let builder = resources().into_iter().fold(builder, |builder, resource| builder.resource(resource));
     let builder =
         prompts().into_iter().chain(stateless::prompts()).fold(builder, |builder, prompt| builder.prompt(prompt));

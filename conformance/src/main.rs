@@ -3,6 +3,7 @@
 
 mod fixtures;
 mod stateless;
+mod tasks;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;

@@ -57,5 +57,6 @@ pub use types::resources::{
     Resource, ResourceContents, ResourceTemplate, ResourceUriParams, SubscribeParams, TextResourceContents,
     not_found_data,
 };
+pub use types::tasks::{TASKS_EXTENSION, TaskIdParams, UpdateTaskParams};
 pub use types::tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution};
 pub use version::ProtocolVersion;

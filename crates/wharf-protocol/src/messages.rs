@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use crate::error::{ErrorCode, ErrorObject};
 use crate::types::client_features::{CreateMessageParams, ElicitParams};
-use crate::types::common::{EmptyParams, PaginatedParams, RequestMeta};
+use crate::types::common::{EmptyParams, JsonObject, PaginatedParams, RequestMeta};
 use crate::types::completion::CompleteParams;
 use crate::types::lifecycle::InitializeParams;
 use crate::types::logging::{LoggingMessageParams, SetLevelParams};
@@ -19,6 +19,7 @@ use crate::types::notifications::{
 };
 use crate::types::prompts::GetPromptParams;
 use crate::types::resources::{ReadResourceParams, ResourceUriParams, SubscribeParams};
+use crate::types::tasks::{TaskIdParams, UpdateTaskParams};
 use crate::types::tools::CallToolParams;
 
 /// Why a request's params could not be decoded.
@@ -148,6 +149,16 @@ method_union! {
         "logging/setLevel" => SetLevel(SetLevelParams, required),
         /// Opens a notification stream (2026-07-28).
         "subscriptions/listen" => Listen(Box<ListenParams>, required),
+        /// A task's status, and its result once done (tasks).
+        "tasks/get" => GetTask(TaskIdParams, required),
+        /// Answers a task's input requests (2026-07-28 tasks).
+        "tasks/update" => UpdateTask(UpdateTaskParams, required),
+        /// Asks a task to stop (tasks).
+        "tasks/cancel" => CancelTask(TaskIdParams, required),
+        /// Waits for a task's result (2025-11-25 tasks only).
+        "tasks/result" => TaskResult(TaskIdParams, required),
+        /// Lists tasks (2025-11-25 tasks only).
+        "tasks/list" => ListTasks(PaginatedParams, optional),
     }
 }
 
@@ -168,6 +179,11 @@ impl ClientRequest {
             ClientRequest::Complete(p) => p.meta.as_deref(),
             ClientRequest::SetLevel(p) => p.meta.as_deref(),
             ClientRequest::Listen(p) => p.meta.as_deref(),
+            ClientRequest::GetTask(p) | ClientRequest::CancelTask(p) | ClientRequest::TaskResult(p) => {
+                p.meta.as_deref()
+            }
+            ClientRequest::UpdateTask(p) => p.meta.as_deref(),
+            ClientRequest::ListTasks(p) => p.meta.as_deref(),
         }
     }
 
@@ -187,6 +203,9 @@ impl ClientRequest {
             ClientRequest::Complete(p) => &mut p.meta,
             ClientRequest::SetLevel(p) => &mut p.meta,
             ClientRequest::Listen(p) => &mut p.meta,
+            ClientRequest::GetTask(p) | ClientRequest::CancelTask(p) | ClientRequest::TaskResult(p) => &mut p.meta,
+            ClientRequest::UpdateTask(p) => &mut p.meta,
+            ClientRequest::ListTasks(p) => &mut p.meta,
         };
         slot.get_or_insert_with(Box::default)
     }
@@ -239,6 +258,8 @@ method_union! {
         "notifications/prompts/list_changed" => PromptListChanged(NotificationMeta, optional),
         /// A listen stream is open (2026-07-28).
         "notifications/subscriptions/acknowledged" => SubscriptionsAcknowledged(AcknowledgedParams, required),
+        /// A task changed; the params are its `DetailedTask` (2026-07-28 tasks extension).
+        "notifications/tasks" => Tasks(JsonObject, required),
     }
 }
 

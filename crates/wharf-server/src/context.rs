@@ -1,7 +1,7 @@
 //! The request context handed to every handler: who is asking, in which revision, and the
 //! channels back to the client (progress, logging, cancellation and requests for input).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -22,6 +22,7 @@ use crate::input::{Input, InputRound};
 use crate::principal::Principal;
 use crate::server::Server;
 use crate::session::{Outbound, Session};
+use crate::task::Running;
 
 /// Everything a handler may want to know about the request it serves, and its ways to talk
 /// back to the client while it works.
@@ -48,6 +49,8 @@ struct Inner {
     principal: Option<Principal>,
     /// Set on 2026-07-28 requests that may answer `InputRequiredResult`.
     input: Option<InputRound>,
+    /// Set once the request became a task: input then waits for `tasks/update`.
+    task: OnceLock<Arc<Running>>,
 }
 
 /// The parts a dispatcher fills in to make a [`RequestContext`].
@@ -108,6 +111,7 @@ impl RequestContext {
                 stream: parts.delivery.stream,
                 principal: parts.delivery.principal,
                 input: parts.input,
+                task: OnceLock::new(),
             }),
         }
     }
@@ -294,12 +298,24 @@ impl RequestContext {
         round.finish(server.sealer(), server.options().request_state_lifetime)
     }
 
+    /// From now on, input this request asks for waits for the task's `tasks/update`.
+    pub(crate) fn attach_task(&self, running: Arc<Running>) {
+        let _ = self.inner.task.set(running);
+    }
+
     pub(crate) async fn ask_input<R: DeserializeOwned>(
         &self,
         key: String,
         request: InputRequest,
     ) -> Result<R, RpcError> {
         self.check_client_can_answer(&request)?;
+        if let Some(running) = self.inner.task.get() {
+            let method = request.method();
+            let answer = running.ask(key, request).await?;
+            return R::deserialize(&answer).map_err(|err| {
+                RpcError::invalid_params(format!("Invalid params: the answer to {method} is malformed: {err}"))
+            });
+        }
         if !self.inner.version.is_stateless() {
             return self.ask(ServerRequest::from(request)).await;
         }

@@ -2,7 +2,10 @@
 //! or a 2026-07-28 stateless request, checks what that era requires, runs the method, and
 //! encodes the result the way the request's revision expects.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -11,7 +14,7 @@ use wharf_protocol::{
     Completion, CompletionReference, DiscoverResult, EmptyResult, ErrorCode, ErrorMessage, GetPromptParams,
     GetPromptResult, InitializeParams, InitializeResult, InputRequiredResult, JsonObject, JsonRpc2, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ListenResult, PaginatedParams, ProtocolVersion,
-    ReadResourceParams, ReadResourceResult, RequestId, RequestMeta, ResponseMessage, ResultType,
+    ReadResourceParams, ReadResourceResult, RequestId, RequestMeta, ResponseMessage, ResultType, TASKS_EXTENSION,
 };
 
 use crate::cancel::Cancellation;
@@ -20,12 +23,15 @@ use crate::context::{ContextParts, RequestContext, StreamControl, encode};
 use crate::error::RpcError;
 use crate::input::InputRound;
 use crate::listen::listen;
+use crate::panic::CatchUnwind;
 use crate::principal::Principal;
 use crate::prompt::prompt_for;
 use crate::registry::page;
 use crate::resource::{resource_for, template_for};
 use crate::server::Server;
 use crate::session::{Negotiated, Outbound, Session};
+use crate::task::TaskSupport;
+use crate::task::record::TaskRecord;
 use crate::tool::extract::{Rejection, ToolCall};
 use crate::tool::tool_for;
 
@@ -262,8 +268,27 @@ async fn serve(
         }
         ClientRequest::CallTool(params) => {
             require(tools, "tools", "tools/call")?;
+            let support = server.registry().tool(&params.name).map(|tool| tool.task_support).unwrap_or_default();
+            if version.is_stateless() && support != TaskSupport::Forbidden {
+                return call_tool_or_task(server, context, params, support, &out).await;
+            }
             let outcome = call_tool(server, context, params).await;
             out.complete_or_input(context, outcome)
+        }
+        ClientRequest::GetTask(params) if version.is_stateless() => {
+            require_tasks(context)?;
+            let record = server.tasks().get(&params.task_id, principal(context)).await?;
+            Ok(out.object(record.detailed()))
+        }
+        ClientRequest::UpdateTask(params) if version.is_stateless() => {
+            require_tasks(context)?;
+            server.tasks().update(&params.task_id, principal(context), params.input_responses).await?;
+            Ok(out.object(JsonObject::new()))
+        }
+        ClientRequest::CancelTask(params) if version.is_stateless() => {
+            require_tasks(context)?;
+            server.tasks().cancel(&params.task_id, principal(context)).await?;
+            Ok(out.object(JsonObject::new()))
         }
         ClientRequest::ListPrompts(params) => {
             require(prompts, "prompts", "prompts/list")?;
@@ -297,6 +322,74 @@ async fn serve(
         ClientRequest::Listen(params) => Ok(out.complete(listen(server, context, id, *params).await)),
         other => Err(RpcError::method_not_found(format!("Method not found: {}", other.method()))),
     }
+}
+
+fn principal(context: &RequestContext) -> Option<&str> {
+    context.principal().map(Principal::as_str)
+}
+
+/// The task methods need the client to have declared the tasks extension on this request.
+fn require_tasks(context: &RequestContext) -> Result<(), RpcError> {
+    let declared = context
+        .client_capabilities()
+        .extensions
+        .as_ref()
+        .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION));
+    if declared {
+        return Ok(());
+    }
+    Err(RpcError::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0,
+        format!("Missing required client capability: declare the `{TASKS_EXTENSION}` extension to use tasks"),
+    )
+    .with_data(serde_json::json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})))
+}
+
+/// A call of a tool that may run as a task: answered directly when the client has no tasks
+/// or the handler finishes (or asks for input) at its first poll; otherwise the handler goes
+/// on as a task and the answer is `CreateTaskResult`.
+async fn call_tool_or_task(
+    server: &Server,
+    context: &RequestContext,
+    params: CallToolParams,
+    support: TaskSupport,
+    out: &Finisher<'_>,
+) -> Result<Vec<u8>, RpcError> {
+    if let Err(missing) = require_tasks(context) {
+        if support == TaskSupport::Required {
+            return Err(missing);
+        }
+        let outcome = call_tool(server, context, params).await;
+        return out.complete_or_input(context, outcome);
+    }
+    let (task_server, task_context) = (server.clone(), context.clone());
+    let mut work = CatchUnwind::new(async move { call_tool(&task_server, &task_context, params).await });
+    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await;
+    match first {
+        Poll::Ready(Ok(outcome)) => return out.complete_or_input(context, outcome),
+        Poll::Ready(Err(panic)) => {
+            return Err(RpcError::internal(format!("Internal error: the handler panicked: {panic}")));
+        }
+        Poll::Pending => {}
+    }
+    // Input is gathered before a task exists: a handler that asked for some while it also
+    // waits on something else gets its answers first.
+    if let Some(required) = context.input_required()? {
+        return Ok(out.input_required(&required));
+    }
+    let owner = context.principal().map(|principal| principal.as_str().to_owned());
+    let (record, running) = server.tasks().create(owner, context.cancellation().clone(), server.events()).await?;
+    context.attach_task(running.clone());
+    let task_server = server.clone();
+    let task_id = record.task_id.clone();
+    let finishing = running.clone();
+    let handle = tokio::spawn(async move {
+        let outcome = work.await;
+        finishing.finish(outcome).await;
+        task_server.tasks().forget(&task_id);
+    });
+    running.set_abort(handle.abort_handle());
+    Ok(out.task_created(&record))
 }
 
 /// Encodes results the way the request's revision expects.
@@ -333,6 +426,21 @@ impl Finisher<'_> {
             return Ok(self.input_required(&required));
         }
         Ok(self.complete(outcome?))
+    }
+
+    /// A result built as a JSON object (the task methods' answers).
+    fn object(&self, mut result: JsonObject) -> Vec<u8> {
+        if self.version.is_stateless() {
+            result.insert("resultType".to_owned(), Value::from("complete"));
+        }
+        respond(self.id, &WithMeta { result: &result, meta: self.server.server_info_meta_json() })
+    }
+
+    /// A `CreateTaskResult`: the task's members, flat, with `resultType: "task"`.
+    fn task_created(&self, record: &TaskRecord) -> Vec<u8> {
+        let mut result = record.task_members();
+        result.insert("resultType".to_owned(), Value::from("task"));
+        respond(self.id, &WithMeta { result: &result, meta: self.server.server_info_meta_json() })
     }
 
     /// An `InputRequiredResult`: never cached, and never with cache hints.

@@ -14,7 +14,7 @@ use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 use wharf_protocol::{
     AcknowledgedParams, JsonObject, ListenParams, ListenResult, META_SUBSCRIPTION_ID, NotificationMeta, RequestId,
-    ResourceUriParams, ServerCapabilities, ServerNotification, SubscriptionFilter,
+    ResourceUriParams, ServerCapabilities, ServerNotification, SubscriptionFilter, TASKS_EXTENSION,
 };
 
 use crate::context::RequestContext;
@@ -74,7 +74,11 @@ fn honored(requested: &SubscriptionFilter, capabilities: &ServerCapabilities) ->
         prompts_list_changed: wanted(requested.prompts_list_changed, capabilities.prompts.is_some()),
         resources_list_changed: wanted(requested.resources_list_changed, resources),
         resource_subscriptions: requested.resource_subscriptions.clone().filter(|uris| resources && !uris.is_empty()),
-        ..SubscriptionFilter::default()
+        task_ids: requested.task_ids.clone().filter(|ids| {
+            let tasks =
+                capabilities.extensions.as_ref().is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION));
+            tasks && !ids.is_empty()
+        }),
     }
 }
 
@@ -105,6 +109,13 @@ fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Json
                 uri: uri.to_string(),
                 meta: Some(tag.clone()),
             }))
+        }
+        ServerEvent::Task(task)
+            if filter.task_ids.iter().flatten().any(|id| task.get("taskId").and_then(Value::as_str) == Some(id)) =>
+        {
+            let mut params = (**task).clone();
+            params.insert("_meta".to_owned(), Value::Object(tag.clone()));
+            Some(ServerNotification::Tasks(params))
         }
         _ => None,
     }

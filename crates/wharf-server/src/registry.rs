@@ -87,6 +87,10 @@ impl Registry {
         !self.resources.is_empty() || !self.templates.is_empty()
     }
 
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.tools.values().any(|tool| tool.task_support != crate::task::TaskSupport::Forbidden)
+    }
+
     pub(crate) fn has_completions(&self) -> bool {
         self.prompts.values().any(|prompt| !prompt.completions.is_empty())
             || self.templates.values().any(|template| !template.completions.is_empty())
@@ -105,6 +109,11 @@ impl Registry {
             resources: self
                 .has_resources()
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            extensions: self.has_task_tools().then(|| {
+                let mut extensions = wharf_protocol::JsonObject::new();
+                extensions.insert(wharf_protocol::TASKS_EXTENSION.to_owned(), serde_json::json!({}));
+                extensions
+            }),
             ..ServerCapabilities::default()
         }
     }

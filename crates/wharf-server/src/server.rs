@@ -14,6 +14,8 @@ use crate::input::seal::{Sealer, StateKey};
 use crate::prompt::PromptDef;
 use crate::registry::{ListKind, Registry};
 use crate::resource::{ResourceDef, TemplateDef};
+use crate::task::Tasks;
+use crate::task::store::{MemoryTaskStore, TaskStore};
 use crate::tool::ToolDef;
 
 /// An MCP server: what it is, what it offers, and how it behaves.
@@ -40,6 +42,7 @@ struct Shared {
     sealer: Sealer,
     /// Bumped to end every open `subscriptions/listen` stream gracefully.
     subscriptions_epoch: watch::Sender<u64>,
+    tasks: Tasks,
 }
 
 /// Tunable behaviour. Every option has a documented default.
@@ -65,6 +68,10 @@ pub struct ServerOptions {
     /// How long the `requestState` of an `InputRequiredResult` stays valid (2026-07-28). The
     /// client's retry must come within it. Default: 10 minutes.
     pub request_state_lifetime: Duration,
+    /// How long task records are kept after creation (`ttlMs`). Default: 1 hour.
+    pub task_ttl: Option<Duration>,
+    /// How often clients are told to poll tasks (`pollIntervalMs`). Default: 500 ms.
+    pub task_poll_interval: Duration,
 }
 
 impl Default for ServerOptions {
@@ -77,6 +84,8 @@ impl Default for ServerOptions {
             outbound_queue: 1024,
             max_in_flight: 64,
             request_state_lifetime: Duration::from_secs(600),
+            task_ttl: Some(Duration::from_secs(3600)),
+            task_poll_interval: Duration::from_millis(500),
         }
     }
 }
@@ -86,6 +95,8 @@ impl Default for ServerOptions {
 pub(crate) enum ServerEvent {
     ListChanged(ListKind),
     ResourceUpdated(Arc<str>),
+    /// A task changed; its 2026-07-28 `DetailedTask`.
+    Task(Arc<JsonObject>),
 }
 
 impl Server {
@@ -99,6 +110,7 @@ impl Server {
             state: Extensions::new(),
             errors: Vec::new(),
             state_keys: Vec::new(),
+            task_store: None,
         }
     }
 
@@ -124,6 +136,14 @@ impl Server {
     /// Changes when [`Server::end_subscriptions`] is called.
     pub(crate) fn subscriptions_ending(&self) -> watch::Receiver<u64> {
         self.shared.subscriptions_epoch.subscribe()
+    }
+
+    pub(crate) fn tasks(&self) -> &Tasks {
+        &self.shared.tasks
+    }
+
+    pub(crate) fn events(&self) -> broadcast::Sender<ServerEvent> {
+        self.shared.events.clone()
     }
 
     pub(crate) fn sealer(&self) -> &Sealer {
@@ -336,6 +356,7 @@ pub struct ServerBuilder {
     errors: Vec<Error>,
     /// Sealing keys, the first seals; empty means a random key for this process.
     state_keys: Vec<StateKey>,
+    task_store: Option<Arc<dyn TaskStore>>,
 }
 
 impl ServerBuilder {
@@ -416,6 +437,19 @@ impl ServerBuilder {
         self
     }
 
+    /// Where task records are kept. Default: a [`MemoryTaskStore`] for 10,000 live tasks.
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> ServerBuilder {
+        self.task_store = Some(store);
+        self
+    }
+
+    /// How long a task's record is kept after it was created (`ttlMs`); `None` keeps records
+    /// as long as the store does. Default: 1 hour.
+    pub fn task_ttl(mut self, ttl: Option<Duration>) -> ServerBuilder {
+        self.options.task_ttl = ttl;
+        self
+    }
+
     /// How long the `requestState` of an `InputRequiredResult` stays valid. Default: 10 minutes.
     pub fn request_state_lifetime(mut self, lifetime: Duration) -> ServerBuilder {
         self.options.request_state_lifetime = lifetime;
@@ -482,6 +516,8 @@ impl ServerBuilder {
                 .map_err(|err| Error::registration(format!("no random source for the request state key: {err}")))?,
         };
         let sealer = Sealer::new(sealing, keys.collect());
+        let task_store = self.task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::new(10_000)));
+        let tasks = Tasks::new(task_store, self.options.task_ttl, self.options.task_poll_interval);
         Ok(Server {
             shared: Arc::new(Shared {
                 info: self.info,
@@ -495,6 +531,7 @@ impl ServerBuilder {
                 next_connection: AtomicU64::new(1),
                 sealer,
                 subscriptions_epoch: watch::channel(0).0,
+                tasks,
             }),
         })
     }

@@ -13,4 +13,5 @@ pub(crate) mod mrtr;
 pub(crate) mod notifications;
 pub(crate) mod prompts;
 pub(crate) mod resources;
+pub(crate) mod tasks;
 pub(crate) mod tools;

@@ -259,7 +259,7 @@ impl InputRound {
 }
 
 /// Checks that an answer has the shape of the result of the method it answers.
-fn check_answer(key: &str, method: &str, answer: &Value) -> Result<(), RpcError> {
+pub(crate) fn check_answer(key: &str, method: &str, answer: &Value) -> Result<(), RpcError> {
     let outcome = match method {
         "elicitation/create" => parse::<ElicitResult>(answer),
         "sampling/createMessage" => parse::<CreateMessageResult>(answer),

@@ -14,6 +14,7 @@ use wharf_protocol::{Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations};
 
 use crate::error::Error;
 use crate::schema::{ArgumentSchema, schema_for};
+use crate::task::TaskSupport;
 use handler::{Erased, ErasedToolHandler, ToolHandler};
 use header_params::HeaderParam;
 
@@ -39,6 +40,7 @@ pub struct ToolDef {
     pub(crate) enabled: bool,
     /// Arguments mirrored into `Mcp-Param-*` headers; filled in at registration.
     pub(crate) header_params: Vec<HeaderParam>,
+    pub(crate) task_support: TaskSupport,
 }
 
 impl ToolDef {
@@ -60,6 +62,7 @@ impl ToolDef {
             handler: Arc::new(Erased { handler, marker: std::marker::PhantomData }),
             enabled: true,
             header_params: Vec::new(),
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -97,6 +100,14 @@ impl ToolDef {
             return self;
         }
         self.input_schema(schema)
+    }
+
+    /// Lets calls run as tasks (the 2026-07-28 tasks extension) for clients that support
+    /// them: with [`TaskSupport::Optional`] a call whose handler has to wait becomes a task,
+    /// with [`TaskSupport::Required`] clients without tasks are refused (-32021).
+    pub fn task_support(mut self, support: TaskSupport) -> ToolDef {
+        self.task_support = support;
+        self
     }
 
     /// What the tool does, for the model.

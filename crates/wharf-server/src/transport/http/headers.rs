@@ -72,6 +72,8 @@ pub(crate) fn check_modern(headers: &HeaderMap, request: &ClientRequest, version
         ClientRequest::CallTool(params) => Some(params.name.as_str()),
         ClientRequest::GetPrompt(params) => Some(params.name.as_str()),
         ClientRequest::ReadResource(params) => Some(params.uri.as_str()),
+        ClientRequest::GetTask(params) | ClientRequest::CancelTask(params) => Some(params.task_id.as_str()),
+        ClientRequest::UpdateTask(params) => Some(params.task_id.as_str()),
         _ => None,
     };
     if let Some(name) = name {

@@ -1,0 +1,35 @@
+//! Tasks: long-running tool calls that the client polls. The 2026-07-28 extension
+//! `io.modelcontextprotocol/tasks` (flat `CreateTaskResult`, `tasks/get|update|cancel`) and the
+//! experimental tasks of 2025-11-25 share these params.
+
+use serde::{Deserialize, Serialize};
+
+use crate::types::common::{JsonObject, RequestMeta};
+
+/// The extension id of 2026-07-28 tasks, in `capabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Params of `tasks/get`, `tasks/cancel` and (2025-11-25) `tasks/result`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskIdParams {
+    /// The task.
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Box<RequestMeta>>,
+}
+
+/// Params of `tasks/update` (2026-07-28): answers to a task's input requests.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UpdateTaskParams {
+    /// The task.
+    #[serde(rename = "taskId")]
+    pub task_id: String,
+    /// Answers by the keys of the task's `inputRequests`; some may be left for later.
+    #[serde(rename = "inputResponses", default)]
+    pub input_responses: JsonObject,
+    /// Request metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Box<RequestMeta>>,
+}

@@ -1,0 +1,273 @@
+//! Tasks (the 2026-07-28 extension `io.modelcontextprotocol/tasks`): a tool call that takes a
+//! while becomes a task the client polls with `tasks/get`, answers with `tasks/update` and
+//! stops with `tasks/cancel`.
+//!
+//! A tool opts in with [`ToolDef::task_support`](crate::ToolDef::task_support). When a client
+//! that declared the extension calls it, the handler is polled once: if it finishes (or asks
+//! for input through an `InputRequiredResult` round), the answer is immediate; if it has to
+//! wait, it goes on as a task, its record is stored, and the answer is `CreateTaskResult`.
+//! From then on, input the handler asks for parks the task in `input_required` until
+//! `tasks/update` brings the answers, and cancellation reaches the handler through its
+//! [`Cancellation`] before its future is dropped.
+//!
+//! Records live in a [`TaskStore`]; the instance that runs a task writes them, any instance
+//! can read them.
+
+pub(crate) mod record;
+pub(crate) mod store;
+pub(crate) mod time;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{broadcast, oneshot};
+use tokio::task::AbortHandle;
+use wharf_protocol::{CallToolResult, ErrorCode, ErrorObject, InputRequest, JsonObject};
+
+use crate::cancel::Cancellation;
+use crate::error::RpcError;
+use crate::input::check_answer;
+use crate::server::ServerEvent;
+use record::{TaskRecord, TaskStatus};
+use store::TaskStore;
+use time::unix_millis;
+
+/// Whether a tool runs as a task for clients that support tasks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Never: every call is answered directly (the default).
+    #[default]
+    Forbidden,
+    /// When the client supports tasks and the handler has to wait.
+    Optional,
+    /// Always as a task; clients without tasks get -32021.
+    Required,
+}
+
+/// The tasks of one server: where records are kept, and the tasks running here.
+pub(crate) struct Tasks {
+    store: Arc<dyn TaskStore>,
+    running: Mutex<HashMap<String, Arc<Running>>>,
+    ttl: Option<Duration>,
+    poll_interval: Duration,
+}
+
+/// A task running in this process.
+pub(crate) struct Running {
+    cancel: Cancellation,
+    abort: Mutex<Option<AbortHandle>>,
+    /// The authoritative record; held while it is written to the store, so writes keep their
+    /// order.
+    record: tokio::sync::Mutex<TaskRecord>,
+    waiters: Mutex<HashMap<String, oneshot::Sender<Value>>>,
+    store: Arc<dyn TaskStore>,
+    events: broadcast::Sender<ServerEvent>,
+}
+
+impl std::fmt::Debug for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Running").finish_non_exhaustive()
+    }
+}
+
+fn store_error(err: store::TaskStoreError) -> RpcError {
+    RpcError::internal(format!("Internal error: {err}"))
+}
+
+fn unknown_task(task_id: &str) -> RpcError {
+    RpcError::invalid_params(format!("Invalid params: no task `{task_id}`"))
+}
+
+fn random_id() -> Result<String, RpcError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|err| RpcError::internal(format!("Internal error: no random source: {err}")))?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+impl Tasks {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Option<Duration>, poll_interval: Duration) -> Tasks {
+        Tasks { store, running: Mutex::new(HashMap::new()), ttl, poll_interval }
+    }
+
+    fn running(&self, task_id: &str) -> Option<Arc<Running>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner).get(task_id).cloned()
+    }
+
+    pub(crate) fn forget(&self, task_id: &str) {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner).remove(task_id);
+    }
+
+    /// Stores a new task and returns its record and the handle its handler asks for input
+    /// through; the caller spawns the work with [`Tasks::run`].
+    pub(crate) async fn create(
+        &self,
+        principal: Option<String>,
+        cancel: Cancellation,
+        events: broadcast::Sender<ServerEvent>,
+    ) -> Result<(TaskRecord, Arc<Running>), RpcError> {
+        let now = unix_millis();
+        let record = TaskRecord {
+            task_id: random_id()?,
+            status: TaskStatus::Working,
+            created_at_ms: now,
+            updated_at_ms: now,
+            ttl_ms: self.ttl.map(|ttl| ttl.as_millis() as u64),
+            poll_interval_ms: Some(self.poll_interval.as_millis() as u64),
+            principal,
+            ..TaskRecord::default()
+        };
+        // The record is readable before the client hears of the task.
+        self.store.create(record.clone()).await.map_err(store_error)?;
+        let running = Arc::new(Running {
+            cancel,
+            abort: Mutex::new(None),
+            record: tokio::sync::Mutex::new(record.clone()),
+            waiters: Mutex::new(HashMap::new()),
+            store: self.store.clone(),
+            events,
+        });
+        self.running.lock().unwrap_or_else(PoisonError::into_inner).insert(record.task_id.clone(), running.clone());
+        let _ = running.events.send(ServerEvent::Task(Arc::new(record.detailed())));
+        Ok((record, running))
+    }
+
+    /// The record of a task `principal` may see.
+    pub(crate) async fn get(&self, task_id: &str, principal: Option<&str>) -> Result<TaskRecord, RpcError> {
+        match self.store.get(task_id).await {
+            Some(record) if record.principal.as_deref() == principal => Ok(record),
+            _ => Err(unknown_task(task_id)),
+        }
+    }
+
+    /// Hands answers to the task's waiting handler; answers to keys it does not wait for are
+    /// ignored.
+    pub(crate) async fn update(
+        &self,
+        task_id: &str,
+        principal: Option<&str>,
+        responses: JsonObject,
+    ) -> Result<(), RpcError> {
+        self.get(task_id, principal).await?;
+        let Some(running) = self.running(task_id) else { return Ok(()) };
+        running.answer(responses).await
+    }
+
+    /// Stops a task. Stopping one that already ended changes nothing.
+    pub(crate) async fn cancel(&self, task_id: &str, principal: Option<&str>) -> Result<(), RpcError> {
+        self.get(task_id, principal).await?;
+        if let Some(running) = self.running(task_id) {
+            running.settle(TaskStatus::Cancelled, "Cancelled at the client's request", |_| {}).await;
+            // The handler hears of it first, so that it can stop cleanly; then its future is
+            // dropped wherever it waits.
+            running.cancel.cancel();
+            if let Some(abort) = running.abort.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                abort.abort();
+            }
+            self.forget(task_id);
+        }
+        Ok(())
+    }
+}
+
+impl Running {
+    pub(crate) fn set_abort(&self, abort: AbortHandle) {
+        *self.abort.lock().unwrap_or_else(PoisonError::into_inner) = Some(abort);
+    }
+
+    /// Writes the record after `change`, unless the task has already ended.
+    async fn change(&self, change: impl FnOnce(&mut TaskRecord)) {
+        let mut record = self.record.lock().await;
+        if record.status.is_terminal() {
+            return;
+        }
+        change(&mut record);
+        record.updated_at_ms = unix_millis();
+        if let Err(err) = self.store.put(record.clone()).await {
+            tracing::warn!(task = %record.task_id, %err, "a task record could not be written");
+        }
+        let _ = self.events.send(ServerEvent::Task(Arc::new(record.detailed())));
+    }
+
+    /// Ends the task with `status`, unless it already ended.
+    async fn settle(&self, status: TaskStatus, message: &str, fill: impl FnOnce(&mut TaskRecord)) {
+        self.change(|record| {
+            record.status = status;
+            record.status_message = Some(message.to_owned());
+            record.input_requests.clear();
+            fill(record);
+        })
+        .await;
+    }
+
+    /// Records the outcome of the task's handler.
+    pub(crate) async fn finish(&self, outcome: Result<Result<CallToolResult, RpcError>, String>) {
+        match outcome {
+            Ok(Ok(result)) => {
+                let result = serde_json::to_value(&result).unwrap_or(Value::Null);
+                self.settle(TaskStatus::Completed, "Completed", |record| record.result = Some(result)).await;
+            }
+            Ok(Err(error)) => {
+                let error = error.into_object();
+                self.settle(TaskStatus::Failed, "Failed", |record| record.error = Some(error)).await;
+            }
+            Err(panic) => {
+                tracing::error!(panic = %panic, "a task's handler panicked");
+                let error = ErrorObject::new(
+                    ErrorCode::INTERNAL_ERROR,
+                    format!("Internal error: the handler panicked: {panic}"),
+                );
+                self.settle(TaskStatus::Failed, "Failed", |record| record.error = Some(error)).await;
+            }
+        }
+    }
+
+    /// Parks the handler until `tasks/update` answers `request` under `key`.
+    pub(crate) async fn ask(&self, key: String, request: InputRequest) -> Result<Value, RpcError> {
+        let (sender, answer) = oneshot::channel();
+        self.waiters.lock().unwrap_or_else(PoisonError::into_inner).insert(key.clone(), sender);
+        self.change(|record| {
+            record.input_requests.insert(key, request);
+            record.status = TaskStatus::InputRequired;
+            record.status_message = Some("Waiting for input".to_owned());
+        })
+        .await;
+        tokio::select! {
+            answer = answer => answer.map_err(|_| RpcError::internal("Internal error: the task ended while waiting for input")),
+            () = self.cancel.cancelled() => Err(RpcError::internal("Internal error: the task was cancelled")),
+        }
+    }
+
+    async fn answer(&self, responses: JsonObject) -> Result<(), RpcError> {
+        let pending = self.record.lock().await.input_requests.clone();
+        let mut answered = Vec::new();
+        for (key, value) in responses {
+            let Some(request) = pending.get(&key) else { continue };
+            check_answer(&key, request.method(), &value)?;
+            answered.push((key, value));
+        }
+        if answered.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<String> = answered.iter().map(|(key, _)| key.clone()).collect();
+        self.change(|record| {
+            for key in &keys {
+                record.input_requests.remove(key);
+            }
+            if record.input_requests.is_empty() {
+                record.status = TaskStatus::Working;
+                record.status_message = None;
+            }
+        })
+        .await;
+        let mut waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
+        for (key, value) in answered {
+            if let Some(waiter) = waiters.remove(&key) {
+                let _ = waiter.send(value);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,133 @@
+//! Where task records live: the [`TaskStore`] trait, and [`MemoryTaskStore`], bounded and in
+//! memory, which forgets each task once its `ttlMs` has passed.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+
+use super::record::TaskRecord;
+use super::time::unix_millis;
+
+/// What the store methods return: a boxed future, so that stores can do I/O (a database, a
+/// cache shared by instances) without tying Wharf to one async runtime's traits.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Why a store refused a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskStoreError {
+    /// The store holds as many live tasks as it may.
+    Full,
+    /// The store could not be reached or written; the text says why.
+    Unavailable(String),
+}
+
+impl std::fmt::Display for TaskStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TaskStoreError::Full => f.write_str("the task store is full"),
+            TaskStoreError::Unavailable(why) => write!(f, "the task store is unavailable: {why}"),
+        }
+    }
+}
+
+/// Keeps task records. The instance that runs a task writes its record on every change
+/// (creation, status, input requests, outcome); any instance answers `tasks/get` from it.
+///
+/// A record must stay readable for its `ttl_ms` after creation, and may be forgotten after.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a new record. It must be readable by [`TaskStore::get`] once this completes:
+    /// `CreateTaskResult` is only sent after.
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>>;
+    /// Replaces a record.
+    fn put(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>>;
+    /// The record of `task_id`, unless it is unknown or expired.
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Option<TaskRecord>>;
+}
+
+/// Task records in memory, at most `capacity` live ones; expired records are dropped as new
+/// ones come in, and never returned.
+#[derive(Debug)]
+pub struct MemoryTaskStore {
+    capacity: usize,
+    records: Mutex<HashMap<String, TaskRecord>>,
+}
+
+impl MemoryTaskStore {
+    /// A store for at most `capacity` live tasks.
+    pub fn new(capacity: usize) -> MemoryTaskStore {
+        MemoryTaskStore { capacity: capacity.max(1), records: Mutex::new(HashMap::new()) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+        self.records.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        let outcome = {
+            let mut records = self.lock();
+            if records.len() >= self.capacity {
+                let now = unix_millis();
+                records.retain(|_, record| !record.is_expired(now));
+            }
+            if records.len() >= self.capacity {
+                Err(TaskStoreError::Full)
+            } else {
+                records.insert(record.task_id.clone(), record);
+                Ok(())
+            }
+        };
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn put(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        self.lock().insert(record.task_id.clone(), record);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+        let found = {
+            let mut records = self.lock();
+            match records.get(task_id) {
+                Some(record) if record.is_expired(unix_millis()) => {
+                    records.remove(task_id);
+                    None
+                }
+                other => other.cloned(),
+            }
+        };
+        Box::pin(std::future::ready(found))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::record::TaskStatus;
+
+    fn record(id: &str, ttl_ms: Option<u64>, created_at_ms: u64) -> TaskRecord {
+        TaskRecord {
+            task_id: id.to_owned(),
+            status: TaskStatus::Working,
+            created_at_ms,
+            updated_at_ms: created_at_ms,
+            ttl_ms,
+            ..TaskRecord::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn records_expire_after_their_ttl_and_the_store_is_bounded() {
+        let store = MemoryTaskStore::new(2);
+        let now = unix_millis();
+        store.create(record("old", Some(10), now - 1_000)).await.unwrap();
+        store.create(record("kept", None, now)).await.unwrap();
+        assert!(store.get("old").await.is_none(), "past its ttl");
+        assert!(store.get("kept").await.is_some());
+        store.create(record("new", Some(60_000), now)).await.unwrap();
+        assert_eq!(store.create(record("one-too-many", None, now)).await, Err(TaskStoreError::Full));
+        assert!(store.get("new").await.is_some());
+    }
+}
