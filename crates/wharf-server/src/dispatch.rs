@@ -218,9 +218,12 @@ fn initialize(
     if !session.negotiate(negotiated) {
         return Err(RpcError::invalid_request("Invalid request: this session is already initialized"));
     }
+    let mut capabilities = server.capabilities();
+    // Extensions (2026-07-28 tasks among them) are negotiated per request, not in sessions.
+    capabilities.extensions = None;
     let result = InitializeResult {
         protocol_version: version.as_str().to_owned(),
-        capabilities: server.capabilities(),
+        capabilities,
         server_info: server.info_for(version),
         instructions: server.instructions().map(str::to_owned),
         meta: None,

@@ -8,7 +8,7 @@
 //! wait, it goes on as a task, its record is stored, and the answer is `CreateTaskResult`.
 //! From then on, input the handler asks for parks the task in `input_required` until
 //! `tasks/update` brings the answers, and cancellation reaches the handler through its
-//! [`Cancellation`] before its future is dropped.
+//! [`Cancellation`], and its future is dropped if it has not stopped two seconds later.
 //!
 //! Records live in a [`TaskStore`]; the instance that runs a task writes them, any instance
 //! can read them.
@@ -33,6 +33,9 @@ use crate::server::ServerEvent;
 use record::{TaskRecord, TaskStatus};
 use store::TaskStore;
 use time::unix_millis;
+
+/// How long a cancelled task's handler may take to stop on its own before it is dropped.
+const CANCEL_GRACE: Duration = Duration::from_secs(2);
 
 /// Whether a tool runs as a task for clients that support tasks.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -160,11 +163,14 @@ impl Tasks {
         self.get(task_id, principal).await?;
         if let Some(running) = self.running(task_id) {
             running.settle(TaskStatus::Cancelled, "Cancelled at the client's request", |_| {}).await;
-            // The handler hears of it first, so that it can stop cleanly; then its future is
-            // dropped wherever it waits.
+            // The handler hears of it first, so that it can stop cleanly; a handler that has
+            // not stopped after the grace period is dropped wherever it waits.
             running.cancel.cancel();
             if let Some(abort) = running.abort.lock().unwrap_or_else(PoisonError::into_inner).take() {
-                abort.abort();
+                tokio::spawn(async move {
+                    tokio::time::sleep(CANCEL_GRACE).await;
+                    abort.abort();
+                });
             }
             self.forget(task_id);
         }

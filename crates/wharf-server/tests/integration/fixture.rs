@@ -58,6 +58,14 @@ pub(crate) struct RouteArgs {
 #[derive(Default)]
 pub(crate) struct Counters {
     pub(crate) slow_steps: AtomicUsize,
+    /// Task handlers that saw their cancellation.
+    pub(crate) cancelled_jobs: AtomicUsize,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub(crate) struct JobArgs {
+    /// How long the job takes, in milliseconds.
+    ms: u64,
 }
 
 /// A form elicitation of one string field.
@@ -150,7 +158,8 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
             })
             .description("Sets result `_meta` of its own"),
         )
-        .tool(
+        .tool({
+            let counters = counters.clone();
             ToolDef::new("slow", move || {
                 let counters = counters.clone();
                 async move {
@@ -161,8 +170,8 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
                     "finished"
                 }
             })
-            .description("Runs for five seconds unless cancelled"),
-        )
+            .description("Runs for five seconds unless cancelled")
+        })
         .tool(
             ToolDef::new("progress", |context: RequestContext| async move {
                 for step in [0.0, 50.0, 50.0, 100.0] {
@@ -214,6 +223,44 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
             })
             .mirror_to_header("region", "Region")
             .description("Routes by region and shard, which clients mirror into headers"),
+        )
+        .tool({
+            let counters = counters.clone();
+            ToolDef::new("long_job", move |context: RequestContext, Args(args): Args<JobArgs>| {
+                let counters = counters.clone();
+                async move {
+                    if args.ms > 0 {
+                        tokio::select! {
+                            () = tokio::time::sleep(Duration::from_millis(args.ms)) => {}
+                            () = context.cancellation().cancelled() => {
+                                counters.cancelled_jobs.fetch_add(1, Ordering::SeqCst);
+                                // Cleaning up takes a moment; the task is stopped meanwhile.
+                                std::future::pending::<()>().await;
+                            }
+                        }
+                    }
+                    format!("done after {} ms", args.ms)
+                }
+            })
+            .task_support(wharf_server::TaskSupport::Optional)
+            .description("Works for a while; a task for clients that have them")
+        })
+        .tool(
+            ToolDef::new("approve", |context: RequestContext| async move {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                let (first, second) = tokio::join!(
+                    context.input("manager").elicit(ask_for("Manager approves?", "ok")),
+                    context.input("finance").elicit(ask_for("Finance approves?", "ok")),
+                );
+                Ok::<_, RpcError>(format!("{} and {}", answer_text(&first?, "ok"), answer_text(&second?, "ok")))
+            })
+            .task_support(wharf_server::TaskSupport::Optional)
+            .description("Asks two approvers while running as a task"),
+        )
+        .tool(
+            ToolDef::new("needs_task", || async { "ran" })
+                .task_support(wharf_server::TaskSupport::Required)
+                .description("Only ever runs as a task"),
         )
         .tool(
             ToolDef::new("plan_trip", |context: RequestContext| async move {

@@ -11,4 +11,5 @@ mod runtime;
 mod session;
 mod spec;
 mod stateless;
+mod tasks;
 mod tools;

@@ -119,8 +119,8 @@ async fn lists_are_paginated_with_opaque_cursors() {
             None => break,
         }
     }
-    assert_eq!(names.len(), 17, "{names:?}");
-    assert_eq!(pages, 6);
+    assert_eq!(names.len(), 20, "{names:?}");
+    assert_eq!(pages, 7);
     let err = client.request("tools/list", json!({"cursor": "not-a-cursor"})).await.unwrap_err();
     assert_eq!(err.code.0, -32602);
     assert_valid(&client, ProtocolVersion::V2025_11_25);
