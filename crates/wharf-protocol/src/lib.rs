@@ -31,9 +31,9 @@ pub use types::capabilities::{
     SamplingCapability, ServerCapabilities,
 };
 pub use types::client_features::{
-    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ElicitSchema, ListRootsResult,
-    ModelHint, ModelPreferences, MultiSelectItems, OneOrMany, PrimitiveSchema, Root, SamplingContent, SamplingMessage,
-    TitledValue, ToolResultContent, ToolUseContent,
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ElicitSchema,
+    ElicitationCompleteParams, ListRootsResult, ModelHint, ModelPreferences, MultiSelectItems, OneOrMany,
+    PrimitiveSchema, Root, SamplingContent, SamplingMessage, TitledValue, ToolResultContent, ToolUseContent,
 };
 pub use types::common::{
     Annotations, CacheScope, EmptyParams, EmptyResult, Icon, Implementation, JsonObject, META_CLIENT_CAPABILITIES,

@@ -9,6 +9,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::error::{ErrorCode, ErrorObject};
+use crate::types::client_features::ElicitationCompleteParams;
 use crate::types::client_features::{CreateMessageParams, ElicitParams};
 use crate::types::common::{EmptyParams, JsonObject, PaginatedParams, RequestMeta};
 use crate::types::completion::CompleteParams;
@@ -258,6 +259,8 @@ method_union! {
         "notifications/prompts/list_changed" => PromptListChanged(NotificationMeta, optional),
         /// A listen stream is open (2026-07-28).
         "notifications/subscriptions/acknowledged" => SubscriptionsAcknowledged(AcknowledgedParams, required),
+        /// An out-of-band URL elicitation finished (2025-11-25).
+        "notifications/elicitation/complete" => ElicitationComplete(ElicitationCompleteParams, required),
         /// A task changed; the params are its `DetailedTask` (2026-07-28 tasks extension).
         "notifications/tasks" => Tasks(JsonObject, required),
     }

@@ -8,10 +8,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wharf_protocol::{
-    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Implementation,
-    InputRequest, InputRequiredResult, JsonRpc2, ListRootsResult, LoggingLevel, LoggingMessageParams,
-    NotificationMessage, ProgressParams, ProgressToken, ProtocolVersion, RequestId, RequestMessage, ServerNotification,
-    ServerRequest,
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
+    ElicitationCompleteParams, ErrorCode, Implementation, InputRequest, InputRequiredResult, JsonRpc2, ListRootsResult,
+    LoggingLevel, LoggingMessageParams, NotificationMessage, ProgressParams, ProgressToken, ProtocolVersion, RequestId,
+    RequestMessage, ServerNotification, ServerRequest,
 };
 
 use crate::cancel::Cancellation;
@@ -309,6 +309,7 @@ impl RequestContext {
         request: InputRequest,
     ) -> Result<R, RpcError> {
         self.check_client_can_answer(&request)?;
+        let request = self.with_elicitation_id(request)?;
         if let Some(running) = self.inner.task.get() {
             let method = request.method();
             let answer = running.ask(key, request).await?;
@@ -341,6 +342,88 @@ impl RequestContext {
             round.reject(error.clone());
             error
         })
+    }
+
+    /// A 2025-11-25 URL elicitation carries an id, for `notifications/elicitation/complete`;
+    /// Wharf makes one when the handler did not.
+    fn with_elicitation_id(&self, request: InputRequest) -> Result<InputRequest, RpcError> {
+        match request {
+            InputRequest::Elicitation(mut params)
+                if params.mode.as_deref() == Some("url")
+                    && params.elicitation_id.is_none()
+                    && self.inner.version == ProtocolVersion::V2025_11_25 =>
+            {
+                let mut bytes = [0u8; 16];
+                getrandom::fill(&mut bytes)
+                    .map_err(|err| RpcError::internal(format!("Internal error: no random source: {err}")))?;
+                params.elicitation_id = Some(bytes.iter().map(|byte| format!("{byte:02x}")).collect());
+                Ok(InputRequest::Elicitation(params))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// Tells a 2025-11-25 client that the out-of-band flow of the URL elicitation
+    /// `elicitation_id` finished (`notifications/elicitation/complete`), on the session rather
+    /// than this request's stream, so it may come after the request ended. Returns false,
+    /// sending nothing, on other revisions: on 2026-07-28 the client's retry is the signal.
+    pub async fn complete_url_elicitation(&self, elicitation_id: &str) -> bool {
+        if self.inner.version != ProtocolVersion::V2025_11_25 {
+            return false;
+        }
+        let params = ElicitationCompleteParams { elicitation_id: elicitation_id.to_owned(), meta: None };
+        let message = encode_notification(&ServerNotification::ElicitationComplete(params));
+        self.inner.session.outbound().send(message).await.is_ok()
+    }
+
+    /// The error for a request that cannot go on until the user finishes URL elicitations
+    /// (2025-11-25: `-32042` with the elicitations in `data`). On 2026-07-28 the elicitations
+    /// are asked for in an `InputRequiredResult` instead (return the error all the same);
+    /// earlier revisions have no URL elicitation, so it is an internal error there.
+    pub fn url_elicitation_required(&self, elicitations: Vec<ElicitParams>) -> RpcError {
+        match self.inner.version {
+            ProtocolVersion::V2025_11_25 => {
+                let mut listed = Vec::with_capacity(elicitations.len());
+                for params in elicitations {
+                    let request = self.with_elicitation_id(InputRequest::Elicitation(params));
+                    if let Ok(InputRequest::Elicitation(params)) = request {
+                        listed.push(params);
+                    }
+                }
+                RpcError::new(
+                    ErrorCode::URL_ELICITATION_REQUIRED.0,
+                    "URL elicitation required: the user must finish the linked flow first",
+                )
+                .with_data(serde_json::json!({ "elicitations": listed }))
+            }
+            version if version.is_stateless() => {
+                let Some(round) = &self.inner.input else {
+                    return RpcError::internal("Internal error: this request cannot ask for input");
+                };
+                let mut asked = false;
+                for params in elicitations {
+                    let key = round.next_auto_key();
+                    let mut params = params;
+                    params.elicitation_id = None;
+                    if let Err(error) = round.answer_or_ask(key, InputRequest::Elicitation(params)) {
+                        if !error.is_input_required() {
+                            return error;
+                        }
+                        asked = true;
+                    }
+                }
+                if asked {
+                    RpcError::internal(crate::input::INPUT_REQUIRED_MESSAGE)
+                } else {
+                    // Each was answered in an earlier round: the user consented, and it is for
+                    // the handler to know whether the flows have finished.
+                    RpcError::internal("Internal error: the URL elicitations were answered but are still required")
+                }
+            }
+            version => {
+                RpcError::internal(format!("Internal error: URL elicitation does not exist in revision {version}"))
+            }
+        }
     }
 
     /// Wharf never asks for what the client did not declare it can give.

@@ -411,3 +411,15 @@ pub struct ListRootsResult {
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
+
+/// Params of `notifications/elicitation/complete` (2025-11-25): the URL elicitation whose
+/// out-of-band flow finished.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ElicitationCompleteParams {
+    /// The `elicitationId` of the `elicitation/create` request.
+    #[serde(rename = "elicitationId")]
+    pub elicitation_id: String,
+    /// Metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}

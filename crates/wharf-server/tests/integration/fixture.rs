@@ -263,6 +263,34 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
                 .description("Only ever runs as a task"),
         )
         .tool(
+            ToolDef::new("sign_in", |context: RequestContext| async move {
+                let params = ElicitParams {
+                    mode: Some("url".to_owned()),
+                    message: "Sign in to the calendar".to_owned(),
+                    url: Some("https://auth.example.com/start?flow=flow-1".to_owned()),
+                    elicitation_id: Some("flow-1".to_owned()),
+                    ..ElicitParams::default()
+                };
+                let answer = context.elicit(params).await?;
+                // Here the out-of-band flow would be awaited; it finishes at once.
+                let told = context.complete_url_elicitation("flow-1").await;
+                Ok::<_, RpcError>(format!("{:?}, completion sent: {told}", answer.action))
+            })
+            .description("Sends the user to a URL to sign in"),
+        )
+        .tool(
+            ToolDef::new("calendar", |context: RequestContext| async move {
+                let sign_in = ElicitParams {
+                    mode: Some("url".to_owned()),
+                    message: "Sign in first".to_owned(),
+                    url: Some("https://auth.example.com/start".to_owned()),
+                    ..ElicitParams::default()
+                };
+                Err::<String, _>(context.url_elicitation_required(vec![sign_in]))
+            })
+            .description("Needs a sign-in the user has not done"),
+        )
+        .tool(
             ToolDef::new("plan_trip", |context: RequestContext| async move {
                 // Round one asks two things at once; round two asks for a confirmation whose
                 // wording depends on them, and counts the rounds in the handler's own state.

@@ -238,3 +238,37 @@ async fn only_declared_kinds_of_input_are_asked_for() {
     let message = client.received().pop().unwrap();
     assert_message_valid(V2026, &message, "tools/call");
 }
+
+#[tokio::test]
+async fn url_elicitation_carries_an_id_its_completion_and_the_32042_error_on_2025_11_25() {
+    let capabilities: ClientCapabilities = serde_json::from_value(json!({"elicitation": {"url": {}}})).unwrap();
+    let (client, _) =
+        InMemoryClient::session(fixture::server(), ProtocolVersion::V2025_11_25, capabilities.clone()).await.unwrap();
+    client.on_request(|request| {
+        let ServerRequest::Elicit(params) = request else { panic!("{request:?}") };
+        assert_eq!(params.mode.as_deref(), Some("url"));
+        assert_eq!(params.elicitation_id.as_deref(), Some("flow-1"));
+        Ok(json!({"action": "accept"}))
+    });
+    let result = client.call_tool("sign_in", json!({})).await.unwrap();
+    assert_eq!(text(&result), "Accept, completion sent: true");
+    let completion = client.next_notification(Duration::from_secs(5)).await.unwrap();
+    assert_eq!(completion["method"], "notifications/elicitation/complete");
+    assert_eq!(completion["params"]["elicitationId"], "flow-1");
+
+    let err = client.call_tool("calendar", json!({})).await.unwrap_err();
+    assert_eq!(err.code.0, -32042);
+    let elicitation = &err.data.unwrap()["elicitations"][0];
+    assert_eq!(elicitation["mode"], "url");
+    assert_eq!(elicitation["elicitationId"].as_str().unwrap().len(), 32, "Wharf gave it an id");
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+
+    // On 2026-07-28 the same handler asks in an InputRequiredResult, without ids.
+    let stateless = InMemoryClient::stateless(fixture::server(), capabilities);
+    let asked = stateless.request("tools/call", json!({"name": "calendar", "arguments": {}})).await.unwrap();
+    assert_eq!(asked["resultType"], "input_required");
+    let request = &asked["inputRequests"]["input-1"];
+    assert_eq!(request["params"]["mode"], "url");
+    assert!(request["params"].get("elicitationId").is_none());
+    assert_valid(&stateless, V2026);
+}

@@ -83,6 +83,7 @@ fn notification_definition(method: &str) -> Option<&'static str> {
         "notifications/tools/list_changed" => "ToolListChangedNotification",
         "notifications/prompts/list_changed" => "PromptListChangedNotification",
         "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
+        "notifications/elicitation/complete" => "ElicitationCompleteNotification",
         _ => return None,
     })
 }
