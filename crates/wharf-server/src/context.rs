@@ -51,6 +51,9 @@ struct Inner {
     input: Option<InputRound>,
     /// Set once the request became a task: input then waits for `tasks/update`.
     task: OnceLock<Arc<Running>>,
+    /// Set once a 2025-11-25 request became a task: its response has been sent, so what the
+    /// handler sends goes to the session instead.
+    session_sink: OnceLock<()>,
 }
 
 /// The parts a dispatcher fills in to make a [`RequestContext`].
@@ -112,6 +115,7 @@ impl RequestContext {
                 principal: parts.delivery.principal,
                 input: parts.input,
                 task: OnceLock::new(),
+                session_sink: OnceLock::new(),
             }),
         }
     }
@@ -301,6 +305,16 @@ impl RequestContext {
     /// From now on, input this request asks for waits for the task's `tasks/update`.
     pub(crate) fn attach_task(&self, running: Arc<Running>) {
         let _ = self.inner.task.set(running);
+    }
+
+    /// From now on, what the handler sends goes to the session: the request was answered
+    /// with `CreateTaskResult` (2025-11-25 tasks), and its own stream is gone.
+    pub(crate) fn send_to_session(&self) {
+        let _ = self.inner.session_sink.set(());
+    }
+
+    fn sink(&self) -> &Outbound {
+        if self.inner.session_sink.get().is_some() { self.inner.session.outbound() } else { &self.inner.sink }
     }
 
     pub(crate) async fn ask_input<R: DeserializeOwned>(
@@ -495,7 +509,7 @@ impl RequestContext {
         let (id, answer) = session.expect_answer();
         let message = RequestMessage { jsonrpc: JsonRpc2, id: &id, method: request.method(), params: Some(request) };
         let bytes = serde_json::to_vec(&message).map_err(|err| Error::protocol(err.to_string()))?;
-        if self.inner.sink.send(bytes).await.is_err() {
+        if self.sink().send(bytes).await.is_err() {
             session.forget_answer(&id);
             return Err(Error::closed());
         }
@@ -511,7 +525,7 @@ impl RequestContext {
     /// Sends a notification on this request's stream. Failures mean the client went away, which
     /// the read loop notices on its own, so they are ignored here.
     pub(crate) async fn notify(&self, notification: ServerNotification) {
-        let _ = self.inner.sink.send(encode_notification(&notification)).await;
+        let _ = self.sink().send(encode_notification(&notification)).await;
     }
 }
 

@@ -219,8 +219,12 @@ fn initialize(
         return Err(RpcError::invalid_request("Invalid request: this session is already initialized"));
     }
     let mut capabilities = server.capabilities();
-    // Extensions (2026-07-28 tasks among them) are negotiated per request, not in sessions.
-    capabilities.extensions = None;
+    // Extensions (2026-07-28 tasks among them) are negotiated per request, not in sessions;
+    // 2025-11-25 has experimental tasks of its own instead. `tasks/list` is not offered: task
+    // ids are only ever told to the session that made them.
+    if capabilities.extensions.take().is_some() && version == ProtocolVersion::V2025_11_25 {
+        capabilities.tasks = Some(object(serde_json::json!({"cancel": {}, "requests": {"tools": {"call": {}}}})));
+    }
     let result = InitializeResult {
         protocol_version: version.as_str().to_owned(),
         capabilities,
@@ -275,6 +279,24 @@ async fn serve(
             if version.is_stateless() && support != TaskSupport::Forbidden {
                 return call_tool_or_task(server, context, params, support, &out).await;
             }
+            if version == ProtocolVersion::V2025_11_25 {
+                match (params.task.is_some(), support) {
+                    (true, TaskSupport::Forbidden) => {
+                        return Err(RpcError::method_not_found(format!(
+                            "Method not found: tool `{}` does not run as a task",
+                            params.name
+                        )));
+                    }
+                    (true, _) => return legacy_task(server, context, params, &out).await,
+                    (false, TaskSupport::Required) => {
+                        return Err(RpcError::method_not_found(format!(
+                            "Method not found: tool `{}` only runs as a task; call it with `task`",
+                            params.name
+                        )));
+                    }
+                    (false, _) => {}
+                }
+            }
             let outcome = call_tool(server, context, params).await;
             out.complete_or_input(context, outcome)
         }
@@ -292,6 +314,27 @@ async fn serve(
             require_tasks(context)?;
             server.tasks().cancel(&params.task_id, principal(context)).await?;
             Ok(out.object(JsonObject::new()))
+        }
+        ClientRequest::GetTask(params) if version == ProtocolVersion::V2025_11_25 => {
+            let record = server.tasks().get(&params.task_id, Some(&session_owner(context))).await?;
+            Ok(out.object(record.legacy_task()))
+        }
+        ClientRequest::CancelTask(params) if version == ProtocolVersion::V2025_11_25 => {
+            let owner = session_owner(context);
+            let record = server.tasks().get(&params.task_id, Some(&owner)).await?;
+            if record.status.is_terminal() {
+                return Err(RpcError::invalid_params(format!(
+                    "Invalid params: task `{}` already ended; it cannot be cancelled",
+                    params.task_id
+                )));
+            }
+            server.tasks().cancel(&params.task_id, Some(&owner)).await?;
+            let record = server.tasks().get(&params.task_id, Some(&owner)).await?;
+            Ok(out.object(record.legacy_task()))
+        }
+        ClientRequest::TaskResult(params) if version == ProtocolVersion::V2025_11_25 => {
+            let record = server.tasks().wait(&params.task_id, Some(&session_owner(context))).await?;
+            task_payload(&out, record)
         }
         ClientRequest::ListPrompts(params) => {
             require(prompts, "prompts", "prompts/list")?;
@@ -324,6 +367,13 @@ async fn serve(
         }
         ClientRequest::Listen(params) => Ok(out.complete(listen(server, context, id, *params).await)),
         other => Err(RpcError::method_not_found(format!("Method not found: {}", other.method()))),
+    }
+}
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
     }
 }
 
@@ -381,7 +431,8 @@ async fn call_tool_or_task(
         return Ok(out.input_required(&required));
     }
     let owner = context.principal().map(|principal| principal.as_str().to_owned());
-    let (record, running) = server.tasks().create(owner, context.cancellation().clone(), server.events()).await?;
+    let (record, running) =
+        server.tasks().create(owner, context.cancellation().clone(), server.events(), None, false).await?;
     context.attach_task(running.clone());
     let task_server = server.clone();
     let task_id = record.task_id.clone();
@@ -394,6 +445,65 @@ async fn call_tool_or_task(
     running.set_abort(handle.abort_handle());
     Ok(out.task_created(&record))
 }
+
+/// Who owns a 2025-11-25 task: the principal when there is one, else the session.
+fn session_owner(context: &RequestContext) -> String {
+    match context.principal() {
+        Some(principal) => format!("principal:{}", principal.as_str()),
+        None => format!("session:{}", context.session_id()),
+    }
+}
+
+/// A 2025-11-25 task-augmented `tools/call`: the task starts at once and the answer is
+/// `CreateTaskResult {task}`.
+async fn legacy_task(
+    server: &Server,
+    context: &RequestContext,
+    mut params: CallToolParams,
+    out: &Finisher<'_>,
+) -> Result<Vec<u8>, RpcError> {
+    let requested_ttl = params
+        .task
+        .take()
+        .and_then(|task| task.get("ttl").and_then(Value::as_u64))
+        .map(std::time::Duration::from_millis);
+    let (record, running) = server
+        .tasks()
+        .create(Some(session_owner(context)), context.cancellation().clone(), server.events(), requested_ttl, true)
+        .await?;
+    context.send_to_session();
+    let (task_server, task_context) = (server.clone(), context.clone());
+    let work = CatchUnwind::new(async move { call_tool(&task_server, &task_context, params).await });
+    let task_server = server.clone();
+    let task_id = record.task_id.clone();
+    let finishing = running.clone();
+    let handle = tokio::spawn(async move {
+        let outcome = work.await;
+        finishing.finish(outcome).await;
+        task_server.tasks().forget(&task_id);
+    });
+    running.set_abort(handle.abort_handle());
+    let mut result = JsonObject::new();
+    result.insert("task".to_owned(), Value::Object(record.legacy_task()));
+    Ok(out.object(result))
+}
+
+/// What `tasks/result` answers: what the tool call would have answered, tied to its task.
+fn task_payload(out: &Finisher<'_>, record: TaskRecord) -> Result<Vec<u8>, RpcError> {
+    if let Some(error) = record.error {
+        return Err(RpcError::from(error));
+    }
+    let Some(Value::Object(mut result)) = record.result else {
+        return Err(RpcError::internal(format!("Internal error: task `{}` was cancelled", record.task_id)));
+    };
+    let mut meta = JsonObject::new();
+    meta.insert(RELATED_TASK.to_owned(), serde_json::json!({ "taskId": record.task_id }));
+    result.insert("_meta".to_owned(), Value::Object(meta));
+    Ok(out.plain(&result))
+}
+
+/// `_meta` key tying a message to a 2025-11-25 task.
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// Encodes results the way the request's revision expects.
 struct Finisher<'a> {
@@ -431,11 +541,17 @@ impl Finisher<'_> {
         Ok(self.complete(outcome?))
     }
 
+    /// A result exactly as given.
+    fn plain(&self, result: &JsonObject) -> Vec<u8> {
+        respond(self.id, result)
+    }
+
     /// A result built as a JSON object (the task methods' answers).
     fn object(&self, mut result: JsonObject) -> Vec<u8> {
-        if self.version.is_stateless() {
-            result.insert("resultType".to_owned(), Value::from("complete"));
+        if !self.version.is_stateless() {
+            return respond(self.id, &result);
         }
+        result.insert("resultType".to_owned(), Value::from("complete"));
         respond(self.id, &WithMeta { result: &result, meta: self.server.server_info_meta_json() })
     }
 

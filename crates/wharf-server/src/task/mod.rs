@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::{broadcast, oneshot, watch};
 use tokio::task::AbortHandle;
 use wharf_protocol::{CallToolResult, ErrorCode, ErrorObject, InputRequest, JsonObject};
 
@@ -67,6 +67,10 @@ pub(crate) struct Running {
     waiters: Mutex<HashMap<String, oneshot::Sender<Value>>>,
     store: Arc<dyn TaskStore>,
     events: broadcast::Sender<ServerEvent>,
+    /// A 2025-11-25 task: a tool result with `isError` ends it as `failed`.
+    legacy: bool,
+    /// Becomes true once the task ended, for `tasks/result`.
+    finished: watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for Running {
@@ -107,19 +111,27 @@ impl Tasks {
     /// through; the caller spawns the work with [`Tasks::run`].
     pub(crate) async fn create(
         &self,
-        principal: Option<String>,
+        owner: Option<String>,
         cancel: Cancellation,
         events: broadcast::Sender<ServerEvent>,
+        requested_ttl: Option<Duration>,
+        legacy: bool,
     ) -> Result<(TaskRecord, Arc<Running>), RpcError> {
+        // A client may ask for a shorter life than the server's, never a longer one.
+        let ttl = match (self.ttl, requested_ttl) {
+            (Some(server), Some(client)) => Some(server.min(client)),
+            (None, client) => client,
+            (server, None) => server,
+        };
         let now = unix_millis();
         let record = TaskRecord {
             task_id: random_id()?,
             status: TaskStatus::Working,
             created_at_ms: now,
             updated_at_ms: now,
-            ttl_ms: self.ttl.map(|ttl| ttl.as_millis() as u64),
+            ttl_ms: ttl.map(|ttl| ttl.as_millis() as u64),
             poll_interval_ms: Some(self.poll_interval.as_millis() as u64),
-            principal,
+            principal: owner,
             ..TaskRecord::default()
         };
         // The record is readable before the client hears of the task.
@@ -131,6 +143,8 @@ impl Tasks {
             waiters: Mutex::new(HashMap::new()),
             store: self.store.clone(),
             events,
+            legacy,
+            finished: watch::channel(false).0,
         });
         self.running.lock().unwrap_or_else(PoisonError::into_inner).insert(record.task_id.clone(), running.clone());
         let _ = running.events.send(ServerEvent::Task(Arc::new(record.detailed())));
@@ -142,6 +156,24 @@ impl Tasks {
         match self.store.get(task_id).await {
             Some(record) if record.principal.as_deref() == principal => Ok(record),
             _ => Err(unknown_task(task_id)),
+        }
+    }
+
+    /// The record once the task ended (2025-11-25 `tasks/result`).
+    pub(crate) async fn wait(&self, task_id: &str, principal: Option<&str>) -> Result<TaskRecord, RpcError> {
+        loop {
+            let record = self.get(task_id, principal).await?;
+            if record.status.is_terminal() {
+                return Ok(record);
+            }
+            match self.running(task_id) {
+                Some(running) => {
+                    let mut finished = running.finished.subscribe();
+                    let _ = finished.wait_for(|finished| *finished).await;
+                }
+                // Another instance runs it: poll its record.
+                None => tokio::time::sleep(self.poll_interval).await,
+            }
         }
     }
 
@@ -206,14 +238,22 @@ impl Running {
             fill(record);
         })
         .await;
+        self.finished.send_replace(true);
     }
 
     /// Records the outcome of the task's handler.
     pub(crate) async fn finish(&self, outcome: Result<Result<CallToolResult, RpcError>, String>) {
         match outcome {
             Ok(Ok(result)) => {
+                // 2025-11-25 calls a tool error a failure; the extension of 2026-07-28 reserves
+                // `failed` for protocol errors.
+                let status = if self.legacy && result.is_error == Some(true) {
+                    TaskStatus::Failed
+                } else {
+                    TaskStatus::Completed
+                };
                 let result = serde_json::to_value(&result).unwrap_or(Value::Null);
-                self.settle(TaskStatus::Completed, "Completed", |record| record.result = Some(result)).await;
+                self.settle(status, "Completed", |record| record.result = Some(result)).await;
             }
             Ok(Err(error)) => {
                 let error = error.into_object();

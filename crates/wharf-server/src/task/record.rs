@@ -93,6 +93,19 @@ impl TaskRecord {
         task
     }
 
+    /// The 2025-11-25 `Task` (experimental tasks): `ttl` and `pollInterval` under their old
+    /// names.
+    pub(crate) fn legacy_task(&self) -> JsonObject {
+        let mut task = self.task_members();
+        if let Some(ttl) = task.remove("ttlMs") {
+            task.insert("ttl".to_owned(), ttl);
+        }
+        if let Some(interval) = task.remove("pollIntervalMs") {
+            task.insert("pollInterval".to_owned(), interval);
+        }
+        task
+    }
+
     /// The 2026-07-28 `DetailedTask`: the task, with what it waits for, its result or its
     /// error.
     pub(crate) fn detailed(&self) -> JsonObject {

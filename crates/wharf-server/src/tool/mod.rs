@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde_json::Value;
-use wharf_protocol::{Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations};
+use wharf_protocol::{Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations, ToolExecution};
 
 use crate::error::Error;
 use crate::schema::{ArgumentSchema, schema_for};
@@ -107,6 +107,12 @@ impl ToolDef {
     /// with [`TaskSupport::Required`] clients without tasks are refused (-32021).
     pub fn task_support(mut self, support: TaskSupport) -> ToolDef {
         self.task_support = support;
+        // 2025-11-25 clients read it from the tool (experimental tasks).
+        self.definition.execution = match support {
+            TaskSupport::Forbidden => None,
+            TaskSupport::Optional => Some(ToolExecution { task_support: Some("optional".to_owned()) }),
+            TaskSupport::Required => Some(ToolExecution { task_support: Some("required".to_owned()) }),
+        };
         self
     }
 

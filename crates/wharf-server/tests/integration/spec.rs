@@ -69,6 +69,9 @@ fn result_definition(method: &str) -> Option<&'static str> {
         "resources/read" => "ReadResourceResult",
         "completion/complete" => "CompleteResult",
         "subscriptions/listen" => "SubscriptionsListenResult",
+        "tasks/get" => "GetTaskResult",
+        "tasks/cancel" => "CancelTaskResult",
+        "tasks/result" => "GetTaskPayloadResult",
         _ => return None,
     })
 }
@@ -139,9 +142,13 @@ fn check_message(version: ProtocolVersion, message: &Value, methods: &HashMap<St
             if message["result"]["resultType"] == "input_required" {
                 return check(version, "InputRequiredResult", &message["result"]);
             }
-            // The tasks extension's results are not in the core schema; the envelope was checked.
-            if message["result"]["resultType"] == "task" || method.starts_with("tasks/") {
+            // The 2026-07-28 tasks extension's results are not in the core schema; the envelope
+            // was checked. 2025-11-25 tasks are, and are checked below.
+            if version.is_stateless() && (message["result"]["resultType"] == "task" || method.starts_with("tasks/")) {
                 return Ok(());
+            }
+            if method == "tools/call" && message["result"].get("task").is_some() {
+                return check(version, "CreateTaskResult", &message["result"]);
             }
             match result_definition(method) {
                 Some(definition) => check(version, definition, &message["result"]),

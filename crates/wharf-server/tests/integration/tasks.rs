@@ -163,3 +163,80 @@ async fn listeners_hear_of_the_tasks_they_watch() {
     assert_eq!(update["params"]["result"]["content"][0]["text"], "done after 50 ms");
     assert_eq!(update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "watch");
 }
+
+async fn session_2025() -> InMemoryClient {
+    let (client, init) =
+        InMemoryClient::session(fixture::server(), ProtocolVersion::V2025_11_25, ClientCapabilities::default())
+            .await
+            .unwrap();
+    assert_eq!(
+        serde_json::to_value(&init.capabilities.tasks).unwrap(),
+        json!({"cancel": {}, "requests": {"tools": {"call": {}}}}),
+        "no tasks/list: task ids only ever go to the session that made them"
+    );
+    client
+}
+
+#[tokio::test]
+async fn experimental_tasks_of_2025_11_25_start_at_once_and_deliver_their_result() {
+    let client = session_2025().await;
+    let tools = client.list_tools().await.unwrap();
+    let support = |name: &str| {
+        let tool = tools.tools.iter().find(|tool| tool.name == name).unwrap();
+        tool.execution.as_ref().and_then(|execution| execution.task_support.clone())
+    };
+    assert_eq!(support("long_job").as_deref(), Some("optional"));
+    assert_eq!(support("needs_task").as_deref(), Some("required"));
+    assert_eq!(support("echo"), None);
+
+    let created = client
+        .request("tools/call", json!({"name": "long_job", "arguments": {"ms": 50}, "task": {"ttl": 60_000}}))
+        .await
+        .unwrap();
+    let task = &created["task"];
+    let task_id = task["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(task["status"], "working");
+    assert_eq!(task["ttl"], 60_000, "the client's shorter ttl wins");
+    assert_eq!(task["pollInterval"], 500);
+    assert!(task.get("ttlMs").is_none());
+    // tasks/result waits for the end, and answers what the call would have.
+    let result = client.request("tasks/result", json!({"taskId": task_id})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "done after 50 ms");
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task_id.as_str());
+    let done = client.request("tasks/get", json!({"taskId": task_id})).await.unwrap();
+    assert_eq!(done["status"], "completed");
+    let err = client.request("tasks/cancel", json!({"taskId": task_id})).await.unwrap_err();
+    assert_eq!(err.code.0, -32602, "a finished task cannot be cancelled in 2025-11-25");
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}
+
+#[tokio::test]
+async fn experimental_tasks_follow_each_tools_task_support_and_cancel() {
+    let client = session_2025().await;
+    let err = client.request("tools/call", json!({"name": "needs_task", "arguments": {}})).await.unwrap_err();
+    assert_eq!(err.code.0, -32601);
+    let err = client
+        .request("tools/call", json!({"name": "echo", "arguments": {"message": "x"}, "task": {}}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code.0, -32601);
+    let err = client.request("tasks/list", json!({})).await.unwrap_err();
+    assert_eq!(err.code.0, -32601);
+
+    let created = client
+        .request("tools/call", json!({"name": "long_job", "arguments": {"ms": 60_000}, "task": {}}))
+        .await
+        .unwrap();
+    let task_id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(created["task"]["ttl"], 3_600_000);
+    let cancelled = client.request("tasks/cancel", json!({"taskId": task_id})).await.unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+    let err = client.request("tasks/result", json!({"taskId": task_id})).await.unwrap_err();
+    assert_eq!(err.code.0, -32603);
+
+    // Another session does not see the task.
+    let other = session_2025().await;
+    let err = other.request("tasks/get", json!({"taskId": task_id})).await.unwrap_err();
+    assert_eq!(err.code.0, -32602);
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}
