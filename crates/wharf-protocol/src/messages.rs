@@ -263,6 +263,8 @@ method_union! {
         "notifications/elicitation/complete" => ElicitationComplete(ElicitationCompleteParams, required),
         /// A task changed; the params are its `DetailedTask` (2026-07-28 tasks extension).
         "notifications/tasks" => Tasks(JsonObject, required),
+        /// A task changed; the params are its `Task` (2025-11-25 experimental tasks).
+        "notifications/tasks/status" => TaskStatus(JsonObject, required),
     }
 }
 

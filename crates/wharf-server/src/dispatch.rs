@@ -220,10 +220,11 @@ fn initialize(
     }
     let mut capabilities = server.capabilities();
     // Extensions (2026-07-28 tasks among them) are negotiated per request, not in sessions;
-    // 2025-11-25 has experimental tasks of its own instead. `tasks/list` is not offered: task
-    // ids are only ever told to the session that made them.
+    // 2025-11-25 has experimental tasks of its own instead. `tasks/list` lists only the tasks
+    // of the asking session (or principal).
     if capabilities.extensions.take().is_some() && version == ProtocolVersion::V2025_11_25 {
-        capabilities.tasks = Some(object(serde_json::json!({"cancel": {}, "requests": {"tools": {"call": {}}}})));
+        capabilities.tasks =
+            Some(object(serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})));
     }
     let result = InitializeResult {
         protocol_version: version.as_str().to_owned(),
@@ -331,6 +332,26 @@ async fn serve(
             server.tasks().cancel(&params.task_id, Some(&owner)).await?;
             let record = server.tasks().get(&params.task_id, Some(&owner)).await?;
             Ok(out.object(record.legacy_task()))
+        }
+        ClientRequest::ListTasks(params) if version == ProtocolVersion::V2025_11_25 => {
+            let tasks = server.tasks().list(&session_owner(context)).await;
+            let page_size = server.options().page_size;
+            let start = match params.cursor.as_deref() {
+                None => 0,
+                Some(cursor) => cursor
+                    .strip_prefix('t')
+                    .and_then(|offset| offset.parse::<usize>().ok())
+                    .filter(|offset| *offset <= tasks.len())
+                    .ok_or_else(|| RpcError::invalid_params("Invalid params: not a cursor this server gave"))?,
+            };
+            let page: Vec<Value> =
+                tasks.iter().skip(start).take(page_size).map(|task| Value::Object(task.legacy_task())).collect();
+            let mut result = JsonObject::new();
+            result.insert("tasks".to_owned(), Value::Array(page));
+            if start + page_size < tasks.len() {
+                result.insert("nextCursor".to_owned(), Value::from(format!("t{}", start + page_size)));
+            }
+            Ok(out.object(result))
         }
         ClientRequest::TaskResult(params) if version == ProtocolVersion::V2025_11_25 => {
             let record = server.tasks().wait(&params.task_id, Some(&session_owner(context))).await?;

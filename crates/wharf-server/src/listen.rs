@@ -29,12 +29,13 @@ pub(crate) async fn listen(
     params: ListenParams,
 ) -> ListenResult {
     let honored = honored(&params.notifications, &server.capabilities());
-    let tag = subscription_meta(id);
+    let principal = context.principal().map(|principal| principal.as_str().to_owned());
+    let tag = Tag { meta: subscription_meta(id), principal };
     // Subscribing before acknowledging: nothing that happens after the acknowledgement is
     // missed.
     let mut events = server.subscribe_events();
     let mut ending = server.subscriptions_ending();
-    let acknowledged = AcknowledgedParams { notifications: honored.clone(), meta: Some(tag.clone()) };
+    let acknowledged = AcknowledgedParams { notifications: honored.clone(), meta: Some(tag.meta.clone()) };
     context.notify(ServerNotification::SubscriptionsAcknowledged(acknowledged)).await;
     loop {
         tokio::select! {
@@ -55,7 +56,13 @@ pub(crate) async fn listen(
             _ = ending.changed() => break,
         }
     }
-    ListenResult { result_type: None, meta: Some(tag) }
+    ListenResult { result_type: None, meta: Some(tag.meta) }
+}
+
+/// What every notification of one listener carries, and whose tasks it may hear of.
+struct Tag {
+    meta: JsonObject,
+    principal: Option<String>,
 }
 
 /// `_meta` naming the subscription: the JSON-RPC id of the listen request.
@@ -90,8 +97,8 @@ fn concerns(watched: &str, updated: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || watched.ends_with('/') || rest.starts_with(['/', '#', '?']))
 }
 
-fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &JsonObject) -> Option<ServerNotification> {
-    let meta = || NotificationMeta { meta: Some(tag.clone()) };
+fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Tag) -> Option<ServerNotification> {
+    let meta = || NotificationMeta { meta: Some(tag.meta.clone()) };
     match event {
         ServerEvent::ListChanged(ListKind::Tools) if filter.tools_list_changed == Some(true) => {
             Some(ServerNotification::ToolListChanged(meta()))
@@ -107,14 +114,15 @@ fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Json
         {
             Some(ServerNotification::ResourceUpdated(ResourceUriParams {
                 uri: uri.to_string(),
-                meta: Some(tag.clone()),
+                meta: Some(tag.meta.clone()),
             }))
         }
+        // Only tasks of the listener's own principal: a task id is no key to another's task.
         ServerEvent::Task(task)
-            if filter.task_ids.iter().flatten().any(|id| task.get("taskId").and_then(Value::as_str) == Some(id)) =>
+            if task.principal == tag.principal && filter.task_ids.iter().flatten().any(|id| *id == task.task_id) =>
         {
-            let mut params = (**task).clone();
-            params.insert("_meta".to_owned(), Value::Object(tag.clone()));
+            let mut params = task.detailed();
+            params.insert("_meta".to_owned(), Value::Object(tag.meta.clone()));
             Some(ServerNotification::Tasks(params))
         }
         _ => None,
@@ -122,14 +130,16 @@ fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Json
 }
 
 /// What a listener that missed events is told instead.
-fn everything_changed(filter: &SubscriptionFilter, tag: &JsonObject) -> Vec<ServerNotification> {
+fn everything_changed(filter: &SubscriptionFilter, tag: &Tag) -> Vec<ServerNotification> {
     let mut notifications: Vec<ServerNotification> = [ListKind::Tools, ListKind::Prompts, ListKind::Resources]
         .into_iter()
         .filter_map(|kind| notification_for(filter, &ServerEvent::ListChanged(kind), tag))
         .collect();
     for uri in filter.resource_subscriptions.iter().flatten() {
-        notifications
-            .push(ServerNotification::ResourceUpdated(ResourceUriParams { uri: uri.clone(), meta: Some(tag.clone()) }));
+        notifications.push(ServerNotification::ResourceUpdated(ResourceUriParams {
+            uri: uri.clone(),
+            meta: Some(tag.meta.clone()),
+        }));
     }
     notifications
 }
@@ -146,6 +156,24 @@ mod tests {
         assert!(concerns("db://t", "db://t#row"));
         assert!(!concerns("file:///a", "file:///ab"));
         assert!(!concerns("file:///a/b", "file:///a"));
+    }
+
+    #[test]
+    fn listeners_hear_only_of_their_principals_tasks() {
+        let filter = SubscriptionFilter { task_ids: Some(vec!["t1".to_owned()]), ..SubscriptionFilter::default() };
+        let task = |owner: Option<&str>| {
+            ServerEvent::Task(std::sync::Arc::new(crate::task::record::TaskRecord {
+                task_id: "t1".to_owned(),
+                principal: owner.map(str::to_owned),
+                ..Default::default()
+            }))
+        };
+        let alice = Tag { meta: JsonObject::new(), principal: Some("alice".to_owned()) };
+        assert!(notification_for(&filter, &task(Some("alice")), &alice).is_some());
+        assert!(notification_for(&filter, &task(Some("bob")), &alice).is_none());
+        assert!(notification_for(&filter, &task(None), &alice).is_none());
+        let other_id = SubscriptionFilter { task_ids: Some(vec!["t2".to_owned()]), ..SubscriptionFilter::default() };
+        assert!(notification_for(&other_id, &task(Some("alice")), &alice).is_none());
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::prompt::PromptDef;
 use crate::registry::{ListKind, Registry};
 use crate::resource::{ResourceDef, TemplateDef};
 use crate::task::Tasks;
+use crate::task::record::TaskRecord;
 use crate::task::store::{MemoryTaskStore, TaskStore};
 use crate::tool::ToolDef;
 
@@ -91,12 +92,12 @@ impl Default for ServerOptions {
 }
 
 /// Something that every connection may need to hear about.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ServerEvent {
     ListChanged(ListKind),
     ResourceUpdated(Arc<str>),
-    /// A task changed; its 2026-07-28 `DetailedTask`.
-    Task(Arc<JsonObject>),
+    /// A task changed.
+    Task(Arc<TaskRecord>),
 }
 
 impl Server {

@@ -147,7 +147,7 @@ impl Tasks {
             finished: watch::channel(false).0,
         });
         self.running.lock().unwrap_or_else(PoisonError::into_inner).insert(record.task_id.clone(), running.clone());
-        let _ = running.events.send(ServerEvent::Task(Arc::new(record.detailed())));
+        let _ = running.events.send(ServerEvent::Task(Arc::new(record.clone())));
         Ok((record, running))
     }
 
@@ -157,6 +157,13 @@ impl Tasks {
             Some(record) if record.principal.as_deref() == principal => Ok(record),
             _ => Err(unknown_task(task_id)),
         }
+    }
+
+    /// The tasks `owner` may see, newest first (2025-11-25 `tasks/list`).
+    pub(crate) async fn list(&self, owner: &str) -> Vec<TaskRecord> {
+        let mut records = self.store.list(owner).await;
+        records.sort_by(|a, b| b.created_at_ms.cmp(&a.created_at_ms).then_with(|| a.task_id.cmp(&b.task_id)));
+        records
     }
 
     /// The record once the task ended (2025-11-25 `tasks/result`).
@@ -226,7 +233,7 @@ impl Running {
         if let Err(err) = self.store.put(record.clone()).await {
             tracing::warn!(task = %record.task_id, %err, "a task record could not be written");
         }
-        let _ = self.events.send(ServerEvent::Task(Arc::new(record.detailed())));
+        let _ = self.events.send(ServerEvent::Task(Arc::new(record.clone())));
     }
 
     /// Ends the task with `status`, unless it already ended.

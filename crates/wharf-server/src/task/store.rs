@@ -43,6 +43,8 @@ pub trait TaskStore: Send + Sync + 'static {
     fn put(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>>;
     /// The record of `task_id`, unless it is unknown or expired.
     fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Option<TaskRecord>>;
+    /// The live records whose `principal` is `owner`, in any order.
+    fn list<'a>(&'a self, owner: &'a str) -> StoreFuture<'a, Vec<TaskRecord>>;
 }
 
 /// Task records in memory, at most `capacity` live ones; expired records are dropped as new
@@ -99,6 +101,17 @@ impl TaskStore for MemoryTaskStore {
             }
         };
         Box::pin(std::future::ready(found))
+    }
+
+    fn list<'a>(&'a self, owner: &'a str) -> StoreFuture<'a, Vec<TaskRecord>> {
+        let now = unix_millis();
+        let owned = self
+            .lock()
+            .values()
+            .filter(|record| record.principal.as_deref() == Some(owner) && !record.is_expired(now))
+            .cloned()
+            .collect();
+        Box::pin(std::future::ready(owned))
     }
 }
 

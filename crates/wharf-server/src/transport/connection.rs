@@ -8,8 +8,8 @@ use std::task::Poll;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, broadcast, mpsc};
 use wharf_protocol::{
-    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, NotificationMeta, RequestId,
-    ResourceUriParams, ServerCapabilities, ServerNotification, parse_batch,
+    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, NotificationMeta,
+    ProtocolVersion, RequestId, ResourceUriParams, ServerCapabilities, ServerNotification, parse_batch,
 };
 
 use crate::cancel::Cancellation;
@@ -390,6 +390,15 @@ pub(crate) fn event_notification(
         }
         ServerEvent::ResourceUpdated(uri) if session.is_subscribed(uri) => {
             ServerNotification::ResourceUpdated(ResourceUriParams { uri: uri.to_string(), meta: None })
+        }
+        // 2025-11-25 task status, to the session that made the task.
+        ServerEvent::Task(task)
+            if task.principal.as_deref().and_then(|owner| owner.strip_prefix("session:")) == Some(session.id())
+                && session
+                    .negotiated()
+                    .is_some_and(|negotiated| negotiated.version == ProtocolVersion::V2025_11_25) =>
+        {
+            ServerNotification::TaskStatus(task.legacy_task())
         }
         _ => return None,
     };

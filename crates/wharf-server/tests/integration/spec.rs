@@ -72,6 +72,7 @@ fn result_definition(method: &str) -> Option<&'static str> {
         "tasks/get" => "GetTaskResult",
         "tasks/cancel" => "CancelTaskResult",
         "tasks/result" => "GetTaskPayloadResult",
+        "tasks/list" => "ListTasksResult",
         _ => return None,
     })
 }
@@ -87,6 +88,7 @@ fn notification_definition(method: &str) -> Option<&'static str> {
         "notifications/prompts/list_changed" => "PromptListChangedNotification",
         "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
         "notifications/elicitation/complete" => "ElicitationCompleteNotification",
+        "notifications/tasks/status" => "TaskStatusNotification",
         _ => return None,
     })
 }

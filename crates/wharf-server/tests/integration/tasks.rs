@@ -171,8 +171,7 @@ async fn session_2025() -> InMemoryClient {
             .unwrap();
     assert_eq!(
         serde_json::to_value(&init.capabilities.tasks).unwrap(),
-        json!({"cancel": {}, "requests": {"tools": {"call": {}}}}),
-        "no tasks/list: task ids only ever go to the session that made them"
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
     );
     client
 }
@@ -205,6 +204,17 @@ async fn experimental_tasks_of_2025_11_25_start_at_once_and_deliver_their_result
     assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task_id.as_str());
     let done = client.request("tasks/get", json!({"taskId": task_id})).await.unwrap();
     assert_eq!(done["status"], "completed");
+    // The session heard of the task's changes.
+    let mut statuses = Vec::new();
+    while let Some(notification) = client.next_notification(Duration::from_millis(200)).await {
+        assert_eq!(notification["method"], "notifications/tasks/status");
+        assert_eq!(notification["params"]["taskId"], task_id.as_str());
+        statuses.push(notification["params"]["status"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(statuses.last().map(String::as_str), Some("completed"), "{statuses:?}");
+    let listed = client.request("tasks/list", json!({})).await.unwrap();
+    assert_eq!(listed["tasks"][0]["taskId"], task_id.as_str());
+    assert_eq!(listed["tasks"].as_array().unwrap().len(), 1);
     let err = client.request("tasks/cancel", json!({"taskId": task_id})).await.unwrap_err();
     assert_eq!(err.code.0, -32602, "a finished task cannot be cancelled in 2025-11-25");
     assert_valid(&client, ProtocolVersion::V2025_11_25);
@@ -220,8 +230,8 @@ async fn experimental_tasks_follow_each_tools_task_support_and_cancel() {
         .await
         .unwrap_err();
     assert_eq!(err.code.0, -32601);
-    let err = client.request("tasks/list", json!({})).await.unwrap_err();
-    assert_eq!(err.code.0, -32601);
+    let err = client.request("tasks/list", json!({"cursor": "bogus"})).await.unwrap_err();
+    assert_eq!(err.code.0, -32602);
 
     let created = client
         .request("tools/call", json!({"name": "long_job", "arguments": {"ms": 60_000}, "task": {}}))
@@ -238,5 +248,6 @@ async fn experimental_tasks_follow_each_tools_task_support_and_cancel() {
     let other = session_2025().await;
     let err = other.request("tasks/get", json!({"taskId": task_id})).await.unwrap_err();
     assert_eq!(err.code.0, -32602);
+    assert_eq!(other.request("tasks/list", json!({})).await.unwrap()["tasks"], json!([]));
     assert_valid(&client, ProtocolVersion::V2025_11_25);
 }
