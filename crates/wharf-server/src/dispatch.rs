@@ -30,8 +30,8 @@ use crate::registry::page;
 use crate::resource::{resource_for, template_for};
 use crate::server::Server;
 use crate::session::{Negotiated, Outbound, Session};
-use crate::task::TaskSupport;
 use crate::task::record::TaskRecord;
+use crate::task::{Running, TaskSupport};
 use crate::tool::extract::{Rejection, ToolCall};
 use crate::tool::tool_for;
 
@@ -455,6 +455,15 @@ async fn call_tool_or_task(
     let (record, running) =
         server.tasks().create(owner, context.cancellation().clone(), server.events(), None, false).await?;
     context.attach_task(running.clone());
+    run_task(server, &record, running, work);
+    Ok(out.task_created(&record))
+}
+
+/// Runs a task's work on its own, recording its outcome; the handle lets cancellation stop it.
+fn run_task<F>(server: &Server, record: &TaskRecord, running: Arc<Running>, work: F)
+where
+    F: Future<Output = Result<Result<CallToolResult, RpcError>, String>> + Send + 'static,
+{
     let task_server = server.clone();
     let task_id = record.task_id.clone();
     let finishing = running.clone();
@@ -464,7 +473,6 @@ async fn call_tool_or_task(
         task_server.tasks().forget(&task_id);
     });
     running.set_abort(handle.abort_handle());
-    Ok(out.task_created(&record))
 }
 
 /// Who owns a 2025-11-25 task: the principal when there is one, else the session.
@@ -495,15 +503,7 @@ async fn legacy_task(
     context.send_to_session();
     let (task_server, task_context) = (server.clone(), context.clone());
     let work = CatchUnwind::new(async move { call_tool(&task_server, &task_context, params).await });
-    let task_server = server.clone();
-    let task_id = record.task_id.clone();
-    let finishing = running.clone();
-    let handle = tokio::spawn(async move {
-        let outcome = work.await;
-        finishing.finish(outcome).await;
-        task_server.tasks().forget(&task_id);
-    });
-    running.set_abort(handle.abort_handle());
+    run_task(server, &record, running, work);
     let mut result = JsonObject::new();
     result.insert("task".to_owned(), Value::Object(record.legacy_task()));
     Ok(out.object(result))
