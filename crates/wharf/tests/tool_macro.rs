@@ -1,0 +1,150 @@
+//! `#[tool]` end to end: the generated definitions are listed with the schema their `#[arg]`
+//! constraints describe, and calls are validated, defaulted and dispatched to the function.
+
+use serde_json::{Value, json};
+use wharf::protocol::{ClientCapabilities, ProtocolVersion};
+use wharf::testing::InMemoryClient;
+use wharf::{Json, RequestContext, Server, tool};
+
+/// Echo a message back.
+#[tool]
+async fn echo(#[arg(description = "The message to echo")] message: String) -> String {
+    message
+}
+
+/// Greet a user by name.
+///
+/// Formal greetings use the surname.
+#[tool(title = "Greeter", read_only, idempotent)]
+async fn greet_user(
+    #[arg(description = "Who", min_length = 1, max_length = 100)] name: String,
+    #[arg(min = 0, max = 150)] age: u32,
+    formal: Option<bool>,
+) -> String {
+    let greeting = if formal == Some(true) { "Good day" } else { "Hi" };
+    format!("{greeting}, {name} ({age})")
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Day {
+    day: u32,
+    high: i32,
+}
+
+/// The forecast for the next days.
+#[tool]
+#[allow(non_snake_case)]
+async fn getForecast(
+    #[arg(min_length = 1, max_length = 100)] location: String,
+    #[arg(min = 1, max = 14, default = 7u32)] days: u32,
+    #[arg(one_of = ["celsius", "fahrenheit"], rename = "unit")] units: Option<String>,
+    context: RequestContext,
+) -> Json<Vec<Day>> {
+    let _ = (location, units, context.protocol_version());
+    Json((1..=days).map(|day| Day { day, high: 20 + day as i32 }).collect())
+}
+
+/// Tags a document.
+#[tool(name = "tag.add", destructive, icon = "https://example.com/tag.png")]
+async fn add_tags(
+    #[arg(min_items = 1, max_items = 3, unique_items)] tags: Vec<String>,
+    #[arg(format = "email")] owner: String,
+    #[arg(pattern = "^[a-z]+$")] kind: String,
+    #[arg(exclusive_min = 0, multiple_of = 0.5)] weight: f64,
+) -> String {
+    format!("{} tags for {owner} ({kind}, {weight})", tags.len())
+}
+
+fn server() -> Server {
+    Server::builder("macros", "1.0")
+        .tool(echo_tool())
+        .tool(greet_user_tool())
+        .tool(get_forecast_tool())
+        .tool(add_tags_tool())
+        .build()
+        .unwrap()
+}
+
+async fn client() -> InMemoryClient {
+    InMemoryClient::session(server(), ProtocolVersion::V2025_11_25, ClientCapabilities::default()).await.unwrap().0
+}
+
+fn tool<'a>(tools: &'a Value, name: &str) -> &'a Value {
+    tools["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == name).unwrap_or_else(|| panic!("no {name}"))
+}
+
+#[tokio::test]
+async fn definitions_carry_names_descriptions_annotations_and_constraints() {
+    let client = client().await;
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    let names: Vec<&str> =
+        tools["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["echo", "get_forecast", "greet_user", "tag.add"], "snake_case names; `name =` wins");
+
+    let greet = tool(&tools, "greet_user");
+    assert_eq!(greet["description"], "Greet a user by name.\n\nFormal greetings use the surname.");
+    assert_eq!(greet["title"], "Greeter");
+    assert_eq!(greet["annotations"], json!({"readOnlyHint": true, "idempotentHint": true}));
+    let properties = &greet["inputSchema"]["properties"];
+    assert_eq!(properties["name"]["description"], "Who");
+    assert_eq!(
+        (properties["name"]["minLength"].clone(), properties["name"]["maxLength"].clone()),
+        (json!(1), json!(100))
+    );
+    assert_eq!((properties["age"]["minimum"].clone(), properties["age"]["maximum"].clone()), (json!(0), json!(150)));
+    assert_eq!(greet["inputSchema"]["required"], json!(["name", "age"]), "Option arguments are optional");
+    assert_eq!(tool(&tools, "echo")["inputSchema"]["properties"]["message"]["description"], "The message to echo");
+
+    let forecast = tool(&tools, "get_forecast");
+    assert_eq!(forecast["inputSchema"]["properties"]["days"]["default"], 7);
+    assert_eq!(forecast["inputSchema"]["properties"]["unit"]["enum"], json!(["celsius", "fahrenheit"]));
+    let modern = InMemoryClient::stateless(server(), ClientCapabilities::default());
+    let tools = modern.request("tools/list", json!({})).await.unwrap();
+    let forecast = tool(&tools, "get_forecast");
+    assert_eq!(forecast["outputSchema"]["type"], "array", "Json<T> declares the output schema");
+
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    let tags = tool(&tools, "tag.add");
+    let properties = &tags["inputSchema"]["properties"];
+    assert_eq!(properties["tags"]["minItems"], 1);
+    assert_eq!(properties["tags"]["uniqueItems"], true);
+    assert_eq!(properties["owner"]["format"], "email");
+    assert_eq!(properties["kind"]["pattern"], "^[a-z]+$");
+    assert_eq!(properties["weight"]["exclusiveMinimum"], 0);
+    assert_eq!(properties["weight"]["multipleOf"], 0.5);
+    assert_eq!(tags["annotations"]["destructiveHint"], true);
+    assert_eq!(tags["icons"][0]["src"], "https://example.com/tag.png");
+}
+
+#[tokio::test]
+async fn calls_are_validated_defaulted_and_dispatched() {
+    let client = client().await;
+    let result = client.call_tool("greet_user", json!({"name": "Ada", "age": 36, "formal": true})).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "Good day, Ada (36)");
+    let refused = client.call_tool("greet_user", json!({"name": "Ada", "age": 200})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(serde_json::to_string(&refused.content).unwrap().contains("age"), "the message names the field");
+    let refused = client.call_tool("greet_user", json!({"name": "", "age": 3})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+
+    let modern = InMemoryClient::stateless(server(), ClientCapabilities::default());
+    let forecast = modern.call_tool("get_forecast", json!({"location": "Oslo"})).await.unwrap();
+    assert_eq!(forecast.structured_content.unwrap().as_array().unwrap().len(), 7, "the default applies");
+    let refused = client.call_tool("get_forecast", json!({"location": "Oslo", "unit": "kelvin"})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+
+    let args = json!({"tags": ["a", "b"], "owner": "ada@example.com", "kind": "memo", "weight": 1.5});
+    let tagged = client.call_tool("tag.add", args).await.unwrap();
+    assert_eq!(serde_json::to_value(&tagged.content).unwrap()[0]["text"], "2 tags for ada@example.com (memo, 1.5)");
+    for (field, bad) in [
+        ("tags", json!(["a", "a"])),
+        ("owner", json!("not an email")),
+        ("kind", json!("UPPER")),
+        ("weight", json!(0.7)),
+    ] {
+        let mut args = json!({"tags": ["a"], "owner": "ada@example.com", "kind": "memo", "weight": 1.0});
+        args[field] = bad;
+        let refused = client.call_tool("tag.add", args).await.unwrap();
+        assert_eq!(refused.is_error, Some(true), "{field}");
+    }
+}
