@@ -65,3 +65,21 @@ pub use wharf_macros::tool;
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// Items the macros' expansions use; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    /// What a `#[tool]` parameter's type needs to be a tool argument.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be a tool argument: it has no JSON Schema or cannot be deserialized",
+        label = "this argument type",
+        note = "derive `serde::Deserialize` and `schemars::JsonSchema` for `{Self}` (its doc comments become \
+                descriptions), or take it through an extractor"
+    )]
+    pub trait ToolArgument {}
+
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
+
+    /// Checks, at the type's own span, that `T` can be a tool argument.
+    pub const fn tool_argument<T: ToolArgument>() {}
+}

@@ -138,7 +138,12 @@ fn arguments_struct(arguments: &[&Argument]) -> TokenStream {
         }
         fields.push(quote! { #(#attrs)* #ident: #ty });
     }
+    let checks = arguments.iter().map(|argument| {
+        let ty = &argument.ty;
+        quote::quote_spanned! {syn::spanned::Spanned::span(ty)=> ::wharf::__private::tool_argument::<#ty>(); }
+    });
     quote! {
+        const _: () = { #(#checks)* };
         #[derive(::wharf::serde::Deserialize, ::wharf::schemars::JsonSchema)]
         #[serde(crate = "::wharf::serde")]
         #[schemars(crate = "::wharf::schemars")]

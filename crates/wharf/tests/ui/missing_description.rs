@@ -1,0 +1,6 @@
+#[wharf::tool]
+async fn ping() -> String {
+    "pong".to_owned()
+}
+
+fn main() {}
