@@ -471,6 +471,11 @@ impl ServerBuilder {
         self
     }
 
+    /// Registers several tools, such as the `tool_defs()` of an impl block under `#[tool]`.
+    pub fn tools(self, tools: impl IntoIterator<Item = ToolDef>) -> ServerBuilder {
+        tools.into_iter().fold(self, ServerBuilder::tool)
+    }
+
     /// Registers a prompt.
     pub fn prompt(mut self, prompt: PromptDef) -> ServerBuilder {
         if let Err(err) = self.registry.add_prompt(prompt) {

@@ -55,12 +55,56 @@ async fn add_tags(
     format!("{} tags for {owner} ({kind}, {weight})", tags.len())
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Operation {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+}
+
+/// A calculator whose methods are tools; it counts the calls it served.
+#[derive(Default)]
+struct Calculator {
+    calls: std::sync::atomic::AtomicU64,
+}
+
+#[tool]
+impl Calculator {
+    /// Performs an arithmetic operation.
+    #[tool(idempotent)]
+    async fn calculate(&self, operation: Operation, a: f64, b: f64) -> Result<String, String> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let value = match operation {
+            Operation::Add => a + b,
+            Operation::Subtract => a - b,
+            Operation::Multiply => a * b,
+            Operation::Divide if b == 0.0 => return Err("Cannot divide by zero".to_owned()),
+            Operation::Divide => a / b,
+        };
+        Ok(value.to_string())
+    }
+
+    /// How many calculations were made.
+    #[allow(non_snake_case)]
+    async fn callCount(&self) -> String {
+        self.calls.load(std::sync::atomic::Ordering::Relaxed).to_string()
+    }
+
+    /// The version of the calculator.
+    async fn version() -> String {
+        "1.0".to_owned()
+    }
+}
+
 fn server() -> Server {
     Server::builder("macros", "1.0")
         .tool(echo_tool())
         .tool(greet_user_tool())
         .tool(get_forecast_tool())
         .tool(add_tags_tool())
+        .tools(std::sync::Arc::new(Calculator::default()).tool_defs())
         .build()
         .unwrap()
 }
@@ -79,7 +123,11 @@ async fn definitions_carry_names_descriptions_annotations_and_constraints() {
     let tools = client.request("tools/list", json!({})).await.unwrap();
     let names: Vec<&str> =
         tools["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["echo", "get_forecast", "greet_user", "tag.add"], "snake_case names; `name =` wins");
+    assert_eq!(
+        names,
+        ["calculate", "call_count", "echo", "get_forecast", "greet_user", "tag.add", "version"],
+        "snake_case names; `name =` wins"
+    );
 
     let greet = tool(&tools, "greet_user");
     assert_eq!(greet["description"], "Greet a user by name.\n\nFormal greetings use the surname.");
@@ -147,4 +195,28 @@ async fn calls_are_validated_defaulted_and_dispatched() {
         let refused = client.call_tool("tag.add", args).await.unwrap();
         assert_eq!(refused.is_error, Some(true), "{field}");
     }
+}
+
+#[tokio::test]
+async fn every_method_of_an_impl_block_is_a_tool_sharing_its_receiver() {
+    let client = client().await;
+    let tools = client.request("tools/list", json!({})).await.unwrap();
+    let calculate = tool(&tools, "calculate");
+    assert_eq!(calculate["description"], "Performs an arithmetic operation.");
+    assert_eq!(calculate["annotations"]["idempotentHint"], true);
+    let operation = &calculate["inputSchema"]["properties"]["operation"]["$ref"];
+    assert_eq!(operation, "#/$defs/Operation", "nested types live in $defs");
+    assert_eq!(
+        calculate["inputSchema"]["$defs"]["Operation"]["enum"],
+        json!(["add", "subtract", "multiply", "divide"])
+    );
+    let sum = client.call_tool("calculate", json!({"operation": "add", "a": 2, "b": 3})).await.unwrap();
+    assert_eq!(serde_json::to_value(&sum.content).unwrap()[0]["text"], "5");
+    let divided = client.call_tool("calculate", json!({"operation": "divide", "a": 1, "b": 0})).await.unwrap();
+    assert_eq!(divided.is_error, Some(true));
+    assert_eq!(serde_json::to_value(&divided.content).unwrap()[0]["text"], "Cannot divide by zero");
+    let count = client.call_tool("call_count", json!({})).await.unwrap();
+    assert_eq!(serde_json::to_value(&count.content).unwrap()[0]["text"], "2", "one receiver for every call");
+    let version = client.call_tool("version", json!({})).await.unwrap();
+    assert_eq!(serde_json::to_value(&version.content).unwrap()[0]["text"], "1.0");
 }

@@ -15,16 +15,22 @@ pub(crate) const FORMATS: &[&str] = &["email", "uri", "uuid", "date-time", "date
 const MAX_EXTRACTORS: usize = 6;
 
 /// The name the tool is listed under.
-pub(crate) fn tool_name(spec: &ToolSpec, function: &syn::ItemFn) -> String {
+pub(crate) fn tool_name(spec: &ToolSpec, sig: &syn::Signature) -> String {
     match &spec.options.name {
         Some(name) => name.value(),
-        None => snake_case(&function.sig.ident.to_string()),
+        None => snake_case(&sig.ident.to_string()),
     }
 }
 
-pub(crate) fn check(spec: &ToolSpec, function: &syn::ItemFn) -> syn::Result<()> {
+/// Where the function is: free, or a method of an impl block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    Free,
+    Method,
+}
+
+pub(crate) fn check(spec: &ToolSpec, sig: &syn::Signature, place: Place) -> syn::Result<()> {
     let mut errors = Errors::default();
-    let sig = &function.sig;
     if sig.asyncness.is_none() {
         errors.add(
             sig.fn_token.span(),
@@ -38,7 +44,7 @@ pub(crate) fn check(spec: &ToolSpec, function: &syn::ItemFn) -> syn::Result<()> 
         errors.add(sig.generics.span(), "a `#[tool]` function cannot be generic: its argument types make its schema");
     }
 
-    let name = tool_name(spec, function);
+    let name = tool_name(spec, sig);
     if !valid_tool_name(&name) {
         let span = spec.options.name.as_ref().map_or(sig.ident.span(), |name| name.span());
         errors.add(
@@ -71,11 +77,21 @@ pub(crate) fn check(spec: &ToolSpec, function: &syn::ItemFn) -> syn::Result<()> 
     let mut arguments = 0;
     for param in &spec.params {
         match param {
-            Param::Receiver(span) => errors.add(
-                *span,
-                "`#[tool]` goes on free functions; a method needs its receiver from somewhere else, so register it \
-                 with `ToolDef::new` and a closure",
-            ),
+            Param::Receiver { span, shared_ref } => {
+                if place == Place::Free {
+                    errors.add(
+                        *span,
+                        "`#[tool]` on a method goes on its impl block: `#[wharf::tool] impl MyTools { ... }` makes \
+                         every method a tool, and `tool_defs()` on an `Arc<MyTools>` lists them",
+                    );
+                } else if !shared_ref {
+                    errors.add(
+                        *span,
+                        "a tool method takes `&self`: tools run concurrently on a shared `Arc<Self>`; keep mutable \
+                         state behind a `Mutex` or an atomic",
+                    );
+                }
+            }
             Param::Pattern(span) => errors.add(
                 *span,
                 "tool arguments need plain names (they are the JSON argument names); destructure inside the body",

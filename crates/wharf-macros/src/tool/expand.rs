@@ -10,11 +10,34 @@ use super::check::tool_name;
 use super::parse::{Argument, Param, ToolSpec, last_segment};
 use crate::names::snake_case;
 
-pub(crate) fn expand(spec: &ToolSpec, function: &syn::ItemFn) -> TokenStream {
+/// A free function, and beside it `<name>_tool()`.
+pub(crate) fn expand_function(spec: &ToolSpec, function: &syn::ItemFn) -> TokenStream {
     let vis = &function.vis;
     let ident = &function.sig.ident;
     let builder = format_ident!("{}_tool", snake_case(&ident.to_string()));
-    let name = tool_name(spec, function);
+    let name = tool_name(spec, &function.sig);
+    let doc = format!("The `{name}` tool: [`{ident}`] as a `wharf::ToolDef`, made by `#[tool]`.");
+    let definition = tool_def(spec, &function.sig, |args| quote! { #ident(#(#args),*).await });
+    quote! {
+        #function
+
+        #[doc = #doc]
+        #vis fn #builder() -> ::wharf::ToolDef {
+            // Free functions have no receiver; the definition captures this in its place.
+            let __this = ();
+            #definition
+        }
+    }
+}
+
+/// An expression that makes the `ToolDef` of one function; `call` makes the call of the
+/// function from its argument expressions.
+pub(crate) fn tool_def(
+    spec: &ToolSpec,
+    sig: &syn::Signature,
+    call: impl FnOnce(&[TokenStream]) -> TokenStream,
+) -> TokenStream {
+    let name = tool_name(spec, sig);
     let description = spec.options.description.as_ref().map(syn::LitStr::value).or_else(|| spec.docs.clone());
     let arguments: Vec<&Argument> = spec
         .params
@@ -43,7 +66,7 @@ pub(crate) fn expand(spec: &ToolSpec, function: &syn::ItemFn) -> TokenStream {
                 closure_params.push(quote! { #extractor: #ty });
                 call_args.push(quote! { #extractor });
             }
-            Param::Receiver(_) | Param::Pattern(_) => {}
+            Param::Receiver { .. } | Param::Pattern(_) => {}
         }
     }
 
@@ -89,19 +112,18 @@ pub(crate) fn expand(spec: &ToolSpec, function: &syn::ItemFn) -> TokenStream {
         };
         settings.push(quote! { .task_support(::wharf::TaskSupport::#support) });
     }
-    if let Some(output) = json_output(&function.sig.output) {
+    if let Some(output) = json_output(&sig.output) {
         settings.push(quote! { .output::<#output>() });
     }
-
-    let doc = format!("The `{name}` tool: [`{ident}`] as a `wharf::ToolDef`, made by `#[tool]`.");
+    let call = call(&call_args);
     quote! {
-        #function
-
-        #[doc = #doc]
-        #vis fn #builder() -> ::wharf::ToolDef {
+        {
             #arguments_struct
-            ::wharf::ToolDef::new(#name, |#(#closure_params),*| async move { #ident(#(#call_args),*).await })
-                #(#settings)*
+            ::wharf::ToolDef::new(#name, move |#(#closure_params),*| {
+                let __this = ::core::clone::Clone::clone(&__this);
+                async move { let _ = &__this; #call }
+            })
+            #(#settings)*
         }
     }
 }

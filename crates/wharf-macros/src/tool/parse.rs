@@ -74,8 +74,8 @@ pub(crate) enum Param {
     Argument(Box<Argument>),
     /// By an extractor (`RequestContext`, `State<T>`, `Args<T>`), passed through.
     Extractor { ty: Box<Type>, span: Span },
-    /// `self`, which free functions do not have.
-    Receiver(Span),
+    /// `self`: `&self` in an impl block, where `Arc<Self>` provides it; nothing else.
+    Receiver { span: Span, shared_ref: bool },
     /// A pattern other than a plain name.
     Pattern(Span),
 }
@@ -122,13 +122,22 @@ pub(crate) fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
 }
 
 impl ToolSpec {
-    /// Reads the function; `#[arg]` attributes are removed from its parameters.
-    pub(crate) fn from_function(options: ToolOptions, function: &mut syn::ItemFn) -> syn::Result<ToolSpec> {
+    /// Reads a function's signature; `#[arg]` attributes are removed from its parameters.
+    pub(crate) fn from_signature(
+        options: ToolOptions,
+        attrs: &[syn::Attribute],
+        sig: &mut syn::Signature,
+    ) -> syn::Result<ToolSpec> {
         let mut errors = Errors::default();
         let mut params = Vec::new();
-        for input in &mut function.sig.inputs {
+        for input in &mut sig.inputs {
             match input {
-                FnArg::Receiver(receiver) => params.push(Param::Receiver(receiver.span())),
+                FnArg::Receiver(receiver) => params.push(Param::Receiver {
+                    span: receiver.span(),
+                    shared_ref: receiver.reference.is_some()
+                        && receiver.mutability.is_none()
+                        && receiver.colon_token.is_none(),
+                }),
                 FnArg::Typed(typed) => {
                     let arg_attrs: Vec<syn::Attribute> =
                         typed.attrs.iter().filter(|attr| attr.path().is_ident("arg")).cloned().collect();
@@ -163,7 +172,7 @@ impl ToolSpec {
             }
         }
         errors.finish()?;
-        Ok(ToolSpec { options, docs: doc_comment(&function.attrs), params })
+        Ok(ToolSpec { options, docs: doc_comment(attrs), params })
     }
 }
 
