@@ -39,6 +39,27 @@
 //!
 //! Test a server without processes or ports with [`testing::InMemoryClient`].
 //!
+//! # With the `#[tool]` macro
+//!
+//! The same tool, its argument a parameter and the doc comment its description; `#[arg]`
+//! constraints become part of the schema and are enforced before the function runs:
+//!
+//! ```
+//! use wharf::{Server, tool};
+//!
+//! /// Echo a message back.
+//! #[tool]
+//! async fn echo(#[arg(description = "The text to send back", max_length = 1000)] message: String) -> String {
+//!     message
+//! }
+//!
+//! # async fn run() -> Result<(), wharf::Error> {
+//! let server = Server::builder("echo-server", "1.0.0").tool(echo_tool()).build()?;
+//! # let _ = server;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Crates
 //!
 //! `wharf` re-exports the pieces most servers need. Libraries that extend Wharf should depend
