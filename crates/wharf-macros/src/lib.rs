@@ -1,5 +1,7 @@
 //! Attribute macros for Wharf, re-exported by the `wharf` crate.
 //!
+//! - [`macro@prompt`], [`macro@resource`] and [`macro@resource_template`] do the same for the
+//!   other components.
 //! - [`macro@tool`] turns an async function into a tool: `name_tool()` returns its
 //!   `wharf::ToolDef`, with the doc comment as description, the parameters as typed arguments
 //!   (constraints from `#[arg(...)]` land in the JSON Schema and are enforced at run time) and
@@ -9,6 +11,7 @@
 //! everything and report every error at its span (`tool/check.rs`), then generate code with
 //! absolute paths (`tool/expand.rs`).
 
+mod component;
 mod names;
 mod tool;
 
@@ -41,4 +44,48 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Makes a prompt of an async function (its `String`/`Option<String>` parameters are the
+/// arguments) or of a `const` template string (its `{placeholders}` are).
+///
+/// ```ignore
+/// /// Review code for quality.
+/// #[wharf::prompt(describe(code = "The code", style = "How thorough"), optional(style), complete(style = ["detailed", "brief"]))]
+/// const CODE_REVIEW: &str = "Review this code ({style}):\n{code}";
+///
+/// /// A greeting for the time of day.
+/// #[wharf::prompt]
+/// async fn time_based_greeting(#[arg(description = "Who")] name: String) -> String { format!("Hello {name}") }
+///
+/// // code_review_prompt() and time_based_greeting_prompt() return `wharf::PromptDef`s.
+/// ```
+///
+/// Options: `name`, `title`, `description` (default: the doc comment); for templates also
+/// `describe(..)`, `optional(..)` and `complete(..)`. Function parameters take
+/// `#[arg(description = "...", complete = [...], complete_with = path)]`.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    component::prompt::expand(attr.into(), item.into()).unwrap_or_else(syn::Error::into_compile_error).into()
+}
+
+/// Makes a resource of an async function: `#[resource("config://app", mime_type = "application/json")]`
+/// gives `<name>_resource()`, a `wharf::ResourceDef`. Options: `name`, `title`, `description`
+/// (default: the doc comment), `mime_type`. A `RequestContext` parameter is passed through.
+#[proc_macro_attribute]
+pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    component::resource::expand(component::resource::Kind::Resource, attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Makes a resource template of an async function whose parameters are the template's
+/// variables, parsed into their types: `#[resource_template("users://{id}/profile")] async fn
+/// profile(id: u32)` gives `profile_template()`, a `wharf::TemplateDef`. Variables complete with
+/// `#[arg(complete = [...])]` or `#[arg(complete_with = path)]`.
+#[proc_macro_attribute]
+pub fn resource_template(attr: TokenStream, item: TokenStream) -> TokenStream {
+    component::resource::expand(component::resource::Kind::Template, attr.into(), item.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

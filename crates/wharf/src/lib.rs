@@ -80,7 +80,7 @@ pub use wharf_protocol as protocol;
 pub use schemars;
 pub use serde;
 pub use serde_json;
-pub use wharf_macros::tool;
+pub use wharf_macros::{prompt, resource, resource_template, tool};
 
 /// The README's examples, compiled as doctests so they cannot go stale.
 #[doc = include_str!("../../../README.md")]

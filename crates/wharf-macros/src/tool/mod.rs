@@ -3,7 +3,7 @@
 
 mod check;
 mod expand;
-mod parse;
+pub(crate) mod parse;
 
 use std::collections::HashMap;
 
