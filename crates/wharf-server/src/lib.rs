@@ -58,7 +58,7 @@ pub use task::TaskSupport;
 pub use task::record::{TaskRecord, TaskStatus};
 pub use task::store::{MemoryTaskStore, StoreFuture, TaskStore, TaskStoreError};
 pub use tool::ToolDef;
-pub use tool::extract::{Args, FromToolCall, Rejection, State, ToolCall};
+pub use tool::extract::{Args, FromToolCall, Rejection, SessionData, State, ToolCall};
 pub use tool::handler::ToolHandler;
 pub use tool::output::{IntoToolResult, Json};
 pub use transport::connection::serve_connection;

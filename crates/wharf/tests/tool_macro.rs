@@ -98,6 +98,18 @@ impl Calculator {
     }
 }
 
+/// Notes kept for one client session.
+#[derive(Default)]
+struct Notes(std::sync::Mutex<Vec<String>>);
+
+/// Remembers a note for this session and lists the notes so far.
+#[tool]
+async fn remember(note: String, notes: wharf::SessionData<Notes>) -> String {
+    let mut notes = notes.0.0.lock().unwrap();
+    notes.push(note);
+    notes.join(", ")
+}
+
 fn server() -> Server {
     Server::builder("macros", "1.0")
         .tool(echo_tool())
@@ -105,6 +117,7 @@ fn server() -> Server {
         .tool(get_forecast_tool())
         .tool(add_tags_tool())
         .tools(std::sync::Arc::new(Calculator::default()).tool_defs())
+        .tool(remember_tool())
         .build()
         .unwrap()
 }
@@ -125,7 +138,7 @@ async fn definitions_carry_names_descriptions_annotations_and_constraints() {
         tools["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["calculate", "call_count", "echo", "get_forecast", "greet_user", "tag.add", "version"],
+        ["calculate", "call_count", "echo", "get_forecast", "greet_user", "remember", "tag.add", "version"],
         "snake_case names; `name =` wins"
     );
 
@@ -219,4 +232,14 @@ async fn every_method_of_an_impl_block_is_a_tool_sharing_its_receiver() {
     assert_eq!(serde_json::to_value(&count.content).unwrap()[0]["text"], "2", "one receiver for every call");
     let version = client.call_tool("version", json!({})).await.unwrap();
     assert_eq!(serde_json::to_value(&version.content).unwrap()[0]["text"], "1.0");
+}
+
+#[tokio::test]
+async fn session_data_lasts_as_long_as_the_session() {
+    let first = client().await;
+    let second = client().await;
+    let text = |result: wharf::protocol::CallToolResult| serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
+    assert_eq!(text(first.call_tool("remember", json!({"note": "milk"})).await.unwrap()), "milk");
+    assert_eq!(text(first.call_tool("remember", json!({"note": "eggs"})).await.unwrap()), "milk, eggs");
+    assert_eq!(text(second.call_tool("remember", json!({"note": "tea"})).await.unwrap()), "tea", "another session");
 }

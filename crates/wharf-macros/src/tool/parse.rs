@@ -72,7 +72,7 @@ pub(crate) struct Argument {
 pub(crate) enum Param {
     /// From the call's arguments.
     Argument(Box<Argument>),
-    /// By an extractor (`RequestContext`, `State<T>`, `Args<T>`), passed through.
+    /// By an extractor (`RequestContext`, `State<T>`, `SessionData<T>`, `Args<T>`), passed through.
     Extractor { ty: Box<Type>, span: Span },
     /// `self`: `&self` in an impl block, where `Arc<Self>` provides it; nothing else.
     Receiver { span: Span, shared_ref: bool },
@@ -99,8 +99,9 @@ pub(crate) fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
 }
 
 fn is_extractor(ty: &Type) -> bool {
-    last_segment(ty)
-        .is_some_and(|segment| matches!(segment.ident.to_string().as_str(), "RequestContext" | "State" | "Args"))
+    last_segment(ty).is_some_and(|segment| {
+        matches!(segment.ident.to_string().as_str(), "RequestContext" | "State" | "SessionData" | "Args")
+    })
 }
 
 /// The doc comment of `attrs`, one space after `///` removed from each line.

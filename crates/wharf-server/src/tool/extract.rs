@@ -43,7 +43,8 @@ pub enum Rejection {
 /// Something a tool handler can take as an argument.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a tool handler",
-    note = "tool handlers take `Args<T>` (with `T: Deserialize + JsonSchema`), `RequestContext`, or `State<S>`, in any order"
+    note = "tool handlers take `Args<T>` (with `T: Deserialize + JsonSchema`), `RequestContext`, `State<S>` or \
+            `SessionData<T>`, in any order"
 )]
 pub trait FromToolCall: Sized + Send + 'static {
     /// Produces the value from the call.
@@ -95,5 +96,33 @@ impl<S: Send + Sync + 'static> FromToolCall for State<S> {
                 std::any::type_name::<S>()
             )))
         })
+    }
+}
+
+/// The user's own data for the client's session: a `T` made with `T::default()` the first time
+/// a handler of the session asks, then shared by every request of that session (give `T`
+/// interior mutability, such as a `Mutex`, to change it). On 2026-07-28 each request is a
+/// session of its own, so the data lasts one request; state meant to span requests there is
+/// named by an identifier the client passes.
+#[derive(Debug)]
+pub struct SessionData<T>(pub Arc<T>);
+
+impl<T> Clone for SessionData<T> {
+    fn clone(&self) -> Self {
+        SessionData(self.0.clone())
+    }
+}
+
+impl<T> std::ops::Deref for SessionData<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Default + Send + Sync + 'static> FromToolCall for SessionData<T> {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
+        Ok(SessionData(call.context.extensions().get_or_insert_with(T::default)))
     }
 }
