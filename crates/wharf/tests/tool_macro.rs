@@ -238,7 +238,8 @@ async fn every_method_of_an_impl_block_is_a_tool_sharing_its_receiver() {
 async fn session_data_lasts_as_long_as_the_session() {
     let first = client().await;
     let second = client().await;
-    let text = |result: wharf::protocol::CallToolResult| serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
+    let text =
+        |result: wharf::protocol::CallToolResult| serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
     assert_eq!(text(first.call_tool("remember", json!({"note": "milk"})).await.unwrap()), "milk");
     assert_eq!(text(first.call_tool("remember", json!({"note": "eggs"})).await.unwrap()), "milk, eggs");
     assert_eq!(text(second.call_tool("remember", json!({"note": "tea"})).await.unwrap()), "tea", "another session");

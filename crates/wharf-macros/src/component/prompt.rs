@@ -65,12 +65,7 @@ fn common(
 
 fn expand_function(options: Options, mut function: syn::ItemFn) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
-    if function.sig.asyncness.is_none() {
-        errors.add(
-            function.sig.fn_token.span(),
-            format!("`#[prompt]` needs an async function: write `async fn {}(...)`", function.sig.ident),
-        );
-    }
+    crate::tool::require_async(&function.sig, "#[prompt]", &mut errors);
     let ident = function.sig.ident.clone();
     let (name, mut settings) =
         common(&options, snake_case(&ident.to_string()), &function.attrs, ident.span(), &mut errors);

@@ -50,12 +50,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::R
     };
     let mut function: syn::ItemFn = syn::parse2(item)?;
     let mut errors = Errors::default();
-    if function.sig.asyncness.is_none() {
-        errors.add(
-            function.sig.fn_token.span(),
-            format!("`{what}` needs an async function: write `async fn {}(...)`", function.sig.ident),
-        );
-    }
+    crate::tool::require_async(&function.sig, &what, &mut errors);
     let ident = function.sig.ident.clone();
     let name = match options.string("name")? {
         Some(name) => name.value(),

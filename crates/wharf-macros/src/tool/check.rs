@@ -31,15 +31,7 @@ pub(crate) enum Place {
 
 pub(crate) fn check(spec: &ToolSpec, sig: &syn::Signature, place: Place) -> syn::Result<()> {
     let mut errors = Errors::default();
-    if sig.asyncness.is_none() {
-        errors.add(
-            sig.fn_token.span(),
-            format!(
-                "`#[tool]` needs an async function: write `async fn {}(...)`; Wharf awaits tool handlers",
-                sig.ident
-            ),
-        );
-    }
+    super::require_async(sig, "#[tool]", &mut errors);
     if !sig.generics.params.is_empty() {
         errors.add(sig.generics.span(), "a `#[tool]` function cannot be generic: its argument types make its schema");
     }

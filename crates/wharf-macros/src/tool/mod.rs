@@ -101,6 +101,19 @@ fn expand_impl(attr: TokenStream, mut item_impl: syn::ItemImpl) -> syn::Result<T
     })
 }
 
+/// Every macro of this crate wraps async functions: the handlers are awaited.
+pub(crate) fn require_async(sig: &syn::Signature, attribute: &str, errors: &mut Errors) {
+    if sig.asyncness.is_none() {
+        errors.add(
+            sig.fn_token.span(),
+            format!(
+                "`{attribute}` needs an async function: write `async fn {}(...)`; Wharf awaits its handlers",
+                sig.ident
+            ),
+        );
+    }
+}
+
 /// Several errors reported together.
 #[derive(Default)]
 pub(crate) struct Errors(Option<syn::Error>);
