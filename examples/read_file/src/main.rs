@@ -1,0 +1,6 @@
+//! Run with: `cargo run -p example-read-file` (an MCP server on stdio; the server is in `src/lib.rs`).
+
+#[tokio::main]
+async fn main() -> Result<(), wharf::Error> {
+    wharf::serve_stdio(example_read_file::server()?).await
+}
