@@ -40,7 +40,8 @@ use proc_macro::TokenStream;
 /// Argument constraints: `description`, `min`, `max`, `exclusive_min`, `exclusive_max`,
 /// `multiple_of`, `min_length`, `max_length`, `pattern`, `format` (`email`, `uri`, `uuid`,
 /// `date-time`, `date`, `time`, `ipv4`, `ipv6`, `hostname`), `one_of = [..]`, `min_items`,
-/// `max_items`, `unique_items`, `default = <expr>`, `rename = "..."`.
+/// `max_items`, `unique_items`, `items(...)` (any of the above for each item of a list),
+/// `default = <expr>`, `rename = "..."`.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).unwrap_or_else(syn::Error::into_compile_error).into()

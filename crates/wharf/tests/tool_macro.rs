@@ -47,7 +47,8 @@ async fn getForecast(
 /// Tags a document.
 #[tool(name = "tag.add", destructive, icon = "https://example.com/tag.png")]
 async fn add_tags(
-    #[arg(min_items = 1, max_items = 3, unique_items)] tags: Vec<String>,
+    #[arg(min_items = 1, max_items = 3, unique_items, items(min_length = 1, max_length = 20, pattern = "^[a-z]+$"))]
+    tags: Vec<String>,
     #[arg(format = "email")] owner: String,
     #[arg(pattern = "^[a-z]+$")] kind: String,
     #[arg(exclusive_min = 0, multiple_of = 0.5)] weight: f64,
@@ -169,6 +170,11 @@ async fn definitions_carry_names_descriptions_annotations_and_constraints() {
     let properties = &tags["inputSchema"]["properties"];
     assert_eq!(properties["tags"]["minItems"], 1);
     assert_eq!(properties["tags"]["uniqueItems"], true);
+    assert_eq!(properties["tags"]["items"]["type"], "string", "the derived item schema stays");
+    assert_eq!(
+        properties["tags"]["allOf"][0]["items"],
+        json!({"minLength": 1, "maxLength": 20, "pattern": "^[a-z]+$"})
+    );
     assert_eq!(properties["owner"]["format"], "email");
     assert_eq!(properties["kind"]["pattern"], "^[a-z]+$");
     assert_eq!(properties["weight"]["exclusiveMinimum"], 0);

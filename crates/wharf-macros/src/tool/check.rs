@@ -165,9 +165,40 @@ fn string(expr: &Expr) -> Option<String> {
 }
 
 fn check_argument(argument: &Argument, errors: &mut Errors) {
-    let kind = kind(&argument.ty);
+    check_constraints(&argument.ident, &argument.ty, &argument.constraints, errors);
+    if let Some(first) = argument.item_constraints.first() {
+        match element(&argument.ty) {
+            Some(item) => check_constraints(&argument.ident, item, &argument.item_constraints, errors),
+            None if kind(&argument.ty) == Kind::Other => {}
+            None => errors
+                .add(first.key.span(), format!("`items(...)` applies to lists, and `{}` is not one", argument.ident)),
+        }
+    }
+}
+
+/// The item type of `Vec<T>`, `Option<Vec<T>>`, `[T; N]` or `&[T]`.
+fn element(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Reference(reference) => element(&reference.elem),
+        Type::Array(array) => Some(&array.elem),
+        Type::Slice(slice) => Some(&slice.elem),
+        _ => {
+            let segment = last_segment(ty)?;
+            let syn::PathArguments::AngleBracketed(arguments) = &segment.arguments else { return None };
+            let Some(syn::GenericArgument::Type(inner)) = arguments.args.first() else { return None };
+            match segment.ident.to_string().as_str() {
+                "Option" => element(inner),
+                "Vec" | "VecDeque" | "HashSet" | "BTreeSet" => Some(inner),
+                _ => None,
+            }
+        }
+    }
+}
+
+fn check_constraints(ident: &syn::Ident, ty: &Type, constraints: &[super::parse::Constraint], errors: &mut Errors) {
+    let kind = kind(ty);
     let mut bounds: [Option<f64>; 6] = [None; 6];
-    for constraint in &argument.constraints {
+    for constraint in constraints {
         let key = constraint.key.to_string();
         let span = constraint.key.span();
         let Some(value) = &constraint.value else { continue };
@@ -175,7 +206,7 @@ fn check_argument(argument: &Argument, errors: &mut Errors) {
             "pattern" => match string(value) {
                 None => errors.add(value.span(), "`pattern` is a regular expression in a string literal"),
                 Some(_) if kind == Kind::Number || kind == Kind::List => {
-                    errors.add(span, format!("`pattern` applies to strings, and `{}` is not one", argument.ident))
+                    errors.add(span, format!("`pattern` applies to strings, and `{}` is not one", ident))
                 }
                 Some(_) => {}
             },
@@ -219,8 +250,7 @@ fn check_argument(argument: &Argument, errors: &mut Errors) {
                         Kind::Text => "strings",
                         _ => "lists",
                     };
-                    errors
-                        .add(span, format!("`{numeric}` applies to {what}, and `{}` is not one{hint}", argument.ident));
+                    errors.add(span, format!("`{numeric}` applies to {what}, and `{}` is not one{hint}", ident));
                 }
                 if slot != usize::MAX {
                     bounds[slot] = Some(bound);
@@ -243,7 +273,7 @@ fn check_argument(argument: &Argument, errors: &mut Errors) {
         if let (Some(low), Some(high)) = (bounds[low], bounds[high])
             && low > high
         {
-            errors.add(argument.ident.span(), format!("`{what}` for `{}`: no value could pass", argument.ident));
+            errors.add(ident.span(), format!("`{what}` for `{}`: no value could pass", ident));
         }
     }
 }

@@ -158,6 +158,16 @@ fn arguments_struct(arguments: &[&Argument]) -> TokenStream {
             };
             attrs.push(quote! { #[schemars(extend(#keyword = #value))] });
         }
+        if !argument.item_constraints.is_empty() {
+            // `allOf` adds the item constraints to the item schema the type derives, instead of
+            // replacing it.
+            let entries = argument.item_constraints.iter().map(|constraint| {
+                let keyword = keyword(&constraint.key.to_string());
+                let value = constraint.value.as_ref().map_or_else(|| quote! { true }, json_value);
+                quote! { #keyword: #value }
+            });
+            attrs.push(quote! { #[schemars(extend("allOf" = [{ "items": { #(#entries),* } }]))] });
+        }
         fields.push(quote! { #(#attrs)* #ident: #ty });
     }
     let checks = arguments.iter().map(|argument| {

@@ -66,6 +66,8 @@ pub(crate) struct Argument {
     pub(crate) description: Option<LitStr>,
     pub(crate) default: Option<Expr>,
     pub(crate) constraints: Vec<Constraint>,
+    /// Constraints on each item of a list, from `items(...)`.
+    pub(crate) item_constraints: Vec<Constraint>,
 }
 
 /// How a parameter is filled when the tool is called.
@@ -88,7 +90,7 @@ pub(crate) struct ToolSpec {
 }
 
 pub(crate) const ARG_KEYS: &str = "description, min, max, exclusive_min, exclusive_max, multiple_of, min_length, \
-     max_length, pattern, format, one_of, min_items, max_items, unique_items, default, rename";
+     max_length, pattern, format, one_of, min_items, max_items, unique_items, items(...), default, rename";
 
 /// The last segment of a type path, such as `RequestContext` for `wharf::RequestContext`.
 pub(crate) fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
@@ -162,6 +164,7 @@ impl ToolSpec {
                         description: None,
                         default: None,
                         constraints: Vec::new(),
+                        item_constraints: Vec::new(),
                     };
                     for attr in &arg_attrs {
                         if let Err(error) = parse_arg_attr(attr, &mut argument) {
@@ -185,6 +188,21 @@ fn parse_arg_attr(attr: &syn::Attribute, argument: &mut Argument) -> syn::Result
             "rename" => argument.rename = Some(meta.value()?.parse()?),
             "default" => argument.default = Some(meta.value()?.parse()?),
             "unique_items" => argument.constraints.push(Constraint { key, value: None }),
+            "items" => meta.parse_nested_meta(|item| {
+                let key = item.path.get_ident().cloned().ok_or_else(|| item.error("expected a constraint name"))?;
+                match key.to_string().as_str() {
+                    "min" | "max" | "exclusive_min" | "exclusive_max" | "multiple_of" | "min_length" | "max_length"
+                    | "pattern" | "format" | "one_of" => {
+                        let value: Expr = item.value()?.parse()?;
+                        argument.item_constraints.push(Constraint { key, value: Some(value) });
+                        Ok(())
+                    }
+                    other => Err(item.error(format!(
+                        "unknown item constraint `{other}`; `items(...)` takes: min, max, exclusive_min, \
+                         exclusive_max, multiple_of, min_length, max_length, pattern, format, one_of"
+                    ))),
+                }
+            })?,
             "min" | "max" | "exclusive_min" | "exclusive_max" | "multiple_of" | "min_length" | "max_length"
             | "pattern" | "format" | "one_of" | "min_items" | "max_items" => {
                 let value: Expr = meta.value()?.parse()?;
