@@ -118,6 +118,18 @@ impl InMemoryClient {
         Ok((client, result))
     }
 
+    /// Connects and opens a session of the newest session revision (2025-11-25) with no
+    /// optional capabilities: the usual start of a test.
+    ///
+    /// # Panics
+    ///
+    /// If the server refuses to initialize, which is a failed test anyway.
+    pub async fn latest_session(server: Server) -> InMemoryClient {
+        let opened =
+            InMemoryClient::session(server, ProtocolVersion::LATEST_SESSION, ClientCapabilities::default()).await;
+        opened.unwrap_or_else(|error| panic!("the server refused to initialize: {}", error.message)).0
+    }
+
     /// Connects as a 2026-07-28 client: every request carries `_meta` with the protocol
     /// version, these capabilities and client info.
     pub fn stateless(server: Server, capabilities: ClientCapabilities) -> InMemoryClient {

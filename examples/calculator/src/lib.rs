@@ -42,25 +42,16 @@ pub fn server() -> Result<Server, wharf::Error> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use wharf::protocol::{ClientCapabilities, ProtocolVersion};
     use wharf::testing::InMemoryClient;
 
     #[tokio::test]
     async fn computes_and_reports_division_by_zero_as_a_tool_error() {
-        let (client, _) = InMemoryClient::session(
-            super::server().unwrap(),
-            ProtocolVersion::V2025_11_25,
-            ClientCapabilities::default(),
-        )
-        .await
-        .unwrap();
-        let text =
-            |result: wharf::protocol::CallToolResult| serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
+        let client = InMemoryClient::latest_session(super::server().unwrap()).await;
         let product = client.call_tool("calculate", json!({"operation": "multiply", "a": 6, "b": 7})).await.unwrap();
-        assert_eq!(text(product), "42");
+        assert_eq!(product.first_text(), Some("42"));
         let divided = client.call_tool("calculate", json!({"operation": "divide", "a": 1, "b": 0})).await.unwrap();
         assert_eq!(divided.is_error, Some(true));
-        assert_eq!(text(divided), "Cannot divide by zero");
+        assert_eq!(divided.first_text(), Some("Cannot divide by zero"));
         let unknown = client.call_tool("calculate", json!({"operation": "modulo", "a": 1, "b": 2})).await.unwrap();
         assert_eq!(unknown.is_error, Some(true), "not one of the operations");
     }

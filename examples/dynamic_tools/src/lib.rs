@@ -30,18 +30,11 @@ mod tests {
     use std::time::Duration;
 
     use serde_json::json;
-    use wharf::protocol::{ClientCapabilities, ProtocolVersion};
     use wharf::testing::InMemoryClient;
 
     #[tokio::test]
     async fn adding_a_tool_tells_the_client_its_list_changed() {
-        let (client, _) = InMemoryClient::session(
-            super::server().unwrap(),
-            ProtocolVersion::V2025_11_25,
-            ClientCapabilities::default(),
-        )
-        .await
-        .unwrap();
+        let client = InMemoryClient::latest_session(super::server().unwrap()).await;
         assert_eq!(client.list_tools().await.unwrap().tools.len(), 1);
         client.call_tool("enable_admin", json!({})).await.unwrap();
         let notification = client.next_notification(Duration::from_secs(5)).await.unwrap();
@@ -49,6 +42,6 @@ mod tests {
         let names: Vec<String> = client.list_tools().await.unwrap().tools.into_iter().map(|tool| tool.name).collect();
         assert_eq!(names, ["admin_report", "enable_admin"]);
         let again = client.call_tool("enable_admin", json!({})).await.unwrap();
-        assert_eq!(serde_json::to_value(&again.content).unwrap()[0]["text"], "The admin tools are already enabled.");
+        assert_eq!(again.first_text(), Some("The admin tools are already enabled."));
     }
 }

@@ -26,18 +26,11 @@ pub fn server() -> Result<Server, wharf::Error> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use wharf::protocol::{ClientCapabilities, ProtocolVersion};
     use wharf::testing::InMemoryClient;
 
     #[tokio::test]
     async fn greets_within_the_constraints() {
-        let (client, _) = InMemoryClient::session(
-            super::server().unwrap(),
-            ProtocolVersion::V2025_11_25,
-            ClientCapabilities::default(),
-        )
-        .await
-        .unwrap();
+        let client = InMemoryClient::latest_session(super::server().unwrap()).await;
         let formal = client.call_tool("greet_user", json!({"name": "Ada", "age": 36, "formal": true})).await.unwrap();
         assert_eq!(
             serde_json::to_value(&formal.content).unwrap()[0]["text"],

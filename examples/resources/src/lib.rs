@@ -58,7 +58,6 @@ pub fn server() -> Result<Server, wharf::Error> {
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
-    use wharf::protocol::{ClientCapabilities, ProtocolVersion};
     use wharf::testing::InMemoryClient;
 
     async fn read(client: &InMemoryClient, uri: &str) -> Value {
@@ -67,13 +66,7 @@ mod tests {
 
     #[tokio::test]
     async fn serves_every_kind_of_resource() {
-        let (client, _) = InMemoryClient::session(
-            super::server().unwrap(),
-            ProtocolVersion::V2025_11_25,
-            ClientCapabilities::default(),
-        )
-        .await
-        .unwrap();
+        let client = InMemoryClient::latest_session(super::server().unwrap()).await;
         let listed = client.request("resources/list", json!({})).await.unwrap();
         assert_eq!(listed["resources"].as_array().unwrap().len(), 4);
         assert_eq!(read(&client, "config://app").await["mimeType"], "application/json");

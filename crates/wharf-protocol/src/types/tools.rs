@@ -130,6 +130,14 @@ pub struct CallToolResult {
 }
 
 impl CallToolResult {
+    /// The text of the first content block, when it is text.
+    pub fn first_text(&self) -> Option<&str> {
+        match self.content.first() {
+            Some(ContentBlock::Text(text)) => Some(&text.text),
+            _ => None,
+        }
+    }
+
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> CallToolResult {
         CallToolResult { content: vec![ContentBlock::text(text)], ..CallToolResult::default() }
