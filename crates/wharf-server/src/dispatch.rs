@@ -462,13 +462,13 @@ async fn call_tool_or_task(
 /// Runs a task's work on its own, recording its outcome; the handle lets cancellation stop it.
 fn run_task<F>(server: &Server, record: &TaskRecord, running: Arc<Running>, work: F)
 where
-    F: Future<Output = Result<Result<CallToolResult, RpcError>, String>> + Send + 'static,
+    F: Future<Output = Result<Result<CallToolResult, RpcError>, String>> + Send + Unpin + 'static,
 {
     let task_server = server.clone();
     let task_id = record.task_id.clone();
     let finishing = running.clone();
     let handle = tokio::spawn(async move {
-        let outcome = work.await;
+        let outcome = finishing.run_within_ttl(work).await;
         finishing.finish(outcome).await;
         task_server.tasks().forget(&task_id);
     });

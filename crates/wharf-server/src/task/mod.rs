@@ -18,6 +18,7 @@ pub(crate) mod store;
 pub(crate) mod time;
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -246,6 +247,24 @@ impl Running {
         })
         .await;
         self.finished.send_replace(true);
+    }
+
+    /// Runs the task's work, but not past its `ttlMs`: after that nobody can read its outcome,
+    /// so the handler is told to stop (its cancellation) and dropped after the grace period.
+    pub(crate) async fn run_within_ttl<F>(&self, mut work: F) -> Result<Result<CallToolResult, RpcError>, String>
+    where
+        F: Future<Output = Result<Result<CallToolResult, RpcError>, String>> + Unpin,
+    {
+        let ttl = self.record.lock().await.ttl_ms.map(Duration::from_millis);
+        let Some(ttl) = ttl else { return work.await };
+        tokio::select! {
+            outcome = &mut work => outcome,
+            () = tokio::time::sleep(ttl) => {
+                self.cancel.cancel();
+                let _ = tokio::time::timeout(CANCEL_GRACE, &mut work).await;
+                Ok(Err(RpcError::internal("Internal error: the task outlived its ttlMs and was stopped")))
+            }
+        }
     }
 
     /// Records the outcome of the task's handler.

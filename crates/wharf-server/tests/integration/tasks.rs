@@ -251,3 +251,22 @@ async fn experimental_tasks_follow_each_tools_task_support_and_cancel() {
     assert_eq!(other.request("tasks/list", json!({})).await.unwrap()["tasks"], json!([]));
     assert_valid(&client, ProtocolVersion::V2025_11_25);
 }
+
+#[tokio::test]
+async fn a_task_is_stopped_when_it_outlives_its_ttl() {
+    let counters = Arc::new(Counters::default());
+    let server = fixture::builder_with(counters.clone()).task_ttl(Some(Duration::from_millis(100))).build().unwrap();
+    let client = InMemoryClient::stateless(server, with_tasks());
+    let created = client.request("tools/call", json!({"name": "long_job", "arguments": {"ms": 60_000}})).await.unwrap();
+    assert_eq!(created["ttlMs"], 100);
+    let task_id = created["taskId"].as_str().unwrap().to_owned();
+    for _ in 0..200 {
+        if counters.cancelled_jobs.load(Ordering::SeqCst) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(counters.cancelled_jobs.load(Ordering::SeqCst), 1, "the handler was told to stop");
+    let err = client.request("tasks/get", json!({"taskId": task_id})).await.unwrap_err();
+    assert_eq!(err.code.0, -32602, "the record is gone with its ttl");
+}
