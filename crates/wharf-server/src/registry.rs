@@ -154,11 +154,11 @@ pub(crate) fn page<'a, V>(
     Ok((items, next))
 }
 
-fn encode_cursor(key: &str) -> String {
+pub(crate) fn encode_cursor(key: &str) -> String {
     URL_SAFE_NO_PAD.encode(format!("v1:{key}"))
 }
 
-fn decode_cursor(cursor: &str) -> Result<String, RpcError> {
+pub(crate) fn decode_cursor(cursor: &str) -> Result<String, RpcError> {
     let invalid = || RpcError::invalid_params(format!("Invalid cursor: `{cursor}` was not issued by this server"));
     let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| invalid())?;
     let text = String::from_utf8(bytes).map_err(|_| invalid())?;

@@ -1,0 +1,141 @@
+//! Encoding results for the request's revision: `resultType`, the server info in `_meta` and
+//! cache hints on 2026-07-28, nothing of the kind before.
+
+use serde::Serialize;
+use serde_json::Value;
+use wharf_protocol::{
+    CacheScope, CallToolResult, CompleteResult, DiscoverResult, EmptyResult, GetPromptResult, InputRequiredResult,
+    JsonObject, JsonRpc2, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    ListenResult, ProtocolVersion, ReadResourceResult, RequestId, ResponseMessage, ResultType,
+};
+
+use crate::context::{RequestContext, encode};
+use crate::error::RpcError;
+use crate::server::Server;
+use crate::task::record::TaskRecord;
+
+/// Encodes results the way the request's revision expects.
+pub(super) struct Finisher<'a> {
+    pub(super) server: &'a Server,
+    pub(super) id: &'a RequestId,
+    pub(super) version: ProtocolVersion,
+}
+
+impl Finisher<'_> {
+    /// A result that is never cached.
+    pub(super) fn complete<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
+        if !self.version.is_stateless() {
+            return respond(self.id, &result);
+        }
+        result.set_result_type(ResultType::complete());
+        if let Some(meta) = result.meta_mut() {
+            // The handler filled in `_meta` itself; the server info joins what it set.
+            meta.extend(self.server.server_info_meta().clone());
+            return respond(self.id, &result);
+        }
+        self.with_server_info(&result)
+    }
+
+    /// The handler's result, unless it asked for input it has no answer to yet: then that
+    /// request, whatever the handler made of the missing answer.
+    pub(super) fn complete_or_input<R: Serialize + Stamp>(
+        &self,
+        context: &RequestContext,
+        outcome: Result<R, RpcError>,
+    ) -> Result<Vec<u8>, RpcError> {
+        if let Some(required) = context.input_required()? {
+            return Ok(self.input_required(&required));
+        }
+        Ok(self.complete(outcome?))
+    }
+
+    /// A result exactly as given.
+    pub(super) fn plain(&self, result: &JsonObject) -> Vec<u8> {
+        respond(self.id, result)
+    }
+
+    /// A result built as a JSON object (the task methods' answers).
+    pub(super) fn object(&self, mut result: JsonObject) -> Vec<u8> {
+        if !self.version.is_stateless() {
+            return respond(self.id, &result);
+        }
+        result.insert("resultType".to_owned(), Value::from("complete"));
+        self.with_server_info(&result)
+    }
+
+    /// A `CreateTaskResult`: the task's members, flat, with `resultType: "task"`.
+    pub(super) fn task_created(&self, record: &TaskRecord) -> Vec<u8> {
+        let mut result = record.task_members();
+        result.insert("resultType".to_owned(), Value::from("task"));
+        self.with_server_info(&result)
+    }
+
+    /// An `InputRequiredResult`: never cached, and never with cache hints.
+    pub(super) fn input_required(&self, result: &InputRequiredResult) -> Vec<u8> {
+        self.with_server_info(result)
+    }
+
+    /// A 2026-07-28 result without `_meta` of its own: the server info is written from bytes
+    /// encoded once, when the server was built.
+    fn with_server_info<R: Serialize>(&self, result: &R) -> Vec<u8> {
+        respond(self.id, &WithMeta { result, meta: self.server.server_info_meta_json() })
+    }
+
+    /// A result that carries cache hints on 2026-07-28.
+    pub(super) fn cacheable<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
+        if self.version.is_stateless() {
+            let ttl = u64::try_from(self.server.options().cache_ttl.as_millis()).unwrap_or(u64::MAX);
+            result.cache(ttl, CacheScope::Public);
+        }
+        self.complete(result)
+    }
+}
+
+pub(super) fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
+    encode(&ResponseMessage { jsonrpc: JsonRpc2, id, result })
+}
+
+/// A result whose own `_meta` is empty, written with a pre-encoded `_meta` object.
+#[derive(Serialize)]
+struct WithMeta<'a, R> {
+    #[serde(flatten)]
+    result: &'a R,
+    #[serde(rename = "_meta")]
+    meta: &'a serde_json::value::RawValue,
+}
+
+/// The members every 2026-07-28 result carries.
+pub(super) trait Stamp {
+    fn set_result_type(&mut self, result_type: ResultType);
+    fn meta_mut(&mut self) -> Option<&mut JsonObject>;
+    fn cache(&mut self, _ttl_ms: u64, _scope: CacheScope) {}
+}
+
+macro_rules! stamp {
+    ($($result:ty),* ; cacheable: $($cacheable:ty),*) => {
+        $(impl Stamp for $result {
+            fn set_result_type(&mut self, result_type: ResultType) {
+                self.result_type = Some(result_type);
+            }
+            fn meta_mut(&mut self) -> Option<&mut JsonObject> {
+                self.meta.as_mut()
+            }
+        })*
+        $(impl Stamp for $cacheable {
+            fn set_result_type(&mut self, result_type: ResultType) {
+                self.result_type = Some(result_type);
+            }
+            fn meta_mut(&mut self) -> Option<&mut JsonObject> {
+                self.meta.as_mut()
+            }
+            fn cache(&mut self, ttl_ms: u64, scope: CacheScope) {
+                self.ttl_ms = Some(ttl_ms);
+                self.cache_scope = Some(scope);
+            }
+        })*
+    };
+}
+
+stamp!(CallToolResult, GetPromptResult, CompleteResult, EmptyResult, ListenResult;
+    cacheable: DiscoverResult, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult,
+    ReadResourceResult);

@@ -1,0 +1,238 @@
+//! The methods both eras share: the lists, tools/call, prompts/get, resources/read and
+//! completion/complete, each returning its result type for the finisher to encode.
+
+use std::sync::Arc;
+
+use wharf_protocol::{
+    CallToolParams, CallToolResult, CompleteParams, CompleteResult, Completion, CompletionReference, ErrorCode,
+    GetPromptParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedParams, ProtocolVersion, ReadResourceParams, ReadResourceResult,
+};
+
+use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
+use crate::context::RequestContext;
+use crate::error::RpcError;
+use crate::prompt::prompt_for;
+use crate::registry::page;
+use crate::resource::{resource_for, template_for};
+use crate::server::Server;
+use crate::tool::extract::{Rejection, ToolCall};
+use crate::tool::{ToolDef, tool_for};
+
+/// One page of `map`'s enabled entries, each converted for the client's revision.
+fn list_page<V, T>(
+    server: &Server,
+    map: &std::collections::BTreeMap<String, Arc<V>>,
+    params: &PaginatedParams,
+    enabled: impl Fn(&V) -> bool,
+    convert: impl Fn(&V) -> T,
+) -> Result<(Vec<T>, Option<String>), RpcError> {
+    let (items, next_cursor) = page(map, params.cursor.as_deref(), server.options().page_size, enabled)?;
+    Ok((items.into_iter().map(|item| convert(item)).collect(), next_cursor))
+}
+
+pub(super) fn list_tools(
+    server: &Server,
+    version: ProtocolVersion,
+    params: &PaginatedParams,
+) -> Result<ListToolsResult, RpcError> {
+    let registry = server.registry();
+    let (tools, next_cursor) =
+        list_page(server, &registry.tools, params, |tool| tool.enabled, |tool| tool_for(version, &tool.definition))?;
+    Ok(ListToolsResult { tools, next_cursor, ..ListToolsResult::default() })
+}
+
+pub(super) fn list_prompts(
+    server: &Server,
+    version: ProtocolVersion,
+    params: &PaginatedParams,
+) -> Result<ListPromptsResult, RpcError> {
+    let registry = server.registry();
+    let (prompts, next_cursor) = list_page(
+        server,
+        &registry.prompts,
+        params,
+        |prompt| prompt.enabled,
+        |prompt| prompt_for(version, &prompt.definition),
+    )?;
+    Ok(ListPromptsResult { prompts, next_cursor, ..ListPromptsResult::default() })
+}
+
+pub(super) fn list_resources(
+    server: &Server,
+    version: ProtocolVersion,
+    params: &PaginatedParams,
+) -> Result<ListResourcesResult, RpcError> {
+    let registry = server.registry();
+    let (resources, next_cursor) = list_page(
+        server,
+        &registry.resources,
+        params,
+        |resource| resource.enabled,
+        |resource| resource_for(version, &resource.definition),
+    )?;
+    Ok(ListResourcesResult { resources, next_cursor, ..ListResourcesResult::default() })
+}
+
+pub(super) fn list_templates(
+    server: &Server,
+    version: ProtocolVersion,
+    params: &PaginatedParams,
+) -> Result<ListResourceTemplatesResult, RpcError> {
+    let registry = server.registry();
+    let (resource_templates, next_cursor) = list_page(
+        server,
+        &registry.templates,
+        params,
+        |template| template.enabled,
+        |template| template_for(version, &template.definition),
+    )?;
+    Ok(ListResourceTemplatesResult { resource_templates, next_cursor, ..ListResourceTemplatesResult::default() })
+}
+
+/// The registered, enabled tool a call names.
+pub(super) fn find_tool(server: &Server, name: &str) -> Result<Arc<ToolDef>, RpcError> {
+    server.registry().tool(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
+}
+
+/// Calls `tool` (found by [`find_tool`]) with the call's arguments.
+pub(super) async fn call_tool(
+    context: &RequestContext,
+    tool: &ToolDef,
+    params: CallToolParams,
+) -> Result<CallToolResult, RpcError> {
+    let version = context.protocol_version();
+    let invalid_arguments = |message: String| {
+        let message = format!("Invalid arguments for tool `{}`: {message}", params.name);
+        if version.tool_input_errors_are_results() {
+            Ok(CallToolResult::error(message))
+        } else {
+            Err(RpcError::invalid_params(message))
+        }
+    };
+    let schema = match &tool.schema {
+        Ok(schema) => schema,
+        Err(message) => return Err(RpcError::internal(message.clone())),
+    };
+    let mut arguments = params.arguments.unwrap_or_default();
+    if let Err(message) = schema.prepare(&mut arguments) {
+        return invalid_arguments(message);
+    }
+    let call =
+        ToolCall { name: tool.definition.name.as_str().into(), arguments: Some(arguments), context: context.clone() };
+    let result = match tool.handler.call(call).await {
+        Ok(result) => result,
+        Err(Rejection::InvalidArguments(message)) => return invalid_arguments(message),
+        Err(Rejection::Rpc(error)) => return Err(error),
+    };
+    Ok(tool_result_for(version, result))
+}
+
+/// Adapts a tool result to the revision: structured content that a revision cannot carry is
+/// dropped, keeping (or adding) its text mirror.
+fn tool_result_for(version: ProtocolVersion, mut result: CallToolResult) -> CallToolResult {
+    let Some(structured) = &result.structured_content else { return result };
+    let keep = version.is_stateless() || (version.has_structured_output() && structured.is_object());
+    let mirrored = result.content.iter().any(|block| matches!(block, wharf_protocol::ContentBlock::Text(_)));
+    if !mirrored {
+        result.content.push(wharf_protocol::ContentBlock::text(structured.to_string()));
+    }
+    if !keep {
+        result.structured_content = None;
+    }
+    result
+}
+
+pub(super) async fn get_prompt(
+    server: &Server,
+    context: &RequestContext,
+    params: GetPromptParams,
+) -> Result<GetPromptResult, RpcError> {
+    let prompt = server
+        .registry()
+        .prompt(&params.name)
+        .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
+    prompt.render(params.arguments.unwrap_or_default(), context.clone()).await
+}
+
+pub(super) async fn read_resource(
+    server: &Server,
+    context: &RequestContext,
+    params: ReadResourceParams,
+) -> Result<ReadResourceResult, RpcError> {
+    let version = context.protocol_version();
+    let not_found = || resource_not_found(version, &params.uri);
+    let (resource, template) = {
+        let registry = server.registry();
+        match registry.resource(&params.uri) {
+            Some(resource) => (Some(resource), None),
+            None => (None, registry.match_template(&params.uri)),
+        }
+    };
+    let contents = match (resource, template) {
+        (Some(resource), _) => resource.read(context.clone()).await,
+        (None, Some((template, variables))) => template.read(&params.uri, variables, context.clone()).await,
+        (None, None) => return Err(not_found()),
+    };
+    let contents =
+        contents.map_err(|error| if error.code() == ErrorCode::RESOURCE_NOT_FOUND.0 { not_found() } else { error })?;
+    if contents.is_empty() {
+        // An empty answer must not stand for a missing resource (SEP-2164).
+        return Err(not_found());
+    }
+    Ok(ReadResourceResult { contents, ..ReadResourceResult::default() })
+}
+
+/// "Resource not found": `-32002` before 2026-07-28, `-32602` on it; both carry the URI.
+fn resource_not_found(version: ProtocolVersion, uri: &str) -> RpcError {
+    let code = if version.is_stateless() { ErrorCode::INVALID_PARAMS } else { ErrorCode::RESOURCE_NOT_FOUND };
+    RpcError::new(code.0, format!("Resource not found: {uri}")).with_data(wharf_protocol::not_found_data(uri))
+}
+
+pub(super) async fn complete(
+    server: &Server,
+    context: &RequestContext,
+    params: CompleteParams,
+) -> Result<CompleteResult, RpcError> {
+    let argument = params.argument.name.clone();
+    let handler = {
+        let registry = server.registry();
+        match &params.reference {
+            CompletionReference::Prompt { name, .. } => {
+                let prompt =
+                    registry.prompt(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
+                let declared = prompt.definition.arguments.iter().flatten().any(|known| known.name == argument);
+                if !declared {
+                    return Err(RpcError::invalid_params(format!("Prompt `{name}` has no argument `{argument}`")));
+                }
+                prompt.completions.get(&argument).cloned()
+            }
+            CompletionReference::ResourceTemplate { uri } => {
+                let template = registry
+                    .template(uri)
+                    .ok_or_else(|| RpcError::invalid_params(format!("Unknown resource template: {uri}")))?;
+                let declared =
+                    template.template.as_ref().is_ok_and(|parsed| parsed.variables().contains(&argument.as_str()));
+                if !declared {
+                    return Err(RpcError::invalid_params(format!("Template `{uri}` has no variable `{argument}`")));
+                }
+                template.completions.get(&argument).cloned()
+            }
+        }
+    };
+    let Some(handler) = handler else { return Ok(CompleteResult::default()) };
+    let call = CompletionCall {
+        argument,
+        value: params.argument.value,
+        arguments: params.context.and_then(|context| context.arguments).unwrap_or_default(),
+        context: context.clone(),
+    };
+    let mut values = handler(call).await?;
+    let total = values.len();
+    values.truncate(MAX_COMPLETION_VALUES);
+    let has_more = total > values.len();
+    Ok(CompleteResult {
+        completion: Completion { values, total: Some(total as u64), has_more: Some(has_more) },
+        ..CompleteResult::default()
+    })
+}

@@ -1,0 +1,333 @@
+//! Request dispatch for both protocol eras: classifies each request as a 2025 session request
+//! or a 2026-07-28 stateless request, checks what that era requires, runs the method, and
+//! encodes the result the way the request's revision expects.
+//!
+//! - this file: eras, `_meta` checks, `initialize`, capability gating, the method table;
+//! - [`methods`]: the methods both eras share;
+//! - [`tasks`]: `tools/call` as a task, and the `tasks/*` methods;
+//! - [`finish`]: encoding results per revision.
+
+mod finish;
+mod methods;
+mod tasks;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use wharf_protocol::{
+    ClientNotification, ClientRequest, DiscoverResult, EmptyResult, ErrorCode, ErrorMessage, InitializeParams,
+    InitializeResult, ProtocolVersion, RequestId, RequestMeta,
+};
+
+use crate::cancel::Cancellation;
+use crate::context::{ContextParts, RequestContext, StreamControl, encode};
+use crate::error::RpcError;
+use crate::input::InputRound;
+use crate::listen::listen;
+use crate::principal::Principal;
+use crate::server::Server;
+use crate::session::{Negotiated, Outbound, Session};
+use finish::{Finisher, respond};
+use methods::{
+    complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource,
+};
+
+/// Handles one request and returns the encoded response.
+pub(crate) async fn handle_request(
+    server: Server,
+    session: Arc<Session>,
+    id: RequestId,
+    request: ClientRequest,
+    delivery: Delivery,
+) -> Vec<u8> {
+    match request_outcome(server, session, id.clone(), request, delivery).await {
+        Ok(response) => response,
+        Err(error) => encode_error(Some(&id), error),
+    }
+}
+
+/// Handles one request: the encoded response, or the error to answer with, so that a transport
+/// can choose a status code from it.
+pub(crate) async fn request_outcome(
+    server: Server,
+    session: Arc<Session>,
+    id: RequestId,
+    request: ClientRequest,
+    delivery: Delivery,
+) -> Result<Vec<u8>, RpcError> {
+    let method = request.method();
+    let outcome = route(&server, &session, &id, request, delivery).await;
+    if let Err(error) = &outcome {
+        tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed");
+    }
+    outcome
+}
+
+/// Where a request's messages go and how it is stopped.
+pub(crate) struct Delivery {
+    /// Notifications and server-to-client requests about this request.
+    pub(crate) sink: Outbound,
+    pub(crate) cancel: Cancellation,
+    /// Set by transports whose response stream a handler may close early (HTTP with SSE).
+    pub(crate) stream: Option<Arc<StreamControl>>,
+    /// Who the request acts for, when the transport knows.
+    pub(crate) principal: Option<Principal>,
+}
+
+impl Delivery {
+    pub(crate) fn new(sink: Outbound, cancel: Cancellation) -> Delivery {
+        Delivery { sink, cancel, stream: None, principal: None }
+    }
+}
+
+pub(crate) fn encode_error(id: Option<&RequestId>, error: RpcError) -> Vec<u8> {
+    encode(&ErrorMessage { id, error: &error.into_object() })
+}
+
+/// True when the request is to be served statelessly, as 2026-07-28 defines.
+pub(crate) fn is_stateless(request: &ClientRequest) -> bool {
+    matches!(request, ClientRequest::Discover(_) | ClientRequest::Listen(_))
+        || request.meta().is_some_and(RequestMeta::is_stateless_request)
+}
+
+async fn route(
+    server: &Server,
+    session: &Arc<Session>,
+    id: &RequestId,
+    mut request: ClientRequest,
+    delivery: Delivery,
+) -> Result<Vec<u8>, RpcError> {
+    if is_stateless(&request) {
+        // The request's `_meta` moves into the context; nothing reads it from the params later.
+        let meta = std::mem::take(request.meta_mut());
+        let version = check_stateless_meta(&meta)?;
+        let input = InputRound::for_request(server.sealer(), delivery.principal.as_ref(), &mut request)?;
+        // Checked above: the capabilities are there, and move out of the request.
+        let capabilities = meta.client_capabilities.unwrap_or_default();
+        if removed_in_stateless(request.method()) {
+            return Err(removed_method(request.method(), version));
+        }
+        let context = RequestContext::new(ContextParts {
+            id: id.clone(),
+            server: server.clone(),
+            session: session.clone(),
+            version,
+            client_capabilities: Arc::new(capabilities),
+            client_info: meta.client_info.map(Arc::new),
+            progress_token: meta.progress_token,
+            log_level: meta.log_level,
+            delivery,
+            input,
+        });
+        return serve(server, &context, id, request).await;
+    }
+
+    match request {
+        ClientRequest::Initialize(params) => initialize(server, session, id, *params),
+        ClientRequest::Ping(_) => Ok(respond(id, &EmptyResult::default())),
+        request => {
+            let negotiated = session.negotiated().ok_or_else(|| {
+                RpcError::invalid_request(
+                    "Server not initialized: send `initialize` first, or send a stateless request that names \
+                     `io.modelcontextprotocol/protocolVersion` in `_meta`",
+                )
+            })?;
+            match &request {
+                ClientRequest::SetLevel(params) => {
+                    session.set_log_level(params.level);
+                    return Ok(respond(id, &EmptyResult::default()));
+                }
+                ClientRequest::Subscribe(params) | ClientRequest::Unsubscribe(params) => {
+                    require(server.registry().has_resources(), "resources", request.method())?;
+                    if matches!(request, ClientRequest::Subscribe(_)) {
+                        session.subscribe(&params.uri);
+                    } else {
+                        session.unsubscribe(&params.uri);
+                    }
+                    return Ok(respond(id, &EmptyResult::default()));
+                }
+                _ => {}
+            }
+            let meta = request.meta();
+            let context = RequestContext::new(ContextParts {
+                id: id.clone(),
+                server: server.clone(),
+                session: session.clone(),
+                version: negotiated.version,
+                client_capabilities: negotiated.client_capabilities.clone(),
+                client_info: Some(negotiated.client_info.clone()),
+                progress_token: meta.and_then(|meta| meta.progress_token.clone()),
+                log_level: None,
+                delivery,
+                input: None,
+            });
+            serve(server, &context, id, request).await
+        }
+    }
+}
+
+/// True for the session methods that 2026-07-28 removed: a stateless request for one of them
+/// is answered -32601 before its params are even read.
+pub(crate) fn removed_in_stateless(method: &str) -> bool {
+    matches!(method, "initialize" | "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe")
+}
+
+pub(crate) fn removed_method(method: &str, version: ProtocolVersion) -> RpcError {
+    RpcError::method_not_found(format!("Method not found: `{method}` does not exist in protocol revision {version}"))
+}
+
+/// Checks the `_meta` every 2026-07-28 request must carry; the revision it names.
+pub(crate) fn check_stateless_meta(meta: &RequestMeta) -> Result<ProtocolVersion, RpcError> {
+    let requested = meta.protocol_version.as_deref().ok_or_else(|| {
+        RpcError::invalid_params("Invalid params: `_meta` must carry `io.modelcontextprotocol/protocolVersion`")
+    })?;
+    let version = ProtocolVersion::parse(requested).filter(|version| version.is_stateless()).ok_or_else(|| {
+        let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|version| version.as_str()).collect();
+        RpcError::from(
+            wharf_protocol::ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+                .with_data(serde_json::json!({ "supported": supported, "requested": requested })),
+        )
+    })?;
+    if meta.client_capabilities.is_none() {
+        return Err(RpcError::invalid_params(
+            "Invalid params: `_meta` must carry `io.modelcontextprotocol/clientCapabilities`",
+        ));
+    }
+    Ok(version)
+}
+
+fn initialize(
+    server: &Server,
+    session: &Arc<Session>,
+    id: &RequestId,
+    params: InitializeParams,
+) -> Result<Vec<u8>, RpcError> {
+    // Echo the client's revision when it is a session revision we serve; otherwise offer the
+    // newest session revision and let the client decide.
+    let version = ProtocolVersion::parse(&params.protocol_version)
+        .filter(|version| !version.is_stateless())
+        .unwrap_or(ProtocolVersion::LATEST_SESSION);
+    let negotiated = Negotiated {
+        version,
+        client_capabilities: Arc::new(params.capabilities),
+        client_info: Arc::new(params.client_info),
+    };
+    if !session.negotiate(negotiated) {
+        return Err(RpcError::invalid_request("Invalid request: this session is already initialized"));
+    }
+    let mut capabilities = server.capabilities();
+    // Extensions (2026-07-28 tasks among them) are negotiated per request, not in sessions;
+    // 2025-11-25 has experimental tasks of its own instead. `tasks/list` lists only the tasks
+    // of the asking session (or principal).
+    if capabilities.extensions.take().is_some() && version == ProtocolVersion::V2025_11_25 {
+        let tasks = serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+        capabilities.tasks = tasks.as_object().cloned();
+    }
+    let result = InitializeResult {
+        protocol_version: version.as_str().to_owned(),
+        capabilities,
+        server_info: server.info_for(version),
+        instructions: server.instructions().map(str::to_owned),
+        meta: None,
+    };
+    Ok(respond(id, &result))
+}
+
+fn require(present: bool, capability: &str, method: &str) -> Result<(), RpcError> {
+    if present {
+        Ok(())
+    } else {
+        Err(RpcError::method_not_found(format!(
+            "Method not found: `{method}` needs the `{capability}` capability, which this server does not offer"
+        )))
+    }
+}
+
+/// Serves the methods both eras share.
+async fn serve(
+    server: &Server,
+    context: &RequestContext,
+    id: &RequestId,
+    request: ClientRequest,
+) -> Result<Vec<u8>, RpcError> {
+    let version = context.protocol_version();
+    let (tools, prompts, resources, completions) = {
+        let registry = server.registry();
+        (registry.has_tools(), registry.has_prompts(), registry.has_resources(), registry.has_completions())
+    };
+    let out = Finisher { server, id, version };
+    match request {
+        ClientRequest::Discover(_) => {
+            let capabilities = server.registry().capabilities();
+            let supported = ProtocolVersion::ALL.iter().map(|version| version.as_str().to_owned()).collect();
+            Ok(out.cacheable(DiscoverResult {
+                supported_versions: supported,
+                capabilities,
+                instructions: server.instructions().map(str::to_owned),
+                ..DiscoverResult::default()
+            }))
+        }
+        ClientRequest::ListTools(params) => {
+            require(tools, "tools", "tools/list")?;
+            Ok(out.cacheable(list_tools(server, version, &params)?))
+        }
+        ClientRequest::CallTool(params) => {
+            require(tools, "tools", "tools/call")?;
+            let tool = find_tool(server, &params.name)?;
+            tasks::tools_call(server, context, tool, params, &out).await
+        }
+        request if tasks::is_task_method(&request) => tasks::serve_task_method(server, context, request, &out).await,
+        ClientRequest::ListPrompts(params) => {
+            require(prompts, "prompts", "prompts/list")?;
+            Ok(out.cacheable(list_prompts(server, version, &params)?))
+        }
+        ClientRequest::GetPrompt(params) => {
+            require(prompts, "prompts", "prompts/get")?;
+            let outcome = get_prompt(server, context, params).await;
+            out.complete_or_input(context, outcome)
+        }
+        ClientRequest::ListResources(params) => {
+            require(resources, "resources", "resources/list")?;
+            Ok(out.cacheable(list_resources(server, version, &params)?))
+        }
+        ClientRequest::ListResourceTemplates(params) => {
+            require(resources, "resources", "resources/templates/list")?;
+            Ok(out.cacheable(list_templates(server, version, &params)?))
+        }
+        ClientRequest::ReadResource(params) => {
+            require(resources, "resources", "resources/read")?;
+            let outcome = read_resource(server, context, params).await;
+            if let Some(required) = context.input_required()? {
+                return Ok(out.input_required(&required));
+            }
+            Ok(out.cacheable(outcome?))
+        }
+        ClientRequest::Complete(params) => {
+            require(completions, "completions", "completion/complete")?;
+            Ok(out.complete(complete(server, context, params).await?))
+        }
+        ClientRequest::Listen(params) => Ok(out.complete(listen(server, context, id, *params).await)),
+        other => Err(RpcError::method_not_found(format!("Method not found: {}", other.method()))),
+    }
+}
+
+/// Handles a notification from the client.
+pub(crate) fn handle_notification(session: &Session, notification: ClientNotification) {
+    match notification {
+        ClientNotification::Initialized(_) => session.mark_initialized(),
+        ClientNotification::Cancelled(params) => {
+            if let Some(id) = params.request_id {
+                let cancelled = session.cancel(&id);
+                tracing::debug!(%id, cancelled, reason = params.reason.as_deref(), "cancellation requested");
+            }
+        }
+        // Progress on server-to-client requests and roots changes need no action: Wharf asks
+        // for roots afresh each time a handler wants them.
+        _ => {}
+    }
+}
+
+/// Turns a JSON value into the result object of a client's answer.
+pub(crate) fn answer_value(raw: &serde_json::value::RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+}

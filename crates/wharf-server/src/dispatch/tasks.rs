@@ -1,0 +1,276 @@
+//! Tasks in dispatch: whether a `tools/call` runs as a task (2026-07-28 extension, or
+//! 2025-11-25 experimental tasks) and the `tasks/*` methods of both.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+use serde_json::Value;
+use wharf_protocol::{
+    CallToolParams, CallToolResult, ClientRequest, ErrorCode, JsonObject, ProtocolVersion, TASKS_EXTENSION,
+};
+
+use super::finish::Finisher;
+use super::methods::call_tool;
+use crate::context::RequestContext;
+use crate::error::RpcError;
+use crate::panic::CatchUnwind;
+use crate::principal::Principal;
+use crate::registry::{decode_cursor, encode_cursor};
+use crate::server::Server;
+use crate::task::record::TaskRecord;
+use crate::task::{Running, TaskSupport};
+use crate::tool::ToolDef;
+
+/// `tools/call` in every revision: directly, or as a task where the revision and the tool allow.
+pub(super) async fn tools_call(
+    server: &Server,
+    context: &RequestContext,
+    tool: Arc<ToolDef>,
+    params: CallToolParams,
+    out: &Finisher<'_>,
+) -> Result<Vec<u8>, RpcError> {
+    let version = context.protocol_version();
+    let support = tool.task_support;
+    if version.is_stateless() && support != TaskSupport::Forbidden {
+        return call_tool_or_task(server, context, tool, params, out).await;
+    }
+    if version == ProtocolVersion::V2025_11_25 {
+        match (params.task.is_some(), support) {
+            (true, TaskSupport::Forbidden) => {
+                return Err(RpcError::method_not_found(format!(
+                    "Method not found: tool `{}` does not run as a task",
+                    params.name
+                )));
+            }
+            (true, _) => return legacy_task(server, context, tool, params, out).await,
+            (false, TaskSupport::Required) => {
+                return Err(RpcError::method_not_found(format!(
+                    "Method not found: tool `{}` only runs as a task; call it with `task`",
+                    params.name
+                )));
+            }
+            (false, _) => {}
+        }
+    }
+    let outcome = call_tool(context, &tool, params).await;
+    out.complete_or_input(context, outcome)
+}
+
+/// True for the `tasks/*` methods, which [`serve_task_method`] answers.
+pub(super) fn is_task_method(request: &ClientRequest) -> bool {
+    matches!(
+        request,
+        ClientRequest::GetTask(_)
+            | ClientRequest::UpdateTask(_)
+            | ClientRequest::CancelTask(_)
+            | ClientRequest::TaskResult(_)
+            | ClientRequest::ListTasks(_)
+    )
+}
+
+/// The `tasks/*` methods of the request's revision: 2026-07-28 tasks are owned by the
+/// principal and need the extension on each request; 2025-11-25 tasks are owned by the session.
+/// Other revisions, and methods a revision does not have, get -32601.
+pub(super) async fn serve_task_method(
+    server: &Server,
+    context: &RequestContext,
+    request: ClientRequest,
+    out: &Finisher<'_>,
+) -> Result<Vec<u8>, RpcError> {
+    let version = context.protocol_version();
+    let tasks = server.tasks();
+    if version.is_stateless() {
+        let principal = context.principal().map(Principal::as_str);
+        match request {
+            ClientRequest::GetTask(params) => {
+                require_tasks(context)?;
+                return Ok(out.object(tasks.get(&params.task_id, principal).await?.detailed()));
+            }
+            ClientRequest::UpdateTask(params) => {
+                require_tasks(context)?;
+                tasks.update(&params.task_id, principal, params.input_responses).await?;
+                return Ok(out.object(JsonObject::new()));
+            }
+            ClientRequest::CancelTask(params) => {
+                require_tasks(context)?;
+                tasks.cancel(&params.task_id, principal).await?;
+                return Ok(out.object(JsonObject::new()));
+            }
+            other => return Err(no_such_method(&other, version)),
+        }
+    }
+    if version != ProtocolVersion::V2025_11_25 {
+        return Err(no_such_method(&request, version));
+    }
+    let owner_id = session_owner(context);
+    let owner = Some(owner_id.as_str());
+    match request {
+        ClientRequest::GetTask(params) => Ok(out.object(tasks.get(&params.task_id, owner).await?.legacy_task())),
+        ClientRequest::CancelTask(params) => {
+            if tasks.get(&params.task_id, owner).await?.status.is_terminal() {
+                return Err(RpcError::invalid_params(format!(
+                    "Invalid params: task `{}` already ended; it cannot be cancelled",
+                    params.task_id
+                )));
+            }
+            tasks.cancel(&params.task_id, owner).await?;
+            Ok(out.object(tasks.get(&params.task_id, owner).await?.legacy_task()))
+        }
+        ClientRequest::TaskResult(params) => task_payload(out, tasks.wait(&params.task_id, owner).await?),
+        ClientRequest::ListTasks(params) => {
+            let listed = tasks.list(&owner_id).await;
+            let start =
+                match params.cursor.as_deref() {
+                    None => 0,
+                    Some(cursor) => decode_cursor(cursor)?
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|offset| *offset <= listed.len())
+                        .ok_or_else(|| RpcError::invalid_params("Invalid params: not a cursor this server gave"))?,
+                };
+            let page_size = server.options().page_size;
+            let page: Vec<Value> =
+                listed.iter().skip(start).take(page_size).map(|task| Value::Object(task.legacy_task())).collect();
+            let mut result = JsonObject::new();
+            result.insert("tasks".to_owned(), Value::Array(page));
+            if start + page_size < listed.len() {
+                result.insert("nextCursor".to_owned(), Value::from(encode_cursor(&(start + page_size).to_string())));
+            }
+            Ok(out.object(result))
+        }
+        other => Err(no_such_method(&other, version)),
+    }
+}
+
+fn no_such_method(request: &ClientRequest, version: ProtocolVersion) -> RpcError {
+    RpcError::method_not_found(format!("Method not found: `{}` does not exist in revision {version}", request.method()))
+}
+
+/// The task methods need the client to have declared the tasks extension on this request.
+fn require_tasks(context: &RequestContext) -> Result<(), RpcError> {
+    let declared = context
+        .client_capabilities()
+        .extensions
+        .as_ref()
+        .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION));
+    if declared {
+        return Ok(());
+    }
+    Err(RpcError::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0,
+        format!("Missing required client capability: declare the `{TASKS_EXTENSION}` extension to use tasks"),
+    )
+    .with_data(serde_json::json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})))
+}
+
+/// A call of a tool that may run as a task: answered directly when the client has no tasks
+/// or the handler finishes (or asks for input) at its first poll; otherwise the handler goes
+/// on as a task and the answer is `CreateTaskResult`.
+async fn call_tool_or_task(
+    server: &Server,
+    context: &RequestContext,
+    tool: Arc<ToolDef>,
+    params: CallToolParams,
+    out: &Finisher<'_>,
+) -> Result<Vec<u8>, RpcError> {
+    if let Err(missing) = require_tasks(context) {
+        if tool.task_support == TaskSupport::Required {
+            return Err(missing);
+        }
+        let outcome = call_tool(context, &tool, params).await;
+        return out.complete_or_input(context, outcome);
+    }
+    let task_context = context.clone();
+    let mut work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });
+    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await;
+    match first {
+        Poll::Ready(Ok(outcome)) => return out.complete_or_input(context, outcome),
+        Poll::Ready(Err(panic)) => {
+            return Err(RpcError::internal(format!("Internal error: the handler panicked: {panic}")));
+        }
+        Poll::Pending => {}
+    }
+    // Input is gathered before a task exists: a handler that asked for some while it also
+    // waits on something else gets its answers first.
+    if let Some(required) = context.input_required()? {
+        return Ok(out.input_required(&required));
+    }
+    let owner = context.principal().map(|principal| principal.as_str().to_owned());
+    let (record, running) =
+        server.tasks().create(owner, context.cancellation().clone(), server.events(), None, false).await?;
+    context.attach_task(running.clone());
+    run_task(server, &record, running, work);
+    Ok(out.task_created(&record))
+}
+
+/// Runs a task's work on its own, recording its outcome; the handle lets cancellation stop it.
+fn run_task<F>(server: &Server, record: &TaskRecord, running: Arc<Running>, work: F)
+where
+    F: Future<Output = Result<Result<CallToolResult, RpcError>, String>> + Send + Unpin + 'static,
+{
+    let task_server = server.clone();
+    let task_id = record.task_id.clone();
+    let finishing = running.clone();
+    let handle = tokio::spawn(async move {
+        let outcome = finishing.run_within_ttl(work).await;
+        finishing.finish(outcome).await;
+        task_server.tasks().forget(&task_id);
+    });
+    running.set_abort(handle.abort_handle());
+}
+
+/// Who owns a 2025-11-25 task: the principal when there is one, else the session.
+fn session_owner(context: &RequestContext) -> String {
+    match context.principal() {
+        Some(principal) => format!("principal:{}", principal.as_str()),
+        None => format!("session:{}", context.session_id()),
+    }
+}
+
+/// A 2025-11-25 task-augmented `tools/call`: the task starts at once and the answer is
+/// `CreateTaskResult {task}`.
+async fn legacy_task(
+    server: &Server,
+    context: &RequestContext,
+    tool: Arc<ToolDef>,
+    mut params: CallToolParams,
+    out: &Finisher<'_>,
+) -> Result<Vec<u8>, RpcError> {
+    let requested_ttl = params
+        .task
+        .take()
+        .and_then(|task| task.get("ttl").and_then(Value::as_u64))
+        .map(std::time::Duration::from_millis);
+    let (record, running) = server
+        .tasks()
+        .create(Some(session_owner(context)), context.cancellation().clone(), server.events(), requested_ttl, true)
+        .await?;
+    context.send_to_session();
+    let task_context = context.clone();
+    let work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });
+    run_task(server, &record, running, work);
+    let mut result = JsonObject::new();
+    result.insert("task".to_owned(), Value::Object(record.legacy_task()));
+    Ok(out.object(result))
+}
+
+/// What `tasks/result` answers: what the tool call would have answered, tied to its task.
+fn task_payload(out: &Finisher<'_>, record: TaskRecord) -> Result<Vec<u8>, RpcError> {
+    if let Some(error) = record.error {
+        return Err(RpcError::from(error));
+    }
+    let Some(Value::Object(mut result)) = record.result else {
+        return Err(RpcError::internal(format!("Internal error: task `{}` was cancelled", record.task_id)));
+    };
+    // The result keeps the `_meta` its handler gave it; the task's id joins it.
+    let meta = result.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert(RELATED_TASK.to_owned(), serde_json::json!({ "taskId": record.task_id }));
+    }
+    Ok(out.plain(&result))
+}
+
+/// `_meta` key tying a message to a 2025-11-25 task.
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
