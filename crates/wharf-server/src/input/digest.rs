@@ -1,8 +1,6 @@
 //! A digest of a request's parameters that does not depend on how the client ordered the keys
 //! of its JSON objects, so that a retry with the same parameters matches its sealed state.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use wharf_protocol::JsonObject;
@@ -14,10 +12,12 @@ pub(crate) fn of(parts: &[Value]) -> String {
         write_canonical(part, &mut canonical);
         canonical.push('\n');
     }
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let hash = Sha256::digest(canonical.as_bytes());
     let mut hex = String::with_capacity(64);
     for byte in hash {
-        let _ = write!(hex, "{byte:02x}");
+        hex.push(char::from(HEX[usize::from(byte >> 4)]));
+        hex.push(char::from(HEX[usize::from(byte & 0x0f)]));
     }
     hex
 }

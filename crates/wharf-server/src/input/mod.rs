@@ -12,8 +12,8 @@ mod digest;
 pub(crate) mod seal;
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::de::DeserializeOwned;
@@ -77,8 +77,18 @@ pub(crate) struct InputRound {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Binding {
     pub(crate) method: &'static str,
-    pub(crate) digest: String,
     pub(crate) principal: Option<String>,
+    /// The parameters the digest covers, kept so that it is only computed when state is
+    /// checked or sealed: most requests never ask for input, and hashing every call would
+    /// cost more than the rest of a small tool call.
+    parameters: Vec<Value>,
+    digest: OnceLock<String>,
+}
+
+impl Binding {
+    fn digest(&self) -> &str {
+        self.digest.get_or_init(|| digest::of(&self.parameters))
+    }
 }
 
 /// `requestState` before sealing. The names are short because the client carries it back and
@@ -120,10 +130,10 @@ impl InputRound {
         principal: Option<&Principal>,
         request: &mut ClientRequest,
     ) -> Result<Option<InputRound>, RpcError> {
-        let (method, digest, state, responses) = match request {
+        let (method, parameters, state, responses) = match request {
             ClientRequest::CallTool(params) => (
                 "tools/call",
-                digest::of(&[Value::from(params.name.as_str()), digest::object(params.arguments.as_ref())]),
+                vec![Value::from(params.name.as_str()), digest::object(params.arguments.as_ref())],
                 params.request_state.take(),
                 params.input_responses.take(),
             ),
@@ -133,20 +143,21 @@ impl InputRound {
                 });
                 (
                     "prompts/get",
-                    digest::of(&[Value::from(params.name.as_str()), digest::object(arguments.as_ref())]),
+                    vec![Value::from(params.name.as_str()), digest::object(arguments.as_ref())],
                     params.request_state.take(),
                     params.input_responses.take(),
                 )
             }
             ClientRequest::ReadResource(params) => (
                 "resources/read",
-                digest::of(&[Value::from(params.uri.as_str())]),
+                vec![Value::from(params.uri.as_str())],
                 params.request_state.take(),
                 params.input_responses.take(),
             ),
             _ => return Ok(None),
         };
-        let binding = Binding { method, digest, principal: principal.map(|principal| principal.as_str().to_owned()) };
+        let principal = principal.map(|principal| principal.as_str().to_owned());
+        let binding = Binding { method, principal, parameters, digest: OnceLock::new() };
         InputRound::open(sealer, binding, state, responses).map(Some)
     }
 
@@ -172,7 +183,7 @@ impl InputRound {
         })?;
         let sealed: SealedRound =
             serde_json::from_slice(&payload).map_err(|_| refused("failed its integrity check"))?;
-        if sealed.method != binding.method || sealed.digest != binding.digest {
+        if sealed.method != binding.method || sealed.digest != binding.digest() {
             return Err(refused("belongs to another request: the method or its parameters differ"));
         }
         if sealed.principal != binding.principal {
@@ -240,7 +251,7 @@ impl InputRound {
         let state = self.next_state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
         let sealed = SealedRound {
             method: self.binding.method.to_owned(),
-            digest: self.binding.digest.clone(),
+            digest: self.binding.digest().to_owned(),
             principal: self.binding.principal.clone(),
             expires: unix_millis().saturating_add(lifetime.as_millis() as u64),
             round: self.round,
