@@ -326,10 +326,8 @@ impl RequestContext {
         let request = self.with_elicitation_id(request)?;
         if let Some(running) = self.inner.task.get() {
             let method = request.method();
-            let answer = running.ask(key, request).await?;
-            return R::deserialize(&answer).map_err(|err| {
-                RpcError::invalid_params(format!("Invalid params: the answer to {method} is malformed: {err}"))
-            });
+            let answer = running.ask(key.clone(), request).await?;
+            return parse_answer(&key, method, &answer);
         }
         if !self.inner.version.is_stateless() {
             return self.ask(ServerRequest::from(request)).await;
@@ -349,13 +347,7 @@ impl RequestContext {
         };
         let method = request.method();
         let answer = round.answer_or_ask(key.clone(), request)?;
-        R::deserialize(&answer).map_err(|err| {
-            let error = RpcError::invalid_params(format!(
-                "Invalid params: `inputResponses.{key}` is not a valid answer to {method}: {err}"
-            ));
-            round.reject(error.clone());
-            error
-        })
+        parse_answer(&key, method, &answer).inspect_err(|error| round.reject(error.clone()))
     }
 
     /// A 2025-11-25 URL elicitation carries an id, for `notifications/elicitation/complete`;
@@ -527,6 +519,15 @@ impl RequestContext {
     pub(crate) async fn notify(&self, notification: ServerNotification) {
         let _ = self.sink().send(encode_notification(&notification)).await;
     }
+}
+
+/// The client's answer under `key` to an input request of `method`, as the handler's type.
+fn parse_answer<R: DeserializeOwned>(key: &str, method: &str, answer: &Value) -> Result<R, RpcError> {
+    R::deserialize(answer).map_err(|err| {
+        RpcError::invalid_params(format!(
+            "Invalid params: `inputResponses.{key}` is not a valid answer to {method}: {err}"
+        ))
+    })
 }
 
 /// Serializes a server notification as a JSON-RPC message.
