@@ -11,25 +11,7 @@ use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
-
-#[derive(serde::Deserialize)]
-struct EchoRequest {
-    id: Option<serde_json::Value>,
-    #[serde(default)]
-    params: Option<Params>,
-}
-
-#[derive(serde::Deserialize)]
-struct Params {
-    #[serde(default)]
-    arguments: Option<Arguments>,
-}
-
-#[derive(serde::Deserialize)]
-struct Arguments {
-    #[serde(default)]
-    message: String,
-}
+use wharf_bench::baseline::write_echo_answer;
 
 /// A body sent in one piece.
 struct Whole(Option<Bytes>);
@@ -64,15 +46,9 @@ async fn echo(request: Request<Incoming>) -> Result<Response<Whole>, Infallible>
             }
         }
     }
-    let answer = match serde_json::from_slice::<EchoRequest>(&bytes) {
-        Ok(EchoRequest { id: Some(id), params }) => {
-            let message = params.and_then(|params| params.arguments).map(|arguments| arguments.message);
-            let text = serde_json::to_string(&message.unwrap_or_default()).unwrap_or_default();
-            format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{text}}}]}}}}"#)
-        }
-        _ => String::new(),
-    };
-    let status = if answer.is_empty() { 400 } else { 200 };
+    let mut answer = Vec::with_capacity(128);
+    let answered = write_echo_answer(&bytes, &mut answer).unwrap_or(false);
+    let status = if answered { 200 } else { 400 };
     let response = Response::builder()
         .status(status)
         .header("content-type", "application/json")

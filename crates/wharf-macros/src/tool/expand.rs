@@ -153,7 +153,7 @@ fn arguments_struct(arguments: &[&Argument]) -> TokenStream {
         for constraint in &argument.constraints {
             let keyword = keyword(&constraint.key.to_string());
             let value = match &constraint.value {
-                Some(value) => json_value(value),
+                Some(value) => quote! { #value },
                 None => quote! { true },
             };
             attrs.push(quote! { #[schemars(extend(#keyword = #value))] });
@@ -163,7 +163,7 @@ fn arguments_struct(arguments: &[&Argument]) -> TokenStream {
             // replacing it.
             let entries = argument.item_constraints.iter().map(|constraint| {
                 let keyword = keyword(&constraint.key.to_string());
-                let value = constraint.value.as_ref().map_or_else(|| quote! { true }, json_value);
+                let value = constraint.value.as_ref().map_or_else(|| quote! { true }, |value| quote! { #value });
                 quote! { #keyword: #value }
             });
             attrs.push(quote! { #[schemars(extend("allOf" = [{ "items": { #(#entries),* } }]))] });
@@ -203,11 +203,6 @@ fn keyword(key: &str) -> &'static str {
         "max_items" => "maxItems",
         _ => "uniqueItems",
     }
-}
-
-/// A constraint's value as the `extend` attribute takes it (JSON-like literals).
-fn json_value(value: &Expr) -> TokenStream {
-    quote! { #value }
 }
 
 /// `T` when the function returns `Json<T>` or `Result<Json<T>, E>`.
