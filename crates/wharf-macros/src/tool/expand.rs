@@ -4,7 +4,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::{Expr, Type};
+use syn::Type;
 
 use super::check::tool_name;
 use super::parse::{Argument, Param, ToolSpec, last_segment};
