@@ -2,6 +2,8 @@
 //!
 //! # Brief overview
 //!
+//! - [`Incoming`] decodes what a client sends: a request in one pass, envelope and typed params
+//!   together; anything else through [`Envelope`].
 //! - [`Envelope`] decodes one incoming JSON-RPC message strictly and keeps its params raw.
 //! - [`ClientRequest`], [`ClientNotification`], [`ServerRequest`] and [`ServerNotification`]
 //!   decode those params into typed values, choosing the type by the `method` string.
@@ -15,12 +17,14 @@
 //! MCP messages without a server.
 
 mod error;
+mod incoming;
 mod jsonrpc;
 mod messages;
 mod types;
 mod version;
 
 pub use error::{ErrorCode, ErrorObject};
+pub use incoming::Incoming;
 pub use jsonrpc::{
     DecodeError, Envelope, ErrorMessage, JsonRpc2, NotificationMessage, RequestId, RequestMessage, ResponseMessage,
     parse_batch,

@@ -57,6 +57,12 @@ fn required<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ParamsE
     serde_json::from_str(raw.get()).map_err(|err| ParamsError::Invalid(err.to_string()))
 }
 
+fn leading<T: DeserializeOwned>(bytes: &[u8]) -> Option<(T, usize)> {
+    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
+    let value = values.next()?.ok()?;
+    Some((value, values.byte_offset()))
+}
+
 fn optional<T: DeserializeOwned + Default>(params: Option<&RawValue>) -> Result<T, ParamsError> {
     match params {
         None => Ok(T::default()),
@@ -90,6 +96,17 @@ macro_rules! method_union {
                 match method {
                     $( $method => $how(params).map($name::$variant), )*
                     other => Err(ParamsError::UnknownMethod(other.to_owned())),
+                }
+            }
+
+            /// Decodes the params for `method` at the start of `bytes` (leading whitespace
+            /// allowed), returning them with the number of bytes they took; `None` for a method
+            /// this union does not have or params that do not decode. Params are read once,
+            /// where they stand in a message, instead of being cut out first.
+            pub fn decode_leading(method: &str, bytes: &[u8]) -> Option<($name, usize)> {
+                match method {
+                    $( $method => leading::<$params>(bytes).map(|(params, used)| ($name::$variant(params), used)), )*
+                    _ => None,
                 }
             }
 

@@ -8,7 +8,7 @@ use std::task::Poll;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, broadcast, mpsc};
 use wharf_protocol::{
-    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, NotificationMeta,
+    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, Incoming, NotificationMeta,
     ProtocolVersion, RequestId, ResourceUriParams, ServerCapabilities, ServerNotification, parse_batch,
 };
 
@@ -164,58 +164,75 @@ async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Sema
         }
         return;
     }
-    match Envelope::parse(line) {
+    match Incoming::parse(line) {
         Err(error) => send(session, decode_error_response(error)).await,
-        Ok(Envelope::Request { id, method, params }) => match ClientRequest::decode(&method, params) {
-            Err(error) => send(session, encode_error(Some(&id), RpcError::from(error.to_error_object()))).await,
-            Ok(request @ ClientRequest::Initialize(_)) => {
-                // `initialize` is answered before the next line is read, so that requests a
-                // client pipelines behind it already see the negotiated session. It cannot be
-                // cancelled, so it is not registered as in flight.
-                send(session, answer_now(server, session, &id, request).await).await;
+        Ok(Incoming::Request { id, request }) => start_request(server, session, permits, inline, id, request).await,
+        Ok(Incoming::Envelope(Envelope::Request { id, method, params })) => {
+            match ClientRequest::decode(&method, params) {
+                Err(error) => send(session, encode_error(Some(&id), RpcError::from(error.to_error_object()))).await,
+                Ok(request) => start_request(server, session, permits, inline, id, request).await,
             }
-            Ok(request) => {
-                if session.is_in_flight(&id) {
-                    let error = RpcError::invalid_request(format!(
-                        "Invalid request: a request with id {id} is still in flight; ids must be unique"
-                    ));
-                    send(session, encode_error(Some(&id), error)).await;
+        }
+        Ok(Incoming::Envelope(other)) => handle_incoming(session, other),
+    }
+}
+
+/// Answers a decoded request, or starts the task that will.
+async fn start_request(
+    server: &Server,
+    session: &Arc<Session>,
+    permits: &Arc<Semaphore>,
+    inline: bool,
+    id: RequestId,
+    request: ClientRequest,
+) {
+    match request {
+        request @ ClientRequest::Initialize(_) => {
+            // `initialize` is answered before the next line is read, so that requests a
+            // client pipelines behind it already see the negotiated session. It cannot be
+            // cancelled, so it is not registered as in flight.
+            send(session, answer_now(server, session, &id, request).await).await;
+        }
+        request => {
+            if session.is_in_flight(&id) {
+                let error = RpcError::invalid_request(format!(
+                    "Invalid request: a request with id {id} is still in flight; ids must be unique"
+                ));
+                send(session, encode_error(Some(&id), error)).await;
+                return;
+            }
+            let cancel = Cancellation::new();
+            let sink = session.outbound().clone();
+            let delivery = Delivery::new(sink, cancel.clone());
+            let work = handle_request(server.clone(), session.clone(), id.clone(), request, delivery);
+            let mut work = CatchUnwind::new(work);
+            // On a current-thread runtime a spawned task would run on this thread anyway,
+            // so the request is first polled right here: most handlers finish without
+            // waiting for anything, and those cost no task, permit or in-flight entry.
+            // On a multi-threaded runtime the request goes straight to a task, so that a
+            // handler busy computing never holds up reading the next message.
+            if inline {
+                let polled = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await;
+                if let Poll::Ready(outcome) = polled {
+                    send(session, response_or_panic(outcome, &id)).await;
                     return;
                 }
-                let cancel = Cancellation::new();
-                let sink = session.outbound().clone();
-                let delivery = Delivery::new(sink, cancel.clone());
-                let work = handle_request(server.clone(), session.clone(), id.clone(), request, delivery);
-                let mut work = CatchUnwind::new(work);
-                // On a current-thread runtime a spawned task would run on this thread anyway,
-                // so the request is first polled right here: most handlers finish without
-                // waiting for anything, and those cost no task, permit or in-flight entry.
-                // On a multi-threaded runtime the request goes straight to a task, so that a
-                // handler busy computing never holds up reading the next message.
-                if inline {
-                    let polled = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await;
-                    if let Poll::Ready(outcome) = polled {
-                        send(session, response_or_panic(outcome, &id)).await;
-                        return;
-                    }
-                }
-                // Nothing else registers ids of this connection, so the check above still holds.
-                session.begin(&id, cancel);
-                // Waiting for a permit stops the read loop, which is the backpressure: the
-                // semaphore is never closed, so acquiring cannot fail.
-                let Ok(permit) = permits.clone().acquire_owned().await else { return };
-                let task_session = session.clone();
-                let task_id = id.clone();
-                let task = tokio::spawn(async move {
-                    let response = response_or_panic(work.await, &task_id);
-                    task_session.finish(&task_id);
-                    send(&task_session, response).await;
-                    drop(permit);
-                });
-                session.attach(&id, task.abort_handle());
             }
-        },
-        Ok(other) => handle_incoming(session, other),
+            // Nothing else registers ids of this connection, so the check above still holds.
+            session.begin(&id, cancel);
+            // Waiting for a permit stops the read loop, which is the backpressure: the
+            // semaphore is never closed, so acquiring cannot fail.
+            let Ok(permit) = permits.clone().acquire_owned().await else { return };
+            let task_session = session.clone();
+            let task_id = id.clone();
+            let task = tokio::spawn(async move {
+                let response = response_or_panic(work.await, &task_id);
+                task_session.finish(&task_id);
+                send(&task_session, response).await;
+                drop(permit);
+            });
+            session.attach(&id, task.abort_handle());
+        }
     }
 }
 
@@ -290,13 +307,16 @@ async fn handle_batch(server: Server, session: Arc<Session>, items: Vec<Vec<u8>>
 pub(crate) async fn answer_batch(server: &Server, session: &Arc<Session>, items: &[Vec<u8>]) -> Option<Vec<u8>> {
     let mut responses: Vec<Vec<u8>> = Vec::new();
     for item in items {
-        match Envelope::parse(item) {
+        match Incoming::parse(item) {
             Err(error) => responses.push(decode_error_response(error)),
-            Ok(Envelope::Request { id, method, params }) => match ClientRequest::decode(&method, params) {
-                Err(error) => responses.push(encode_error(Some(&id), RpcError::from(error.to_error_object()))),
-                Ok(request) => responses.push(answer_now(server, session, &id, request).await),
-            },
-            Ok(other) => handle_incoming(session, other),
+            Ok(Incoming::Request { id, request }) => responses.push(answer_now(server, session, &id, request).await),
+            Ok(Incoming::Envelope(Envelope::Request { id, method, params })) => {
+                match ClientRequest::decode(&method, params) {
+                    Err(error) => responses.push(encode_error(Some(&id), RpcError::from(error.to_error_object()))),
+                    Ok(request) => responses.push(answer_now(server, session, &id, request).await),
+                }
+            }
+            Ok(Incoming::Envelope(other)) => handle_incoming(session, other),
         }
     }
     if responses.is_empty() {

@@ -13,8 +13,8 @@ use http::{HeaderMap, Request, Response, StatusCode};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use wharf_protocol::{
-    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, ProtocolVersion, RequestId,
-    RequestMeta, parse_batch,
+    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, Incoming, ProtocolVersion,
+    RequestId, RequestMeta, parse_batch,
 };
 
 use super::Shared;
@@ -74,8 +74,9 @@ where
     if let Some(batch) = parse_batch(message) {
         return post_batch(shared, headers, batch).await;
     }
-    let envelope = match Envelope::parse(message) {
-        Ok(envelope) => envelope,
+    let envelope = match Incoming::parse(message) {
+        Ok(Incoming::Request { id, request }) => return post_request(shared, headers, id, request, principal).await,
+        Ok(Incoming::Envelope(envelope)) => envelope,
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
     let modern_header = headers::names_stateless_revision(headers);
@@ -100,10 +101,7 @@ where
                     Err(refusal) => refusal.response(),
                 }
             }
-            Ok(request) if modern_header || is_stateless(&request) => {
-                modern(shared, headers, id, request, principal).await
-            }
-            Ok(request) => legacy(shared, headers, id, request, principal).await,
+            Ok(request) => post_request(shared, headers, id, request, principal).await,
         },
         Envelope::Notification { method, params } => {
             if modern_header && headers.get(SESSION_ID).is_none() {
@@ -131,6 +129,27 @@ where
 
 /// A JSON-RPC batch, which only a 2025-03-26 session may send: its requests are answered in
 /// one JSON array, and a batch of notifications and responses only gets 202.
+/// Serves a decoded request: in the stateless era when the header or the request's `_meta`
+/// names 2026-07-28, else in the session the headers name.
+async fn post_request(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    id: RequestId,
+    request: ClientRequest,
+    principal: Option<Principal>,
+) -> Response<McpBody> {
+    let modern_header = headers::names_stateless_revision(headers);
+    if modern_header && removed_in_stateless(request.method()) {
+        let error = removed_method(request.method(), ProtocolVersion::LATEST).into_object();
+        return reply::error(StatusCode::NOT_FOUND, Some(&id), error);
+    }
+    if modern_header || is_stateless(&request) {
+        modern(shared, headers, id, request, principal).await
+    } else {
+        legacy(shared, headers, id, request, principal).await
+    }
+}
+
 async fn post_batch(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
