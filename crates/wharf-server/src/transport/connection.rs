@@ -24,7 +24,7 @@ use crate::transport::line_reader::{Line, read_line};
 
 /// The most bytes the writer gathers before it writes and flushes.
 const WRITE_BATCH_BYTES: usize = 64 * 1024;
-/// How many messages the read loop handles before it lets the writer send their answers.
+/// How many answers the read loop gathers before it lets the writer send them.
 const YIELD_EVERY: usize = 8;
 
 /// Serves one client over a pair of byte streams with newline-delimited JSON-RPC, until the
@@ -86,7 +86,7 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
     let in_flight = server.options().max_in_flight;
     let permits = Arc::new(Semaphore::new(in_flight));
     let inline = tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
-    let mut handled = 0usize;
+    let mut answers = Answers::default();
     let result = loop {
         match read_line(&mut reader, &mut line, max).await {
             Ok(Line::Eof) => break Ok(()),
@@ -97,15 +97,24 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
                 send(session, encode_error(None, error)).await;
             }
             Ok(Line::Complete) => {
-                handle_line(server, session, &permits, inline, &line).await;
-                handled += 1;
-                if inline && handled.is_multiple_of(YIELD_EVERY) {
+                handle_line(server, session, &permits, inline, &line, &mut answers).await;
+                // The answers go out before reading could wait: once no whole line is left
+                // in what was read (a client may hold back the rest of a line until it hears
+                // back), or sooner when many gather, so that the client hears back early.
+                if answers.count >= YIELD_EVERY
+                    || answers.bytes.len() >= WRITE_BATCH_BYTES
+                    || (answers.count > 0 && memchr::memchr(b'\n', reader.buffer()).is_none())
+                {
+                    send(session, answers.take()).await;
                     let_the_writer_run().await;
                 }
             }
             Err(err) => break Err(Error::io(err)),
         }
     };
+    if answers.count > 0 {
+        send(session, answers.take()).await;
+    }
     // Finish the work in flight before the writer closes.
     let _all_finished = permits.acquire_many(u32::try_from(in_flight).unwrap_or(u32::MAX)).await;
     result
@@ -130,6 +139,29 @@ async fn let_the_writer_run() {
     .await;
 }
 
+/// Answers the read loop produced itself, joined by newlines, to reach the writer as one
+/// message instead of one each.
+#[derive(Default)]
+struct Answers {
+    bytes: Vec<u8>,
+    count: usize,
+}
+
+impl Answers {
+    fn push(&mut self, answer: &[u8]) {
+        if self.count > 0 {
+            self.bytes.push(b'\n');
+        }
+        self.bytes.extend_from_slice(answer);
+        self.count += 1;
+    }
+
+    fn take(&mut self) -> Vec<u8> {
+        self.count = 0;
+        std::mem::replace(&mut self.bytes, Vec::with_capacity(4096))
+    }
+}
+
 async fn send(session: &Session, bytes: Vec<u8>) {
     // A closed channel means the writer stopped because the client went away.
     let _ = session.outbound().send(bytes).await;
@@ -139,7 +171,14 @@ fn decode_error_response(error: DecodeError) -> Vec<u8> {
     encode_error(error.id.as_ref(), RpcError::from(error.error))
 }
 
-async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Semaphore>, inline: bool, line: &[u8]) {
+async fn handle_line(
+    server: &Server,
+    session: &Arc<Session>,
+    permits: &Arc<Semaphore>,
+    inline: bool,
+    line: &[u8],
+    answers: &mut Answers,
+) {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return;
@@ -166,11 +205,13 @@ async fn handle_line(server: &Server, session: &Arc<Session>, permits: &Arc<Sema
     }
     match Incoming::parse(line) {
         Err(error) => send(session, decode_error_response(error)).await,
-        Ok(Incoming::Request { id, request }) => start_request(server, session, permits, inline, id, request).await,
+        Ok(Incoming::Request { id, request }) => {
+            start_request(server, session, permits, inline, id, request, answers).await
+        }
         Ok(Incoming::Envelope(Envelope::Request { id, method, params })) => {
             match ClientRequest::decode(&method, params) {
                 Err(error) => send(session, encode_error(Some(&id), RpcError::from(error.to_error_object()))).await,
-                Ok(request) => start_request(server, session, permits, inline, id, request).await,
+                Ok(request) => start_request(server, session, permits, inline, id, request, answers).await,
             }
         }
         Ok(Incoming::Envelope(other)) => handle_incoming(session, other),
@@ -185,6 +226,7 @@ async fn start_request(
     inline: bool,
     id: RequestId,
     request: ClientRequest,
+    answers: &mut Answers,
 ) {
     match request {
         request @ ClientRequest::Initialize(_) => {
@@ -214,7 +256,7 @@ async fn start_request(
             if inline {
                 let polled = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await;
                 if let Poll::Ready(outcome) = polled {
-                    send(session, response_or_panic(outcome, &id)).await;
+                    answers.push(&response_or_panic(outcome, &id));
                     return;
                 }
             }

@@ -33,7 +33,7 @@ pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
                 Line::Complete
             });
         }
-        let (chunk, found_newline) = match available.iter().position(|byte| *byte == b'\n') {
+        let (chunk, found_newline) = match memchr::memchr(b'\n', available) {
             Some(index) => (&available[..index], true),
             None => (available, false),
         };
