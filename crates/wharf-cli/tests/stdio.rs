@@ -175,6 +175,41 @@ fn concurrent_requests_are_all_answered() {
 }
 
 #[test]
+fn answers_are_written_while_the_next_line_is_still_arriving() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start wharf");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let echo = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}, "name": "echo", "arguments": {"message": format!("m{id}")}}}).to_string()
+    };
+    // A whole line and the first half of the next, in one write: the first answer must come
+    // back before the rest of the second line is sent.
+    let second = echo(2);
+    let (head, tail) = second.split_at(second.len() / 2);
+    stdin.write_all(format!("{}\n{head}", echo(1)).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let first: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(first["id"], 1);
+    assert_eq!(first["result"]["content"][0]["text"], "m1");
+    stdin.write_all(format!("{tail}\n").as_bytes()).unwrap();
+    drop(stdin);
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    let second: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(second["result"]["content"][0]["text"], "m2");
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
 fn the_command_line_explains_itself() {
     let output = Command::new(env!("CARGO_BIN_EXE_wharf")).arg("--help").output().unwrap();
     assert!(output.status.success());
