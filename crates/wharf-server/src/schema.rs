@@ -58,6 +58,9 @@ fn drop_rust_number_formats(value: &mut Value) {
 pub(crate) struct ArgumentSchema {
     schema: JsonObject,
     validator: jsonschema::Validator,
+    /// False when no property anywhere in the schema has a `default`, so that there is
+    /// nothing to fill in before a call.
+    has_defaults: bool,
 }
 
 impl std::fmt::Debug for ArgumentSchema {
@@ -88,7 +91,8 @@ impl ArgumentSchema {
             .should_validate_formats(true)
             .build(&Value::Object(schema.clone()))
             .map_err(|err| Error::registration(format!("{owner}: the argument schema is not valid: {err}")))?;
-        Ok(ArgumentSchema { schema, validator })
+        let has_defaults = mentions_default(&schema);
+        Ok(ArgumentSchema { schema, validator, has_defaults })
     }
 
     /// The schema as advertised in `inputSchema`.
@@ -99,7 +103,9 @@ impl ArgumentSchema {
     /// Fills in defaults for absent properties, then validates. The error names every invalid
     /// field by its JSON pointer.
     pub(crate) fn prepare(&self, arguments: &mut JsonObject) -> Result<(), String> {
-        apply_defaults(&self.schema, &self.schema, arguments, 0);
+        if self.has_defaults {
+            apply_defaults(&self.schema, &self.schema, arguments, 0);
+        }
         let instance = Value::Object(std::mem::take(arguments));
         if self.validator.is_valid(&instance) {
             let Value::Object(object) = instance else { unreachable!("wrapped an object above") };
@@ -122,6 +128,18 @@ impl ArgumentSchema {
         *arguments = object;
         if message.is_empty() { Ok(()) } else { Err(message) }
     }
+}
+
+/// True if a `default` member appears anywhere in `schema`, `$defs` included.
+fn mentions_default(schema: &JsonObject) -> bool {
+    schema.iter().any(|(key, value)| {
+        key == "default"
+            || match value {
+                Value::Object(object) => mentions_default(object),
+                Value::Array(items) => items.iter().any(|item| item.as_object().is_some_and(mentions_default)),
+                _ => false,
+            }
+    })
 }
 
 /// Follows a local `$ref` (`#/$defs/Name` or `#/definitions/Name`) to its target.
@@ -183,6 +201,21 @@ mod tests {
         let mut arguments = json!({"location": "Oslo"}).as_object().unwrap().clone();
         schema.prepare(&mut arguments).unwrap();
         assert_eq!(Value::Object(arguments), json!({"location": "Oslo", "days": 7}));
+    }
+
+    #[test]
+    fn defaults_reached_through_refs_are_applied_too() {
+        let schema = compiled(json!({
+            "type": "object",
+            "properties": {"window": {"$ref": "#/$defs/Window"}},
+            "$defs": {"Window": {"type": "object", "properties": {"days": {"type": "integer", "default": 7}}}}
+        }));
+        assert!(schema.has_defaults);
+        let mut arguments = json!({"window": {}}).as_object().unwrap().clone();
+        schema.prepare(&mut arguments).unwrap();
+        assert_eq!(Value::Object(arguments), json!({"window": {"days": 7}}));
+        let plain = compiled(json!({"type": "object", "properties": {"days": {"type": "integer"}}}));
+        assert!(!plain.has_defaults);
     }
 
     #[test]

@@ -119,7 +119,7 @@ pub(super) async fn call_tool(
         return invalid_arguments(message);
     }
     let call =
-        ToolCall { name: tool.definition.name.as_str().into(), arguments: Some(arguments), context: context.clone() };
+        ToolCall { name: tool.shared_name.clone(), arguments: Some(arguments), context: context.clone() };
     let result = match tool.handler.call(call).await {
         Ok(result) => result,
         Err(Rejection::InvalidArguments(message)) => return invalid_arguments(message),

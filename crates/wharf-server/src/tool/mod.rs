@@ -41,6 +41,8 @@ pub struct ToolDef {
     /// Arguments mirrored into `Mcp-Param-*` headers; filled in at registration.
     pub(crate) header_params: Vec<HeaderParam>,
     pub(crate) task_support: TaskSupport,
+    /// The name again, shared with every call instead of copied into it.
+    pub(crate) shared_name: Arc<str>,
 }
 
 impl ToolDef {
@@ -57,6 +59,7 @@ impl ToolDef {
             ArgumentSchema::compile(&format!("tool `{name}`"), schema).map(Arc::new).map_err(|err| err.to_string());
         let input_schema = compiled.as_ref().map(|schema| schema.schema().clone()).unwrap_or_default();
         ToolDef {
+            shared_name: name.as_str().into(),
             definition: Tool { name, input_schema, ..Tool::default() },
             schema: compiled,
             handler: Arc::new(Erased { handler, marker: std::marker::PhantomData }),
