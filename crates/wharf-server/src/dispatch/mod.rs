@@ -32,22 +32,12 @@ use methods::{
     complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource,
 };
 
-/// Handles one request and returns the encoded response.
-pub(crate) async fn handle_request(
-    server: Server,
-    session: Arc<Session>,
-    id: RequestId,
-    request: ClientRequest,
-    delivery: Delivery,
-) -> Vec<u8> {
-    match request_outcome(server, session, id.clone(), request, delivery).await {
-        Ok(response) => response,
-        Err(error) => encode_error(Some(&id), error),
-    }
-}
-
 /// Handles one request: the encoded response, or the error to answer with, so that a transport
 /// can choose a status code from it.
+///
+/// This is the only async layer that owns the request: whatever can be answered without
+/// waiting is answered by [`prepare`], and only the method itself is awaited, so that the
+/// future stays small (it is moved into a task whenever a handler waits).
 pub(crate) async fn request_outcome(
     server: Server,
     session: Arc<Session>,
@@ -56,7 +46,11 @@ pub(crate) async fn request_outcome(
     delivery: Delivery,
 ) -> Result<Vec<u8>, RpcError> {
     let method = request.method();
-    let outcome = route(&server, &session, &id, request, delivery).await;
+    let outcome = match prepare(&server, &session, &id, request, delivery) {
+        Ok(Prepared::Answered(response)) => Ok(response),
+        Ok(Prepared::Serve(context, request)) => serve(&server, &context, &id, request).await,
+        Err(error) => Err(error),
+    };
     if let Err(error) = &outcome {
         tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed");
     }
@@ -90,13 +84,23 @@ pub(crate) fn is_stateless(request: &ClientRequest) -> bool {
         || request.meta().is_some_and(RequestMeta::is_stateless_request)
 }
 
-async fn route(
+/// What [`prepare`] made of a request.
+enum Prepared {
+    /// Answered already: the session methods of 2025.
+    Answered(Vec<u8>),
+    /// To be served by [`serve`] in this context.
+    Serve(RequestContext, ClientRequest),
+}
+
+/// Classifies a request by era, checks what the era requires, and answers what needs no
+/// waiting; everything else gets its context.
+fn prepare(
     server: &Server,
     session: &Arc<Session>,
     id: &RequestId,
     mut request: ClientRequest,
     delivery: Delivery,
-) -> Result<Vec<u8>, RpcError> {
+) -> Result<Prepared, RpcError> {
     if is_stateless(&request) {
         // The request's `_meta` moves into the context; nothing reads it from the params later.
         let meta = std::mem::take(request.meta_mut());
@@ -119,12 +123,12 @@ async fn route(
             delivery,
             input,
         });
-        return serve(server, &context, id, request).await;
+        return Ok(Prepared::Serve(context, request));
     }
 
     match request {
-        ClientRequest::Initialize(params) => initialize(server, session, id, *params),
-        ClientRequest::Ping(_) => Ok(respond(id, &EmptyResult::default())),
+        ClientRequest::Initialize(params) => initialize(server, session, id, *params).map(Prepared::Answered),
+        ClientRequest::Ping(_) => Ok(Prepared::Answered(respond(id, &EmptyResult::default()))),
         request => {
             let negotiated = session.negotiated().ok_or_else(|| {
                 RpcError::invalid_request(
@@ -135,7 +139,7 @@ async fn route(
             match &request {
                 ClientRequest::SetLevel(params) => {
                     session.set_log_level(params.level);
-                    return Ok(respond(id, &EmptyResult::default()));
+                    return Ok(Prepared::Answered(respond(id, &EmptyResult::default())));
                 }
                 ClientRequest::Subscribe(params) | ClientRequest::Unsubscribe(params) => {
                     require(server.registry().has_resources(), "resources", request.method())?;
@@ -144,11 +148,11 @@ async fn route(
                     } else {
                         session.unsubscribe(&params.uri);
                     }
-                    return Ok(respond(id, &EmptyResult::default()));
+                    return Ok(Prepared::Answered(respond(id, &EmptyResult::default())));
                 }
                 _ => {}
             }
-            let meta = request.meta();
+            let progress_token = request.meta().and_then(|meta| meta.progress_token.clone());
             let context = RequestContext::new(ContextParts {
                 id: id.clone(),
                 server: server.clone(),
@@ -156,12 +160,12 @@ async fn route(
                 version: negotiated.version,
                 client_capabilities: negotiated.client_capabilities.clone(),
                 client_info: Some(negotiated.client_info.clone()),
-                progress_token: meta.and_then(|meta| meta.progress_token.clone()),
+                progress_token,
                 log_level: None,
                 delivery,
                 input: None,
             });
-            serve(server, &context, id, request).await
+            Ok(Prepared::Serve(context, request))
         }
     }
 }
@@ -276,7 +280,11 @@ async fn serve(
             let tool = find_tool(server, &params.name)?;
             tasks::tools_call(server, context, tool, params, &out).await
         }
-        request if tasks::is_task_method(&request) => tasks::serve_task_method(server, context, request, &out).await,
+        // The task methods and listen streams are boxed: their futures are large and rare, and
+        // would otherwise make every request's future as large as theirs.
+        request if tasks::is_task_method(&request) => {
+            Box::pin(tasks::serve_task_method(server, context, request, &out)).await
+        }
         ClientRequest::ListPrompts(params) => {
             require(prompts, "prompts", "prompts/list")?;
             Ok(out.cacheable(list_prompts(server, version, &params)?))
@@ -306,7 +314,7 @@ async fn serve(
             require(completions, "completions", "completion/complete")?;
             Ok(out.complete(complete(server, context, params).await?))
         }
-        ClientRequest::Listen(params) => Ok(out.complete(listen(server, context, id, *params).await)),
+        ClientRequest::Listen(params) => Ok(out.complete(Box::pin(listen(server, context, id, *params)).await)),
         other => Err(RpcError::method_not_found(format!("Method not found: {}", other.method()))),
     }
 }

@@ -34,7 +34,8 @@ pub(super) async fn tools_call(
     let version = context.protocol_version();
     let support = tool.task_support;
     if version.is_stateless() && support != TaskSupport::Forbidden {
-        return call_tool_or_task(server, context, tool, params, out).await;
+        // Boxed, as the task machinery's future is several times the size of a direct call's.
+        return Box::pin(call_tool_or_task(server, context, tool, params, out)).await;
     }
     if version == ProtocolVersion::V2025_11_25 {
         match (params.task.is_some(), support) {
@@ -44,7 +45,7 @@ pub(super) async fn tools_call(
                     params.name
                 )));
             }
-            (true, _) => return legacy_task(server, context, tool, params, out).await,
+            (true, _) => return Box::pin(legacy_task(server, context, tool, params, out)).await,
             (false, TaskSupport::Required) => {
                 return Err(RpcError::method_not_found(format!(
                     "Method not found: tool `{}` only runs as a task; call it with `task`",

@@ -14,7 +14,7 @@ use wharf_protocol::{
 
 use crate::cancel::Cancellation;
 use crate::context::encode_notification;
-use crate::dispatch::{Delivery, answer_value, encode_error, handle_notification, handle_request};
+use crate::dispatch::{Delivery, answer_value, encode_error, handle_notification, request_outcome};
 use crate::error::{Error, RpcError};
 use crate::panic::CatchUnwind;
 use crate::registry::ListKind;
@@ -246,7 +246,7 @@ async fn start_request(
             let cancel = Cancellation::new();
             let sink = session.outbound().clone();
             let delivery = Delivery::new(sink, cancel.clone());
-            let work = handle_request(server.clone(), session.clone(), id.clone(), request, delivery);
+            let work = request_outcome(server.clone(), session.clone(), id.clone(), request, delivery);
             let mut work = CatchUnwind::new(work);
             // On a current-thread runtime a spawned task would run on this thread anyway,
             // so the request is first polled right here: most handlers finish without
@@ -306,12 +306,12 @@ fn handle_incoming(session: &Session, envelope: Envelope<'_>) {
 async fn answer_now(server: &Server, session: &Arc<Session>, id: &RequestId, request: ClientRequest) -> Vec<u8> {
     let sink = session.outbound().clone();
     let delivery = Delivery::new(sink, Cancellation::new());
-    let work = handle_request(server.clone(), session.clone(), id.clone(), request, delivery);
+    let work = request_outcome(server.clone(), session.clone(), id.clone(), request, delivery);
     guarded(work, id).await
 }
 
 /// Runs a request's work and turns a panic into an internal-error response.
-async fn guarded(work: impl Future<Output = Vec<u8>>, id: &RequestId) -> Vec<u8> {
+async fn guarded(work: impl Future<Output = Result<Vec<u8>, RpcError>>, id: &RequestId) -> Vec<u8> {
     response_or_panic(CatchUnwind::new(work).await, id)
 }
 
@@ -322,9 +322,14 @@ pub(crate) fn batches_refused() -> RpcError {
     )
 }
 
-/// The response a request's work produced, or an internal error if it panicked.
-fn response_or_panic(outcome: Result<Vec<u8>, String>, id: &RequestId) -> Vec<u8> {
-    outcome.unwrap_or_else(|panic| encode_error(Some(id), panic_error(id, &panic)))
+/// The response a request's work produced: its answer, its error, or an internal error if it
+/// panicked.
+fn response_or_panic(outcome: Result<Result<Vec<u8>, RpcError>, String>, id: &RequestId) -> Vec<u8> {
+    match outcome {
+        Ok(Ok(response)) => response,
+        Ok(Err(error)) => encode_error(Some(id), error),
+        Err(panic) => encode_error(Some(id), panic_error(id, &panic)),
+    }
 }
 
 /// The internal error a request whose handler panicked is answered with.
