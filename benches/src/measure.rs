@@ -36,16 +36,27 @@ pub fn median(mut runs: Vec<Measurement>) -> Measurement {
     runs.swap_remove(runs.len() / 2)
 }
 
-/// Prints one line of a report: `measured` and its throughput as a fraction of `baseline`'s.
-pub fn report(label: &str, concurrency: &str, measured: &Measurement, baseline: &Measurement) {
+/// Prints one line of a report: `measured` (the median run of its configuration) and `ratio`, its
+/// throughput as a fraction of the baseline's.
+pub fn report(label: &str, concurrency: &str, measured: &Measurement, ratio: f64) {
     println!(
         "{label:<30} {concurrency:<14} {:>9.0} req/s  p50 {:>7.1} µs  p99 {:>7.1} µs  peak RSS {:>6} KiB  ratio {:>5.2}",
         measured.throughput,
         measured.p50.as_secs_f64() * 1e6,
         measured.p99.as_secs_f64() * 1e6,
         measured.peak_rss_kib,
-        measured.throughput / baseline.throughput,
+        ratio,
     );
+}
+
+/// The median over rounds of `runs[i]`'s throughput divided by `baselines[i]`'s. Each round
+/// measures the baseline and Wharf back to back, so a machine that is slower during one round
+/// slows both alike; the median of the per-round ratios is steadier than the ratio of the
+/// median throughputs on a shared machine, whose speed drifts by tens of percent.
+pub fn median_ratio(runs: &[Measurement], baselines: &[Measurement]) -> f64 {
+    let mut ratios: Vec<f64> = runs.iter().zip(baselines).map(|(run, base)| run.throughput / base.throughput).collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
 }
 
 /// `VmHWM` (peak resident memory) of a process, in KiB (0 where `/proc` is not available).

@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use wharf_bench::http::{Connection, ServerProcess};
-use wharf_bench::measure::{Measurement, median, peak_rss_kib, report, rss_kib};
+use wharf_bench::measure::{Measurement, median, median_ratio, peak_rss_kib, report, rss_kib};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Mode {
@@ -176,7 +176,7 @@ fn main() {
             (clients.parse().expect("a client count"), requests.parse().expect("a request count"));
         let (elapsed, latencies) = load(&runtime, address, mode, clients, requests);
         let measured = Measurement::new(latencies.len(), elapsed, latencies, 0);
-        report(&format!("{mode:?} against {address}"), &format!("{clients} clients"), &measured, &measured);
+        report(&format!("{mode:?} against {address}"), &format!("{clients} clients"), &measured, 1.0);
         return;
     }
 
@@ -188,11 +188,12 @@ fn main() {
             session.push(run(&runtime, &wharf, &["serve", "--http", "{addr}"], Mode::Session, clients, n));
             stateless.push(run(&runtime, &wharf, &["serve", "--http", "{addr}"], Mode::Stateless, clients, n));
         }
-        let baseline = median(baseline);
         let concurrency = format!("{clients} clients");
-        report("bare hyper echo", &concurrency, &baseline, &baseline);
-        report("wharf --http (2025 session)", &concurrency, &median(session), &baseline);
-        report("wharf --http (2026 stateless)", &concurrency, &median(stateless), &baseline);
+        let (session_ratio, stateless_ratio) =
+            (median_ratio(&session, &baseline), median_ratio(&stateless, &baseline));
+        report("bare hyper echo", &concurrency, &median(baseline), 1.0);
+        report("wharf --http (2025 session)", &concurrency, &median(session), session_ratio);
+        report("wharf --http (2026 stateless)", &concurrency, &median(stateless), stateless_ratio);
     }
 
     let sessions = 1_000;

@@ -3,10 +3,11 @@
 //! Drives `tools/call` echo over stdio against `wharf serve` and against the bare serde loop,
 //! pipelined with 1 and 32 requests in flight, and prints throughput, p50/p99 latency, peak RSS
 //! and Wharf's throughput as a fraction of the baseline's. Each configuration runs several
-//! times, interleaved with the others, and the run with the median throughput is reported,
-//! because one run on a shared two-core machine varies by tens of percent.
+//! times, interleaved with the others: the run with the median throughput is shown, and the
+//! ratio is the median of each round's ratio, because one run on a shared two-core machine
+//! varies by tens of percent.
 
-use wharf_bench::measure::{median, report};
+use wharf_bench::measure::{median, median_ratio, report};
 use wharf_bench::stdio::{drive, spawn};
 
 fn session_setup() -> Vec<String> {
@@ -44,10 +45,11 @@ fn main() {
             session.push(drive(spawn(&wharf, &["serve"]), &session_setup(), n, window, session_request));
             stateless.push(drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request));
         }
-        let baseline = median(baseline);
         let in_flight = format!("{window} in flight");
-        report("bare serde loop", &in_flight, &baseline, &baseline);
-        report("wharf serve (2025 session)", &in_flight, &median(session), &baseline);
-        report("wharf serve (2026 stateless)", &in_flight, &median(stateless), &baseline);
+        let (session_ratio, stateless_ratio) =
+            (median_ratio(&session, &baseline), median_ratio(&stateless, &baseline));
+        report("bare serde loop", &in_flight, &median(baseline), 1.0);
+        report("wharf serve (2025 session)", &in_flight, &median(session), session_ratio);
+        report("wharf serve (2026 stateless)", &in_flight, &median(stateless), stateless_ratio);
     }
 }

@@ -24,8 +24,10 @@ use crate::transport::line_reader::{Line, read_line};
 
 /// The most bytes the writer gathers before it writes and flushes.
 const WRITE_BATCH_BYTES: usize = 64 * 1024;
-/// How many answers the read loop gathers before it lets the writer send them.
-const YIELD_EVERY: usize = 8;
+/// The most answers the read loop gathers before it lets the writer send them, even while more
+/// whole lines wait in the input: one write per batch of input, as a bare loop does, with a
+/// bound on how long the first answer of a long pipeline waits.
+const MAX_GATHERED_ANSWERS: usize = 64;
 
 /// Serves one client over a pair of byte streams with newline-delimited JSON-RPC, until the
 /// reader ends and every request in flight has been answered.
@@ -101,7 +103,7 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
                 // The answers go out before reading could wait: once no whole line is left
                 // in what was read (a client may hold back the rest of a line until it hears
                 // back), or sooner when many gather, so that the client hears back early.
-                if answers.count >= YIELD_EVERY
+                if answers.count >= MAX_GATHERED_ANSWERS
                     || answers.bytes.len() >= WRITE_BATCH_BYTES
                     || (answers.count > 0 && memchr::memchr(b'\n', reader.buffer()).is_none())
                 {
