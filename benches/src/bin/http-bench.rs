@@ -189,8 +189,7 @@ fn main() {
             stateless.push(run(&runtime, &wharf, &["serve", "--http", "{addr}"], Mode::Stateless, clients, n));
         }
         let concurrency = format!("{clients} clients");
-        let (session_ratio, stateless_ratio) =
-            (median_ratio(&session, &baseline), median_ratio(&stateless, &baseline));
+        let (session_ratio, stateless_ratio) = (median_ratio(&session, &baseline), median_ratio(&stateless, &baseline));
         report("bare hyper echo", &concurrency, &median(baseline), 1.0);
         report("wharf --http (2025 session)", &concurrency, &median(session), session_ratio);
         report("wharf --http (2026 stateless)", &concurrency, &median(stateless), stateless_ratio);

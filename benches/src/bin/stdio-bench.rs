@@ -46,8 +46,7 @@ fn main() {
             stateless.push(drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request));
         }
         let in_flight = format!("{window} in flight");
-        let (session_ratio, stateless_ratio) =
-            (median_ratio(&session, &baseline), median_ratio(&stateless, &baseline));
+        let (session_ratio, stateless_ratio) = (median_ratio(&session, &baseline), median_ratio(&stateless, &baseline));
         report("bare serde loop", &in_flight, &median(baseline), 1.0);
         report("wharf serve (2025 session)", &in_flight, &median(session), session_ratio);
         report("wharf serve (2026 stateless)", &in_flight, &median(stateless), stateless_ratio);

@@ -1,6 +1,8 @@
 //! Shapes shared by many messages: `_meta` objects, implementation info, icons, annotations,
 //! roles, cache hints and `resultType`.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -41,12 +43,13 @@ pub struct RequestMeta {
     /// The revision of a 2026-07-28-style request.
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
-    /// The client's capabilities, declared on every 2026-07-28 request.
+    /// The client's capabilities, declared on every 2026-07-28 request; shared, as they move
+    /// from the request into its context unchanged.
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, skip_serializing_if = "Option::is_none")]
-    pub client_capabilities: Option<ClientCapabilities>,
+    pub client_capabilities: Option<Arc<ClientCapabilities>>,
     /// The client's name and version, for display and logging only.
     #[serde(rename = "io.modelcontextprotocol/clientInfo", default, skip_serializing_if = "Option::is_none")]
-    pub client_info: Option<Implementation>,
+    pub client_info: Option<Arc<Implementation>>,
     /// The least severe log level the client wants for this request (2026-07-28).
     #[serde(rename = "io.modelcontextprotocol/logLevel", default, skip_serializing_if = "Option::is_none")]
     pub log_level: Option<LoggingLevel>,
@@ -113,9 +116,13 @@ impl<'de> Deserialize<'de> for RequestMeta {
                             once(&mut meta.protocol_version, map.next_value()?, META_PROTOCOL_VERSION)?;
                         }
                         MetaKey::ClientCapabilities => {
-                            once(&mut meta.client_capabilities, map.next_value()?, META_CLIENT_CAPABILITIES)?;
+                            let capabilities = Arc::new(map.next_value::<ClientCapabilities>()?);
+                            once(&mut meta.client_capabilities, capabilities, META_CLIENT_CAPABILITIES)?;
                         }
-                        MetaKey::ClientInfo => once(&mut meta.client_info, map.next_value()?, META_CLIENT_INFO)?,
+                        MetaKey::ClientInfo => {
+                            let info = Arc::new(map.next_value::<Implementation>()?);
+                            once(&mut meta.client_info, info, META_CLIENT_INFO)?;
+                        }
                         MetaKey::LogLevel => once(&mut meta.log_level, map.next_value()?, META_LOG_LEVEL)?,
                         MetaKey::Other(key) => {
                             let value = map.next_value()?;

@@ -78,7 +78,22 @@ impl Finisher<'_> {
     /// A 2026-07-28 result without `_meta` of its own: the server info is written from bytes
     /// encoded once, when the server was built.
     fn with_server_info<R: Serialize>(&self, result: &R) -> Vec<u8> {
-        respond(self.id, &WithMeta { result, meta: self.server.server_info_meta_json() })
+        let mut bytes = respond(self.id, result);
+        // The response ends with the result object's closing brace and then its own; the
+        // `_meta` member goes in before the first of them. Splicing bytes spares serde's
+        // `flatten`, which would route every member of the result through a map serializer.
+        let Some(close) = bytes.len().checked_sub(2).filter(|&at| bytes[at..] == *b"}}") else {
+            unreachable!("a result is encoded as a JSON object")
+        };
+        let empty = bytes[close - 1] == b'{';
+        bytes.truncate(close);
+        if !empty {
+            bytes.push(b',');
+        }
+        bytes.extend_from_slice(b"\"_meta\":");
+        bytes.extend_from_slice(self.server.server_info_meta_json().get().as_bytes());
+        bytes.extend_from_slice(b"}}");
+        bytes
     }
 
     /// A result that carries cache hints on 2026-07-28.
@@ -93,15 +108,6 @@ impl Finisher<'_> {
 
 pub(super) fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
     encode(&ResponseMessage { jsonrpc: JsonRpc2, id, result })
-}
-
-/// A result whose own `_meta` is empty, written with a pre-encoded `_meta` object.
-#[derive(Serialize)]
-struct WithMeta<'a, R> {
-    #[serde(flatten)]
-    result: &'a R,
-    #[serde(rename = "_meta")]
-    meta: &'a serde_json::value::RawValue,
 }
 
 /// The members every 2026-07-28 result carries.

@@ -118,8 +118,7 @@ pub(super) async fn call_tool(
     if let Err(message) = schema.prepare(&mut arguments) {
         return invalid_arguments(message);
     }
-    let call =
-        ToolCall { name: tool.shared_name.clone(), arguments: Some(arguments), context: context.clone() };
+    let call = ToolCall { name: tool.shared_name.clone(), arguments: Some(arguments), context: context.clone() };
     let result = match tool.handler.call(call).await {
         Ok(result) => result,
         Err(Rejection::InvalidArguments(message)) => return invalid_arguments(message),
