@@ -105,7 +105,13 @@ fn prepare(
         // The request's `_meta` moves into the context; nothing reads it from the params later.
         let meta = std::mem::take(request.meta_mut());
         let version = check_stateless_meta(&meta)?;
-        let input = InputRound::for_request(server.sealer(), delivery.principal.as_ref(), &mut request)?;
+        let tool_may_ask = match &request {
+            ClientRequest::CallTool(params) => {
+                server.registry().tool(&params.name).is_none_or(|tool| tool.reaches_context)
+            }
+            _ => true,
+        };
+        let input = InputRound::for_request(server.sealer(), delivery.principal.as_ref(), &mut request, tool_may_ask)?;
         // Checked above: the capabilities are there, and move out of the request.
         let capabilities = meta.client_capabilities.unwrap_or_default();
         if removed_in_stateless(request.method()) {

@@ -125,12 +125,20 @@ fn unix_millis() -> u64 {
 impl InputRound {
     /// Opens a round for `request` if it is one of the three methods that may answer
     /// `InputRequiredResult`, taking `inputResponses` and `requestState` out of its params.
+    /// `tool_may_ask` is false for a call of a tool whose handler cannot reach the context:
+    /// without state to check, such a call needs no round at all.
     pub(crate) fn for_request(
         sealer: &Sealer,
         principal: Option<&Principal>,
         request: &mut ClientRequest,
+        tool_may_ask: bool,
     ) -> Result<Option<InputRound>, RpcError> {
         let (method, parameters, state, responses) = match request {
+            ClientRequest::CallTool(params) if !tool_may_ask && params.request_state.is_none() => {
+                // Answers nobody can ask for are ignored, as the protocol says.
+                params.input_responses = None;
+                return Ok(None);
+            }
             ClientRequest::CallTool(params) => (
                 "tools/call",
                 vec![Value::from(params.name.as_str()), digest::object(params.arguments.as_ref())],

@@ -54,6 +54,11 @@ pub trait FromToolCall: Sized + Send + 'static {
     fn input_schema() -> Option<JsonObject> {
         None
     }
+
+    /// Whether the handler can reach the request context through this extractor, and so ask
+    /// the client for input. Extractors of one's own may (they see [`ToolCall::context`]).
+    #[doc(hidden)]
+    const REACHES_CONTEXT: bool = true;
 }
 
 /// The tool's arguments, deserialized into `T`. `T`'s JSON Schema becomes the tool's
@@ -62,6 +67,8 @@ pub trait FromToolCall: Sized + Send + 'static {
 pub struct Args<T>(pub T);
 
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T> {
+    const REACHES_CONTEXT: bool = false;
+
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
         let arguments = serde_json::Value::Object(call.arguments.take().unwrap_or_default());
         serde_json::from_value(arguments).map(Args).map_err(|err| Rejection::InvalidArguments(err.to_string()))
@@ -89,6 +96,8 @@ impl<S> Clone for State<S> {
 }
 
 impl<S: Send + Sync + 'static> FromToolCall for State<S> {
+    const REACHES_CONTEXT: bool = false;
+
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
         call.context.server().state::<S>().map(State).ok_or_else(|| {
             Rejection::Rpc(RpcError::internal(format!(
@@ -122,6 +131,8 @@ impl<T> std::ops::Deref for SessionData<T> {
 }
 
 impl<T: Default + Send + Sync + 'static> FromToolCall for SessionData<T> {
+    const REACHES_CONTEXT: bool = false;
+
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
         Ok(SessionData(call.context.extensions().get_or_insert_with(T::default)))
     }

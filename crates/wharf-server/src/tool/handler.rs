@@ -32,6 +32,11 @@ pub trait ToolHandler<Marker>: Clone + Send + Sync + 'static {
     /// The JSON Schema of the arguments, from the first extractor that reads them.
     #[doc(hidden)]
     fn input_schema() -> Option<JsonObject>;
+
+    /// Whether any extractor gives the handler the request context (see
+    /// `FromToolCall::REACHES_CONTEXT`).
+    #[doc(hidden)]
+    fn reaches_context() -> bool;
 }
 
 macro_rules! impl_tool_handler {
@@ -53,6 +58,10 @@ macro_rules! impl_tool_handler {
 
             fn input_schema() -> Option<JsonObject> {
                 None$(.or_else($extractor::input_schema))*
+            }
+
+            fn reaches_context() -> bool {
+                false $(|| $extractor::REACHES_CONTEXT)*
             }
         }
     };

@@ -43,6 +43,9 @@ pub struct ToolDef {
     pub(crate) task_support: TaskSupport,
     /// The name again, shared with every call instead of copied into it.
     pub(crate) shared_name: Arc<str>,
+    /// False when the handler cannot see the request context, and so never asks for input:
+    /// a 2026-07-28 call then needs no record of its parameters for a later round.
+    pub(crate) reaches_context: bool,
 }
 
 impl ToolDef {
@@ -60,6 +63,7 @@ impl ToolDef {
         let input_schema = compiled.as_ref().map(|schema| schema.schema().clone()).unwrap_or_default();
         ToolDef {
             shared_name: name.as_str().into(),
+            reaches_context: H::reaches_context(),
             definition: Tool { name, input_schema, ..Tool::default() },
             schema: compiled,
             handler: Arc::new(Erased { handler, marker: std::marker::PhantomData }),

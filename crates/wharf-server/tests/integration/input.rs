@@ -169,6 +169,20 @@ async fn tampered_foreign_and_malformed_state_or_answers_are_invalid_params() {
 }
 
 #[tokio::test]
+async fn a_tool_that_cannot_ask_ignores_answers_but_still_checks_state() {
+    // `echo` takes only its arguments: it can never ask, so answers sent along are ignored...
+    let client = InMemoryClient::stateless(fixture::server(), fixture::all_capabilities());
+    let answered = json!({"name": "echo", "arguments": {"message": "hi"}, "inputResponses": {"x": 1}});
+    assert_eq!(client.request("tools/call", answered).await.unwrap()["content"][0]["text"], "hi");
+    // ...but state sent to it is still checked: it was issued for another call.
+    let state = first_state(&client).await;
+    let replayed = json!({"name": "echo", "arguments": {"message": "hi"}, "requestState": state});
+    let err = client.request("tools/call", replayed).await.unwrap_err();
+    assert_eq!(err.code.0, -32602);
+    assert!(err.message.contains("another request"), "{}", err.message);
+}
+
+#[tokio::test]
 async fn state_expires() {
     let server = fixture::builder().request_state_lifetime(Duration::from_millis(1)).build().unwrap();
     let client = InMemoryClient::stateless(server, fixture::all_capabilities());
