@@ -5,11 +5,11 @@ use serde::Serialize;
 use serde_json::Value;
 use wharf_protocol::{
     CacheScope, CallToolResult, CompleteResult, DiscoverResult, EmptyResult, GetPromptResult, InputRequiredResult,
-    JsonObject, JsonRpc2, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    ListenResult, ProtocolVersion, ReadResourceResult, RequestId, ResponseMessage, ResultType,
+    JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ListenResult,
+    ProtocolVersion, ReadResourceResult, RequestId, ResultType,
 };
 
-use crate::context::{RequestContext, encode};
+use crate::context::RequestContext;
 use crate::error::RpcError;
 use crate::server::Server;
 use crate::task::record::TaskRecord;
@@ -106,8 +106,25 @@ impl Finisher<'_> {
     }
 }
 
+/// Encodes `{"jsonrpc":"2.0","id":…,"result":…}`. The envelope is written as bytes around the
+/// result, which alone goes through serde: its member names and the version string need no
+/// escaping, and serde would check every byte of them on every response.
 pub(super) fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
-    encode(&ResponseMessage { jsonrpc: JsonRpc2, id, result })
+    let mut bytes = Vec::with_capacity(512);
+    bytes.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    match id.as_number() {
+        Some(number) => bytes.extend_from_slice(itoa::Buffer::new().format(number).as_bytes()),
+        None => write_json(&mut bytes, id),
+    }
+    bytes.extend_from_slice(b",\"result\":");
+    write_json(&mut bytes, result);
+    bytes.push(b'}');
+    bytes
+}
+
+fn write_json<T: Serialize + ?Sized>(bytes: &mut Vec<u8>, value: &T) {
+    // Serializing our own types into memory cannot fail: every map key is a string.
+    serde_json::to_writer(bytes, value).unwrap_or_else(|err| unreachable!("serializing a result failed: {err}"));
 }
 
 /// The members every 2026-07-28 result carries.
