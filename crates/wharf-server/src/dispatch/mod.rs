@@ -29,8 +29,9 @@ use crate::server::Server;
 use crate::session::{Negotiated, Outbound, Session};
 use finish::{Finisher, respond};
 use methods::{
-    complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource,
+    call_tool, complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource,
 };
+use tasks::CallRoute;
 
 /// Handles one request: the encoded response, or the error to answer with, so that a transport
 /// can choose a status code from it.
@@ -42,13 +43,15 @@ pub(crate) async fn request_outcome(
     server: Server,
     session: Arc<Session>,
     id: RequestId,
-    request: ClientRequest,
+    mut request: ClientRequest,
     delivery: Delivery,
 ) -> Result<Vec<u8>, RpcError> {
     let method = request.method();
-    let outcome = match prepare(&server, &session, &id, request, delivery) {
+    // The request stays where it is until `serve` takes it: every copy kept in a future
+    // makes the future larger.
+    let outcome = match prepare(&server, &session, &id, &mut request, delivery) {
         Ok(Prepared::Answered(response)) => Ok(response),
-        Ok(Prepared::Serve(context, request)) => serve(&server, &context, &id, request).await,
+        Ok(Prepared::Serve(context)) => serve(&server, &context, &id, request).await,
         Err(error) => Err(error),
     };
     if let Err(error) = &outcome {
@@ -89,7 +92,7 @@ enum Prepared {
     /// Answered already: the session methods of 2025.
     Answered(Vec<u8>),
     /// To be served by [`serve`] in this context.
-    Serve(RequestContext, ClientRequest),
+    Serve(RequestContext),
 }
 
 /// Classifies a request by era, checks what the era requires, and answers what needs no
@@ -98,20 +101,20 @@ fn prepare(
     server: &Server,
     session: &Arc<Session>,
     id: &RequestId,
-    mut request: ClientRequest,
+    request: &mut ClientRequest,
     delivery: Delivery,
 ) -> Result<Prepared, RpcError> {
-    if is_stateless(&request) {
+    if is_stateless(request) {
         // The request's `_meta` moves into the context; nothing reads it from the params later.
         let meta = std::mem::take(request.meta_mut());
         let version = check_stateless_meta(&meta)?;
-        let tool_may_ask = match &request {
+        let tool_may_ask = match &*request {
             ClientRequest::CallTool(params) => {
                 server.registry().tool(&params.name).is_none_or(|tool| tool.reaches_context)
             }
             _ => true,
         };
-        let input = InputRound::for_request(server.sealer(), delivery.principal.as_ref(), &mut request, tool_may_ask)?;
+        let input = InputRound::for_request(server.sealer(), delivery.principal.as_ref(), request, tool_may_ask)?;
         // Checked above: the capabilities are there, and move out of the request.
         let capabilities = meta.client_capabilities.unwrap_or_default();
         if removed_in_stateless(request.method()) {
@@ -129,11 +132,13 @@ fn prepare(
             delivery,
             input,
         });
-        return Ok(Prepared::Serve(context, request));
+        return Ok(Prepared::Serve(context));
     }
 
     match request {
-        ClientRequest::Initialize(params) => initialize(server, session, id, *params).map(Prepared::Answered),
+        ClientRequest::Initialize(params) => {
+            initialize(server, session, id, std::mem::take(&mut **params)).map(Prepared::Answered)
+        }
         ClientRequest::Ping(_) => Ok(Prepared::Answered(respond(id, &EmptyResult::default()))),
         request => {
             let negotiated = session.negotiated().ok_or_else(|| {
@@ -142,7 +147,7 @@ fn prepare(
                      `io.modelcontextprotocol/protocolVersion` in `_meta`",
                 )
             })?;
-            match &request {
+            match &*request {
                 ClientRequest::SetLevel(params) => {
                     session.set_log_level(params.level);
                     return Ok(Prepared::Answered(respond(id, &EmptyResult::default())));
@@ -171,7 +176,7 @@ fn prepare(
                 delivery,
                 input: None,
             });
-            Ok(Prepared::Serve(context, request))
+            Ok(Prepared::Serve(context))
         }
     }
 }
@@ -284,7 +289,15 @@ async fn serve(
         ClientRequest::CallTool(params) => {
             require(tools, "tools", "tools/call")?;
             let tool = find_tool(server, &params.name)?;
-            tasks::tools_call(server, context, tool, params, &out).await
+            match tasks::call_route(context, &tool, &params)? {
+                // Awaited right here rather than through a helper, so that the common case
+                // adds no layer to the request's future.
+                CallRoute::Direct => {
+                    let outcome = call_tool(context, &tool, params).await;
+                    out.complete_or_input(context, outcome)
+                }
+                route => Box::pin(tasks::tools_call_as_task(server, context, tool, params, &out, route)).await,
+            }
         }
         // The task methods and listen streams are boxed: their futures are large and rare, and
         // would otherwise make every request's future as large as theirs.

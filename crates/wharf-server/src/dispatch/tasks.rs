@@ -23,19 +23,27 @@ use crate::task::record::TaskRecord;
 use crate::task::{Running, TaskSupport};
 use crate::tool::ToolDef;
 
-/// `tools/call` in every revision: directly, or as a task where the revision and the tool allow.
-pub(super) async fn tools_call(
-    server: &Server,
+/// How a `tools/call` runs, decided before anything is awaited.
+pub(super) enum CallRoute {
+    /// Called right away, its result answered.
+    Direct,
+    /// The 2026-07-28 tasks extension decides on the first poll.
+    StatelessTask,
+    /// A 2025-11-25 task-augmented call.
+    LegacyTask,
+}
+
+/// How `tools/call` runs in the request's revision: directly, or as a task where the revision
+/// and the tool allow; an error where the call and the tool's task support disagree.
+pub(super) fn call_route(
     context: &RequestContext,
-    tool: Arc<ToolDef>,
-    params: CallToolParams,
-    out: &Finisher<'_>,
-) -> Result<Vec<u8>, RpcError> {
+    tool: &ToolDef,
+    params: &CallToolParams,
+) -> Result<CallRoute, RpcError> {
     let version = context.protocol_version();
     let support = tool.task_support;
     if version.is_stateless() && support != TaskSupport::Forbidden {
-        // Boxed, as the task machinery's future is several times the size of a direct call's.
-        return Box::pin(call_tool_or_task(server, context, tool, params, out)).await;
+        return Ok(CallRoute::StatelessTask);
     }
     if version == ProtocolVersion::V2025_11_25 {
         match (params.task.is_some(), support) {
@@ -45,7 +53,7 @@ pub(super) async fn tools_call(
                     params.name
                 )));
             }
-            (true, _) => return Box::pin(legacy_task(server, context, tool, params, out)).await,
+            (true, _) => return Ok(CallRoute::LegacyTask),
             (false, TaskSupport::Required) => {
                 return Err(RpcError::method_not_found(format!(
                     "Method not found: tool `{}` only runs as a task; call it with `task`",
@@ -55,8 +63,23 @@ pub(super) async fn tools_call(
             (false, _) => {}
         }
     }
-    let outcome = call_tool(context, &tool, params).await;
-    out.complete_or_input(context, outcome)
+    Ok(CallRoute::Direct)
+}
+
+/// Runs a `tools/call` that [`call_route`] sent to a task. Boxed by its caller: the task
+/// machinery's future is several times the size of a direct call's.
+pub(super) async fn tools_call_as_task(
+    server: &Server,
+    context: &RequestContext,
+    tool: Arc<ToolDef>,
+    params: CallToolParams,
+    out: &Finisher<'_>,
+    route: CallRoute,
+) -> Result<Vec<u8>, RpcError> {
+    match route {
+        CallRoute::LegacyTask => legacy_task(server, context, tool, params, out).await,
+        _ => call_tool_or_task(server, context, tool, params, out).await,
+    }
 }
 
 /// True for the `tasks/*` methods, which [`serve_task_method`] answers.
