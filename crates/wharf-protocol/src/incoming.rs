@@ -47,7 +47,10 @@ impl<'a> Incoming<'a> {
 /// name or the method, a duplicate member, `result` or `error`, malformed JSON) gives `None`,
 /// so everything accepted here is plain and everything else is judged by the strict decoder.
 fn one_pass(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
-    let mut scan = Scanner { bytes, at: 0 };
+    // UTF-8 is checked once for the whole message, which is cheaper than string by string;
+    // serde then reads the params as text it need not check again.
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut scan = Scanner { text, bytes, at: 0 };
     scan.skip_space();
     scan.expect(b'{')?;
     let (mut version, mut id, mut method, mut request) = (false, None, None, None);
@@ -73,14 +76,12 @@ fn one_pass(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
                     if !matches!(scan.peek()?, b'{' | b'[') {
                         return None;
                     }
-                    let (decoded, used) = ClientRequest::decode_leading(method, &bytes[scan.at..])?;
+                    let (decoded, used) = ClientRequest::decode_leading(method, text.get(scan.at..)?)?;
                     scan.at += used;
                     request = Some(decoded);
                 }
                 b"jsonrpc" | b"id" | b"method" | b"params" | b"result" | b"error" => return None,
-                // Names, like all JSON text, must be UTF-8.
-                _ if name.is_ascii() || std::str::from_utf8(name).is_ok() => scan.skip_value()?,
-                _ => return None,
+                _ => scan.skip_value()?,
             }
             scan.skip_space();
             match scan.next()? {
@@ -104,8 +105,9 @@ fn one_pass(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
     Some((id, request))
 }
 
-/// A cursor over the bytes of one message.
+/// A cursor over one message, known to be UTF-8.
 struct Scanner<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     at: usize,
 }
@@ -131,22 +133,30 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// The bytes of a string without escapes or control characters, which are then its text
-    /// (not yet checked to be UTF-8).
-    fn plain_bytes(&mut self) -> Option<&'a [u8]> {
+    /// Where the text of a string without escapes or control characters lies.
+    fn plain_range(&mut self) -> Option<std::ops::Range<usize>> {
         self.expect(b'"')?;
-        let rest = &self.bytes[self.at..];
+        let start = self.at;
+        let rest = &self.bytes[start..];
         let end = rest.iter().position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
         if rest[end] != b'"' {
             return None;
         }
         self.at += end + 1;
-        Some(&rest[..end])
+        Some(start..start + end)
+    }
+
+    /// The bytes of a string without escapes or control characters, which are then its text.
+    fn plain_bytes(&mut self) -> Option<&'a [u8]> {
+        let range = self.plain_range()?;
+        Some(&self.bytes[range])
     }
 
     /// A string without escapes or control characters, which is then its own text.
     fn plain_string(&mut self) -> Option<&'a str> {
-        std::str::from_utf8(self.plain_bytes()?).ok()
+        let range = self.plain_range()?;
+        // Quotes are ASCII, so the range lies on character boundaries.
+        self.text.get(range)
     }
 
     /// A request id: a plain string, or an integer in JSON's syntax that fits in an `i64`.
@@ -170,13 +180,12 @@ impl<'a> Scanner<'a> {
         if matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
             return None;
         }
-        let text = std::str::from_utf8(&self.bytes[start..self.at]).ok()?;
-        text.parse::<i64>().ok().map(RequestId::number)
+        self.text.get(start..self.at)?.parse::<i64>().ok().map(RequestId::number)
     }
 
     /// Skips a member's value of any kind.
     fn skip_value(&mut self) -> Option<()> {
-        let mut values = serde_json::Deserializer::from_slice(&self.bytes[self.at..]).into_iter::<IgnoredAny>();
+        let mut values = serde_json::Deserializer::from_str(self.text.get(self.at..)?).into_iter::<IgnoredAny>();
         values.next()?.ok()?;
         self.at += values.byte_offset();
         Some(())

@@ -57,8 +57,8 @@ fn required<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ParamsE
     serde_json::from_str(raw.get()).map_err(|err| ParamsError::Invalid(err.to_string()))
 }
 
-fn leading<T: DeserializeOwned>(bytes: &[u8]) -> Option<(T, usize)> {
-    let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<T>();
+fn leading<T: DeserializeOwned>(text: &str) -> Option<(T, usize)> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<T>();
     let value = values.next()?.ok()?;
     Some((value, values.byte_offset()))
 }
@@ -99,13 +99,13 @@ macro_rules! method_union {
                 }
             }
 
-            /// Decodes the params for `method` at the start of `bytes` (leading whitespace
+            /// Decodes the params for `method` at the start of `text` (leading whitespace
             /// allowed), returning them with the number of bytes they took; `None` for a method
             /// this union does not have or params that do not decode. Params are read once,
             /// where they stand in a message, instead of being cut out first.
-            pub fn decode_leading(method: &str, bytes: &[u8]) -> Option<($name, usize)> {
+            pub fn decode_leading(method: &str, text: &str) -> Option<($name, usize)> {
                 match method {
-                    $( $method => leading::<$params>(bytes).map(|(params, used)| ($name::$variant(params), used)), )*
+                    $( $method => leading::<$params>(text).map(|(params, used)| ($name::$variant(params), used)), )*
                     _ => None,
                 }
             }
