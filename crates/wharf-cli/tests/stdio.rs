@@ -10,13 +10,7 @@ use serde_json::{Value, json};
 /// Runs `wharf serve`, writes `input` to its stdin, closes stdin, and returns stdout lines,
 /// stderr and the exit status.
 fn run(input: &[u8]) -> (Vec<String>, String, std::process::ExitStatus) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start wharf");
+    let mut child = start(Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
     // Write on another thread so a full stdout pipe cannot deadlock the test.
@@ -30,6 +24,17 @@ fn run(input: &[u8]) -> (Vec<String>, String, std::process::ExitStatus) {
     writer.join().unwrap();
     let status = child.wait().unwrap();
     (stdout.lines().map(str::to_owned).collect(), stderr, status)
+}
+
+/// Starts `wharf serve` with piped stdin and stdout.
+fn start(stderr: Stdio) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("start wharf")
 }
 
 fn lines(messages: &[Value]) -> Vec<u8> {
@@ -177,13 +182,7 @@ fn concurrent_requests_are_all_answered() {
 #[test]
 fn answers_are_written_while_the_next_line_is_still_arriving() {
     use std::io::{BufRead, BufReader};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start wharf");
+    let mut child = start(Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let echo = |id: u32| {

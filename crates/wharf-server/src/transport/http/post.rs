@@ -127,8 +127,6 @@ where
     }
 }
 
-/// A JSON-RPC batch, which only a 2025-03-26 session may send: its requests are answered in
-/// one JSON array, and a batch of notifications and responses only gets 202.
 /// Serves a decoded request: in the stateless era when the header or the request's `_meta`
 /// names 2026-07-28, else in the session the headers name.
 async fn post_request(
@@ -150,6 +148,8 @@ async fn post_request(
     }
 }
 
+/// A JSON-RPC batch, which only a 2025-03-26 session may send: its requests are answered in
+/// one JSON array, and a batch of notifications and responses only gets 202.
 async fn post_batch(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
