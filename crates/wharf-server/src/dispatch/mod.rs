@@ -27,6 +27,7 @@ use crate::listen::listen;
 use crate::principal::Principal;
 use crate::server::Server;
 use crate::session::{Negotiated, Outbound, Session};
+use crate::tool::ToolDef;
 use finish::{Finisher, respond};
 use methods::{
     call_tool, complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource,
@@ -51,7 +52,7 @@ pub(crate) async fn request_outcome(
     // makes the future larger.
     let outcome = match prepare(&server, &session, &id, &mut request, delivery) {
         Ok(Prepared::Answered(response)) => Ok(response),
-        Ok(Prepared::Serve(context)) => serve(&server, &context, &id, request).await,
+        Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool).await,
         Err(error) => Err(error),
     };
     if let Err(error) = &outcome {
@@ -91,8 +92,9 @@ pub(crate) fn is_stateless(request: &ClientRequest) -> bool {
 enum Prepared {
     /// Answered already: the session methods of 2025.
     Answered(Vec<u8>),
-    /// To be served by [`serve`] in this context.
-    Serve(RequestContext),
+    /// To be served by [`serve`] in this context, with the tool a `tools/call` names when
+    /// it was already looked up.
+    Serve(RequestContext, Option<Arc<ToolDef>>),
 }
 
 /// Classifies a request by era, checks what the era requires, and answers what needs no
@@ -108,12 +110,12 @@ fn prepare(
         // The request's `_meta` moves into the context; nothing reads it from the params later.
         let meta = std::mem::take(request.meta_mut());
         let version = check_stateless_meta(&meta)?;
-        let tool_may_ask = match &*request {
-            ClientRequest::CallTool(params) => {
-                server.registry().tool(&params.name).is_none_or(|tool| tool.reaches_context)
-            }
-            _ => true,
+        // Whether the tool can ask for input decides whether the call needs an input round.
+        let tool = match &*request {
+            ClientRequest::CallTool(params) => server.registry().tool(&params.name),
+            _ => None,
         };
+        let tool_may_ask = tool.as_ref().is_none_or(|tool| tool.reaches_context);
         let input = InputRound::for_request(server.sealer(), delivery.principal.as_ref(), request, tool_may_ask)?;
         // Checked above: the capabilities are there, and move out of the request.
         let capabilities = meta.client_capabilities.unwrap_or_default();
@@ -132,7 +134,7 @@ fn prepare(
             delivery,
             input,
         });
-        return Ok(Prepared::Serve(context));
+        return Ok(Prepared::Serve(context, tool));
     }
 
     match request {
@@ -176,7 +178,7 @@ fn prepare(
                 delivery,
                 input: None,
             });
-            Ok(Prepared::Serve(context))
+            Ok(Prepared::Serve(context, None))
         }
     }
 }
@@ -264,6 +266,7 @@ async fn serve(
     context: &RequestContext,
     id: &RequestId,
     request: ClientRequest,
+    found_tool: Option<Arc<ToolDef>>,
 ) -> Result<Vec<u8>, RpcError> {
     let version = context.protocol_version();
     let (tools, prompts, resources, completions) = {
@@ -288,7 +291,10 @@ async fn serve(
         }
         ClientRequest::CallTool(params) => {
             require(tools, "tools", "tools/call")?;
-            let tool = find_tool(server, &params.name)?;
+            let tool = match found_tool {
+                Some(tool) => tool,
+                None => find_tool(server, &params.name)?,
+            };
             match tasks::call_route(context, &tool, &params)? {
                 // Awaited right here rather than through a helper, so that the common case
                 // adds no layer to the request's future.
@@ -296,7 +302,10 @@ async fn serve(
                     let outcome = call_tool(context, &tool, params).await;
                     out.complete_or_input(context, outcome)
                 }
-                route => Box::pin(tasks::tools_call_as_task(server, context, tool, params, &out, route)).await,
+                CallRoute::StatelessTask => {
+                    Box::pin(tasks::call_tool_or_task(server, context, tool, params, &out)).await
+                }
+                CallRoute::LegacyTask => Box::pin(tasks::legacy_task(server, context, tool, params, &out)).await,
             }
         }
         // The task methods and listen streams are boxed: their futures are large and rare, and

@@ -23,13 +23,14 @@ use crate::task::record::TaskRecord;
 use crate::task::{Running, TaskSupport};
 use crate::tool::ToolDef;
 
-/// How a `tools/call` runs, decided before anything is awaited.
+/// How a `tools/call` runs, decided before anything is awaited. The task routes' futures are
+/// several times the size of a direct call's, so their callers box them.
 pub(super) enum CallRoute {
     /// Called right away, its result answered.
     Direct,
-    /// The 2026-07-28 tasks extension decides on the first poll.
+    /// The 2026-07-28 tasks extension decides on the first poll ([`call_tool_or_task`]).
     StatelessTask,
-    /// A 2025-11-25 task-augmented call.
+    /// A 2025-11-25 task-augmented call ([`legacy_task`]).
     LegacyTask,
 }
 
@@ -64,22 +65,6 @@ pub(super) fn call_route(
         }
     }
     Ok(CallRoute::Direct)
-}
-
-/// Runs a `tools/call` that [`call_route`] sent to a task. Boxed by its caller: the task
-/// machinery's future is several times the size of a direct call's.
-pub(super) async fn tools_call_as_task(
-    server: &Server,
-    context: &RequestContext,
-    tool: Arc<ToolDef>,
-    params: CallToolParams,
-    out: &Finisher<'_>,
-    route: CallRoute,
-) -> Result<Vec<u8>, RpcError> {
-    match route {
-        CallRoute::LegacyTask => legacy_task(server, context, tool, params, out).await,
-        _ => call_tool_or_task(server, context, tool, params, out).await,
-    }
 }
 
 /// True for the `tasks/*` methods, which [`serve_task_method`] answers.
@@ -192,7 +177,7 @@ fn require_tasks(context: &RequestContext) -> Result<(), RpcError> {
 /// A call of a tool that may run as a task: answered directly when the client has no tasks
 /// or the handler finishes (or asks for input) at its first poll; otherwise the handler goes
 /// on as a task and the answer is `CreateTaskResult`.
-async fn call_tool_or_task(
+pub(super) async fn call_tool_or_task(
     server: &Server,
     context: &RequestContext,
     tool: Arc<ToolDef>,
@@ -255,7 +240,7 @@ fn session_owner(context: &RequestContext) -> String {
 
 /// A 2025-11-25 task-augmented `tools/call`: the task starts at once and the answer is
 /// `CreateTaskResult {task}`.
-async fn legacy_task(
+pub(super) async fn legacy_task(
     server: &Server,
     context: &RequestContext,
     tool: Arc<ToolDef>,

@@ -82,8 +82,7 @@ where
     let modern_header = headers::names_stateless_revision(headers);
     match envelope {
         Envelope::Request { id, method, .. } if modern_header && removed_in_stateless(&method) => {
-            let error = removed_method(&method, ProtocolVersion::LATEST).into_object();
-            reply::error(StatusCode::NOT_FOUND, Some(&id), error)
+            removed_method_reply(&id, &method)
         }
         Envelope::Request { id, method, params } => match ClientRequest::decode(&method, params) {
             Err(error) => {
@@ -138,14 +137,18 @@ async fn post_request(
 ) -> Response<McpBody> {
     let modern_header = headers::names_stateless_revision(headers);
     if modern_header && removed_in_stateless(request.method()) {
-        let error = removed_method(request.method(), ProtocolVersion::LATEST).into_object();
-        return reply::error(StatusCode::NOT_FOUND, Some(&id), error);
+        return removed_method_reply(&id, request.method());
     }
     if modern_header || is_stateless(&request) {
         modern(shared, headers, id, request, principal).await
     } else {
         legacy(shared, headers, id, request, principal).await
     }
+}
+
+/// 404 with -32601 for a session method 2026-07-28 removed, asked for under its header.
+fn removed_method_reply(id: &RequestId, method: &str) -> Response<McpBody> {
+    reply::error(StatusCode::NOT_FOUND, Some(id), removed_method(method, ProtocolVersion::LATEST).into_object())
 }
 
 /// A JSON-RPC batch, which only a 2025-03-26 session may send: its requests are answered in
