@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{Semaphore, broadcast, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc};
 use wharf_protocol::{
     ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, Incoming, NotificationMeta,
     ProtocolVersion, RequestId, ResourceUriParams, ServerCapabilities, ServerNotification, parse_batch,
@@ -196,7 +196,7 @@ async fn handle_line(
             Ok(items) => {
                 let items: Vec<Vec<u8>> = items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect();
                 // A batch counts as one request in flight.
-                let Ok(permit) = permits.clone().acquire_owned().await else { return };
+                let Some(permit) = permit(session, permits, answers).await else { return };
                 let (server, session) = (server.clone(), session.clone());
                 tokio::spawn(async move {
                     handle_batch(server, session, items).await;
@@ -265,9 +265,8 @@ async fn start_request(
             }
             // Nothing else registers ids of this connection, so the check above still holds.
             session.begin(&id, cancel);
-            // Waiting for a permit stops the read loop, which is the backpressure: the
-            // semaphore is never closed, so acquiring cannot fail.
-            let Ok(permit) = permits.clone().acquire_owned().await else { return };
+            // Waiting for a permit stops the read loop, which is the backpressure.
+            let Some(permit) = permit(session, permits, answers).await else { return };
             let task_session = session.clone();
             let task_id = id.clone();
             let task = tokio::spawn(async move {
@@ -279,6 +278,19 @@ async fn start_request(
             session.attach(&id, task.abort_handle());
         }
     }
+}
+
+/// A permit for one more request in flight (the semaphore is never closed, so this is always
+/// `Some`). When none is free, the answers gathered so far go out before waiting: the requests
+/// holding the permits may wait on a client that waits for those answers first.
+async fn permit(session: &Session, permits: &Arc<Semaphore>, answers: &mut Answers) -> Option<OwnedSemaphorePermit> {
+    if let Ok(permit) = permits.clone().try_acquire_owned() {
+        return Some(permit);
+    }
+    if answers.count > 0 {
+        send(session, answers.take()).await;
+    }
+    permits.clone().acquire_owned().await.ok()
 }
 
 /// Handles what a client sends besides requests: notifications, and answers to requests the

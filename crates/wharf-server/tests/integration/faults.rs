@@ -200,3 +200,33 @@ async fn an_unanswered_client_request_times_out() {
     assert_eq!(err.code.0, -32603);
     assert!(err.message.contains("in time"), "{}", err.message);
 }
+
+#[tokio::test]
+async fn answers_go_out_before_the_read_loop_waits_for_a_free_slot() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    // One request in flight at most: the first `slow` call takes the only slot, so the read
+    // loop waits at the second one. The `echo` answered in between must not wait with it: a
+    // client may hold back what the slow calls need until it has that answer.
+    let server = fixture::builder().max_in_flight(1).build().unwrap();
+    let (client, transport) = tokio::io::duplex(1 << 16);
+    let (server_side_read, server_side_write) = tokio::io::split(transport);
+    let serving = tokio::spawn(wharf_server::serve_connection(server, server_side_read, server_side_write));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let call = |id: u32, name: &str, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"_meta": meta, "name": name, "arguments": arguments}})
+            .to_string()
+    };
+    let lines = [call(1, "slow", json!({})), call(2, "echo", json!({"message": "here"})), call(3, "slow", json!({}))];
+    client_write.write_all(format!("{}\n", lines.join("\n")).as_bytes()).await.unwrap();
+    let mut answers = BufReader::new(client_read).lines();
+    let first = tokio::time::timeout(Duration::from_secs(3), answers.next_line())
+        .await
+        .expect("the echo answer came while both slow calls were still running")
+        .unwrap()
+        .unwrap();
+    let first: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(first["id"], 2);
+    assert_eq!(first["result"]["content"][0]["text"], "here");
+    serving.abort();
+}
