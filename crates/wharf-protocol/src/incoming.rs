@@ -50,51 +50,47 @@ fn one_pass(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
     // UTF-8 is checked once for the whole message, which is cheaper than string by string;
     // serde then reads the params as text it need not check again.
     let text = std::str::from_utf8(bytes).ok()?;
-    let mut scan = Scanner { text, bytes, at: 0 };
+    let mut scan = Scanner { text, at: 0 };
     scan.skip_space();
     scan.expect(b'{')?;
     let (mut version, mut id, mut method, mut request) = (false, None, None, None);
-    scan.skip_space();
-    if scan.peek()? != b'}' {
-        loop {
-            scan.skip_space();
-            let name = scan.plain_bytes()?;
-            scan.skip_space();
-            scan.expect(b':')?;
-            scan.skip_space();
-            match name {
-                b"jsonrpc" if !version => {
-                    version = true;
-                    if scan.plain_bytes()? != b"2.0" {
-                        return None;
-                    }
+    loop {
+        // `{}` ends here too: it has no name, and is no request.
+        scan.skip_space();
+        let name = scan.plain_bytes()?;
+        scan.skip_space();
+        scan.expect(b':')?;
+        scan.skip_space();
+        match name {
+            b"jsonrpc" if !version => {
+                version = true;
+                if scan.plain_bytes()? != b"2.0" {
+                    return None;
                 }
-                b"id" if id.is_none() => id = Some(scan.id()?),
-                b"method" if method.is_none() => method = Some(scan.plain_string()?),
-                b"params" if request.is_none() => {
-                    let method = method?;
-                    if !matches!(scan.peek()?, b'{' | b'[') {
-                        return None;
-                    }
-                    let (decoded, used) = ClientRequest::decode_leading(method, text.get(scan.at..)?)?;
-                    scan.at += used;
-                    request = Some(decoded);
+            }
+            b"id" if id.is_none() => id = Some(scan.id()?),
+            b"method" if method.is_none() => method = Some(scan.plain_string()?),
+            b"params" if request.is_none() => {
+                let method = method?;
+                if !matches!(scan.peek()?, b'{' | b'[') {
+                    return None;
                 }
-                b"jsonrpc" | b"id" | b"method" | b"params" | b"result" | b"error" => return None,
-                _ => scan.skip_value()?,
+                let (decoded, used) = ClientRequest::decode_leading(method, text.get(scan.at..)?)?;
+                scan.at += used;
+                request = Some(decoded);
             }
-            scan.skip_space();
-            match scan.next()? {
-                b',' => continue,
-                b'}' => break,
-                _ => return None,
-            }
+            b"jsonrpc" | b"id" | b"method" | b"params" | b"result" | b"error" => return None,
+            _ => scan.skip_value()?,
         }
-    } else {
-        scan.at += 1;
+        scan.skip_space();
+        match scan.next()? {
+            b',' => continue,
+            b'}' => break,
+            _ => return None,
+        }
     }
     scan.skip_space();
-    if scan.at != bytes.len() || !version {
+    if scan.at != text.len() || !version {
         return None;
     }
     let id = id?;
@@ -108,13 +104,16 @@ fn one_pass(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
 /// A cursor over one message, known to be UTF-8.
 struct Scanner<'a> {
     text: &'a str,
-    bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> Scanner<'a> {
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
     fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
+        self.bytes().get(self.at).copied()
     }
 
     fn next(&mut self) -> Option<u8> {
@@ -137,7 +136,7 @@ impl<'a> Scanner<'a> {
     fn plain_range(&mut self) -> Option<std::ops::Range<usize>> {
         self.expect(b'"')?;
         let start = self.at;
-        let rest = &self.bytes[start..];
+        let rest = &self.bytes()[start..];
         let end = rest.iter().position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
         if rest[end] != b'"' {
             return None;
@@ -149,7 +148,7 @@ impl<'a> Scanner<'a> {
     /// The bytes of a string without escapes or control characters, which are then its text.
     fn plain_bytes(&mut self) -> Option<&'a [u8]> {
         let range = self.plain_range()?;
-        Some(&self.bytes[range])
+        Some(&self.bytes()[range])
     }
 
     /// A string without escapes or control characters, which is then its own text.
@@ -173,7 +172,7 @@ impl<'a> Scanner<'a> {
             self.at += 1;
         }
         let count = self.at - digits;
-        if count == 0 || (count > 1 && self.bytes[digits] == b'0') {
+        if count == 0 || (count > 1 && self.bytes()[digits] == b'0') {
             return None;
         }
         // A fraction or exponent is not an integer id: the strict decoder says so.
