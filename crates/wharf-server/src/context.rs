@@ -536,12 +536,16 @@ pub(crate) fn encode_notification(notification: &ServerNotification) -> Vec<u8> 
 }
 
 pub(crate) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
-    // Serializing our own types into memory cannot fail: every map key is a string.
     // Most messages are a few hundred bytes; starting there spares the regrowths.
     let mut bytes = Vec::with_capacity(512);
-    serde_json::to_writer(&mut bytes, message)
-        .unwrap_or_else(|err| unreachable!("serializing a message failed: {err}"));
+    encode_into(&mut bytes, message);
     bytes
+}
+
+/// Appends `value`'s JSON to `bytes`.
+pub(crate) fn encode_into<T: Serialize + ?Sized>(bytes: &mut Vec<u8>, value: &T) {
+    // Serializing our own types into memory cannot fail: every map key is a string.
+    serde_json::to_writer(bytes, value).unwrap_or_else(|err| unreachable!("serializing a message failed: {err}"));
 }
 
 impl std::fmt::Debug for RequestContext {

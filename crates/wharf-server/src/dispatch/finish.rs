@@ -9,7 +9,7 @@ use wharf_protocol::{
     ProtocolVersion, ReadResourceResult, RequestId, ResultType,
 };
 
-use crate::context::RequestContext;
+use crate::context::{RequestContext, encode_into};
 use crate::error::RpcError;
 use crate::server::Server;
 use crate::task::record::TaskRecord;
@@ -114,17 +114,12 @@ pub(super) fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
     bytes.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     match id.as_number() {
         Some(number) => bytes.extend_from_slice(itoa::Buffer::new().format(number).as_bytes()),
-        None => write_json(&mut bytes, id),
+        None => encode_into(&mut bytes, id),
     }
     bytes.extend_from_slice(b",\"result\":");
-    write_json(&mut bytes, result);
+    encode_into(&mut bytes, result);
     bytes.push(b'}');
     bytes
-}
-
-fn write_json<T: Serialize + ?Sized>(bytes: &mut Vec<u8>, value: &T) {
-    // Serializing our own types into memory cannot fail: every map key is a string.
-    serde_json::to_writer(bytes, value).unwrap_or_else(|err| unreachable!("serializing a result failed: {err}"));
 }
 
 /// The members every 2026-07-28 result carries.
