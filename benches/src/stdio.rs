@@ -18,6 +18,30 @@ pub fn spawn(program: &str, args: &[&str]) -> Child {
         .unwrap_or_else(|err| panic!("cannot start {program}: {err}"))
 }
 
+/// The one line that `program` answers `request` with.
+pub fn answer_line(program: &str, args: &[&str], request: &str) -> String {
+    let mut child = spawn(program, args);
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{request}").unwrap();
+    drop(stdin);
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let _ = child.wait();
+    line
+}
+
+/// What the server `program` names itself in 2026-07-28 results: the JSON of the `serverInfo`
+/// in the `_meta` of its answer to `request` (one line), so that a baseline can write the same
+/// bytes.
+pub fn server_info(program: &str, args: &[&str], request: &str) -> String {
+    let line = answer_line(program, args, request);
+    let answer: serde_json::Value =
+        serde_json::from_str(&line).unwrap_or_else(|err| panic!("{program}: {err}: {line}"));
+    let info = &answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
+    assert!(info.is_object(), "{program} named no serverInfo in {line}");
+    info.to_string()
+}
+
 /// Sends `setup` lines and waits for one reply line each, then sends `count` requests made by
 /// `request(id)`, keeping at most `window` unanswered, and measures the answers. Request ids
 /// are the integers `1..=count`.
@@ -98,6 +122,38 @@ pub fn drive(
     }
     let elapsed = started.elapsed();
     let peak_rss_kib = peak_rss_kib(child.id());
+    let cpu = |path: String| -> f64 {
+        let s = std::fs::read_to_string(path).unwrap();
+        let f: Vec<&str> = s.rsplit(')').next().unwrap().split_whitespace().collect();
+        (f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap()) / 100.0
+    };
+    let io = std::fs::read_to_string(format!("/proc/{}/io", child.id()))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.starts_with("sysc"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut ctx = String::new();
+    for task in std::fs::read_dir(format!("/proc/{}/task", child.id())).unwrap() {
+        let st = std::fs::read_to_string(task.unwrap().path().join("status")).unwrap();
+        ctx += &st
+            .lines()
+            .filter(|l| l.contains("ctxt"))
+            .map(|l| l.split_whitespace().last().unwrap().to_string())
+            .collect::<Vec<_>>()
+            .join("/");
+        ctx += " ";
+    }
+    let ut = {
+        let s = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap();
+        let f: Vec<String> = s.rsplit(')').next().unwrap().split_whitespace().map(String::from).collect();
+        format!("user {} sys {}", f[11], f[12])
+    };
+    eprintln!(
+        "EXP {ut} server cpu {:.2}s wall {:.2}s {io} ctx {ctx}",
+        cpu(format!("/proc/{}/stat", child.id())),
+        elapsed.as_secs_f64()
+    );
     let stdin = writer.join().unwrap();
     drop(stdin);
     let _ = child.wait();

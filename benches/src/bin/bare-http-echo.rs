@@ -1,4 +1,5 @@
-//! The bare HTTP baseline, started as `bare-http-echo ADDRESS:PORT`: a hyper HTTP/1.1 server
+//! The bare HTTP baseline, started as `bare-http-echo ADDRESS:PORT [SERVER_INFO]` (the JSON
+//! object it names as `serverInfo` in 2026-07-28 results): a hyper HTTP/1.1 server
 //! on the same multi-threaded tokio runtime Wharf uses, that reads each POST body whole, parses
 //! it with serde_json and answers a hand-built echo result. No header checks, sessions, dispatch
 //! or validation: it is the floor that Wharf's HTTP overhead is measured against.
@@ -11,7 +12,7 @@ use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
-use wharf_bench::baseline::write_echo_answer;
+use wharf_bench::baseline::{DEFAULT_SERVER_INFO, write_echo_answer};
 
 /// A body sent in one piece.
 struct Whole(Option<Bytes>);
@@ -33,7 +34,7 @@ impl Body for Whole {
     }
 }
 
-async fn echo(request: Request<Incoming>) -> Result<Response<Whole>, Infallible> {
+async fn echo(request: Request<Incoming>, server_info: &str) -> Result<Response<Whole>, Infallible> {
     let mut body = std::pin::pin!(request.into_body());
     let mut bytes = Vec::new();
     while let Some(Ok(frame)) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
@@ -47,7 +48,7 @@ async fn echo(request: Request<Incoming>) -> Result<Response<Whole>, Infallible>
         }
     }
     let mut answer = Vec::with_capacity(128);
-    let answered = write_echo_answer(&bytes, &mut answer).unwrap_or(false);
+    let answered = write_echo_answer(&bytes, server_info, &mut answer).unwrap_or(false);
     let status = if answered { 200 } else { 400 };
     let response = Response::builder()
         .status(status)
@@ -60,6 +61,8 @@ async fn echo(request: Request<Incoming>) -> Result<Response<Whole>, Infallible>
 fn main() {
     let address: std::net::SocketAddr =
         std::env::args().nth(1).and_then(|address| address.parse().ok()).expect("usage: bare-http-echo ADDRESS:PORT");
+    let server_info: &'static str =
+        Box::leak(std::env::args().nth(2).unwrap_or_else(|| DEFAULT_SERVER_INFO.to_owned()).into_boxed_str());
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(address).await.expect("a listening socket");
@@ -67,8 +70,10 @@ fn main() {
             let Ok((stream, _)) = listener.accept().await else { continue };
             let _ = stream.set_nodelay(true);
             tokio::spawn(async move {
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), hyper::service::service_fn(echo));
+                let connection = hyper::server::conn::http1::Builder::new().serve_connection(
+                    hyper_util::rt::TokioIo::new(stream),
+                    hyper::service::service_fn(move |request| echo(request, server_info)),
+                );
                 let _ = connection.await;
             });
         }

@@ -5,20 +5,32 @@
 //! own keep-alive connection with one request outstanding, for modern stateless requests
 //! (2026-07-28) and for 2025-11-25 sessions (one session per client). It prints throughput,
 //! p50/p99 latency, the server's peak RSS and Wharf's throughput as a fraction of the bare
-//! server's, then what 1,000 idle 2025 sessions cost in resident memory. The baseline parses the
-//! modern request body, the larger of the two.
+//! server's, then what 1,000 idle 2025 sessions cost in resident memory. The baseline runs
+//! twice, with the request body of each era, and answers a 2026-07-28 request with the bytes
+//! `wharf serve` writes (`resultType`, and its `serverInfo` in `_meta`).
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use wharf_bench::http::{Connection, ServerProcess};
 use wharf_bench::measure::{Measurement, median, median_ratio, peak_rss_kib, report, rss_kib};
+use wharf_bench::stdio::server_info;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Mode {
-    Bare,
+    /// The bare server, sent the 2025 request body.
+    BareSession,
+    /// The bare server, sent the 2026-07-28 request body.
+    BareStateless,
     Session,
     Stateless,
+}
+
+impl Mode {
+    /// True when the requests are 2026-07-28 ones, with their longer body and answer.
+    fn stateless(self) -> bool {
+        matches!(self, Mode::BareStateless | Mode::Stateless)
+    }
 }
 
 const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
@@ -55,11 +67,12 @@ async fn client(address: SocketAddr, mode: Mode, count: usize, first_id: usize) 
     let mut connection = Connection::open(address).await.expect("connect");
     let session = match mode {
         Mode::Session => open_session(&mut connection).await,
-        Mode::Bare | Mode::Stateless => String::new(),
+        Mode::BareSession | Mode::BareStateless | Mode::Stateless => String::new(),
     };
     let headers: Vec<(&str, &str)> = match mode {
         Mode::Session => vec![ACCEPT, JSON, ("Mcp-Session-Id", &session), ("MCP-Protocol-Version", "2025-11-25")],
-        Mode::Bare | Mode::Stateless => vec![
+        Mode::BareSession => vec![ACCEPT, JSON],
+        Mode::BareStateless | Mode::Stateless => vec![
             ACCEPT,
             JSON,
             ("MCP-Protocol-Version", "2026-07-28"),
@@ -69,10 +82,7 @@ async fn client(address: SocketAddr, mode: Mode, count: usize, first_id: usize) 
     };
     let mut latencies = Vec::with_capacity(count);
     for id in first_id..first_id + count {
-        let body = match mode {
-            Mode::Session => session_body(id),
-            Mode::Bare | Mode::Stateless => stateless_body(id),
-        };
+        let body = if mode.stateless() { stateless_body(id) } else { session_body(id) };
         let sent = Instant::now();
         let response = connection.post("/mcp", &headers, body.as_bytes()).await.expect("a response");
         latencies.push(sent.elapsed());
@@ -161,6 +171,7 @@ fn main() {
     let bare = format!("{target}/bare-http-echo");
     let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(40_000);
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
+    let info = server_info(&wharf, &["serve"], &stateless_body(1));
     // The load generator runs on one thread, so the servers keep the rest of the machine.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
 
@@ -182,16 +193,21 @@ fn main() {
 
     for clients in [1usize, 16, 64] {
         let n = if clients == 1 { count / 4 } else { count };
-        let (mut baseline, mut session, mut stateless) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut bare_session, mut session) = (Vec::new(), Vec::new());
+        let (mut bare_stateless, mut stateless) = (Vec::new(), Vec::new());
+        let wharf_args = ["serve", "--http", "{addr}"];
         for _ in 0..rounds {
-            baseline.push(run(&runtime, &bare, &["{addr}"], Mode::Bare, clients, n));
-            session.push(run(&runtime, &wharf, &["serve", "--http", "{addr}"], Mode::Session, clients, n));
-            stateless.push(run(&runtime, &wharf, &["serve", "--http", "{addr}"], Mode::Stateless, clients, n));
+            bare_session.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareSession, clients, n));
+            session.push(run(&runtime, &wharf, &wharf_args, Mode::Session, clients, n));
+            bare_stateless.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareStateless, clients, n));
+            stateless.push(run(&runtime, &wharf, &wharf_args, Mode::Stateless, clients, n));
         }
         let concurrency = format!("{clients} clients");
-        let (session_ratio, stateless_ratio) = (median_ratio(&session, &baseline), median_ratio(&stateless, &baseline));
-        report("bare hyper echo", &concurrency, &median(baseline), 1.0);
+        let session_ratio = median_ratio(&session, &bare_session);
+        let stateless_ratio = median_ratio(&stateless, &bare_stateless);
+        report("bare hyper echo (2025 body)", &concurrency, &median(bare_session), 1.0);
         report("wharf --http (2025 session)", &concurrency, &median(session), session_ratio);
+        report("bare hyper echo (2026 body)", &concurrency, &median(bare_stateless), 1.0);
         report("wharf --http (2026 stateless)", &concurrency, &median(stateless), stateless_ratio);
     }
 
