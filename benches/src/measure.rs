@@ -13,6 +13,10 @@ pub struct Measurement {
     pub p99: Duration,
     /// The server's peak resident memory, in KiB.
     pub peak_rss_kib: u64,
+    /// The server's processor time (user and system) per request, when known: unlike
+    /// throughput, it hardly depends on how the load generator and the server share the cores.
+    pub server_cpu_per_request: Option<Duration>,
+    count: usize,
 }
 
 impl Measurement {
@@ -25,7 +29,16 @@ impl Measurement {
             p50: latencies[latencies.len() / 2],
             p99: latencies[latencies.len() * 99 / 100],
             peak_rss_kib,
+            server_cpu_per_request: None,
+            count,
         }
+    }
+
+    /// Adds the server's processor time for the whole run (start-up included, which is small
+    /// next to a run's work).
+    pub fn with_server_cpu(mut self, cpu: Option<Duration>) -> Measurement {
+        self.server_cpu_per_request = cpu.map(|cpu| cpu / u32::try_from(self.count).unwrap_or(u32::MAX));
+        self
     }
 }
 
@@ -39,8 +52,12 @@ pub fn median(mut runs: Vec<Measurement>) -> Measurement {
 /// Prints one line of a report: `measured` (the median run of its configuration) and `ratio`, its
 /// throughput as a fraction of the baseline's.
 pub fn report(label: &str, concurrency: &str, measured: &Measurement, ratio: f64) {
+    let cpu = measured
+        .server_cpu_per_request
+        .map_or_else(|| "    -".to_owned(), |cpu| format!("{:>5.2}", cpu.as_secs_f64() * 1e6));
     println!(
-        "{label:<30} {concurrency:<14} {:>9.0} req/s  p50 {:>7.1} µs  p99 {:>7.1} µs  peak RSS {:>6} KiB  ratio {:>5.2}",
+        "{label:<30} {concurrency:<14} {:>9.0} req/s  p50 {:>7.1} µs  p99 {:>7.1} µs  peak RSS {:>6} KiB  \
+         server CPU {cpu} µs/req  ratio {:>5.2}",
         measured.throughput,
         measured.p50.as_secs_f64() * 1e6,
         measured.p99.as_secs_f64() * 1e6,
@@ -62,6 +79,17 @@ pub fn median_ratio(runs: &[Measurement], baselines: &[Measurement]) -> f64 {
 /// `VmHWM` (peak resident memory) of a process, in KiB (0 where `/proc` is not available).
 pub fn peak_rss_kib(pid: u32) -> u64 {
     proc_status_kib(pid, "VmHWM:")
+}
+
+/// The processor time (user and system) a process has used so far, from `/proc/PID/stat`
+/// (`None` where it cannot be read). Linux counts it in ticks of 1/100 s.
+pub fn cpu_time(pid: u32) -> Option<Duration> {
+    const TICKS_PER_SECOND: u64 = 100;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name, in parentheses, may hold spaces; the fields after it are plain.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 1000 / TICKS_PER_SECOND))
 }
 
 /// `VmRSS` (resident memory now) of a process, in KiB (0 where `/proc` is not available).

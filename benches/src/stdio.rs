@@ -5,7 +5,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
-use crate::measure::{Measurement, peak_rss_kib};
+use crate::measure::{Measurement, cpu_time, peak_rss_kib};
 
 /// Starts `program` with `args`, speaking on its stdin and stdout.
 pub fn spawn(program: &str, args: &[&str]) -> Child {
@@ -121,41 +121,9 @@ pub fn drive(
         ready.notify_one();
     }
     let elapsed = started.elapsed();
-    let peak_rss_kib = peak_rss_kib(child.id());
-    let cpu = |path: String| -> f64 {
-        let s = std::fs::read_to_string(path).unwrap();
-        let f: Vec<&str> = s.rsplit(')').next().unwrap().split_whitespace().collect();
-        (f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap()) / 100.0
-    };
-    let io = std::fs::read_to_string(format!("/proc/{}/io", child.id()))
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| l.starts_with("sysc"))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut ctx = String::new();
-    for task in std::fs::read_dir(format!("/proc/{}/task", child.id())).unwrap() {
-        let st = std::fs::read_to_string(task.unwrap().path().join("status")).unwrap();
-        ctx += &st
-            .lines()
-            .filter(|l| l.contains("ctxt"))
-            .map(|l| l.split_whitespace().last().unwrap().to_string())
-            .collect::<Vec<_>>()
-            .join("/");
-        ctx += " ";
-    }
-    let ut = {
-        let s = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).unwrap();
-        let f: Vec<String> = s.rsplit(')').next().unwrap().split_whitespace().map(String::from).collect();
-        format!("user {} sys {}", f[11], f[12])
-    };
-    eprintln!(
-        "EXP {ut} server cpu {:.2}s wall {:.2}s {io} ctx {ctx}",
-        cpu(format!("/proc/{}/stat", child.id())),
-        elapsed.as_secs_f64()
-    );
+    let (peak_rss_kib, cpu) = (peak_rss_kib(child.id()), cpu_time(child.id()));
     let stdin = writer.join().unwrap();
     drop(stdin);
     let _ = child.wait();
-    Measurement::new(count, elapsed, latencies, peak_rss_kib)
+    Measurement::new(count, elapsed, latencies, peak_rss_kib).with_server_cpu(cpu)
 }

@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use wharf_bench::http::{Connection, ServerProcess};
-use wharf_bench::measure::{Measurement, median, median_ratio, peak_rss_kib, report, rss_kib};
+use wharf_bench::measure::{Measurement, cpu_time, median, median_ratio, peak_rss_kib, report, rss_kib};
 use wharf_bench::stdio::server_info;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -138,6 +138,7 @@ fn run(
     let server = ServerProcess::start(program, args);
     let (elapsed, latencies) = load(runtime, server.address, mode, clients, count);
     Measurement::new(latencies.len(), elapsed, latencies, peak_rss_kib(server.pid()))
+        .with_server_cpu(cpu_time(server.pid()))
 }
 
 /// Resident memory that `sessions` idle 2025-11-25 sessions add to `wharf serve --http`, in
