@@ -61,6 +61,8 @@ async fn echo(request: Request<Incoming>, server_info: &str) -> Result<Response<
 fn main() {
     let address: std::net::SocketAddr =
         std::env::args().nth(1).and_then(|address| address.parse().ok()).expect("usage: bare-http-echo ADDRESS:PORT");
+    // Every connection's service needs the string for as long as the process runs; leaked once,
+    // it is shared without a copy or a reference count.
     let server_info: &'static str =
         Box::leak(std::env::args().nth(2).unwrap_or_else(|| DEFAULT_SERVER_INFO.to_owned()).into_boxed_str());
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
