@@ -16,12 +16,19 @@ pub struct Measurement {
     /// The server's processor time (user and system) per request, when known: unlike
     /// throughput, it hardly depends on how the load generator and the server share the cores.
     pub server_cpu_per_request: Option<Duration>,
-    count: usize,
 }
 
 impl Measurement {
-    /// Summarizes `count` requests answered in `elapsed`, with one latency per request.
-    pub fn new(count: usize, elapsed: Duration, mut latencies: Vec<Duration>, peak_rss_kib: u64) -> Measurement {
+    /// Summarizes `count` requests answered in `elapsed`, with one latency per request, and the
+    /// server's processor time for the whole run when known (start-up included, which is small
+    /// next to a run's work).
+    pub fn new(
+        count: usize,
+        elapsed: Duration,
+        mut latencies: Vec<Duration>,
+        peak_rss_kib: u64,
+        server_cpu: Option<Duration>,
+    ) -> Measurement {
         assert!(!latencies.is_empty(), "a run without answers measured nothing");
         latencies.sort_unstable();
         Measurement {
@@ -29,16 +36,8 @@ impl Measurement {
             p50: latencies[latencies.len() / 2],
             p99: latencies[latencies.len() * 99 / 100],
             peak_rss_kib,
-            server_cpu_per_request: None,
-            count,
+            server_cpu_per_request: server_cpu.map(|cpu| cpu / u32::try_from(count).unwrap_or(u32::MAX)),
         }
-    }
-
-    /// Adds the server's processor time for the whole run (start-up included, which is small
-    /// next to a run's work).
-    pub fn with_server_cpu(mut self, cpu: Option<Duration>) -> Measurement {
-        self.server_cpu_per_request = cpu.map(|cpu| cpu / u32::try_from(self.count).unwrap_or(u32::MAX));
-        self
     }
 }
 
@@ -74,6 +73,33 @@ pub fn median_ratio(runs: &[Measurement], baselines: &[Measurement]) -> f64 {
     let mut ratios: Vec<f64> = runs.iter().zip(baselines).map(|(run, base)| run.throughput / base.throughput).collect();
     ratios.sort_by(f64::total_cmp);
     ratios[ratios.len() / 2]
+}
+
+/// The runs of one configuration in both eras, each era's server beside a baseline fed that
+/// era's requests, round by round.
+#[derive(Debug, Default)]
+pub struct EraRuns {
+    /// The baseline, with 2025 requests.
+    pub bare_session: Vec<Measurement>,
+    /// Wharf in a 2025 session.
+    pub session: Vec<Measurement>,
+    /// The baseline, with 2026-07-28 requests.
+    pub bare_stateless: Vec<Measurement>,
+    /// Wharf serving 2026-07-28 requests.
+    pub stateless: Vec<Measurement>,
+}
+
+impl EraRuns {
+    /// Prints four lines: each era's baseline, labelled `bare` and `what` its requests are
+    /// ("lines", "body"), then Wharf, labelled `wharf`, with its ratio to that baseline.
+    pub fn report(self, bare: &str, what: &str, wharf: &str, concurrency: &str) {
+        let session_ratio = median_ratio(&self.session, &self.bare_session);
+        let stateless_ratio = median_ratio(&self.stateless, &self.bare_stateless);
+        report(&format!("{bare} (2025 {what})"), concurrency, &median(self.bare_session), 1.0);
+        report(&format!("{wharf} (2025 session)"), concurrency, &median(self.session), session_ratio);
+        report(&format!("{bare} (2026 {what})"), concurrency, &median(self.bare_stateless), 1.0);
+        report(&format!("{wharf} (2026 stateless)"), concurrency, &median(self.stateless), stateless_ratio);
+    }
 }
 
 /// `VmHWM` (peak resident memory) of a process, in KiB (0 where `/proc` is not available).

@@ -30,15 +30,13 @@ pub fn answer_line(program: &str, args: &[&str], request: &str) -> String {
     line
 }
 
-/// What the server `program` names itself in 2026-07-28 results: the JSON of the `serverInfo`
-/// in the `_meta` of its answer to `request` (one line), so that a baseline can write the same
-/// bytes.
-pub fn server_info(program: &str, args: &[&str], request: &str) -> String {
-    let line = answer_line(program, args, request);
-    let answer: serde_json::Value =
-        serde_json::from_str(&line).unwrap_or_else(|err| panic!("{program}: {err}: {line}"));
-    let info = &answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
-    assert!(info.is_object(), "{program} named no serverInfo in {line}");
+/// The JSON of the `serverInfo` in the result `_meta` of `answer`, a 2026-07-28 answer line, so
+/// that a baseline can write the same bytes.
+pub fn server_info(answer: &str) -> String {
+    let value: serde_json::Value =
+        serde_json::from_str(answer).unwrap_or_else(|err| panic!("not a JSON answer: {err}: {answer}"));
+    let info = &value["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
+    assert!(info.is_object(), "no serverInfo in {answer}");
     info.to_string()
 }
 
@@ -125,5 +123,5 @@ pub fn drive(
     let stdin = writer.join().unwrap();
     drop(stdin);
     let _ = child.wait();
-    Measurement::new(count, elapsed, latencies, peak_rss_kib).with_server_cpu(cpu)
+    Measurement::new(count, elapsed, latencies, peak_rss_kib, cpu)
 }

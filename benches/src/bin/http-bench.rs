@@ -13,8 +13,8 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use wharf_bench::http::{Connection, ServerProcess};
-use wharf_bench::measure::{Measurement, cpu_time, median, median_ratio, peak_rss_kib, report, rss_kib};
-use wharf_bench::stdio::server_info;
+use wharf_bench::measure::{EraRuns, Measurement, cpu_time, peak_rss_kib, report, rss_kib};
+use wharf_bench::stdio::{answer_line, server_info};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Mode {
@@ -137,8 +137,7 @@ fn run(
 ) -> Measurement {
     let server = ServerProcess::start(program, args);
     let (elapsed, latencies) = load(runtime, server.address, mode, clients, count);
-    Measurement::new(latencies.len(), elapsed, latencies, peak_rss_kib(server.pid()))
-        .with_server_cpu(cpu_time(server.pid()))
+    Measurement::new(latencies.len(), elapsed, latencies, peak_rss_kib(server.pid()), cpu_time(server.pid()))
 }
 
 /// Resident memory that `sessions` idle 2025-11-25 sessions add to `wharf serve --http`, in
@@ -172,7 +171,7 @@ fn main() {
     let bare = format!("{target}/bare-http-echo");
     let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(40_000);
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
-    let info = server_info(&wharf, &["serve"], &stateless_body(1));
+    let info = server_info(&answer_line(&wharf, &["serve"], &stateless_body(1)));
     // The load generator runs on one thread, so the servers keep the rest of the machine.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
 
@@ -187,29 +186,22 @@ fn main() {
         let (clients, requests) =
             (clients.parse().expect("a client count"), requests.parse().expect("a request count"));
         let (elapsed, latencies) = load(&runtime, address, mode, clients, requests);
-        let measured = Measurement::new(latencies.len(), elapsed, latencies, 0);
+        let measured = Measurement::new(latencies.len(), elapsed, latencies, 0, None);
         report(&format!("{mode:?} against {address}"), &format!("{clients} clients"), &measured, 1.0);
         return;
     }
 
     for clients in [1usize, 16, 64] {
         let n = if clients == 1 { count / 4 } else { count };
-        let (mut bare_session, mut session) = (Vec::new(), Vec::new());
-        let (mut bare_stateless, mut stateless) = (Vec::new(), Vec::new());
+        let mut runs = EraRuns::default();
         let wharf_args = ["serve", "--http", "{addr}"];
         for _ in 0..rounds {
-            bare_session.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareSession, clients, n));
-            session.push(run(&runtime, &wharf, &wharf_args, Mode::Session, clients, n));
-            bare_stateless.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareStateless, clients, n));
-            stateless.push(run(&runtime, &wharf, &wharf_args, Mode::Stateless, clients, n));
+            runs.bare_session.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareSession, clients, n));
+            runs.session.push(run(&runtime, &wharf, &wharf_args, Mode::Session, clients, n));
+            runs.bare_stateless.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareStateless, clients, n));
+            runs.stateless.push(run(&runtime, &wharf, &wharf_args, Mode::Stateless, clients, n));
         }
-        let concurrency = format!("{clients} clients");
-        let session_ratio = median_ratio(&session, &bare_session);
-        let stateless_ratio = median_ratio(&stateless, &bare_stateless);
-        report("bare hyper echo (2025 body)", &concurrency, &median(bare_session), 1.0);
-        report("wharf --http (2025 session)", &concurrency, &median(session), session_ratio);
-        report("bare hyper echo (2026 body)", &concurrency, &median(bare_stateless), 1.0);
-        report("wharf --http (2026 stateless)", &concurrency, &median(stateless), stateless_ratio);
+        runs.report("bare hyper echo", "body", "wharf --http", &format!("{clients} clients"));
     }
 
     let sessions = 1_000;

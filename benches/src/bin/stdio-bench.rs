@@ -10,7 +10,7 @@
 //! ratio is the median of each round's ratio, because one run on a shared two-core machine
 //! varies by tens of percent.
 
-use wharf_bench::measure::{median, median_ratio, report};
+use wharf_bench::measure::{EraRuns, median_ratio};
 use wharf_bench::stdio::{answer_line, drive, server_info, spawn};
 
 fn session_setup() -> Vec<String> {
@@ -39,31 +39,26 @@ fn main() {
     let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(100_000);
 
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
-    let info = server_info(&wharf, &["serve"], &stateless_request(1));
     // The baseline is to write what Wharf writes; a session answer needs an initialized
     // session, so the stateless answers are the ones compared.
     let request = stateless_request(1);
-    let (theirs, ours) = (answer_line(&bare, &[&info], &request), answer_line(&wharf, &["serve"], &request));
+    let ours = answer_line(&wharf, &["serve"], &request);
+    let info = server_info(&ours);
+    let theirs = answer_line(&bare, &[&info], &request);
     assert_eq!(theirs.len(), ours.len(), "the baseline's answer is not the size of Wharf's:\n{theirs}{ours}");
 
     for window in [1usize, 32] {
         let n = if window == 1 { count / 5 } else { count };
-        let (mut bare_session, mut session) = (Vec::new(), Vec::new());
-        let (mut bare_stateless, mut stateless) = (Vec::new(), Vec::new());
+        let mut runs = EraRuns::default();
         for _ in 0..rounds {
-            bare_session.push(drive(spawn(&bare, &[&info]), &[], n, window, session_request));
-            session.push(drive(spawn(&wharf, &["serve"]), &session_setup(), n, window, session_request));
-            bare_stateless.push(drive(spawn(&bare, &[&info]), &[], n, window, stateless_request));
-            stateless.push(drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request));
+            runs.bare_session.push(drive(spawn(&bare, &[&info]), &[], n, window, session_request));
+            runs.session.push(drive(spawn(&wharf, &["serve"]), &session_setup(), n, window, session_request));
+            runs.bare_stateless.push(drive(spawn(&bare, &[&info]), &[], n, window, stateless_request));
+            runs.stateless.push(drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request));
         }
         let in_flight = format!("{window} in flight");
-        let session_ratio = median_ratio(&session, &bare_session);
-        let stateless_ratio = median_ratio(&stateless, &bare_stateless);
-        let longer_lines = median_ratio(&bare_stateless, &bare_session);
-        report("bare serde loop (2025 lines)", &in_flight, &median(bare_session), 1.0);
-        report("wharf serve (2025 session)", &in_flight, &median(session), session_ratio);
-        report("bare serde loop (2026 lines)", &in_flight, &median(bare_stateless), 1.0);
-        report("wharf serve (2026 stateless)", &in_flight, &median(stateless), stateless_ratio);
+        let longer_lines = median_ratio(&runs.bare_stateless, &runs.bare_session);
+        runs.report("bare serde loop", "lines", "wharf serve", &in_flight);
         println!("{in_flight}: the bare loop answers 2026 lines at {longer_lines:.2} of its 2025 throughput");
     }
 }

