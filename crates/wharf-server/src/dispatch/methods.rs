@@ -9,6 +9,7 @@ use wharf_protocol::{
     ListToolsResult, PaginatedParams, ProtocolVersion, ReadResourceParams, ReadResourceResult,
 };
 
+use super::require;
 use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
 use crate::context::RequestContext;
 use crate::error::RpcError;
@@ -90,9 +91,12 @@ pub(super) fn list_templates(
     Ok(ListResourceTemplatesResult { resource_templates, next_cursor, ..ListResourceTemplatesResult::default() })
 }
 
-/// The registered, enabled tool a call names.
+/// The registered, enabled tool a call names: `-32601` when the server offers no tools at all,
+/// `-32602` when it has no such tool. One look at the registry answers both.
 pub(super) fn find_tool(server: &Server, name: &str) -> Result<Arc<ToolDef>, RpcError> {
-    server.registry().tool(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
+    let registry = server.registry();
+    require(registry.has_tools(), "tools", "tools/call")?;
+    registry.tool(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
 }
 
 /// Calls `tool` (found by [`find_tool`]) with the call's arguments.

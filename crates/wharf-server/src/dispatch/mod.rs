@@ -25,6 +25,7 @@ use crate::error::RpcError;
 use crate::input::InputRound;
 use crate::listen::listen;
 use crate::principal::Principal;
+use crate::registry::Registry;
 use crate::server::Server;
 use crate::session::{Negotiated, Outbound, Session};
 use crate::tool::ToolDef;
@@ -275,9 +276,12 @@ async fn serve(
     found_tool: Option<Arc<ToolDef>>,
 ) -> Result<Vec<u8>, RpcError> {
     let version = context.protocol_version();
-    let (tools, prompts, resources, completions) = {
-        let registry = server.registry();
-        (registry.has_tools(), registry.has_prompts(), registry.has_resources(), registry.has_completions())
+    // Each method checks only the capability it needs: working out all of them (completions
+    // walk every prompt and template) cost every `tools/call` as much as its tool lookup.
+    let request_method = request.method();
+    let offers = |kind: fn(&Registry) -> bool, capability: &str| {
+        let present = kind(&server.registry());
+        require(present, capability, request_method)
     };
     let out = Finisher { server, id, version };
     match *request {
@@ -292,11 +296,11 @@ async fn serve(
             }))
         }
         ClientRequest::ListTools(params) => {
-            require(tools, "tools", "tools/list")?;
+            offers(Registry::has_tools, "tools")?;
             Ok(out.cacheable(list_tools(server, version, &params)?))
         }
         ClientRequest::CallTool(params) => {
-            require(tools, "tools", "tools/call")?;
+            // A tool found already means there are tools.
             let tool = match found_tool {
                 Some(tool) => tool,
                 None => find_tool(server, &params.name)?,
@@ -320,24 +324,24 @@ async fn serve(
             Box::pin(tasks::serve_task_method(server, context, request, &out)).await
         }
         ClientRequest::ListPrompts(params) => {
-            require(prompts, "prompts", "prompts/list")?;
+            offers(Registry::has_prompts, "prompts")?;
             Ok(out.cacheable(list_prompts(server, version, &params)?))
         }
         ClientRequest::GetPrompt(params) => {
-            require(prompts, "prompts", "prompts/get")?;
+            offers(Registry::has_prompts, "prompts")?;
             let outcome = get_prompt(server, context, params).await;
             out.complete_or_input(context, outcome)
         }
         ClientRequest::ListResources(params) => {
-            require(resources, "resources", "resources/list")?;
+            offers(Registry::has_resources, "resources")?;
             Ok(out.cacheable(list_resources(server, version, &params)?))
         }
         ClientRequest::ListResourceTemplates(params) => {
-            require(resources, "resources", "resources/templates/list")?;
+            offers(Registry::has_resources, "resources")?;
             Ok(out.cacheable(list_templates(server, version, &params)?))
         }
         ClientRequest::ReadResource(params) => {
-            require(resources, "resources", "resources/read")?;
+            offers(Registry::has_resources, "resources")?;
             let outcome = read_resource(server, context, params).await;
             if let Some(required) = context.input_required()? {
                 return Ok(out.input_required(&required));
@@ -345,7 +349,7 @@ async fn serve(
             Ok(out.cacheable(outcome?))
         }
         ClientRequest::Complete(params) => {
-            require(completions, "completions", "completion/complete")?;
+            offers(Registry::has_completions, "completions")?;
             Ok(out.complete(complete(server, context, params).await?))
         }
         ClientRequest::Listen(params) => Ok(out.complete(Box::pin(listen(server, context, id, *params)).await)),

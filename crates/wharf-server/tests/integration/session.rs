@@ -57,6 +57,21 @@ async fn capabilities_follow_from_what_is_registered() {
     assert_eq!(serde_json::to_value(&init.capabilities).unwrap(), json!({"logging": {}}));
     let err = client.list_tools().await.unwrap_err();
     assert_eq!(err.code.0, -32601, "{err:?}");
+    // Every method of a capability not offered is refused the same way, `tools/call` (which
+    // checks while it looks the tool up) included.
+    for (method, params) in [
+        ("tools/call", json!({"name": "echo", "arguments": {}})),
+        ("prompts/get", json!({"name": "greet"})),
+        ("resources/read", json!({"uri": "config://app"})),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "a", "value": ""}}),
+        ),
+    ] {
+        let err = client.request(method, params).await.unwrap_err();
+        assert_eq!(err.code.0, -32601, "{method}: {err:?}");
+        assert!(err.message.contains("capability"), "{method}: {}", err.message);
+    }
 }
 
 #[tokio::test]
