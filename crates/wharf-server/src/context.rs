@@ -47,8 +47,9 @@ struct Inner {
     cancel: Cancellation,
     stream: Option<Arc<StreamControl>>,
     principal: Option<Principal>,
-    /// Set on 2026-07-28 requests that may answer `InputRequiredResult`.
-    input: Option<InputRound>,
+    /// Set on 2026-07-28 requests that may answer `InputRequiredResult`. Boxed: a round is
+    /// larger than all the rest of the context, and most requests have none.
+    input: Option<Box<InputRound>>,
     /// Set once the request became a task: input then waits for `tasks/update`.
     task: OnceLock<Arc<Running>>,
     /// Set once a 2025-11-25 request became a task: its response has been sent, so what the
@@ -67,7 +68,7 @@ pub(crate) struct ContextParts {
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) delivery: Delivery,
-    pub(crate) input: Option<InputRound>,
+    pub(crate) input: Option<Box<InputRound>>,
 }
 
 /// Lets a handler end its request's HTTP response stream before the response, so that the
