@@ -30,6 +30,7 @@ pub use jsonrpc::{
     parse_batch,
 };
 pub use messages::{ClientNotification, ClientRequest, ParamsError, ServerNotification, ServerRequest};
+pub use types::arguments::ToolArguments;
 pub use types::capabilities::{
     ClientCapabilities, ElicitationCapability, ListChangedCapability, ResourcesCapability, RootsCapability,
     SamplingCapability, ServerCapabilities,

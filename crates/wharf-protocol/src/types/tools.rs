@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::types::arguments::ToolArguments;
 use crate::types::common::{CacheScope, Icon, JsonObject, RequestMeta, ResultType};
 use crate::types::content::ContentBlock;
 
@@ -94,7 +95,7 @@ pub struct CallToolParams {
     pub name: String,
     /// The arguments, checked against the tool's `inputSchema`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<JsonObject>,
+    pub arguments: Option<ToolArguments>,
     /// Answers to a previous `InputRequiredResult` (2026-07-28).
     #[serde(rename = "inputResponses", default, skip_serializing_if = "Option::is_none")]
     pub input_responses: Option<JsonObject>,

@@ -118,10 +118,10 @@ pub(super) async fn call_tool(
         Ok(schema) => schema,
         Err(message) => return Err(RpcError::internal(message.clone())),
     };
-    let mut arguments = params.arguments.unwrap_or_default();
-    if let Err(message) = schema.prepare(&mut arguments) {
-        return invalid_arguments(message);
-    }
+    let arguments = match schema.check(params.arguments) {
+        Ok(arguments) => arguments,
+        Err(message) => return invalid_arguments(message),
+    };
     let call = ToolCall { name: tool.shared_name.clone(), arguments: Some(arguments), context: context.clone() };
     let result = match tool.handler.call(call).await {
         Ok(result) => result,

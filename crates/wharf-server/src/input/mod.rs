@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wharf_protocol::{
     ClientRequest, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams, InputRequest,
-    InputRequiredResult, JsonObject, ListRootsResult, ResultType,
+    InputRequiredResult, JsonObject, ListRootsResult, ResultType, ToolArguments,
 };
 
 use crate::context::RequestContext;
@@ -141,7 +141,10 @@ impl InputRound {
             }
             ClientRequest::CallTool(params) => (
                 "tools/call",
-                vec![Value::from(params.name.as_str()), digest::object(params.arguments.as_ref())],
+                vec![
+                    Value::from(params.name.as_str()),
+                    digest::object(params.arguments.as_ref().map(ToolArguments::to_object).as_ref()),
+                ],
                 params.request_state.take(),
                 params.input_responses.take(),
             ),

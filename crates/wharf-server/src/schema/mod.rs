@@ -1,14 +1,20 @@
 //! JSON Schemas of tool arguments: derived from Rust types, compiled once at registration,
 //! and used before every call to fill in defaults and reject invalid arguments.
+//!
+//! `shape.rs` checks the arguments of plain schemas straight from the client's text; the
+//! compiled validator here decides everything else, and words every error.
+
+mod shape;
 
 use std::fmt::Write as _;
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
-use wharf_protocol::JsonObject;
+use wharf_protocol::{JsonObject, ToolArguments};
 
 use crate::error::Error;
+use crate::schema::shape::Shape;
 
 /// Generates the JSON Schema (draft 2020-12) of `T`, inlining nothing: nested types live in
 /// `$defs` and are referenced with `$ref`.
@@ -61,6 +67,18 @@ pub(crate) struct ArgumentSchema {
     /// False when no property anywhere in the schema has a `default`, so that there is
     /// nothing to fill in before a call.
     has_defaults: bool,
+    /// The schema as a plain shape, when it is one (and has no defaults to fill in): calls
+    /// whose arguments fit it are accepted without building JSON values.
+    shape: Option<Shape>,
+}
+
+/// A call's arguments, checked against the tool's schema.
+#[derive(Debug)]
+pub(crate) enum CheckedArguments {
+    /// The client's text, accepted as it is: the handler reads its type straight from it.
+    Text(ToolArguments),
+    /// The arguments as JSON values, with the schema's defaults filled in.
+    Object(JsonObject),
 }
 
 impl std::fmt::Debug for ArgumentSchema {
@@ -92,7 +110,22 @@ impl ArgumentSchema {
             .build(&Value::Object(schema.clone()))
             .map_err(|err| Error::registration(format!("{owner}: the argument schema is not valid: {err}")))?;
         let has_defaults = mentions_default(&schema);
-        Ok(ArgumentSchema { schema, validator, has_defaults })
+        let shape = if has_defaults { None } else { Shape::of(&schema) };
+        Ok(ArgumentSchema { schema, validator, has_defaults, shape })
+    }
+
+    /// Checks a call's arguments: straight from the client's text when the schema is a plain
+    /// shape and the text fits it, otherwise as JSON values through [`Self::prepare`], which
+    /// fills in defaults and words the error.
+    pub(crate) fn check(&self, arguments: Option<ToolArguments>) -> Result<CheckedArguments, String> {
+        match (&self.shape, arguments) {
+            (Some(shape), Some(text)) if shape.accepts(text.as_str()) => Ok(CheckedArguments::Text(text)),
+            (_, arguments) => {
+                let mut object = arguments.map(|text| text.to_object()).unwrap_or_default();
+                self.prepare(&mut object)?;
+                Ok(CheckedArguments::Object(object))
+            }
+        }
     }
 
     /// The schema as advertised in `inputSchema`.
@@ -251,6 +284,46 @@ mod tests {
         assert_eq!(schema["properties"]["small"], serde_json::json!({"type": "integer", "minimum": 0, "maximum": 255}));
         assert_eq!(schema["properties"]["ratio"], serde_json::json!({"type": "number"}));
         assert_eq!(schema["properties"]["email"]["format"], "email");
+    }
+
+    #[test]
+    fn derived_argument_types_take_the_fast_way_and_the_rest_the_full_validator() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        #[serde(rename_all = "lowercase")]
+        enum Operation {
+            Add,
+            Divide,
+        }
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Calculation {
+            operation: Operation,
+            a: f64,
+            b: f64,
+            precision: Option<u32>,
+            note: Option<String>,
+        }
+        let schema = ArgumentSchema::compile("tool `calc`", schema_for::<Calculation>()).unwrap();
+        assert!(schema.shape.is_some(), "{:?}", schema.schema);
+        let text = |text: &str| Some(serde_json::from_str::<ToolArguments>(text).unwrap());
+
+        let fast = schema.check(text(r#"{"operation": "add", "a": 1, "b": 2.5, "precision": 3}"#)).unwrap();
+        assert!(matches!(fast, CheckedArguments::Text(_)), "{fast:?}");
+        // Arguments the shape cannot vouch for get the full validator's verdict and wording.
+        let twice = schema.check(text(r#"{"operation": "add", "a": 1, "a": 2, "b": 3}"#)).unwrap();
+        assert!(matches!(twice, CheckedArguments::Object(_)), "{twice:?}");
+        let message = schema.check(text(r#"{"operation": "modulo", "a": 1, "b": 2}"#)).unwrap_err();
+        assert!(message.starts_with("`operation`:"), "{message}");
+        let message = schema.check(text(r#"{"operation": "add", "a": 1, "precision": -1}"#)).unwrap_err();
+        assert!(message.contains("\"b\" is a required property"), "{message}");
+        assert!(message.contains("`precision`: -1 is less than the minimum of 0"), "{message}");
+        assert!(matches!(schema.check(None), Err(message) if message.contains("required")));
+
+        let with_defaults = compiled(json!({"type": "object", "properties": {"days": {"type": "integer", "default": 7}}}));
+        assert!(with_defaults.shape.is_none());
+        let filled = with_defaults.check(text("{}")).unwrap();
+        assert!(matches!(filled, CheckedArguments::Object(object) if object["days"] == 7));
     }
 
     #[test]

@@ -8,13 +8,13 @@ use wharf_protocol::JsonObject;
 
 use crate::context::RequestContext;
 use crate::error::RpcError;
-use crate::schema::schema_for;
+use crate::schema::{CheckedArguments, schema_for};
 
 /// One call of a tool, as extractors see it.
 #[derive(Debug)]
 pub struct ToolCall {
     pub(crate) name: Arc<str>,
-    pub(crate) arguments: Option<JsonObject>,
+    pub(crate) arguments: Option<CheckedArguments>,
     pub(crate) context: RequestContext,
 }
 
@@ -70,8 +70,19 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
     const REACHES_CONTEXT: bool = false;
 
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
-        let arguments = serde_json::Value::Object(call.arguments.take().unwrap_or_default());
-        serde_json::from_value(arguments).map(Args).map_err(|err| Rejection::InvalidArguments(err.to_string()))
+        let object = match call.arguments.take() {
+            // Read once, straight from the client's text. Should `T` refuse what the schema
+            // accepted, the values path below words the error as it would have anyway.
+            Some(CheckedArguments::Text(text)) => match serde_json::from_str(text.as_str()) {
+                Ok(value) => return Ok(Args(value)),
+                Err(_) => text.to_object(),
+            },
+            Some(CheckedArguments::Object(object)) => object,
+            None => JsonObject::new(),
+        };
+        serde_json::from_value(serde_json::Value::Object(object))
+            .map(Args)
+            .map_err(|err| Rejection::InvalidArguments(err.to_string()))
     }
 
     fn input_schema() -> Option<JsonObject> {

@@ -272,7 +272,9 @@ async fn modern(
     }
     if let ClientRequest::CallTool(call) = &request
         && let Some(tool) = shared.server.registry().tool(&call.name)
-        && let Err(error) = headers::check_params(headers, &tool.header_params, call.arguments.as_ref())
+        && !tool.header_params.is_empty()
+        && let Err(error) =
+            headers::check_params(headers, &tool.header_params, call.arguments.as_ref().map(|a| a.to_object()).as_ref())
     {
         return reply::error(StatusCode::BAD_REQUEST, Some(&id), error);
     }

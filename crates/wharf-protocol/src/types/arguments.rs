@@ -1,0 +1,134 @@
+//! `ToolArguments`: the arguments of a `tools/call`, kept as the client's JSON text.
+
+use std::fmt;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use crate::types::common::JsonObject;
+
+/// The arguments of a `tools/call`: a JSON object, kept as the text the client sent.
+///
+/// A server reads them once, straight into the tool's argument type, after checking them
+/// against the tool's input schema; building a map of JSON values first would cost an
+/// allocation for every member and a second walk to turn it into the type.
+#[derive(Clone)]
+pub struct ToolArguments(Box<RawValue>);
+
+impl ToolArguments {
+    /// The arguments as JSON text, exactly as received: always an object.
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The arguments as a map of JSON values. Members given twice keep the last value.
+    pub fn to_object(&self) -> JsonObject {
+        // The text was checked to be a JSON object when it was read or made.
+        serde_json::from_str(self.as_str()).unwrap_or_default()
+    }
+}
+
+impl From<&JsonObject> for ToolArguments {
+    fn from(object: &JsonObject) -> ToolArguments {
+        // A map of JSON values always serializes.
+        let text = serde_json::to_string(object).unwrap_or_else(|_| "{}".to_owned());
+        ToolArguments(RawValue::from_string(text).unwrap_or_else(|_| empty()))
+    }
+}
+
+impl From<JsonObject> for ToolArguments {
+    fn from(object: JsonObject) -> ToolArguments {
+        ToolArguments::from(&object)
+    }
+}
+
+fn empty() -> Box<RawValue> {
+    RawValue::from_string("{}".to_owned()).expect("an empty object is JSON")
+}
+
+impl Default for ToolArguments {
+    fn default() -> ToolArguments {
+        ToolArguments(empty())
+    }
+}
+
+impl fmt::Debug for ToolArguments {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ToolArguments").field(&self.as_str()).finish()
+    }
+}
+
+/// Two argument objects are equal when they hold the same members, however they were written.
+impl PartialEq for ToolArguments {
+    fn eq(&self, other: &ToolArguments) -> bool {
+        self.as_str() == other.as_str() || self.to_object() == other.to_object()
+    }
+}
+
+impl Serialize for ToolArguments {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolArguments {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<ToolArguments, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        // A raw value has no white space around it, so an object starts with its brace.
+        if raw.get().starts_with('{') {
+            Ok(ToolArguments(raw))
+        } else {
+            Err(D::Error::invalid_type(unexpected(raw.get()), &"a JSON object"))
+        }
+    }
+}
+
+/// How serde names the kind of a JSON value that is not an object, for the error message.
+fn unexpected(text: &str) -> serde::de::Unexpected<'static> {
+    use serde::de::Unexpected;
+    match text.as_bytes().first() {
+        Some(b'[') => Unexpected::Seq,
+        Some(b'"') => Unexpected::Other("a string"),
+        Some(b't' | b'f') => Unexpected::Other("a boolean"),
+        Some(b'n') => Unexpected::Unit,
+        _ => Unexpected::Other("a number"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn arguments_keep_the_clients_text() {
+        let arguments: ToolArguments = serde_json::from_str(r#"{"b": 1, "a": [true]}"#).unwrap();
+        assert_eq!(arguments.as_str(), r#"{"b": 1, "a": [true]}"#);
+        assert_eq!(serde_json::to_string(&arguments).unwrap(), r#"{"b": 1, "a": [true]}"#);
+        assert_eq!(serde_json::Value::Object(arguments.to_object()), json!({"a": [true], "b": 1}));
+    }
+
+    #[test]
+    fn only_an_object_is_accepted() {
+        for text in [r#""text""#, "[1]", "3", "true", "null"] {
+            let error = serde_json::from_str::<ToolArguments>(text).unwrap_err().to_string();
+            assert!(error.contains("expected a JSON object"), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn equality_is_by_members_not_spelling() {
+        let spaced: ToolArguments = serde_json::from_str(r#"{ "a": 1, "b": 2 }"#).unwrap();
+        let object = json!({"b": 2, "a": 1}).as_object().cloned().unwrap();
+        assert_eq!(spaced, ToolArguments::from(object));
+        assert_ne!(spaced, ToolArguments::default());
+    }
+
+    #[test]
+    fn arguments_read_from_a_json_value_too() {
+        let arguments: ToolArguments = serde_json::from_value(json!({"message": "hi"})).unwrap();
+        assert_eq!(serde_json::Value::Object(arguments.to_object()), json!({"message": "hi"}));
+    }
+}

@@ -1,0 +1,453 @@
+//! Plain argument schemas, checked while reading the client's JSON text, without building any
+//! JSON values: the fast way to accept a call's arguments.
+//!
+//! A schema is plain when every keyword in it is one this checker applies exactly as JSON
+//! Schema does: `type`, `properties`, `required`, `additionalProperties`, `items`, the four
+//! numeric bounds, `minLength`, `maxLength`, `enum` of strings, annotations, and a `$ref` to
+//! `$defs` standing alone (as schemars writes nested types). Anything else (`anyOf`,
+//! `pattern`, `format`, `default`, ...) leaves the schema to the full
+//! validator. The checker only ever says "certainly valid" or "ask the full validator", so a
+//! call it does not accept still gets the full validator's verdict and its error message.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Number, Value};
+use wharf_protocol::JsonObject;
+
+/// The JSON types a value may have, as bits; no bit set means any type.
+mod kind {
+    pub(super) const NULL: u8 = 1;
+    pub(super) const BOOLEAN: u8 = 1 << 1;
+    pub(super) const OBJECT: u8 = 1 << 2;
+    pub(super) const ARRAY: u8 = 1 << 3;
+    pub(super) const NUMBER: u8 = 1 << 4;
+    pub(super) const INTEGER: u8 = 1 << 5;
+    pub(super) const STRING: u8 = 1 << 6;
+}
+
+/// The keywords that only describe and never constrain.
+const ANNOTATIONS: [&str; 7] = ["description", "title", "examples", "$comment", "deprecated", "readOnly", "writeOnly"];
+
+/// A plain schema, ready to check JSON text against.
+#[derive(Debug, Default)]
+pub(crate) struct Shape {
+    types: u8,
+    properties: Vec<(String, Shape)>,
+    /// Bit `i` set: `properties[i]` is required.
+    required: u64,
+    additional: Additional,
+    items: Option<Box<Shape>>,
+    bounds: Vec<(Bound, Number)>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    choices: Option<Vec<String>>,
+}
+
+/// What `additionalProperties` allows.
+#[derive(Debug, Default)]
+enum Additional {
+    #[default]
+    Anything,
+    Nothing,
+    Only(Box<Shape>),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Bound {
+    Minimum,
+    ExclusiveMinimum,
+    Maximum,
+    ExclusiveMaximum,
+}
+
+/// How deep references may nest before a schema counts as not plain: recursive types would
+/// otherwise unfold forever.
+const MAX_DEPTH: usize = 16;
+
+impl Shape {
+    /// The shape of `root`, a whole argument schema, if it is plain; `None` leaves it to the
+    /// full validator.
+    pub(crate) fn of(root: &JsonObject) -> Option<Shape> {
+        Shape::within(root, root, 0)
+    }
+
+    fn within(root: &JsonObject, schema: &JsonObject, depth: usize) -> Option<Shape> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Some(reference) = schema.get("$ref") {
+            // Only a reference standing alone: beside other keywords, both would apply.
+            let alone = schema.keys().all(|keyword| keyword == "$ref" || ANNOTATIONS.contains(&keyword.as_str()));
+            let name = reference.as_str()?.strip_prefix("#/$defs/")?;
+            let target = root.get("$defs")?.get(name)?.as_object()?;
+            return if alone { Shape::within(root, target, depth + 1) } else { None };
+        }
+        let mut shape = Shape::default();
+        let mut required: Vec<&str> = Vec::new();
+        for (keyword, value) in schema {
+            match keyword.as_str() {
+                "type" => shape.types = types(value)?,
+                "properties" => {
+                    for (name, property) in value.as_object()? {
+                        shape.properties.push((name.clone(), Shape::within(root, property.as_object()?, depth + 1)?));
+                    }
+                }
+                "required" => {
+                    for name in value.as_array()? {
+                        required.push(name.as_str()?);
+                    }
+                }
+                "additionalProperties" => {
+                    shape.additional = match value {
+                        Value::Bool(true) => Additional::Anything,
+                        Value::Bool(false) => Additional::Nothing,
+                        Value::Object(schema) => Additional::Only(Box::new(Shape::within(root, schema, depth + 1)?)),
+                        _ => return None,
+                    }
+                }
+                "items" => {
+                    shape.items = match value {
+                        Value::Bool(true) => None,
+                        Value::Object(schema) => Some(Box::new(Shape::within(root, schema, depth + 1)?)),
+                        _ => return None,
+                    }
+                }
+                "minimum" => shape.bounds.push((Bound::Minimum, value.as_number()?.clone())),
+                "exclusiveMinimum" => shape.bounds.push((Bound::ExclusiveMinimum, value.as_number()?.clone())),
+                "maximum" => shape.bounds.push((Bound::Maximum, value.as_number()?.clone())),
+                "exclusiveMaximum" => shape.bounds.push((Bound::ExclusiveMaximum, value.as_number()?.clone())),
+                "minLength" => shape.min_length = Some(value.as_u64()?),
+                "maxLength" => shape.max_length = Some(value.as_u64()?),
+                "enum" => {
+                    let choices = value.as_array()?.iter().map(|choice| choice.as_str().map(str::to_owned));
+                    shape.choices = Some(choices.collect::<Option<Vec<String>>>()?);
+                }
+                // Definitions constrain nothing until referenced.
+                "$defs" if depth == 0 => {}
+                annotation if ANNOTATIONS.contains(&annotation) || annotation.starts_with("x-") => {}
+                _ => return None,
+            }
+        }
+        // Required members are tracked as bits of the properties they name.
+        if shape.properties.len() > 64 {
+            return None;
+        }
+        for name in required {
+            let index = shape.properties.iter().position(|(property, _)| property == name)?;
+            shape.required |= 1 << index;
+        }
+        Some(shape)
+    }
+
+    /// True when `text`, a JSON value, certainly satisfies the schema. False when it does not,
+    /// or when this checker cannot tell (a member given twice, a number too large to compare
+    /// exactly): the full validator then decides.
+    pub(crate) fn accepts(&self, text: &str) -> bool {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        self.deserialize(&mut deserializer).is_ok() && deserializer.end().is_ok()
+    }
+
+    fn allows(&self, kind: u8) -> bool {
+        self.types == 0 || self.types & kind != 0
+    }
+
+    fn check_number<E: serde::de::Error>(&self, number: Number) -> Result<(), E> {
+        let integral = number.is_u64() || number.is_i64() || number.as_f64().is_some_and(|n| n.fract() == 0.0);
+        let typed = self.allows(kind::NUMBER) || (integral && self.allows(kind::INTEGER));
+        let bounded = self.bounds.iter().all(|(bound, limit)| match (bound, compare(&number, limit)) {
+            (Bound::Minimum, Some(order)) => order != Ordering::Less,
+            (Bound::ExclusiveMinimum, Some(order)) => order == Ordering::Greater,
+            (Bound::Maximum, Some(order)) => order != Ordering::Greater,
+            (Bound::ExclusiveMaximum, Some(order)) => order == Ordering::Less,
+            (_, None) => false,
+        });
+        if typed && bounded && self.choices.is_none() { Ok(()) } else { Err(E::custom("not accepted")) }
+    }
+
+    /// Checks a value whose type has no other keywords here than `type` (and `enum`).
+    fn check_kind<E: serde::de::Error>(&self, kind: u8) -> Result<(), E> {
+        if self.allows(kind) && self.choices.is_none() { Ok(()) } else { Err(E::custom("not accepted")) }
+    }
+}
+
+/// The JSON Schema `type` keyword as bits.
+fn types(value: &Value) -> Option<u8> {
+    let one = |name: &str| match name {
+        "null" => Some(kind::NULL),
+        "boolean" => Some(kind::BOOLEAN),
+        "object" => Some(kind::OBJECT),
+        "array" => Some(kind::ARRAY),
+        "number" => Some(kind::NUMBER),
+        "integer" => Some(kind::INTEGER),
+        "string" => Some(kind::STRING),
+        _ => None,
+    };
+    match value {
+        Value::String(name) => one(name),
+        Value::Array(names) if !names.is_empty() => {
+            names.iter().try_fold(0, |bits, name| Some(bits | one(name.as_str()?)?))
+        }
+        _ => None,
+    }
+}
+
+/// Compares two JSON numbers exactly, or says it cannot (`None`): integers compare as
+/// integers, and a float with an integer only while the integer converts to a float exactly.
+fn compare(value: &Number, limit: &Number) -> Option<Ordering> {
+    const EXACT: u64 = 1 << 53;
+    let integer = |number: &Number| number.as_i64().map(i128::from).or_else(|| number.as_u64().map(i128::from));
+    match (integer(value), integer(limit)) {
+        (Some(value), Some(limit)) => Some(value.cmp(&limit)),
+        (Some(whole), None) | (None, Some(whole)) if whole.unsigned_abs() > u128::from(EXACT) => None,
+        _ => value.as_f64()?.partial_cmp(&limit.as_f64()?),
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for &Shape {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for &Shape {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value the schema accepts")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.check_kind(kind::NULL)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.check_kind(kind::BOOLEAN)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<(), E> {
+        self.check_number(Number::from(value))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<(), E> {
+        self.check_number(Number::from(value))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<(), E> {
+        Number::from_f64(value).map_or_else(|| Err(E::custom("not a JSON number")), |number| self.check_number(number))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<(), E> {
+        let fits_choices = self.choices.as_ref().is_none_or(|choices| choices.iter().any(|choice| choice == value));
+        let length_checked = self.min_length.is_some() || self.max_length.is_some();
+        let length = if length_checked { value.chars().count() as u64 } else { 0 };
+        let fits_length =
+            self.min_length.is_none_or(|min| length >= min) && self.max_length.is_none_or(|max| length <= max);
+        if self.allows(kind::STRING) && fits_choices && fits_length { Ok(()) } else { Err(E::custom("not accepted")) }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        self.check_kind::<A::Error>(kind::ARRAY)?;
+        match &self.items {
+            Some(shape) => while items.next_element_seed(&**shape)?.is_some() {},
+            None => while items.next_element::<IgnoredAny>()?.is_some() {},
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(), A::Error> {
+        self.check_kind::<A::Error>(kind::OBJECT)?;
+        let mut seen: u64 = 0;
+        while let Some(known) = members.next_key_seed(PropertyName(&self.properties))? {
+            match known {
+                Some(index) => {
+                    // A member given twice: the full validator sees only the last one, and so
+                    // must the handler; leave it to that path.
+                    if seen & (1 << index) != 0 {
+                        return Err(A::Error::custom("a member given twice"));
+                    }
+                    seen |= 1 << index;
+                    members.next_value_seed(&self.properties[index].1)?;
+                }
+                None => match &self.additional {
+                    Additional::Anything => {
+                        members.next_value::<IgnoredAny>()?;
+                    }
+                    Additional::Nothing => return Err(A::Error::custom("an unknown member")),
+                    Additional::Only(shape) => members.next_value_seed(&**shape)?,
+                },
+            }
+        }
+        if self.required & !seen == 0 { Ok(()) } else { Err(A::Error::custom("a required member is missing")) }
+    }
+}
+
+/// Reads a member name and finds its property, without copying the name.
+struct PropertyName<'a>(&'a [(String, Shape)]);
+
+impl<'de> DeserializeSeed<'de> for PropertyName<'_> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PropertyName<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|(property, _)| property == name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn shape(schema: Value) -> Shape {
+        Shape::of(schema.as_object().unwrap()).expect("a plain schema")
+    }
+
+    /// Checks the shape's verdict on each instance against the full validator's: what the
+    /// shape accepts, the validator must accept; `expected` says what the shape should say.
+    fn agree(schema: Value, cases: &[(Value, bool)]) {
+        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        let shape = shape(schema.clone());
+        for (instance, expected) in cases {
+            let accepted = shape.accepts(&instance.to_string());
+            assert_eq!(accepted, *expected, "the shape of {schema} on {instance}");
+            if accepted {
+                assert!(validator.is_valid(instance), "the shape accepted {instance}, which {schema} refuses");
+            }
+        }
+    }
+
+    #[test]
+    fn objects_need_their_required_members_with_the_right_types() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"message": {"type": "string", "description": "what to say"}, "times": {"type": ["integer", "null"]}},
+            "required": ["message"],
+        });
+        agree(
+            schema,
+            &[
+                (json!({"message": "hi"}), true),
+                (json!({"message": "hi", "times": 3, "extra": [1, {"a": null}]}), true),
+                (json!({"message": "hi", "times": null}), true),
+                (json!({"message": "hi", "times": 3.0}), true),
+                (json!({"message": "hi", "times": 3.5}), false),
+                (json!({"message": 5}), false),
+                (json!({"times": 3}), false),
+                (json!([]), false),
+                (json!("message"), false),
+            ],
+        );
+    }
+
+    #[test]
+    fn references_to_definitions_are_followed() {
+        agree(
+            json!({"type": "object", "properties": {"operation": {"$ref": "#/$defs/Operation", "description": "what"}},
+                   "required": ["operation"], "$defs": {"Operation": {"type": "string", "enum": ["add"]}}}),
+            &[(json!({"operation": "add"}), true), (json!({"operation": "subtract"}), false), (json!({}), false)],
+        );
+    }
+
+    #[test]
+    fn a_member_given_twice_is_left_to_the_full_validator() {
+        let shape = shape(json!({"type": "object", "properties": {"a": {"type": "string"}}}));
+        assert!(shape.accepts(r#"{"a": "x"}"#));
+        assert!(!shape.accepts(r#"{"a": "x", "a": 1}"#));
+        assert!(!shape.accepts(r#"{"a": "x"} trailing"#));
+    }
+
+    #[test]
+    fn numbers_are_bounded_exactly() {
+        agree(
+            json!({"type": "object", "properties": {
+                "small": {"type": "integer", "minimum": 0, "maximum": 255},
+                "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1.5},
+                "huge": {"type": "integer", "minimum": 0, "maximum": 18446744073709551615_u64},
+            }}),
+            &[
+                (json!({"small": 0, "ratio": 1.25}), true),
+                (json!({"small": 255}), true),
+                (json!({"small": 256}), false),
+                (json!({"small": -1}), false),
+                (json!({"ratio": 0}), false),
+                (json!({"ratio": 1.5}), false),
+                (json!({"ratio": 1}), true),
+                (json!({"huge": 18446744073709551615_u64}), true),
+                (json!({"huge": 1.8446744073709552e19}), false),
+            ],
+        );
+    }
+
+    #[test]
+    fn strings_meet_their_choices_and_lengths() {
+        agree(
+            json!({"type": "object", "properties": {
+                "operation": {"type": "string", "enum": ["add", "divide"]},
+                "code": {"type": "string", "minLength": 2, "maxLength": 3},
+            }, "additionalProperties": false}),
+            &[
+                (json!({"operation": "add"}), true),
+                (json!({"operation": "multiply"}), false),
+                (json!({"operation": 1}), false),
+                (json!({"code": "ab"}), true),
+                (json!({"code": "\u{e9}\u{e9}\u{e9}"}), true),
+                (json!({"code": "a"}), false),
+                (json!({"code": "abcd"}), false),
+                (json!({"other": 1}), false),
+            ],
+        );
+    }
+
+    #[test]
+    fn arrays_and_nested_objects_are_checked_all_the_way_down() {
+        agree(
+            json!({"type": "object", "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "window": {"type": "object", "properties": {"days": {"type": "integer"}}, "required": ["days"],
+                           "additionalProperties": {"type": "boolean"}},
+            }}),
+            &[
+                (json!({"tags": ["a", "b"], "window": {"days": 2, "strict": true}}), true),
+                (json!({"tags": ["a", 2]}), false),
+                (json!({"tags": "a"}), false),
+                (json!({"window": {}}), false),
+                (json!({"window": {"days": 2, "strict": "yes"}}), false),
+            ],
+        );
+    }
+
+    #[test]
+    fn schemas_with_other_keywords_are_not_plain() {
+        for schema in [
+            json!({"type": "object", "properties": {"email": {"type": "string", "format": "email"}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A", "type": "object"}}, "$defs": {"A": {}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}, "$defs": {"A": {}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/A"}}}),
+            json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}]}}}),
+            json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "integer", "default": 3}}}),
+            json!({"type": "object", "properties": {"a": {"enum": [1, 2]}}}),
+            json!({"type": "object", "required": ["not-a-property"]}),
+            json!({"type": "object", "properties": {"a": {"const": "x"}}}),
+        ] {
+            assert!(Shape::of(schema.as_object().unwrap()).is_none(), "{schema}");
+        }
+        assert!(Shape::of(json!({"type": "object", "x-mcp-header": "Region"}).as_object().unwrap()).is_some());
+    }
+}
