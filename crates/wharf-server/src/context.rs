@@ -44,7 +44,9 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
     log_level: Option<LoggingLevel>,
     sink: Outbound,
-    cancel: Cancellation,
+    /// Made the first time anyone asks: a request that finishes before it could be cancelled
+    /// (most do) never needs one.
+    cancel: OnceLock<Cancellation>,
     stream: Option<Arc<StreamControl>>,
     principal: Option<Principal>,
     /// Set on 2026-07-28 requests that may answer `InputRequiredResult`. Boxed: a round is
@@ -111,7 +113,7 @@ impl RequestContext {
                 last_progress: Mutex::new(None),
                 log_level: parts.log_level,
                 sink: parts.delivery.sink,
-                cancel: parts.delivery.cancel,
+                cancel: parts.delivery.cancel.map(OnceLock::from).unwrap_or_default(),
                 stream: parts.delivery.stream,
                 principal: parts.delivery.principal,
                 input: parts.input,
@@ -159,7 +161,7 @@ impl RequestContext {
 
     /// The request's cancellation signal.
     pub fn cancellation(&self) -> &Cancellation {
-        &self.inner.cancel
+        self.inner.cancel.get_or_init(Cancellation::new)
     }
 
     /// Closes the HTTP response stream of this request before the response is ready, when the
@@ -178,7 +180,8 @@ impl RequestContext {
 
     /// True once the client cancelled the request.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancel.is_cancelled()
+        // Nobody can have cancelled a signal that was never made.
+        self.inner.cancel.get().is_some_and(Cancellation::is_cancelled)
     }
 
     /// The `progressToken` the client sent, if it asked for progress notifications.
