@@ -44,9 +44,7 @@ struct Inner {
     last_progress: Mutex<Option<f64>>,
     log_level: Option<LoggingLevel>,
     sink: Outbound,
-    /// Made the first time anyone asks: a request that finishes before it could be cancelled
-    /// (most do) never needs one.
-    cancel: OnceLock<Cancellation>,
+    cancel: Cancellation,
     stream: Option<Arc<StreamControl>>,
     principal: Option<Principal>,
     /// Set on 2026-07-28 requests that may answer `InputRequiredResult`. Boxed: a round is
@@ -113,7 +111,7 @@ impl RequestContext {
                 last_progress: Mutex::new(None),
                 log_level: parts.log_level,
                 sink: parts.delivery.sink,
-                cancel: parts.delivery.cancel.map(OnceLock::from).unwrap_or_default(),
+                cancel: parts.delivery.cancel,
                 stream: parts.delivery.stream,
                 principal: parts.delivery.principal,
                 input: parts.input,
@@ -161,7 +159,7 @@ impl RequestContext {
 
     /// The request's cancellation signal.
     pub fn cancellation(&self) -> &Cancellation {
-        self.inner.cancel.get_or_init(Cancellation::new)
+        &self.inner.cancel
     }
 
     /// Closes the HTTP response stream of this request before the response is ready, when the
@@ -180,8 +178,7 @@ impl RequestContext {
 
     /// True once the client cancelled the request.
     pub fn is_cancelled(&self) -> bool {
-        // Nobody can have cancelled a signal that was never made.
-        self.inner.cancel.get().is_some_and(Cancellation::is_cancelled)
+        self.inner.cancel.is_cancelled()
     }
 
     /// The `progressToken` the client sent, if it asked for progress notifications.

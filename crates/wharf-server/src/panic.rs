@@ -16,11 +16,6 @@ impl<F: Future> CatchUnwind<F> {
     pub(crate) fn new(future: F) -> CatchUnwind<F> {
         CatchUnwind { inner: Box::pin(future) }
     }
-
-    /// Guards a future that is boxed already.
-    pub(crate) fn pinned(inner: Pin<Box<F>>) -> CatchUnwind<F> {
-        CatchUnwind { inner }
-    }
 }
 
 impl<F: Future> Future for CatchUnwind<F> {
@@ -38,7 +33,7 @@ impl<F: Future> Future for CatchUnwind<F> {
     }
 }
 
-pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(message) = payload.downcast_ref::<&str>() {
         (*message).to_owned()
     } else if let Some(message) = payload.downcast_ref::<String>() {

@@ -11,7 +11,6 @@ mod finish;
 mod methods;
 mod tasks;
 
-use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -37,68 +36,35 @@ use methods::{
 use tasks::CallRoute;
 
 /// Handles one request: the encoded response, or the error to answer with, so that a transport
-/// can choose a status code from it. [`start`] does the same in two steps.
-pub(crate) async fn request_outcome(
-    server: Server,
-    session: Arc<Session>,
-    id: RequestId,
-    request: ClientRequest,
-    delivery: Delivery,
-) -> Result<Vec<u8>, RpcError> {
-    match start(server, session, id, request, delivery) {
-        Started::Done(outcome) => outcome,
-        Started::Serving { work, .. } => work.await,
-    }
-}
-
-/// What a request became once its era and session were checked.
-pub(crate) enum Started<W> {
-    /// Answered without waiting (`ping` and the other 2025 session methods), or refused.
-    Done(Result<Vec<u8>, RpcError>),
-    /// To be served: `work` serves the method in `context`. It is boxed where it is made, so
-    /// that it is not copied again on its way to the task that may end up owning it.
-    Serving { context: RequestContext, work: Pin<Box<W>> },
-}
-
-/// Checks a request's era and session, answers what needs no waiting, and otherwise gives the
-/// request's context and the future that serves it. Nothing here waits, so a transport learns
-/// the context (and with it the cancellation signal) before it first polls the work.
+/// can choose a status code from it.
 ///
-/// The work is the only async layer that owns the request, and only the method itself is
-/// awaited, so that the future stays small (it is moved into a task whenever a handler waits).
-pub(crate) fn start(
+/// This is the only async layer that owns the request: whatever can be answered without
+/// waiting is answered by [`prepare`], and only the method itself is awaited, so that the
+/// future stays small (it is moved into a task whenever a handler waits).
+pub(crate) fn request_outcome(
     server: Server,
     session: Arc<Session>,
     id: RequestId,
     request: ClientRequest,
     delivery: Delivery,
-) -> Started<impl Future<Output = Result<Vec<u8>, RpcError>> + Send + 'static + use<>> {
+) -> impl Future<Output = Result<Vec<u8>, RpcError>> + Send + 'static {
     // The request travels boxed: a future keeps a value it takes by value once for each layer
     // that holds it (as an argument and again as the local it becomes), and a request is 152
     // bytes. Boxed, the future shrinks from 1,512 to 896 bytes, under the allocator's 1 KiB
     // small-object size; the copies and the slower allocation saved outweigh the box (about
     // 100 instructions less per request).
     let mut request = Box::new(request);
-    let method = request.method();
-    let failed = move |id: &RequestId, error: &RpcError| {
-        tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed");
-    };
-    match prepare(&server, &session, &id, &mut request, delivery) {
-        Ok(Prepared::Answered(response)) => Started::Done(Ok(response)),
-        Err(error) => {
-            failed(&id, &error);
-            Started::Done(Err(error))
+    async move {
+        let method = request.method();
+        let outcome = match prepare(&server, &session, &id, &mut request, delivery) {
+            Ok(Prepared::Answered(response)) => Ok(response),
+            Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = &outcome {
+            tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed");
         }
-        Ok(Prepared::Serve(context, tool)) => Started::Serving {
-            context: context.clone(),
-            work: Box::pin(async move {
-                let outcome = serve(&server, &context, &id, request, tool).await;
-                if let Err(error) = &outcome {
-                    failed(&id, error);
-                }
-                outcome
-            }),
-        },
+        outcome
     }
 }
 
@@ -106,9 +72,7 @@ pub(crate) fn start(
 pub(crate) struct Delivery {
     /// Notifications and server-to-client requests about this request.
     pub(crate) sink: Outbound,
-    /// The cancellation signal, when the transport keeps one of its own; otherwise the
-    /// context makes one the first time it is asked for.
-    pub(crate) cancel: Option<Cancellation>,
+    pub(crate) cancel: Cancellation,
     /// Set by transports whose response stream a handler may close early (HTTP with SSE).
     pub(crate) stream: Option<Arc<StreamControl>>,
     /// Who the request acts for, when the transport knows.
@@ -116,8 +80,8 @@ pub(crate) struct Delivery {
 }
 
 impl Delivery {
-    pub(crate) fn new(sink: Outbound) -> Delivery {
-        Delivery { sink, cancel: None, stream: None, principal: None }
+    pub(crate) fn new(sink: Outbound, cancel: Cancellation) -> Delivery {
+        Delivery { sink, cancel, stream: None, principal: None }
     }
 }
 

@@ -1,7 +1,6 @@
 //! One connection over a byte stream: the read loop that decodes lines and starts request
 //! tasks, the writer that batches outgoing messages, and the forwarding of server events.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -13,10 +12,11 @@ use wharf_protocol::{
     ProtocolVersion, RequestId, ResourceUriParams, ServerCapabilities, ServerNotification, parse_batch,
 };
 
+use crate::cancel::Cancellation;
 use crate::context::encode_notification;
-use crate::dispatch::{self, Delivery, Started, answer_value, encode_error, handle_notification, request_outcome};
+use crate::dispatch::{Delivery, answer_value, encode_error, handle_notification, request_outcome};
 use crate::error::{Error, RpcError};
-use crate::panic::{CatchUnwind, panic_message};
+use crate::panic::CatchUnwind;
 use crate::registry::ListKind;
 use crate::server::{Server, ServerEvent};
 use crate::session::Session;
@@ -246,16 +246,11 @@ async fn start_request(
                 send(session, encode_error(Some(&id), error)).await;
                 return;
             }
-            let delivery = Delivery::new(session.outbound().clone());
-            let started = catch_unwind(AssertUnwindSafe(|| {
-                dispatch::start(server.clone(), session.clone(), id.clone(), request, delivery)
-            }));
-            let (context, work) = match started {
-                Ok(Started::Serving { context, work }) => (context, work),
-                Ok(Started::Done(outcome)) => return answers.push(&response_or_panic(Ok(outcome), &id)),
-                Err(panic) => return answers.push(&response_or_panic(Err(panic_message(panic.as_ref())), &id)),
-            };
-            let mut work = CatchUnwind::pinned(work);
+            let cancel = Cancellation::new();
+            let sink = session.outbound().clone();
+            let delivery = Delivery::new(sink, cancel.clone());
+            let work = request_outcome(server.clone(), session.clone(), id.clone(), request, delivery);
+            let mut work = CatchUnwind::new(work);
             // On a current-thread runtime a spawned task would run on this thread anyway,
             // so the request is first polled right here: most handlers finish without
             // waiting for anything, and those cost no task, permit or in-flight entry.
@@ -268,9 +263,6 @@ async fn start_request(
                     return;
                 }
             }
-            // Only now is the cancellation signal made: a request answered at once needs none.
-            let cancel = context.cancellation().clone();
-            drop(context);
             // Nothing else registers ids of this connection, so the check above still holds.
             session.begin(&id, cancel);
             // Waiting for a permit stops the read loop, which is the backpressure.
@@ -327,7 +319,8 @@ fn handle_incoming(session: &Session, envelope: Envelope<'_>) {
 /// Handles a request to completion in the caller's task, for requests that are neither
 /// registered as in flight nor cancellable (`initialize`, and requests inside a batch).
 async fn answer_now(server: &Server, session: &Arc<Session>, id: &RequestId, request: ClientRequest) -> Vec<u8> {
-    let delivery = Delivery::new(session.outbound().clone());
+    let sink = session.outbound().clone();
+    let delivery = Delivery::new(sink, Cancellation::new());
     let work = request_outcome(server.clone(), session.clone(), id.clone(), request, delivery);
     guarded(work, id).await
 }

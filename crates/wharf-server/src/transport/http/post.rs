@@ -322,7 +322,7 @@ async fn legacy(
         }
     };
     let session = http_session.session.clone();
-    let delivery = Delivery::new(session.outbound().clone());
+    let delivery = Delivery::new(session.outbound().clone(), Cancellation::new());
     let outcome = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery).await;
     match outcome {
         Ok(response) => {
@@ -430,7 +430,7 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     let control = Arc::new(StreamControl::default());
     let delivery = Delivery {
         sink,
-        cancel: Some(cancel.clone()),
+        cancel: cancel.clone(),
         stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
         principal,
     };
