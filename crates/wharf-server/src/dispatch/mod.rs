@@ -123,8 +123,8 @@ fn prepare(
             _ => None,
         };
         let tool_may_ask = tool.as_ref().is_none_or(|tool| tool.reaches_context);
-        let input = InputRound::for_request(server.sealer(), delivery.principal.as_ref(), request, tool_may_ask)?
-            .map(Box::new);
+        let input =
+            InputRound::for_request(server.sealer(), delivery.principal.as_ref(), request, tool_may_ask)?.map(Box::new);
         // Checked above: the capabilities are there, and move out of the request.
         let capabilities = meta.client_capabilities.unwrap_or_default();
         if removed_in_stateless(request.method()) {

@@ -320,7 +320,8 @@ mod tests {
         assert!(message.contains("`precision`: -1 is less than the minimum of 0"), "{message}");
         assert!(matches!(schema.check(None), Err(message) if message.contains("required")));
 
-        let with_defaults = compiled(json!({"type": "object", "properties": {"days": {"type": "integer", "default": 7}}}));
+        let with_defaults =
+            compiled(json!({"type": "object", "properties": {"days": {"type": "integer", "default": 7}}}));
         assert!(with_defaults.shape.is_none());
         let filled = with_defaults.check(text("{}")).unwrap();
         assert!(matches!(filled, CheckedArguments::Object(object) if object["days"] == 7));
