@@ -75,9 +75,9 @@ fn serve(http: Option<std::net::SocketAddr>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // Over stdio one runtime thread does everything: piped stdin and stdout are driven by its
-    // reactor and the demo's handlers are short, so more workers only add wake-ups. HTTP serves
-    // many connections at once and uses every core.
+    // Over stdio the transport reads and answers on a thread of its own; the runtime has one
+    // thread for the requests that wait, which the demo's handlers rarely do, so more workers
+    // would only add wake-ups. HTTP serves many connections at once and uses every core.
     let runtime = match http {
         None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
         Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),

@@ -180,6 +180,36 @@ fn concurrent_requests_are_all_answered() {
 }
 
 #[test]
+fn a_handlers_notifications_come_before_its_answer() {
+    // `log` sends its message and answers without waiting, so its answer is written by the
+    // read thread past the queue the message went into; the echo calls between them are
+    // answered the same way. Each log message must still precede its call's answer.
+    let mut input = initialize("2025-11-25");
+    for id in 1..=300 {
+        let call = if id % 3 == 0 {
+            json!({"name": "log", "arguments": {"level": "info", "message": format!("note {id}")}})
+        } else {
+            json!({"name": "echo", "arguments": {"message": format!("m{id}")}})
+        };
+        input.push(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": call}));
+    }
+    let (stdout, stderr, status) = run(&lines(&input));
+    assert!(status.success(), "{stderr}");
+    let messages = parse(&stdout);
+    let position = |wanted: &dyn Fn(&Value) -> bool| messages.iter().position(wanted);
+    for id in (3..=300).step_by(3) {
+        let note = format!("note {id}");
+        let logged =
+            position(&|message| message["method"] == "notifications/message" && message["params"]["data"] == note)
+                .unwrap_or_else(|| panic!("no log message {note:?}"));
+        let answered = position(&|message| message["id"] == id && message.get("result").is_some())
+            .unwrap_or_else(|| panic!("no answer to {id}"));
+        assert!(logged < answered, "the answer to {id} came before its log message: {stdout:?}");
+    }
+    assert_eq!(messages.len(), 1 + 300 + 100, "one answer per request and one message per log call");
+}
+
+#[test]
 fn answers_are_written_while_the_next_line_is_still_arriving() {
     use std::io::{BufRead, BufReader};
     let mut child = start(Stdio::null());

@@ -2,7 +2,7 @@
 //! flight, requests this server sent and awaits answers to, and resource subscriptions.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use serde_json::Value;
@@ -22,7 +22,58 @@ pub(crate) enum Admission {
 }
 
 /// Serialized JSON-RPC messages on their way to the client, one message per item.
-pub(crate) type Outbound = mpsc::Sender<Vec<u8>>;
+///
+/// A counted queue also keeps the number of messages sent into it and not yet written out,
+/// which its writer lowers once they are written. A transport that writes some answers past
+/// the queue (the stdio read thread) does so only while that number is zero, so that nothing
+/// overtakes a message sent before it, such as a handler's progress ahead of its answer.
+#[derive(Debug, Clone)]
+pub(crate) struct Outbound {
+    sender: mpsc::Sender<Vec<u8>>,
+    unwritten: Option<Arc<AtomicUsize>>,
+}
+
+/// The queue's reader is gone: the client went away.
+#[derive(Debug)]
+pub(crate) struct Closed;
+
+impl Outbound {
+    /// A queue whose messages are counted in `unwritten` until its writer writes them.
+    pub(crate) fn counted(sender: mpsc::Sender<Vec<u8>>, unwritten: Arc<AtomicUsize>) -> Outbound {
+        Outbound { sender, unwritten: Some(unwritten) }
+    }
+
+    /// Queues a message, waiting while the queue is full.
+    pub(crate) async fn send(&self, message: Vec<u8>) -> Result<(), Closed> {
+        // The count rises only once the message is sure to go in, so that a send given up
+        // while waiting for room leaves nothing counted.
+        let permit = self.sender.reserve().await.map_err(|_| Closed)?;
+        self.count_one();
+        permit.send(message);
+        Ok(())
+    }
+
+    /// Queues a message if there is room now.
+    pub(crate) fn try_send(&self, message: Vec<u8>) -> Result<(), Closed> {
+        let permit = self.sender.try_reserve().map_err(|_| Closed)?;
+        self.count_one();
+        permit.send(message);
+        Ok(())
+    }
+
+    fn count_one(&self) {
+        if let Some(unwritten) = &self.unwritten {
+            unwritten.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl From<mpsc::Sender<Vec<u8>>> for Outbound {
+    /// A queue that is not counted: everything reaches the client through it.
+    fn from(sender: mpsc::Sender<Vec<u8>>) -> Outbound {
+        Outbound { sender, unwritten: None }
+    }
+}
 
 /// What `initialize` settled for a 2025 session.
 #[derive(Debug)]
@@ -63,7 +114,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Session {
-    pub(crate) fn new(id: String, outbound: Outbound) -> Arc<Session> {
+    pub(crate) fn new(id: String, outbound: impl Into<Outbound>) -> Arc<Session> {
         Arc::new(Session {
             id,
             negotiated: OnceLock::new(),
@@ -74,7 +125,7 @@ impl Session {
             next_request: AtomicU64::new(1),
             subscriptions: Mutex::new(HashSet::new()),
             extensions: Extensions::new(),
-            outbound,
+            outbound: outbound.into(),
         })
     }
 

@@ -1,5 +1,8 @@
 //! One connection over a byte stream: the read loop that decodes lines and starts request
 //! tasks, the writer that batches outgoing messages, and the forwarding of server events.
+//!
+//! The read loop runs as a task reading a non-blocking stream, or on a thread of its own that
+//! reads with blocking calls and writes the answers it makes itself (the stdio transport).
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -19,8 +22,9 @@ use crate::error::{Error, RpcError};
 use crate::panic::CatchUnwind;
 use crate::registry::ListKind;
 use crate::server::{Server, ServerEvent};
-use crate::session::Session;
+use crate::session::{Outbound, Session};
 use crate::transport::line_reader::{Line, read_line};
+use crate::transport::shared_writer::SharedWriter;
 
 /// The most bytes the writer gathers before it writes and flushes.
 const WRITE_BATCH_BYTES: usize = 64 * 1024;
@@ -44,31 +48,64 @@ where
     let writer_done = async move {
         writer_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the writer failed: {err}"))))
     };
-    run(server, reader, sender, writer_done).await
+    run(server, Reading::Task(reader), sender.into(), writer_done).await
 }
 
-/// Runs a connection whose outgoing messages go into `sender`; `writer_done` completes when
-/// everything sent has been written.
+/// Where a connection's read loop runs.
+pub(crate) enum Reading<R> {
+    /// In a task of the runtime, reading a non-blocking stream; every message goes through
+    /// the outgoing queue.
+    Task(R),
+    /// On a thread of its own, reading with blocking calls (the reader may block the thread
+    /// in `poll_read`) and writing the answers it makes itself to `output`, which the queue's
+    /// writer (counting into `output.unwritten()`) shares.
+    Thread { reader: R, output: Arc<SharedWriter> },
+}
+
+/// Runs a connection whose outgoing messages go into `outbound`; `writer_done` completes
+/// when everything sent has been written.
 pub(crate) async fn run<R>(
     server: Server,
-    reader: R,
-    sender: mpsc::Sender<Vec<u8>>,
+    reading: Reading<R>,
+    outbound: Outbound,
     writer_done: impl Future<Output = Result<(), Error>>,
 ) -> Result<(), Error>
 where
     R: AsyncRead + Unpin + Send + 'static,
 {
-    let session = Session::new(server.next_connection_id(), sender);
+    let session = Session::new(server.next_connection_id(), outbound);
     let events_task = tokio::spawn(forward_events(server.clone(), server.subscribe_events(), session.clone()));
 
-    // The read loop runs as a task of its own, so that on a multi-threaded runtime it lives on
-    // a worker thread beside the request tasks it spawns instead of on the caller's thread.
-    let read_task = tokio::spawn({
-        let server = server.clone();
-        let session = session.clone();
-        async move { read_loop(&server, &session, reader).await }
-    });
-    let read_result = read_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the reader failed: {err}"))));
+    let read_result = match reading {
+        // A task of its own, so that on a multi-threaded runtime the read loop lives on a
+        // worker thread beside the request tasks it spawns instead of on the caller's thread.
+        Reading::Task(reader) => {
+            let (server, session) = (server.clone(), session.clone());
+            let read_task = tokio::spawn(async move {
+                let gathered = Gathered::new(None);
+                read_loop(&server, &session, reader, gathered).await
+            });
+            read_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the reader failed: {err}"))))
+        }
+        Reading::Thread { reader, output } => {
+            let (server, session) = (server.clone(), session.clone());
+            // The thread enters the runtime, so that handlers polled on it find its timers
+            // and can spawn tasks, and waits on the runtime's primitives by parking.
+            let runtime = tokio::runtime::Handle::current();
+            let (done, finished) = tokio::sync::oneshot::channel();
+            std::thread::Builder::new()
+                .name("wharf-read".to_owned())
+                .spawn(move || {
+                    let gathered = Gathered::new(Some(output));
+                    let result = runtime.block_on(read_loop(&server, &session, reader, gathered));
+                    // The writer ends once every sender is gone; this thread's go first.
+                    drop(session);
+                    let _ = done.send(result);
+                })
+                .map_err(Error::io)?;
+            finished.await.unwrap_or_else(|_| Err(Error::protocol("the read thread panicked")))
+        }
+    };
 
     events_task.abort();
     let _ = events_task.await;
@@ -80,6 +117,7 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
     server: &Server,
     session: &Arc<Session>,
     reader: R,
+    mut gathered: Gathered,
 ) -> Result<(), Error> {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
@@ -89,7 +127,6 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
     let in_flight = server.options().max_in_flight;
     let permits = Arc::new(Semaphore::new(in_flight));
     let inline = tokio::runtime::Handle::current().runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread;
-    let mut answers = Answers::default();
     let result = loop {
         match read_line(&mut reader, &mut line, max).await {
             Ok(Line::Eof) => break Ok(()),
@@ -97,27 +134,26 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
                 let error = RpcError::invalid_request(format!(
                     "Invalid request: the message is longer than the limit of {max} bytes and was skipped"
                 ));
-                send(session, encode_error(None, error)).await;
+                gathered.push(&encode_error(None, error));
             }
-            Ok(Line::Complete) => {
-                handle_line(server, session, &permits, inline, &line, &mut answers).await;
-                // The answers go out before reading could wait: once no whole line is left
-                // in what was read (a client may hold back the rest of a line until it hears
-                // back), or sooner when many gather, so that the client hears back early.
-                if answers.count >= MAX_GATHERED_ANSWERS
-                    || answers.bytes.len() >= WRITE_BATCH_BYTES
-                    || (answers.count > 0 && memchr::memchr(b'\n', reader.buffer()).is_none())
-                {
-                    send(session, answers.take()).await;
-                    let_the_writer_run().await;
-                }
-            }
+            Ok(Line::Complete) => handle_line(server, session, &permits, inline, &line, &mut gathered).await,
             Err(err) => break Err(Error::io(err)),
         }
+        // The answers go out before reading could wait: once no whole line is left in what
+        // was read (a client may hold back the rest of a line until it hears back), or sooner
+        // when many gather, so that the client hears back early.
+        if gathered.count >= MAX_GATHERED_ANSWERS
+            || gathered.bytes.len() >= WRITE_BATCH_BYTES
+            || (gathered.count > 0 && memchr::memchr(b'\n', reader.buffer()).is_none())
+        {
+            gathered.flush(session).await;
+        }
+        if let Some(err) = gathered.failed.take() {
+            // The output is gone, and with it the client.
+            break Err(Error::io(err));
+        }
     };
-    if answers.count > 0 {
-        send(session, answers.take()).await;
-    }
+    gathered.flush(session).await;
     // Finish the work in flight before the writer closes.
     let _all_finished = permits.acquire_many(u32::try_from(in_flight).unwrap_or(u32::MAX)).await;
     result
@@ -142,26 +178,56 @@ async fn let_the_writer_run() {
     .await;
 }
 
-/// Answers the read loop produced itself, joined by newlines, to reach the writer as one
-/// message instead of one each.
-#[derive(Default)]
-struct Answers {
+/// The messages the read loop made itself (answers to the requests it finished, errors), in
+/// order and each ending in a newline, to go out together instead of one each.
+struct Gathered {
     bytes: Vec<u8>,
     count: usize,
+    /// The output a read thread writes them to itself; without it they go through the queue.
+    direct: Option<Arc<SharedWriter>>,
+    /// Why writing to `direct` failed; the read loop ends on it.
+    failed: Option<std::io::Error>,
 }
 
-impl Answers {
-    fn push(&mut self, answer: &[u8]) {
-        if self.count > 0 {
-            self.bytes.push(b'\n');
-        }
-        self.bytes.extend_from_slice(answer);
+impl Gathered {
+    fn new(direct: Option<Arc<SharedWriter>>) -> Gathered {
+        Gathered { bytes: Vec::with_capacity(4096), count: 0, direct, failed: None }
+    }
+
+    fn push(&mut self, message: &[u8]) {
+        self.bytes.extend_from_slice(message);
+        self.bytes.push(b'\n');
         self.count += 1;
     }
 
-    fn take(&mut self) -> Vec<u8> {
+    /// Sends what was gathered: written directly when the read loop has an output of its own
+    /// and nothing queued waits to be written before it, else through the queue.
+    async fn flush(&mut self, session: &Session) {
+        if self.count == 0 {
+            return;
+        }
         self.count = 0;
-        std::mem::replace(&mut self.bytes, Vec::with_capacity(4096))
+        if let Some(direct) = &self.direct {
+            match direct.write_unless_queued(&self.bytes) {
+                Ok(true) => {
+                    self.bytes.clear();
+                    return;
+                }
+                Ok(false) => {}
+                Err(err) => {
+                    self.failed = Some(err);
+                    self.bytes.clear();
+                    return;
+                }
+            }
+        }
+        let mut message = std::mem::replace(&mut self.bytes, Vec::with_capacity(4096));
+        // The queue's writer ends every message with a newline itself.
+        message.pop();
+        send(session, message).await;
+        if self.direct.is_none() {
+            let_the_writer_run().await;
+        }
     }
 }
 
@@ -180,7 +246,7 @@ async fn handle_line(
     permits: &Arc<Semaphore>,
     inline: bool,
     line: &[u8],
-    answers: &mut Answers,
+    gathered: &mut Gathered,
 ) {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
@@ -189,14 +255,12 @@ async fn handle_line(
     if let Some(batch) = parse_batch(line) {
         let allowed = session.negotiated().is_some_and(|negotiated| negotiated.version.allows_batches());
         match batch {
-            Err(error) => send(session, decode_error_response(error)).await,
-            Ok(_) if !allowed => {
-                send(session, encode_error(None, batches_refused())).await;
-            }
+            Err(error) => gathered.push(&decode_error_response(error)),
+            Ok(_) if !allowed => gathered.push(&encode_error(None, batches_refused())),
             Ok(items) => {
                 let items: Vec<Vec<u8>> = items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect();
                 // A batch counts as one request in flight.
-                let Some(permit) = permit(session, permits, answers).await else { return };
+                let Some(permit) = permit(session, permits, gathered).await else { return };
                 let (server, session) = (server.clone(), session.clone());
                 tokio::spawn(async move {
                     handle_batch(server, session, items).await;
@@ -207,14 +271,14 @@ async fn handle_line(
         return;
     }
     match Incoming::parse(line) {
-        Err(error) => send(session, decode_error_response(error)).await,
+        Err(error) => gathered.push(&decode_error_response(error)),
         Ok(Incoming::Request { id, request }) => {
-            start_request(server, session, permits, inline, id, request, answers).await
+            start_request(server, session, permits, inline, id, request, gathered).await
         }
         Ok(Incoming::Envelope(Envelope::Request { id, method, params })) => {
             match ClientRequest::decode(&method, params) {
-                Err(error) => send(session, encode_error(Some(&id), RpcError::from(error.to_error_object()))).await,
-                Ok(request) => start_request(server, session, permits, inline, id, request, answers).await,
+                Err(error) => gathered.push(&encode_error(Some(&id), RpcError::from(error.to_error_object()))),
+                Ok(request) => start_request(server, session, permits, inline, id, request, gathered).await,
             }
         }
         Ok(Incoming::Envelope(other)) => handle_incoming(session, other),
@@ -229,21 +293,21 @@ async fn start_request(
     inline: bool,
     id: RequestId,
     request: ClientRequest,
-    answers: &mut Answers,
+    gathered: &mut Gathered,
 ) {
     match request {
         request @ ClientRequest::Initialize(_) => {
             // `initialize` is answered before the next line is read, so that requests a
             // client pipelines behind it already see the negotiated session. It cannot be
             // cancelled, so it is not registered as in flight.
-            send(session, answer_now(server, session, &id, request).await).await;
+            gathered.push(&answer_now(server, session, &id, request).await);
         }
         request => {
             if session.is_in_flight(&id) {
                 let error = RpcError::invalid_request(format!(
                     "Invalid request: a request with id {id} is still in flight; ids must be unique"
                 ));
-                send(session, encode_error(Some(&id), error)).await;
+                gathered.push(&encode_error(Some(&id), error));
                 return;
             }
             let cancel = Cancellation::new();
@@ -259,14 +323,14 @@ async fn start_request(
             if inline {
                 let polled = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await;
                 if let Poll::Ready(outcome) = polled {
-                    answers.push(&response_or_panic(outcome, &id));
+                    gathered.push(&response_or_panic(outcome, &id));
                     return;
                 }
             }
             // Nothing else registers ids of this connection, so the check above still holds.
             session.begin(&id, cancel);
             // Waiting for a permit stops the read loop, which is the backpressure.
-            let Some(permit) = permit(session, permits, answers).await else { return };
+            let Some(permit) = permit(session, permits, gathered).await else { return };
             let task_session = session.clone();
             let task_id = id.clone();
             let task = tokio::spawn(async move {
@@ -283,13 +347,11 @@ async fn start_request(
 /// A permit for one more request in flight (the semaphore is never closed, so this is always
 /// `Some`). When none is free, the answers gathered so far go out before waiting: the requests
 /// holding the permits may wait on a client that waits for those answers first.
-async fn permit(session: &Session, permits: &Arc<Semaphore>, answers: &mut Answers) -> Option<OwnedSemaphorePermit> {
+async fn permit(session: &Session, permits: &Arc<Semaphore>, gathered: &mut Gathered) -> Option<OwnedSemaphorePermit> {
     if let Ok(permit) = permits.clone().try_acquire_owned() {
         return Some(permit);
     }
-    if answers.count > 0 {
-        send(session, answers.take()).await;
-    }
+    gathered.flush(session).await;
     permits.clone().acquire_owned().await.ok()
 }
 
@@ -396,15 +458,19 @@ pub(crate) async fn answer_batch(server: &Server, session: &Arc<Session>, items:
     Some(array)
 }
 
-/// Appends `first` and whatever else is already queued, one line each, up to the batch size.
-fn gather(buffer: &mut Vec<u8>, first: &[u8], receiver: &mut mpsc::Receiver<Vec<u8>>) {
+/// Appends `first` and whatever else is already queued, one line each, up to the batch size;
+/// returns how many messages it took.
+pub(crate) fn gather(buffer: &mut Vec<u8>, first: &[u8], receiver: &mut mpsc::Receiver<Vec<u8>>) -> usize {
     buffer.extend_from_slice(first);
     buffer.push(b'\n');
+    let mut taken = 1;
     while buffer.len() < WRITE_BATCH_BYTES {
         let Ok(message) = receiver.try_recv() else { break };
         buffer.extend_from_slice(&message);
         buffer.push(b'\n');
+        taken += 1;
     }
+    taken
 }
 
 /// Writes outgoing messages, gathering whatever is queued into one write and one flush.
@@ -417,22 +483,6 @@ async fn write_loop<W: AsyncWrite + Unpin>(mut writer: W, mut receiver: mpsc::Re
         buffer.clear();
     }
     writer.shutdown().await.map_err(Error::io)
-}
-
-/// The blocking twin of `write_loop`, for a dedicated writer thread: it gathers whatever is
-/// queued into one write and one flush, without a round trip through the async runtime.
-pub(crate) fn write_blocking<W: std::io::Write>(
-    mut writer: W,
-    mut receiver: mpsc::Receiver<Vec<u8>>,
-) -> Result<(), Error> {
-    let mut buffer = Vec::with_capacity(WRITE_BATCH_BYTES);
-    while let Some(message) = receiver.blocking_recv() {
-        gather(&mut buffer, &message, &mut receiver);
-        writer.write_all(&buffer).map_err(Error::io)?;
-        writer.flush().map_err(Error::io)?;
-        buffer.clear();
-    }
-    Ok(())
 }
 
 /// Sends list changes and resource updates to the client of a 2025 session.

@@ -5,4 +5,5 @@
 pub(crate) mod connection;
 pub(crate) mod http;
 pub(crate) mod line_reader;
+pub(crate) mod shared_writer;
 pub(crate) mod stdio;

@@ -429,7 +429,7 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     let (sink, mut messages) = mpsc::channel(shared.options.stream_buffer);
     let control = Arc::new(StreamControl::default());
     let delivery = Delivery {
-        sink,
+        sink: sink.into(),
         cancel: cancel.clone(),
         stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
         principal,
