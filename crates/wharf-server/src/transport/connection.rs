@@ -93,17 +93,17 @@ where
             // and can spawn tasks, and waits on the runtime's primitives by parking.
             let runtime = tokio::runtime::Handle::current();
             let (done, finished) = tokio::sync::oneshot::channel();
-            std::thread::Builder::new()
-                .name("wharf-read".to_owned())
-                .spawn(move || {
-                    let gathered = Gathered::new(Some(output));
-                    let result = runtime.block_on(read_loop(&server, &session, reader, gathered));
-                    // The writer ends once every sender is gone; this thread's go first.
-                    drop(session);
-                    let _ = done.send(result);
-                })
-                .map_err(Error::io)?;
-            finished.await.unwrap_or_else(|_| Err(Error::protocol("the read thread panicked")))
+            let spawned = std::thread::Builder::new().name("wharf-read".to_owned()).spawn(move || {
+                let gathered = Gathered::new(Some(output));
+                let result = runtime.block_on(read_loop(&server, &session, reader, gathered));
+                // The writer ends once every sender is gone; this thread's go first.
+                drop(session);
+                let _ = done.send(result);
+            });
+            match spawned {
+                Ok(_) => finished.await.unwrap_or_else(|_| Err(Error::protocol("the read thread panicked"))),
+                Err(err) => Err(Error::io(err)),
+            }
         }
     };
 
@@ -154,6 +154,10 @@ async fn read_loop<R: AsyncRead + Unpin + Send>(
         }
     };
     gathered.flush(session).await;
+    let result = match gathered.failed.take() {
+        Some(err) => result.and(Err(Error::io(err))),
+        None => result,
+    };
     // Finish the work in flight before the writer closes.
     let _all_finished = permits.acquire_many(u32::try_from(in_flight).unwrap_or(u32::MAX)).await;
     result
