@@ -180,6 +180,31 @@ fn concurrent_requests_are_all_answered() {
 }
 
 #[test]
+fn arguments_that_cannot_be_read_are_refused_not_replaced_by_defaults() {
+    // `countdown` has a default step count; a string no Rust string can hold (a lone UTF-16
+    // surrogate) must not make the call run with that default instead of the client's 1.
+    // `countdown` reaches its context, so its arguments are read (for the input round's
+    // digest) before the schema check and the refusal is -32602; `echo`'s is a tool error.
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let call = |id: u32, name: &str, arguments: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"_meta":{meta},"name":"{name}","arguments":{arguments}}}}}"#
+        )
+    };
+    let input =
+        [call(1, "countdown", r#"{"steps": 1, "note": "\ud800"}"#), call(2, "echo", r#"{"message": "\ud800"}"#)];
+    let (stdout, stderr, status) = run(format!("{}\n", input.join("\n")).as_bytes());
+    assert!(status.success(), "{stderr}");
+    let messages = parse(&stdout);
+    let refused = by_id(&messages, json!(1));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("the arguments cannot be read"), "{refused}");
+    let result = &by_id(&messages, json!(2))["result"];
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("the arguments cannot be read"), "{result}");
+}
+
+#[test]
 fn a_handlers_notifications_come_before_its_answer() {
     // `log` sends its message and answers without waiting, so its answer is written by the
     // read thread past the queue the message went into; the echo calls between them are

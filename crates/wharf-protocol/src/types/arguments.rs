@@ -23,9 +23,12 @@ impl ToolArguments {
     }
 
     /// The arguments as a map of JSON values. Members given twice keep the last value.
-    pub fn to_object(&self) -> JsonObject {
-        // The text was checked to be a JSON object when it was read or made.
-        serde_json::from_str(self.as_str()).unwrap_or_default()
+    ///
+    /// Fails when a string holds an escape no Rust string can hold (a lone UTF-16 surrogate
+    /// such as `"\ud800"`): reading the text as raw JSON lets it through, reading its values
+    /// does not.
+    pub fn to_object(&self) -> Result<JsonObject, serde_json::Error> {
+        serde_json::from_str(self.as_str())
     }
 }
 
@@ -62,7 +65,8 @@ impl fmt::Debug for ToolArguments {
 /// Two argument objects are equal when they hold the same members, however they were written.
 impl PartialEq for ToolArguments {
     fn eq(&self, other: &ToolArguments) -> bool {
-        self.as_str() == other.as_str() || self.to_object() == other.to_object()
+        self.as_str() == other.as_str()
+            || matches!((self.to_object(), other.to_object()), (Ok(mine), Ok(theirs)) if mine == theirs)
     }
 }
 
@@ -107,7 +111,14 @@ mod tests {
         let arguments: ToolArguments = serde_json::from_str(r#"{"b": 1, "a": [true]}"#).unwrap();
         assert_eq!(arguments.as_str(), r#"{"b": 1, "a": [true]}"#);
         assert_eq!(serde_json::to_string(&arguments).unwrap(), r#"{"b": 1, "a": [true]}"#);
-        assert_eq!(serde_json::Value::Object(arguments.to_object()), json!({"a": [true], "b": 1}));
+        assert_eq!(serde_json::Value::Object(arguments.to_object().unwrap()), json!({"a": [true], "b": 1}));
+    }
+
+    #[test]
+    fn values_no_string_can_hold_are_an_error_not_an_empty_object() {
+        let arguments: ToolArguments = serde_json::from_str(r#"{"note": "\ud800"}"#).unwrap();
+        let error = arguments.to_object().unwrap_err().to_string();
+        assert!(error.contains("escape"), "{error}");
     }
 
     #[test]
@@ -129,6 +140,6 @@ mod tests {
     #[test]
     fn arguments_read_from_a_json_value_too() {
         let arguments: ToolArguments = serde_json::from_value(json!({"message": "hi"})).unwrap();
-        assert_eq!(serde_json::Value::Object(arguments.to_object()), json!({"message": "hi"}));
+        assert_eq!(serde_json::Value::Object(arguments.to_object().unwrap()), json!({"message": "hi"}));
     }
 }

@@ -139,15 +139,18 @@ impl InputRound {
                 params.input_responses = None;
                 return Ok(None);
             }
-            ClientRequest::CallTool(params) => (
-                "tools/call",
-                vec![
-                    Value::from(params.name.as_str()),
-                    digest::object(params.arguments.as_ref().map(ToolArguments::to_object).as_ref()),
-                ],
-                params.request_state.take(),
-                params.input_responses.take(),
-            ),
+            ClientRequest::CallTool(params) => {
+                let arguments = params.arguments.as_ref().map(ToolArguments::to_object).transpose();
+                let arguments = arguments.map_err(|err| {
+                    RpcError::invalid_params(format!("Invalid params: the arguments cannot be read: {err}"))
+                })?;
+                (
+                    "tools/call",
+                    vec![Value::from(params.name.as_str()), digest::object(arguments.as_ref())],
+                    params.request_state.take(),
+                    params.input_responses.take(),
+                )
+            }
             ClientRequest::GetPrompt(params) => {
                 let arguments = params.arguments.as_ref().map(|arguments| {
                     arguments.iter().map(|(name, value)| (name.clone(), Value::from(value.as_str()))).collect()

@@ -121,7 +121,9 @@ impl ArgumentSchema {
         match (&self.shape, arguments) {
             (Some(shape), Some(text)) if shape.accepts(text.as_str()) => Ok(CheckedArguments::Text(text)),
             (_, arguments) => {
-                let mut object = arguments.map(|text| text.to_object()).unwrap_or_default();
+                let object = arguments.as_ref().map(ToolArguments::to_object).transpose();
+                let mut object =
+                    object.map_err(|err| format!("the arguments cannot be read: {err}"))?.unwrap_or_default();
                 self.prepare(&mut object)?;
                 Ok(CheckedArguments::Object(object))
             }
@@ -325,6 +327,20 @@ mod tests {
         assert!(with_defaults.shape.is_none());
         let filled = with_defaults.check(text("{}")).unwrap();
         assert!(matches!(filled, CheckedArguments::Object(object) if object["days"] == 7));
+    }
+
+    #[test]
+    fn arguments_no_string_can_hold_are_refused_not_dropped() {
+        // A lone surrogate passes as raw JSON text but not as a value. With defaults to fill
+        // in, the arguments are read as values; without, the shape refuses them first.
+        let with_defaults =
+            compiled(json!({"type": "object", "properties": {"days": {"type": "integer", "default": 7}}}));
+        let plain = compiled(json!({"type": "object", "properties": {"note": {"type": "string"}}}));
+        for schema in [&with_defaults, &plain] {
+            let text = serde_json::from_str::<ToolArguments>(r#"{"days": 1, "note": "\ud800"}"#).unwrap();
+            let message = schema.check(Some(text)).unwrap_err();
+            assert!(message.contains("the arguments cannot be read"), "{message}");
+        }
     }
 
     #[test]

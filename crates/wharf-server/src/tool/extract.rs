@@ -75,7 +75,7 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
             // accepted, the values path below words the error as it would have anyway.
             Some(CheckedArguments::Text(text)) => match serde_json::from_str(text.as_str()) {
                 Ok(value) => return Ok(Args(value)),
-                Err(_) => text.to_object(),
+                Err(err) => text.to_object().map_err(|_| Rejection::InvalidArguments(err.to_string()))?,
             },
             Some(CheckedArguments::Object(object)) => object,
             None => JsonObject::new(),

@@ -4,7 +4,7 @@
 use base64::Engine;
 use http::HeaderMap;
 use http::header::ACCEPT;
-use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, JsonObject, ProtocolVersion};
+use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, ProtocolVersion, ToolArguments};
 
 use crate::tool::header_params::{HeaderParam, header_text};
 
@@ -90,12 +90,20 @@ pub(crate) fn check_modern(headers: &HeaderMap, request: &ClientRequest, version
 
 /// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its arguments: each
 /// marked argument present in the body needs its header with the same value, in plain or
-/// `=?base64?…?=` form, and a header needs its argument.
+/// `=?base64?…?=` form, and a header needs its argument. The arguments are read only for a
+/// tool that marks some.
 pub(crate) fn check_params(
     headers: &HeaderMap,
     params: &[HeaderParam],
-    arguments: Option<&JsonObject>,
+    arguments: Option<&ToolArguments>,
 ) -> Result<(), ErrorObject> {
+    if params.is_empty() {
+        return Ok(());
+    }
+    let arguments = arguments.map(ToolArguments::to_object).transpose().map_err(|err| {
+        ErrorObject::new(ErrorCode::INVALID_PARAMS, format!("Invalid params: the arguments cannot be read: {err}"))
+    })?;
+    let arguments = arguments.as_ref();
     for param in params {
         let header_name = format!("mcp-param-{}", param.header.to_ascii_lowercase());
         let header = headers.get(header_name.as_str()).map(|value| value.to_str());

@@ -272,9 +272,7 @@ async fn modern(
     }
     if let ClientRequest::CallTool(call) = &request
         && let Some(tool) = shared.server.registry().tool(&call.name)
-        && !tool.header_params.is_empty()
-        && let Err(error) =
-            headers::check_params(headers, &tool.header_params, call.arguments.as_ref().map(|a| a.to_object()).as_ref())
+        && let Err(error) = headers::check_params(headers, &tool.header_params, call.arguments.as_ref())
     {
         return reply::error(StatusCode::BAD_REQUEST, Some(&id), error);
     }
