@@ -28,6 +28,19 @@ impl Cancellation {
         Cancellation::default()
     }
 
+    /// Makes this signal as good as new, if nothing else holds it: the read loop reuses the
+    /// signal of a request that finished at once instead of allocating one per request. False
+    /// (and nothing changed) while some clone is still around.
+    pub(crate) fn renew(&mut self) -> bool {
+        match Arc::get_mut(&mut self.inner) {
+            Some(inner) => {
+                *inner = Inner::default();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Cancels; every waiter wakes up.
     pub fn cancel(&self) {
         self.inner.cancelled.store(true, Ordering::SeqCst);
@@ -48,5 +61,22 @@ impl Cancellation {
             }
             notified.await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signal_is_renewed_only_when_nothing_else_holds_it() {
+        let mut signal = Cancellation::new();
+        signal.cancel();
+        let clone = signal.clone();
+        assert!(!signal.renew(), "a clone still sees this signal");
+        assert!(signal.is_cancelled() && clone.is_cancelled());
+        drop(clone);
+        assert!(signal.renew());
+        assert!(!signal.is_cancelled());
     }
 }

@@ -537,8 +537,7 @@ pub(crate) fn encode_notification(notification: &ServerNotification) -> Vec<u8> 
 }
 
 pub(crate) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
-    // Most messages are a few hundred bytes; starting there spares the regrowths.
-    let mut bytes = Vec::with_capacity(512);
+    let mut bytes = crate::message_buffer::take();
     encode_into(&mut bytes, message);
     bytes
 }

@@ -30,6 +30,7 @@ mod error;
 mod extensions;
 mod input;
 mod listen;
+mod message_buffer;
 mod panic;
 mod principal;
 mod prompt;

@@ -16,20 +16,29 @@ impl<F: Future> CatchUnwind<F> {
     pub(crate) fn new(future: F) -> CatchUnwind<F> {
         CatchUnwind { inner: Box::pin(future) }
     }
+
+    /// Catches the panics of a future already boxed.
+    pub(crate) fn from_box(inner: Pin<Box<F>>) -> CatchUnwind<F> {
+        CatchUnwind { inner }
+    }
 }
 
 impl<F: Future> Future for CatchUnwind<F> {
     type Output = Result<F::Output, String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = self.inner.as_mut();
-        // The future is dropped right after a panic and never polled again, so whatever state
-        // the panic left behind cannot be observed: asserting unwind safety is sound here.
-        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
-        }
+        poll_catching(self.inner.as_mut(), cx)
+    }
+}
+
+/// Polls `future` once, turning a panic into `Err(message)`. A future that panicked must never
+/// be polled again (its owner drops it), so whatever state the panic left behind cannot be
+/// observed: asserting unwind safety is sound here.
+pub(crate) fn poll_catching<F: Future>(future: Pin<&mut F>, cx: &mut Context<'_>) -> Poll<Result<F::Output, String>> {
+    match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
+        Ok(Poll::Pending) => Poll::Pending,
+        Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+        Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
     }
 }
 

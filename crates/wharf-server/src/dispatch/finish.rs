@@ -110,7 +110,7 @@ impl Finisher<'_> {
 /// result, which alone goes through serde: its member names and the version string need no
 /// escaping, and serde would check every byte of them on every response.
 pub(super) fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(512);
+    let mut bytes = crate::message_buffer::take();
     bytes.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     match id.as_number() {
         Some(number) => bytes.extend_from_slice(itoa::Buffer::new().format(number).as_bytes()),
