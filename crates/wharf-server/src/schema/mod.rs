@@ -1,12 +1,16 @@
 //! JSON Schemas of tool arguments: derived from Rust types, compiled once at registration,
 //! and used before every call to fill in defaults and reject invalid arguments.
 //!
-//! `shape.rs` checks the arguments of plain schemas straight from the client's text; the
-//! compiled validator here decides everything else, and words every error.
+//! `shape.rs` checks the arguments of plain schemas, straight from the client's text when
+//! there are no defaults to fill in; the full validator here decides everything else, and
+//! words every error. A plain schema is valid by construction, so its full validator is built
+//! only when a call's arguments need it: building one runs much of the `jsonschema` crate (its
+//! regular expressions among it), which cost `wharf serve` about 3 MiB of resident memory.
 
 mod shape;
 
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -63,7 +67,9 @@ fn drop_rust_number_formats(value: &mut Value) {
 /// A compiled argument schema.
 pub(crate) struct ArgumentSchema {
     schema: JsonObject,
-    validator: jsonschema::Validator,
+    /// Built at registration when there is no shape (so that an invalid schema is refused
+    /// there), else on first need.
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
     /// False when no property anywhere in the schema has a `default`, so that there is
     /// nothing to fill in before a call.
     has_defaults: bool,
@@ -104,13 +110,14 @@ impl ArgumentSchema {
                 )));
             }
         }
-        let validator = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .should_validate_formats(true)
-            .build(&Value::Object(schema.clone()))
-            .map_err(|err| Error::registration(format!("{owner}: the argument schema is not valid: {err}")))?;
         let has_defaults = mentions_default(&schema);
-        let shape = if has_defaults { None } else { Shape::of(&schema) };
+        let shape = Shape::of(&schema);
+        let validator = OnceLock::new();
+        if shape.is_none() {
+            let built = full_validator(&schema)
+                .map_err(|err| Error::registration(format!("{owner}: the argument schema is not valid: {err}")))?;
+            let _ = validator.set(Ok(built));
+        }
         Ok(ArgumentSchema { schema, validator, has_defaults, shape })
     }
 
@@ -119,7 +126,10 @@ impl ArgumentSchema {
     /// fills in defaults and words the error.
     pub(crate) fn check(&self, arguments: Option<ToolArguments>) -> Result<CheckedArguments, String> {
         match (&self.shape, arguments) {
-            (Some(shape), Some(text)) if shape.accepts(text.as_str()) => Ok(CheckedArguments::Text(text)),
+            // With defaults to fill in, the arguments are read as values first, then checked.
+            (Some(shape), Some(text)) if !self.has_defaults && shape.accepts(text.as_str()) => {
+                Ok(CheckedArguments::Text(text))
+            }
             (_, arguments) => {
                 let object = arguments.as_ref().map(ToolArguments::to_object).transpose();
                 let mut object =
@@ -142,13 +152,17 @@ impl ArgumentSchema {
             apply_defaults(&self.schema, &self.schema, arguments, 0);
         }
         let instance = Value::Object(std::mem::take(arguments));
-        if self.validator.is_valid(&instance) {
+        let valid = match &self.shape {
+            Some(shape) if shape.accepts_value(&instance) => true,
+            _ => self.validator()?.is_valid(&instance),
+        };
+        if valid {
             let Value::Object(object) = instance else { unreachable!("wrapped an object above") };
             *arguments = object;
             return Ok(());
         }
         let mut message = String::new();
-        for error in self.validator.iter_errors(&instance) {
+        for error in self.validator()?.iter_errors(&instance) {
             if !message.is_empty() {
                 message.push_str("; ");
             }
@@ -163,6 +177,23 @@ impl ArgumentSchema {
         *arguments = object;
         if message.is_empty() { Ok(()) } else { Err(message) }
     }
+}
+
+impl ArgumentSchema {
+    /// The full validator, built now if it was not yet.
+    fn validator(&self) -> Result<&jsonschema::Validator, String> {
+        let built = self.validator.get_or_init(|| {
+            full_validator(&self.schema).map_err(|err| format!("the tool's argument schema is not valid: {err}"))
+        });
+        built.as_ref().map_err(String::clone)
+    }
+}
+
+fn full_validator(schema: &JsonObject) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(&Value::Object(schema.clone()))
 }
 
 /// True if a `default` member appears anywhere in `schema`, `$defs` included.
@@ -324,9 +355,64 @@ mod tests {
 
         let with_defaults =
             compiled(json!({"type": "object", "properties": {"days": {"type": "integer", "default": 7}}}));
-        assert!(with_defaults.shape.is_none());
+        assert!(with_defaults.shape.is_some());
         let filled = with_defaults.check(text("{}")).unwrap();
         assert!(matches!(filled, CheckedArguments::Object(object) if object["days"] == 7));
+        let message = with_defaults.check(text(r#"{"days": "seven"}"#)).unwrap_err();
+        assert!(message.starts_with("`days`:"), "{message}");
+    }
+
+    #[test]
+    fn a_plain_schema_builds_its_full_validator_only_when_a_call_needs_it() {
+        let schema = compiled(json!({
+            "type": "object",
+            "properties": {
+                "days": {"type": "integer", "minimum": 1, "default": 7},
+                "place": {"type": "string"}
+            },
+            "required": ["place"]
+        }));
+        let text = |text: &str| Some(serde_json::from_str::<ToolArguments>(text).unwrap());
+        // Accepted by the shape, defaults filled in: no full validator.
+        let filled = schema.check(text(r#"{"place": "Oslo"}"#)).unwrap();
+        assert!(matches!(filled, CheckedArguments::Object(object) if object["days"] == 7));
+        assert!(schema.validator.get().is_none());
+        // Refused: the full validator is built to judge and word it.
+        let message = schema.check(text(r#"{"place": "Oslo", "days": 0}"#)).unwrap_err();
+        assert!(message.starts_with("`days`: 0 is less than the minimum of 1"), "{message}");
+        assert!(matches!(schema.validator.get(), Some(Ok(_))));
+        // A schema the shape does not cover has its validator from the start.
+        let pattern = compiled(json!({"type": "object", "properties": {"id": {"type": "string", "pattern": "^u"}}}));
+        assert!(pattern.shape.is_none() && pattern.validator.get().is_some());
+    }
+
+    #[test]
+    fn every_schema_a_shape_is_made_of_compiles() {
+        // A plain schema defers its full validator: each must still be one the validator
+        // accepts, or a call would find out too late.
+        for schema in [
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {"a": {"type": ["string", "null"], "default": null}}}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "required": ["a"],
+                   "$defs": {"A": {"type": "array", "items": {"type": "integer", "exclusiveMaximum": 3}}}}),
+            json!({"type": "object", "additionalProperties": {"type": "string", "enum": ["x", "y"], "maxLength": 1}}),
+            json!({"type": "object", "properties": {"n": {"type": "number", "minimum": -1.5, "description": "d"}},
+                   "additionalProperties": false, "x-note": 1}),
+        ] {
+            let Value::Object(object) = schema.clone() else { unreachable!() };
+            let compiled = ArgumentSchema::compile("test", object).unwrap();
+            assert!(compiled.shape.is_some(), "not plain: {schema}");
+            assert!(compiled.validator().is_ok(), "{schema}");
+        }
+        // What the validator would refuse is not plain, so it is refused at registration.
+        for schema in [
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "a"]}),
+            json!({"type": "object", "properties": {"a": {"type": ["string", "string"]}}}),
+            json!({"type": "object", "$defs": {"Unused": {"type": "strange"}}}),
+        ] {
+            let Value::Object(object) = schema.clone() else { unreachable!() };
+            assert!(ArgumentSchema::compile("test", object).is_err(), "{schema}");
+        }
     }
 
     #[test]

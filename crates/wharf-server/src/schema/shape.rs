@@ -4,9 +4,10 @@
 //! A schema is plain when every keyword in it is one this checker applies exactly as JSON
 //! Schema does: `type`, `properties`, `required`, `additionalProperties`, `items`, the four
 //! numeric bounds, `minLength`, `maxLength`, `enum` of strings, annotations, and a `$ref` to
-//! `$defs` standing alone (as schemars writes nested types). Anything else (`anyOf`,
-//! `pattern`, `format`, `default`, ...) leaves the schema to the full
-//! validator. The checker only ever says "certainly valid" or "ask the full validator", so a
+//! `$defs` standing alone (as schemars writes nested types). `default` is an annotation here:
+//! filling defaults in is the caller's work. Anything else (`anyOf`, `pattern`, `format`, ...)
+//! leaves the schema to the full validator. Every part of a plain schema, unused definitions
+//! included, is understood here, so a plain schema is a valid one. The checker only ever says "certainly valid" or "ask the full validator", so a
 //! call it does not accept still gets the full validator's verdict and its error message.
 
 use std::cmp::Ordering;
@@ -28,7 +29,8 @@ mod kind {
 }
 
 /// The keywords that only describe and never constrain.
-const ANNOTATIONS: [&str; 7] = ["description", "title", "examples", "$comment", "deprecated", "readOnly", "writeOnly"];
+const ANNOTATIONS: [&str; 8] =
+    ["description", "title", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "default"];
 
 /// A plain schema, ready to check JSON text against.
 #[derive(Debug, Default)]
@@ -96,7 +98,12 @@ impl Shape {
                 }
                 "required" => {
                     for name in value.as_array()? {
-                        required.push(name.as_str()?);
+                        // The meta-schema wants the names unique.
+                        let name = name.as_str()?;
+                        if required.contains(&name) {
+                            return None;
+                        }
+                        required.push(name);
                     }
                 }
                 "additionalProperties" => {
@@ -120,12 +127,32 @@ impl Shape {
                 "exclusiveMaximum" => shape.bounds.push((Bound::ExclusiveMaximum, value.as_number()?.clone())),
                 "minLength" => shape.min_length = Some(value.as_u64()?),
                 "maxLength" => shape.max_length = Some(value.as_u64()?),
-                "enum" => {
-                    let choices = value.as_array()?.iter().map(|choice| choice.as_str().map(str::to_owned));
-                    shape.choices = Some(choices.collect::<Option<Vec<String>>>()?);
+                "enum" if shape.choices.is_none() => shape.choices = Some(strings(value)?),
+                // Documented enum variants, as schemars writes them: a branch per variant, each
+                // one string. Distinct strings make `oneOf` (and `anyOf`) the same as an `enum`
+                // of them all.
+                "oneOf" | "anyOf" if shape.choices.is_none() => {
+                    let mut choices: Vec<String> = Vec::new();
+                    for branch in value.as_array()? {
+                        for choice in branch_strings(branch.as_object()?)? {
+                            if choices.contains(&choice) {
+                                return None;
+                            }
+                            choices.push(choice);
+                        }
+                    }
+                    if choices.is_empty() {
+                        return None;
+                    }
+                    shape.choices = Some(choices);
                 }
-                // Definitions constrain nothing until referenced.
-                "$defs" if depth == 0 => {}
+                // Definitions constrain nothing until referenced, but each must be plain too,
+                // so that the whole schema is known to be valid.
+                "$defs" if depth == 0 => {
+                    for definition in value.as_object()?.values() {
+                        Shape::within(root, definition.as_object()?, depth + 1)?;
+                    }
+                }
                 annotation if ANNOTATIONS.contains(&annotation) || annotation.starts_with("x-") => {}
                 _ => return None,
             }
@@ -147,6 +174,11 @@ impl Shape {
     pub(crate) fn accepts(&self, text: &str) -> bool {
         let mut deserializer = serde_json::Deserializer::from_str(text);
         self.deserialize(&mut deserializer).is_ok() && deserializer.end().is_ok()
+    }
+
+    /// [`Shape::accepts`] for a value already read.
+    pub(crate) fn accepts_value(&self, value: &Value) -> bool {
+        self.deserialize(value).is_ok()
     }
 
     fn allows(&self, kind: u8) -> bool {
@@ -172,6 +204,27 @@ impl Shape {
     }
 }
 
+/// An `enum` of strings.
+fn strings(value: &Value) -> Option<Vec<String>> {
+    value.as_array()?.iter().map(|choice| choice.as_str().map(str::to_owned)).collect()
+}
+
+/// The strings a `oneOf` branch allows, when it is only strings: a `const` or an `enum` of
+/// strings, with `type: "string"` at most and annotations.
+fn branch_strings(branch: &JsonObject) -> Option<Vec<String>> {
+    let mut choices = None;
+    for (keyword, value) in branch {
+        match keyword.as_str() {
+            "const" if choices.is_none() => choices = Some(vec![value.as_str()?.to_owned()]),
+            "enum" if choices.is_none() => choices = Some(strings(value)?),
+            "type" if value == "string" => {}
+            annotation if ANNOTATIONS.contains(&annotation) || annotation.starts_with("x-") => {}
+            _ => return None,
+        }
+    }
+    choices
+}
+
 /// The JSON Schema `type` keyword as bits.
 fn types(value: &Value) -> Option<u8> {
     let one = |name: &str| match name {
@@ -186,9 +239,11 @@ fn types(value: &Value) -> Option<u8> {
     };
     match value {
         Value::String(name) => one(name),
-        Value::Array(names) if !names.is_empty() => {
-            names.iter().try_fold(0, |bits, name| Some(bits | one(name.as_str()?)?))
-        }
+        // The meta-schema wants the names unique.
+        Value::Array(names) if !names.is_empty() => names.iter().try_fold(0, |bits, name| {
+            let bit = one(name.as_str()?)?;
+            (bits & bit == 0).then_some(bits | bit)
+        }),
         _ => None,
     }
 }
@@ -433,6 +488,29 @@ mod tests {
     }
 
     #[test]
+    fn documented_enum_variants_are_choices() {
+        agree(
+            json!({
+                "type": "object",
+                "properties": {"level": {"$ref": "#/$defs/Level"}},
+                "required": ["level"],
+                "$defs": {"Level": {"description": "How loud.", "oneOf": [
+                    {"const": "quiet", "description": "Hardly.", "type": "string"},
+                    {"enum": ["loud", "louder"], "type": "string"}
+                ]}}
+            }),
+            &[
+                (json!({"level": "quiet"}), true),
+                (json!({"level": "louder"}), true),
+                (json!({"level": "silent"}), false),
+                (json!({"level": 1}), false),
+                (json!({"level": null}), false),
+                (json!({}), false),
+            ],
+        );
+    }
+
+    #[test]
     fn schemas_with_other_keywords_are_not_plain() {
         for schema in [
             json!({"type": "object", "properties": {"email": {"type": "string", "format": "email"}}}),
@@ -440,14 +518,23 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}, "$defs": {"A": {}}}),
             json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/A"}}}),
             json!({"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}]}}}),
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"const": "x"}, {"const": 1}]}}}),
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"const": "x"}, {"enum": ["y", "x"]}]}}}),
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"const": "x", "type": "integer"}]}}}),
+            json!({"type": "object", "properties": {"a": {"oneOf": [{"const": "x"}], "enum": ["x"]}}}),
             json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}}),
-            json!({"type": "object", "properties": {"a": {"type": "integer", "default": 3}}}),
             json!({"type": "object", "properties": {"a": {"enum": [1, 2]}}}),
+            json!({"type": "object", "properties": {"a": {"type": ["string", "string"]}}}),
+            json!({"type": "object", "properties": {"a": {}}, "required": ["a", "a"]}),
+            json!({"type": "object", "$defs": {"Unused": {"pattern": "^x"}}}),
             json!({"type": "object", "required": ["not-a-property"]}),
             json!({"type": "object", "properties": {"a": {"const": "x"}}}),
         ] {
             assert!(Shape::of(schema.as_object().unwrap()).is_none(), "{schema}");
         }
         assert!(Shape::of(json!({"type": "object", "x-mcp-header": "Region"}).as_object().unwrap()).is_some());
+        // A default only describes; filling it in is the caller's work.
+        let with_default = json!({"type": "object", "properties": {"a": {"type": "integer", "default": 3}}});
+        assert!(Shape::of(with_default.as_object().unwrap()).is_some());
     }
 }
