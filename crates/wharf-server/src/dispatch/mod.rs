@@ -39,8 +39,7 @@ use tasks::CallRoute;
 /// can choose a status code from it.
 ///
 /// This is the only async layer that owns the request: whatever can be answered without
-/// waiting is answered by [`prepare`], and only the method itself is awaited, so that the
-/// future stays small (it is moved into a task whenever a handler waits).
+/// waiting is answered by [`prepare`], and only the method itself is awaited.
 #[allow(
     clippy::manual_async_fn,
     reason = "as an `async fn` the future keeps its arguments apart from the locals they become: 46 more instructions per request"

@@ -177,9 +177,7 @@ impl ArgumentSchema {
         *arguments = object;
         if message.is_empty() { Ok(()) } else { Err(message) }
     }
-}
 
-impl ArgumentSchema {
     /// The full validator, built now if it was not yet.
     fn validator(&self) -> Result<&jsonschema::Validator, String> {
         let built = self.validator.get_or_init(|| {
@@ -409,6 +407,8 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "a"]}),
             json!({"type": "object", "properties": {"a": {"type": ["string", "string"]}}}),
             json!({"type": "object", "$defs": {"Unused": {"type": "strange"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "string", "description": 3}}}),
+            json!({"type": "object", "examples": {"a": 1}}),
         ] {
             let Value::Object(object) = schema.clone() else { unreachable!() };
             assert!(ArgumentSchema::compile("test", object).is_err(), "{schema}");

@@ -4,11 +4,13 @@
 //! A schema is plain when every keyword in it is one this checker applies exactly as JSON
 //! Schema does: `type`, `properties`, `required`, `additionalProperties`, `items`, the four
 //! numeric bounds, `minLength`, `maxLength`, `enum` of strings, annotations, and a `$ref` to
-//! `$defs` standing alone (as schemars writes nested types). `default` is an annotation here:
-//! filling defaults in is the caller's work. Anything else (`anyOf`, `pattern`, `format`, ...)
-//! leaves the schema to the full validator. Every part of a plain schema, unused definitions
-//! included, is understood here, so a plain schema is a valid one. The checker only ever says "certainly valid" or "ask the full validator", so a
-//! call it does not accept still gets the full validator's verdict and its error message.
+//! `$defs` standing alone (as schemars writes nested types), and documented enum variants
+//! (`oneOf` of strings). `default` is an annotation here: filling defaults in is the caller's
+//! work. Anything else (`anyOf` of other schemas, `pattern`, `format`, ...) leaves the schema
+//! to the full validator. Every part of a plain schema, unused definitions and the values of
+//! annotations included, is understood here, so a plain schema is a valid one. The checker
+//! only ever says "certainly valid" or "ask the full validator", so a call it does not accept
+//! still gets the full validator's verdict and its error message.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -28,9 +30,17 @@ mod kind {
     pub(super) const STRING: u8 = 1 << 6;
 }
 
-/// The keywords that only describe and never constrain.
-const ANNOTATIONS: [&str; 8] =
-    ["description", "title", "examples", "$comment", "deprecated", "readOnly", "writeOnly", "default"];
+/// True for a keyword that only describes and never constrains, with a value of the kind the
+/// meta-schema wants for it (`x-` extensions may hold anything).
+fn is_annotation(keyword: &str, value: &Value) -> bool {
+    match keyword {
+        "description" | "title" | "$comment" => value.is_string(),
+        "deprecated" | "readOnly" | "writeOnly" => value.is_boolean(),
+        "examples" => value.is_array(),
+        "default" => true,
+        extension => extension.starts_with("x-"),
+    }
+}
 
 /// A plain schema, ready to check JSON text against.
 #[derive(Debug, Default)]
@@ -81,7 +91,7 @@ impl Shape {
         }
         if let Some(reference) = schema.get("$ref") {
             // Only a reference standing alone: beside other keywords, both would apply.
-            let alone = schema.keys().all(|keyword| keyword == "$ref" || ANNOTATIONS.contains(&keyword.as_str()));
+            let alone = schema.iter().all(|(keyword, value)| keyword == "$ref" || is_annotation(keyword, value));
             let name = reference.as_str()?.strip_prefix("#/$defs/")?;
             let target = root.get("$defs")?.get(name)?.as_object()?;
             return if alone { Shape::within(root, target, depth + 1) } else { None };
@@ -153,7 +163,7 @@ impl Shape {
                         Shape::within(root, definition.as_object()?, depth + 1)?;
                     }
                 }
-                annotation if ANNOTATIONS.contains(&annotation) || annotation.starts_with("x-") => {}
+                annotation if is_annotation(annotation, value) => {}
                 _ => return None,
             }
         }
@@ -218,7 +228,7 @@ fn branch_strings(branch: &JsonObject) -> Option<Vec<String>> {
             "const" if choices.is_none() => choices = Some(vec![value.as_str()?.to_owned()]),
             "enum" if choices.is_none() => choices = Some(strings(value)?),
             "type" if value == "string" => {}
-            annotation if ANNOTATIONS.contains(&annotation) || annotation.starts_with("x-") => {}
+            annotation if is_annotation(annotation, value) => {}
             _ => return None,
         }
     }
@@ -527,6 +537,8 @@ mod tests {
             json!({"type": "object", "properties": {"a": {"type": ["string", "string"]}}}),
             json!({"type": "object", "properties": {"a": {}}, "required": ["a", "a"]}),
             json!({"type": "object", "$defs": {"Unused": {"pattern": "^x"}}}),
+            json!({"type": "object", "title": 1}),
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A", "readOnly": "yes"}}, "$defs": {"A": {}}}),
             json!({"type": "object", "required": ["not-a-property"]}),
             json!({"type": "object", "properties": {"a": {"const": "x"}}}),
         ] {

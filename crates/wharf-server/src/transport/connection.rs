@@ -367,7 +367,7 @@ async fn start_request<M, F>(
 
 /// The allocations a request's work is polled in, kept for the next request when the work
 /// finished at once, as most does on the read thread: the future's box and the cancellation
-/// signal. A request's future is close to 1 KiB, and allocating and freeing each of the two per
+/// signal. A request's future is about 1.5 KiB, and allocating and freeing each of the two per
 /// request cost about 100 instructions of a pipelined `tools/call` (the allocator retires the
 /// page a lone block leaves empty each time). Every request's work is the same type, made by
 /// `make` (`request_outcome`), so one box fits all.
