@@ -16,6 +16,7 @@ use crate::error::RpcError;
 use crate::prompt::prompt_for;
 use crate::registry::page;
 use crate::resource::{resource_for, template_for};
+use crate::schema::CheckedArguments;
 use crate::server::Server;
 use crate::tool::extract::{Rejection, ToolCall};
 use crate::tool::{ToolDef, tool_for};
@@ -118,9 +119,15 @@ pub(super) async fn call_tool(
         Ok(schema) => schema,
         Err(message) => return Err(RpcError::internal(message.clone())),
     };
-    let arguments = match schema.check(params.arguments) {
-        Ok(arguments) => arguments,
-        Err(message) => return invalid_arguments(message),
+    let arguments = match params.arguments {
+        // The handler's `Args` checks them as it reads them, in one pass.
+        Some(text) if tool.reads_arguments && schema.reads_in_one_pass() => {
+            CheckedArguments::Deferred(text, schema.clone())
+        }
+        arguments => match schema.check(arguments) {
+            Ok(arguments) => arguments,
+            Err(message) => return invalid_arguments(message),
+        },
     };
     let call = ToolCall { name: tool.shared_name.clone(), arguments: Some(arguments), context: context.clone() };
     let result = match tool.handler.call(call).await {

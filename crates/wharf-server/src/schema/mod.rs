@@ -10,7 +10,7 @@
 mod shape;
 
 use std::fmt::Write as _;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -83,6 +83,10 @@ pub(crate) struct ArgumentSchema {
 pub(crate) enum CheckedArguments {
     /// The client's text, accepted as it is: the handler reads its type straight from it.
     Text(ToolArguments),
+    /// The client's text, not yet checked: the handler's `Args` checks it against the schema
+    /// while reading its type from it ([`ArgumentSchema::read_checked`]), and takes
+    /// [`ArgumentSchema::check`] when that cannot vouch for it.
+    Deferred(ToolArguments, Arc<ArgumentSchema>),
     /// The arguments as JSON values, with the schema's defaults filled in.
     Object(JsonObject),
 }
@@ -119,6 +123,22 @@ impl ArgumentSchema {
             let _ = validator.set(Ok(built));
         }
         Ok(ArgumentSchema { schema, validator, has_defaults, shape })
+    }
+
+    /// True when a call's arguments can be checked while the handler's type is read from them
+    /// ([`Self::read_checked`]): the schema is a plain shape with no defaults to fill in.
+    pub(crate) fn reads_in_one_pass(&self) -> bool {
+        self.shape.is_some() && !self.has_defaults
+    }
+
+    /// Reads a `T` from a call's arguments while checking them, in one pass; `None` when the
+    /// schema does not allow it ([`Self::reads_in_one_pass`]), when `T` refuses the text, or
+    /// when the shape cannot vouch for it. [`Self::check`] then judges and words the refusal.
+    pub(crate) fn read_checked<T: serde::de::DeserializeOwned>(&self, arguments: &ToolArguments) -> Option<T> {
+        match &self.shape {
+            Some(shape) if !self.has_defaults => shape.read(arguments.as_str()),
+            _ => None,
+        }
     }
 
     /// Checks a call's arguments: straight from the client's text when the schema is a plain

@@ -19,6 +19,8 @@ use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess
 use serde_json::{Number, Value};
 use wharf_protocol::JsonObject;
 
+mod fused;
+
 /// The JSON types a value may have, as bits; no bit set means any type.
 mod kind {
     pub(super) const NULL: u8 = 1;
@@ -186,6 +188,12 @@ impl Shape {
         self.deserialize(&mut deserializer).is_ok() && deserializer.end().is_ok()
     }
 
+    /// Reads a `T` from `text`, a JSON value, while checking it as [`Shape::accepts`] does, in
+    /// one pass; `None` when `T` refuses the text or the shape cannot vouch for it.
+    pub(crate) fn read<T: serde::de::DeserializeOwned>(&self, text: &str) -> Option<T> {
+        fused::read_checked(self, text)
+    }
+
     /// [`Shape::accepts`] for a value already read.
     pub(crate) fn accepts_value(&self, value: &Value) -> bool {
         self.deserialize(value).is_ok()
@@ -211,6 +219,15 @@ impl Shape {
     /// Checks a value whose type has no other keywords here than `type` (and `enum`).
     fn check_kind<E: serde::de::Error>(&self, kind: u8) -> Result<(), E> {
         if self.allows(kind) && self.choices.is_none() { Ok(()) } else { Err(E::custom("not accepted")) }
+    }
+
+    fn check_str<E: serde::de::Error>(&self, value: &str) -> Result<(), E> {
+        let fits_choices = self.choices.as_ref().is_none_or(|choices| choices.iter().any(|choice| choice == value));
+        let length_checked = self.min_length.is_some() || self.max_length.is_some();
+        let length = if length_checked { value.chars().count() as u64 } else { 0 };
+        let fits_length =
+            self.min_length.is_none_or(|min| length >= min) && self.max_length.is_none_or(|max| length <= max);
+        if self.allows(kind::STRING) && fits_choices && fits_length { Ok(()) } else { Err(E::custom("not accepted")) }
     }
 }
 
@@ -306,12 +323,7 @@ impl<'de> Visitor<'de> for &Shape {
     }
 
     fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<(), E> {
-        let fits_choices = self.choices.as_ref().is_none_or(|choices| choices.iter().any(|choice| choice == value));
-        let length_checked = self.min_length.is_some() || self.max_length.is_some();
-        let length = if length_checked { value.chars().count() as u64 } else { 0 };
-        let fits_length =
-            self.min_length.is_none_or(|min| length >= min) && self.max_length.is_none_or(|max| length <= max);
-        if self.allows(kind::STRING) && fits_choices && fits_length { Ok(()) } else { Err(E::custom("not accepted")) }
+        self.check_str(value)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {

@@ -59,6 +59,11 @@ pub trait FromToolCall: Sized + Send + 'static {
     /// the client for input. Extractors of one's own may (they see [`ToolCall::context`]).
     #[doc(hidden)]
     const REACHES_CONTEXT: bool = true;
+
+    /// Whether this extractor reads the call's arguments, and so can check them as it reads
+    /// them. Only [`Args`] does: arguments are otherwise checked before the handler runs.
+    #[doc(hidden)]
+    const READS_ARGUMENTS: bool = false;
 }
 
 /// The tool's arguments, deserialized into `T`. `T`'s JSON Schema becomes the tool's
@@ -68,26 +73,43 @@ pub struct Args<T>(pub T);
 
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T> {
     const REACHES_CONTEXT: bool = false;
+    const READS_ARGUMENTS: bool = true;
 
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
-        let object = match call.arguments.take() {
-            // Read once, straight from the client's text. Should `T` refuse what the schema
-            // accepted, the values path below words the error as it would have anyway.
-            Some(CheckedArguments::Text(text)) => match serde_json::from_str(text.as_str()) {
-                Ok(value) => return Ok(Args(value)),
-                Err(err) => text.to_object().map_err(|_| Rejection::InvalidArguments(err.to_string()))?,
-            },
-            Some(CheckedArguments::Object(object)) => object,
-            None => JsonObject::new(),
-        };
-        serde_json::from_value(serde_json::Value::Object(object))
-            .map(Args)
-            .map_err(|err| Rejection::InvalidArguments(err.to_string()))
+        match call.arguments.take() {
+            Some(arguments) => read_arguments(arguments).map(Args),
+            None => read_object(JsonObject::new()).map(Args),
+        }
     }
 
     fn input_schema() -> Option<JsonObject> {
         Some(schema_for::<T>())
     }
+}
+
+/// Reads a `T` from a call's arguments, in as few passes as they allow.
+fn read_arguments<T: DeserializeOwned>(arguments: CheckedArguments) -> Result<T, Rejection> {
+    match arguments {
+        // Checked while read, in one pass. Anything the shape cannot vouch for (or `T` refuses)
+        // takes the full check, whose result is read as any other; the two word the refusal.
+        CheckedArguments::Deferred(text, schema) => match schema.read_checked(&text) {
+            Some(value) => Ok(value),
+            None => read_arguments(schema.check(Some(text)).map_err(Rejection::InvalidArguments)?),
+        },
+        // Read once, straight from the client's text. Should `T` refuse what the schema
+        // accepted, the values path words the error as it would have anyway.
+        CheckedArguments::Text(text) => match serde_json::from_str(text.as_str()) {
+            Ok(value) => Ok(value),
+            Err(err) => read_object(text.to_object().map_err(|_| Rejection::InvalidArguments(err.to_string()))?),
+        },
+        CheckedArguments::Object(object) => read_object(object),
+    }
+}
+
+/// Reads a `T` from arguments already held as JSON values.
+fn read_object<T: DeserializeOwned>(object: JsonObject) -> Result<T, Rejection> {
+    serde_json::from_value(serde_json::Value::Object(object))
+        .map_err(|err| Rejection::InvalidArguments(err.to_string()))
 }
 
 impl FromToolCall for RequestContext {

@@ -37,6 +37,10 @@ pub trait ToolHandler<Marker>: Clone + Send + Sync + 'static {
     /// `FromToolCall::REACHES_CONTEXT`).
     #[doc(hidden)]
     fn reaches_context() -> bool;
+
+    /// Whether an extractor reads the arguments (see `FromToolCall::READS_ARGUMENTS`).
+    #[doc(hidden)]
+    fn reads_arguments() -> bool;
 }
 
 macro_rules! impl_tool_handler {
@@ -62,6 +66,10 @@ macro_rules! impl_tool_handler {
 
             fn reaches_context() -> bool {
                 false $(|| $extractor::REACHES_CONTEXT)*
+            }
+
+            fn reads_arguments() -> bool {
+                false $(|| $extractor::READS_ARGUMENTS)*
             }
         }
     };

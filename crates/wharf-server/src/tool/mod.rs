@@ -46,6 +46,9 @@ pub struct ToolDef {
     /// False when the handler cannot see the request context, and so never asks for input:
     /// a 2026-07-28 call then needs no record of its parameters for a later round.
     pub(crate) reaches_context: bool,
+    /// Whether the handler reads the arguments (it takes `Args`), so that checking them can be
+    /// left to that read: a handler that never reads them still has them checked.
+    pub(crate) reads_arguments: bool,
 }
 
 impl ToolDef {
@@ -64,6 +67,7 @@ impl ToolDef {
         ToolDef {
             shared_name: name.as_str().into(),
             reaches_context: H::reaches_context(),
+            reads_arguments: H::reads_arguments(),
             definition: Tool { name, input_schema, ..Tool::default() },
             schema: compiled,
             handler: Arc::new(Erased { handler, marker: std::marker::PhantomData }),

@@ -186,3 +186,83 @@ async fn registration_errors_are_clear_and_reported_together() {
     );
     assert!(message.contains("`mirror_to_header` names `nope`"), "{message}");
 }
+
+#[tokio::test]
+async fn arguments_checked_while_read_are_refused_as_the_full_check_refuses_them() {
+    // A plain schema without defaults (no `#[serde(default)]`, which schemars writes as one), so
+    // that the arguments are checked while `Args` reads them.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Operation {
+        Add,
+        Multiply,
+    }
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Sum {
+        operation: Operation,
+        #[schemars(range(min = 0))]
+        a: i64,
+        note: Option<String>,
+    }
+    let server = wharf_server::Server::builder("x", "1")
+        .tool(wharf_server::ToolDef::new("sum", |wharf_server::Args(sum): wharf_server::Args<Sum>| async move {
+            let doubled = match sum.operation {
+                Operation::Add => sum.a + sum.a,
+                Operation::Multiply => sum.a * 2,
+            };
+            format!("{doubled} {}", sum.note.unwrap_or_default())
+        }))
+        .build()
+        .unwrap();
+    let (client, _) =
+        wharf_server::testing::InMemoryClient::session(server, ProtocolVersion::V2025_11_25, Default::default())
+            .await
+            .unwrap();
+
+    let result = client.call_tool("sum", json!({"operation": "add", "a": 4, "note": "ok"})).await.unwrap();
+    assert_eq!(result.is_error, None, "{result:?}");
+    assert_eq!(text(&result.content[0]), "8 ok");
+    // Each of these fits the Rust type but not the schema, or the other way round.
+    for (arguments, wording) in [
+        (json!({"operation": "add", "a": -1}), "minimum of 0"),
+        (json!({"operation": "divide", "a": 1}), "\"divide\""),
+        (json!({"operation": {"add": null}, "a": 1}), "operation"),
+        (json!({"a": 1}), "\"operation\" is a required property"),
+        (json!({"operation": "add", "a": 1, "note": 5}), "5"),
+    ] {
+        let result = client.call_tool("sum", arguments.clone()).await.unwrap();
+        assert_eq!(result.is_error, Some(true), "{arguments} was accepted: {result:?}");
+        let message = text(&result.content[0]);
+        assert!(message.contains(wording), "{arguments}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn a_handler_that_does_not_read_its_arguments_still_has_them_checked() {
+    // An extractor of one's own may publish a schema without reading the arguments; the
+    // check then happens before the handler runs, as for any tool.
+    struct Publishes;
+    impl wharf_server::FromToolCall for Publishes {
+        fn from_tool_call(_: &mut wharf_server::ToolCall) -> Result<Self, wharf_server::Rejection> {
+            Ok(Publishes)
+        }
+        fn input_schema() -> Option<wharf_protocol::JsonObject> {
+            match json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}) {
+                Value::Object(object) => Some(object),
+                _ => unreachable!(),
+            }
+        }
+    }
+    let server = wharf_server::Server::builder("x", "1")
+        .tool(wharf_server::ToolDef::new("ran", |_: Publishes| async { "ran" }))
+        .build()
+        .unwrap();
+    let (client, _) =
+        wharf_server::testing::InMemoryClient::session(server, ProtocolVersion::V2025_11_25, Default::default())
+            .await
+            .unwrap();
+    assert_eq!(text(&client.call_tool("ran", json!({"n": 1})).await.unwrap().content[0]), "ran");
+    let result = client.call_tool("ran", json!({"n": "one"})).await.unwrap();
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    assert!(text(&result.content[0]).contains("\"one\""), "{result:?}");
+}
