@@ -104,7 +104,7 @@ pub(super) fn find_tool(server: &Server, name: &str) -> Result<Arc<ToolDef>, Rpc
 pub(super) async fn call_tool(
     context: &RequestContext,
     tool: &ToolDef,
-    params: CallToolParams,
+    params: Box<CallToolParams>,
 ) -> Result<CallToolResult, RpcError> {
     let version = context.protocol_version();
     let invalid_arguments = |message: String| {

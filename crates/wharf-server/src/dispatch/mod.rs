@@ -334,7 +334,7 @@ async fn serve(
         }
         ClientRequest::GetPrompt(params) => {
             offers(Registry::has_prompts, "prompts")?;
-            let outcome = get_prompt(server, context, params).await;
+            let outcome = get_prompt(server, context, *params).await;
             out.complete_or_input(context, outcome)
         }
         ClientRequest::ListResources(params) => {
@@ -355,7 +355,7 @@ async fn serve(
         }
         ClientRequest::Complete(params) => {
             offers(Registry::has_completions, "completions")?;
-            Ok(out.complete(complete(server, context, params).await?))
+            Ok(out.complete(complete(server, context, *params).await?))
         }
         ClientRequest::Listen(params) => Ok(out.complete(Box::pin(listen(server, context, id, *params)).await)),
         other => Err(RpcError::method_not_found(format!("Method not found: {}", other.method()))),

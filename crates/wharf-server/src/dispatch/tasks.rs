@@ -181,7 +181,7 @@ pub(super) async fn call_tool_or_task(
     server: &Server,
     context: &RequestContext,
     tool: Arc<ToolDef>,
-    params: CallToolParams,
+    params: Box<CallToolParams>,
     out: &Finisher<'_>,
 ) -> Result<Vec<u8>, RpcError> {
     if let Err(missing) = require_tasks(context) {
@@ -244,7 +244,7 @@ pub(super) async fn legacy_task(
     server: &Server,
     context: &RequestContext,
     tool: Arc<ToolDef>,
-    mut params: CallToolParams,
+    mut params: Box<CallToolParams>,
     out: &Finisher<'_>,
 ) -> Result<Vec<u8>, RpcError> {
     let requested_ttl = params
