@@ -6,6 +6,14 @@ use wharf_protocol::{ContentBlock, ProtocolVersion, ResourceContents};
 use crate::fixture;
 use crate::spec::assert_valid;
 
+/// A 2025-11-25 session with `server`, for a client that declares no capabilities.
+async fn session_on(server: wharf_server::Server) -> wharf_server::testing::InMemoryClient {
+    wharf_server::testing::InMemoryClient::session(server, ProtocolVersion::V2025_11_25, Default::default())
+        .await
+        .unwrap()
+        .0
+}
+
 fn text(block: &ContentBlock) -> &str {
     match block {
         ContentBlock::Text(text) => &text.text,
@@ -214,10 +222,7 @@ async fn arguments_checked_while_read_are_refused_as_the_full_check_refuses_them
         }))
         .build()
         .unwrap();
-    let (client, _) =
-        wharf_server::testing::InMemoryClient::session(server, ProtocolVersion::V2025_11_25, Default::default())
-            .await
-            .unwrap();
+    let client = session_on(server).await;
 
     let result = client.call_tool("sum", json!({"operation": "add", "a": 4, "note": "ok"})).await.unwrap();
     assert_eq!(result.is_error, None, "{result:?}");
@@ -257,10 +262,7 @@ async fn a_handler_that_does_not_read_its_arguments_still_has_them_checked() {
         .tool(wharf_server::ToolDef::new("ran", |_: Publishes| async { "ran" }))
         .build()
         .unwrap();
-    let (client, _) =
-        wharf_server::testing::InMemoryClient::session(server, ProtocolVersion::V2025_11_25, Default::default())
-            .await
-            .unwrap();
+    let client = session_on(server).await;
     assert_eq!(text(&client.call_tool("ran", json!({"n": 1})).await.unwrap().content[0]), "ran");
     let result = client.call_tool("ran", json!({"n": "one"})).await.unwrap();
     assert_eq!(result.is_error, Some(true), "{result:?}");
