@@ -135,10 +135,7 @@ impl ArgumentSchema {
     /// schema does not allow it ([`Self::reads_in_one_pass`]), when `T` refuses the text, or
     /// when the shape cannot vouch for it. [`Self::check`] then judges and words the refusal.
     pub(crate) fn read_checked<T: serde::de::DeserializeOwned>(&self, arguments: &ToolArguments) -> Option<T> {
-        match &self.shape {
-            Some(shape) if !self.has_defaults => shape.read(arguments.as_str()),
-            _ => None,
-        }
+        self.shape.as_ref().filter(|_| self.reads_in_one_pass())?.read(arguments.as_str())
     }
 
     /// Checks a call's arguments: straight from the client's text when the schema is a plain

@@ -188,12 +188,6 @@ impl Shape {
         self.deserialize(&mut deserializer).is_ok() && deserializer.end().is_ok()
     }
 
-    /// Reads a `T` from `text`, a JSON value, while checking it as [`Shape::accepts`] does, in
-    /// one pass; `None` when `T` refuses the text or the shape cannot vouch for it.
-    pub(crate) fn read<T: serde::de::DeserializeOwned>(&self, text: &str) -> Option<T> {
-        fused::read_checked(self, text)
-    }
-
     /// [`Shape::accepts`] for a value already read.
     pub(crate) fn accepts_value(&self, value: &Value) -> bool {
         self.deserialize(value).is_ok()

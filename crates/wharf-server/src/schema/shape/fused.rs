@@ -17,13 +17,15 @@ use serde_json::Number;
 
 use super::{Additional, Shape, kind};
 
-/// Reads a `T` from `text` while checking `text` against `shape`; `None` when `T` refuses the
-/// text or the shape cannot vouch for it.
-pub(crate) fn read_checked<T: DeserializeOwned>(shape: &Shape, text: &str) -> Option<T> {
-    let mut reader = serde_json::Deserializer::from_str(text);
-    let value = T::deserialize(Checking { shape, inner: &mut reader }).ok()?;
-    reader.end().ok()?;
-    Some(value)
+impl Shape {
+    /// Reads a `T` from `text`, a JSON value, while checking it as [`Shape::accepts`] does, in
+    /// one pass; `None` when `T` refuses the text or the shape cannot vouch for it.
+    pub(crate) fn read<T: DeserializeOwned>(&self, text: &str) -> Option<T> {
+        let mut reader = serde_json::Deserializer::from_str(text);
+        let value = T::deserialize(Checking { shape: self, inner: &mut reader }).ok()?;
+        reader.end().ok()?;
+        Some(value)
+    }
 }
 
 /// The error every check fails with; its words never reach the client.
@@ -408,7 +410,7 @@ mod tests {
     /// (the shape's check, then the read) and reads the same value; returns whether the one
     /// pass read it.
     fn one_pass<T: DeserializeOwned + PartialEq + fmt::Debug>(shape: &Shape, text: &str) -> bool {
-        let read = read_checked::<T>(shape, text);
+        let read = shape.read::<T>(text);
         if let Some(value) = &read {
             assert!(shape.accepts(text), "the one pass took {text}, which the shape refuses");
             let two_passes: T = serde_json::from_str(text).expect("the type reads what the one pass read");
