@@ -9,6 +9,8 @@
 //!   decode those params into typed values, choosing the type by the `method` string.
 //! - [`RequestMessage`], [`NotificationMessage`], [`ResponseMessage`] and [`ErrorMessage`]
 //!   encode outgoing messages.
+//! - [`encode_into`] and [`encode`] write any of them as compact JSON, the bytes `serde_json`
+//!   writes, with less work per string.
 //! - [`ProtocolVersion`] names the revisions and what each allows.
 //! - The data types ([`Tool`], [`CallToolResult`], [`Prompt`], [`Resource`], ...) are the union of
 //!   every revision's shapes; fields that exist only in newer revisions are `Option`s.
@@ -16,6 +18,7 @@
 //! This crate has no async code and does no I/O. Depend on it, not on `wharf`, to read or write
 //! MCP messages without a server.
 
+mod encode;
 mod error;
 mod incoming;
 mod jsonrpc;
@@ -23,6 +26,7 @@ mod messages;
 mod types;
 mod version;
 
+pub use encode::{encode, encode_into};
 pub use error::{ErrorCode, ErrorObject};
 pub use incoming::Incoming;
 pub use jsonrpc::{

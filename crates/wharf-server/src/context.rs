@@ -501,7 +501,7 @@ impl RequestContext {
         let session = &self.inner.session;
         let (id, answer) = session.expect_answer();
         let message = RequestMessage { jsonrpc: JsonRpc2, id: &id, method: request.method(), params: Some(request) };
-        let bytes = serde_json::to_vec(&message).map_err(|err| Error::protocol(err.to_string()))?;
+        let bytes = wharf_protocol::encode(&message).map_err(|err| Error::protocol(err.to_string()))?;
         if self.sink().send(bytes).await.is_err() {
             session.forget_answer(&id);
             return Err(Error::closed());
@@ -545,7 +545,7 @@ pub(crate) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
 /// Appends `value`'s JSON to `bytes`.
 pub(crate) fn encode_into<T: Serialize + ?Sized>(bytes: &mut Vec<u8>, value: &T) {
     // Serializing our own types into memory cannot fail: every map key is a string.
-    serde_json::to_writer(bytes, value).unwrap_or_else(|err| unreachable!("serializing a message failed: {err}"));
+    wharf_protocol::encode_into(bytes, value).unwrap_or_else(|err| unreachable!("serializing a message failed: {err}"));
 }
 
 impl std::fmt::Debug for RequestContext {
