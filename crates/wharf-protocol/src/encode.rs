@@ -38,80 +38,13 @@ struct Encoder<'a> {
     out: &'a mut Vec<u8>,
 }
 
-const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-const HIGH_BITS: u64 = u64::from_ne_bytes([0x80; 8]);
-
-/// True if any of the eight bytes in `word` is a quote, a backslash or a control character.
-/// Each test is the classic "has a zero byte" trick: subtracting one from every byte borrows
-/// into a byte's top bit only where the byte was zero (or, for `< 0x20`, below 0x20); bytes
-/// with their own top bit set (UTF-8 beyond ASCII) are masked out by `!x`.
-#[inline]
-fn needs_escape_in(word: u64) -> bool {
-    let quote = word ^ (ONES * u64::from(b'"'));
-    let backslash = word ^ (ONES * u64::from(b'\\'));
-    let found = (quote.wrapping_sub(ONES) & !quote)
-        | (backslash.wrapping_sub(ONES) & !backslash)
-        | (word.wrapping_sub(ONES * 0x20) & !word);
-    found & HIGH_BITS != 0
-}
-
-/// The same test for four bytes.
-#[inline]
-fn needs_escape_in_half(word: u32) -> bool {
-    const ONES: u32 = u32::from_ne_bytes([0x01; 4]);
-    let quote = word ^ (ONES * u32::from(b'"'));
-    let backslash = word ^ (ONES * u32::from(b'\\'));
-    let found = (quote.wrapping_sub(ONES) & !quote)
-        | (backslash.wrapping_sub(ONES) & !backslash)
-        | (word.wrapping_sub(ONES * 0x20) & !word);
-    found & u32::from_ne_bytes([0x80; 4]) != 0
-}
-
-#[inline]
-fn word_at(bytes: &[u8], at: usize) -> u64 {
-    u64::from_ne_bytes(bytes[at..at + 8].try_into().unwrap_or([0; 8]))
-}
-
-#[inline]
-fn half_word_at(bytes: &[u8], at: usize) -> u32 {
-    u32::from_ne_bytes(bytes[at..at + 4].try_into().unwrap_or([0; 4]))
-}
-
-/// How many bytes at the start of `bytes` are known to need no escape: all of them, or a
-/// count from which on the first character to escape lies within the next eight bytes.
-///
-/// Most strings in a message are member names and short values, so the tail of a string is
-/// checked as a whole word too (one that overlaps bytes already checked), and strings shorter
-/// than a word as two overlapping half words; only strings of one to three bytes are checked
-/// byte by byte.
-#[inline]
-fn plain_prefix(bytes: &[u8]) -> usize {
-    let len = bytes.len();
-    if len >= 8 {
-        let mut at = 0;
-        while at + 8 <= len {
-            if needs_escape_in(word_at(bytes, at)) {
-                return at;
-            }
-            at += 8;
-        }
-        return if at == len || !needs_escape_in(word_at(bytes, len - 8)) { len } else { at };
-    }
-    if len >= 4 {
-        let clean =
-            !needs_escape_in_half(half_word_at(bytes, 0)) && !needs_escape_in_half(half_word_at(bytes, len - 4));
-        return if clean { len } else { 0 };
-    }
-    if bytes.iter().any(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20) { 0 } else { len }
-}
-
 /// Appends `text` as a JSON string.
 #[inline]
 fn write_str(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    let plain = plain_prefix(bytes);
+    let plain = crate::escape::plain_len(bytes);
     out.extend_from_slice(&bytes[..plain]);
     if plain < bytes.len() {
         write_escaped(out, &bytes[plain..]);

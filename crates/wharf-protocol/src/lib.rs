@@ -20,6 +20,7 @@
 
 mod encode;
 mod error;
+mod escape;
 mod incoming;
 mod jsonrpc;
 mod messages;

@@ -57,7 +57,7 @@ fn required<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ParamsE
     serde_json::from_str(raw.get()).map_err(|err| ParamsError::Invalid(err.to_string()))
 }
 
-fn leading<T: DeserializeOwned>(text: &str) -> Option<(T, usize)> {
+pub(crate) fn leading<T: DeserializeOwned>(text: &str) -> Option<(T, usize)> {
     let mut values = serde_json::Deserializer::from_str(text).into_iter::<T>();
     let value = values.next()?.ok()?;
     Some((value, values.byte_offset()))

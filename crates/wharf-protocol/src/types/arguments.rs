@@ -3,6 +3,7 @@
 use std::fmt;
 
 use serde::de::Error as _;
+use serde::ser::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
@@ -14,12 +15,19 @@ use crate::types::common::JsonObject;
 /// against the tool's input schema; building a map of JSON values first would cost an
 /// allocation for every member and a second walk to turn it into the type.
 #[derive(Clone)]
-pub struct ToolArguments(Box<RawValue>);
+pub struct ToolArguments(Box<str>);
 
 impl ToolArguments {
+    /// Arguments from `text`, which the caller has checked is a JSON object with no white
+    /// space around it.
+    pub(crate) fn from_checked_object(text: &str) -> ToolArguments {
+        debug_assert!(text.starts_with('{') && serde_json::from_str::<&RawValue>(text).is_ok(), "{text}");
+        ToolArguments(text.into())
+    }
+
     /// The arguments as JSON text, exactly as received: always an object.
     pub fn as_str(&self) -> &str {
-        self.0.get()
+        &self.0
     }
 
     /// The arguments as a map of JSON values. Members given twice keep the last value.
@@ -36,7 +44,7 @@ impl From<&JsonObject> for ToolArguments {
     fn from(object: &JsonObject) -> ToolArguments {
         // A map of JSON values always serializes.
         let text = serde_json::to_string(object).unwrap_or_else(|_| "{}".to_owned());
-        ToolArguments(RawValue::from_string(text).unwrap_or_else(|_| empty()))
+        ToolArguments(text.into())
     }
 }
 
@@ -46,13 +54,9 @@ impl From<JsonObject> for ToolArguments {
     }
 }
 
-fn empty() -> Box<RawValue> {
-    RawValue::from_string("{}".to_owned()).expect("an empty object is JSON")
-}
-
 impl Default for ToolArguments {
     fn default() -> ToolArguments {
-        ToolArguments(empty())
+        ToolArguments("{}".into())
     }
 }
 
@@ -70,9 +74,12 @@ impl PartialEq for ToolArguments {
     }
 }
 
+/// Written as the JSON text it holds. Only clients write arguments, so finding the text's
+/// extent again here (`RawValue` is how serde is told to copy JSON text) costs a server nothing.
 impl Serialize for ToolArguments {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        let raw: &RawValue = serde_json::from_str(&self.0).map_err(S::Error::custom)?;
+        raw.serialize(serializer)
     }
 }
 
@@ -81,7 +88,7 @@ impl<'de> Deserialize<'de> for ToolArguments {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
         // A raw value has no white space around it, so an object starts with its brace.
         if raw.get().starts_with('{') {
-            Ok(ToolArguments(raw))
+            Ok(ToolArguments(raw.into()))
         } else {
             Err(D::Error::invalid_type(unexpected(raw.get()), &"a JSON object"))
         }
