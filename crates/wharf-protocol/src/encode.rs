@@ -40,7 +40,7 @@ struct Encoder<'a> {
 
 /// Appends `text` as a JSON string.
 #[inline]
-fn write_str(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn write_str(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');

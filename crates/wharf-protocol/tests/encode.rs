@@ -322,3 +322,61 @@ fn what_was_written_before_a_failure_stays_and_the_error_is_returned() {
     assert!(refused.is_err());
     assert!(out.starts_with(b"prefix {"), "{}", String::from_utf8_lossy(&out));
 }
+
+/// `CallToolResult` writes its common parts from literals; every combination of its members
+/// still comes out as serde_json writes it.
+#[test]
+fn tool_results_written_by_hand_are_what_serde_json_writes() {
+    let text = |text: &str| ContentBlock::text(text);
+    let annotated = ContentBlock::Text(TextContent {
+        text: "noted".to_owned(),
+        annotations: Some(Annotations { priority: Some(0.5), ..Default::default() }),
+        meta: None,
+    });
+    let with_meta = ContentBlock::Text(TextContent {
+        text: "meta".to_owned(),
+        annotations: None,
+        meta: Some(serde_json::Map::from_iter([("k".to_owned(), Value::from(1))])),
+    });
+    let image = ContentBlock::Image(ImageContent {
+        data: "AAAA".to_owned(),
+        mime_type: "image/png".to_owned(),
+        annotations: None,
+        meta: None,
+    });
+    let contents = [
+        vec![],
+        vec![text("hello, wharf")],
+        vec![text(""), text("two \"quoted\"\nlines\u{1}"), text("日本語 🦀")],
+        vec![annotated, with_meta, image, text("last")],
+    ];
+    let structured = [None, Some(serde_json::json!({"sum": 3})), Some(serde_json::json!([1, "x"]))];
+    let errors = [None, Some(true), Some(false)];
+    let result_types = [None, Some(ResultType::complete())];
+    let metas =
+        [None, Some(serde_json::Map::from_iter([(META_SERVER_INFO.to_owned(), serde_json::json!({"name": "w"}))]))];
+    let mut checked = 0;
+    for content in &contents {
+        for structured_content in &structured {
+            for is_error in errors {
+                for result_type in &result_types {
+                    for meta in &metas {
+                        let result = CallToolResult {
+                            content: content.clone(),
+                            structured_content: structured_content.clone(),
+                            is_error,
+                            result_type: result_type.clone(),
+                            meta: meta.clone(),
+                        };
+                        let mut ours = b"[".to_vec();
+                        result.encode_into(&mut ours).unwrap();
+                        let theirs = [b"[".to_vec(), serde_json::to_vec(&result).unwrap()].concat();
+                        assert_eq!(String::from_utf8_lossy(&ours), String::from_utf8_lossy(&theirs));
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 4 * 3 * 3 * 2 * 2);
+}

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::types::arguments::ToolArguments;
 use crate::types::common::{CacheScope, Icon, JsonObject, RequestMeta, ResultType};
-use crate::types::content::ContentBlock;
+use crate::types::content::{ContentBlock, TextContent};
 
 /// A tool the client's model can call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -131,6 +131,49 @@ pub struct CallToolResult {
 }
 
 impl CallToolResult {
+    /// Appends the result as compact JSON: the bytes [`encode_into`](crate::encode_into)
+    /// writes, with the member names and plain text blocks written from literals instead of
+    /// going through serde one piece at a time. A busy server answers `tools/call` more than
+    /// anything else.
+    pub fn encode_into(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        // Taken apart, so that a new member cannot be forgotten here.
+        let CallToolResult { content, structured_content, is_error, result_type, meta } = self;
+        out.extend_from_slice(b"{\"content\":[");
+        for (index, block) in content.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            match block {
+                ContentBlock::Text(TextContent { text, annotations: None, meta: None }) => {
+                    out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+                    crate::encode::write_str(out, text);
+                    out.push(b'}');
+                }
+                other => crate::encode_into(out, other)?,
+            }
+        }
+        out.push(b']');
+        if let Some(structured) = structured_content {
+            out.extend_from_slice(b",\"structuredContent\":");
+            crate::encode_into(out, structured)?;
+        }
+        match is_error {
+            Some(true) => out.extend_from_slice(b",\"isError\":true"),
+            Some(false) => out.extend_from_slice(b",\"isError\":false"),
+            None => {}
+        }
+        if let Some(result_type) = result_type {
+            out.extend_from_slice(b",\"resultType\":");
+            crate::encode_into(out, result_type)?;
+        }
+        if let Some(meta) = meta {
+            out.extend_from_slice(b",\"_meta\":");
+            crate::encode_into(out, meta)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+
     /// The text of the first content block, when it is text.
     pub fn first_text(&self) -> Option<&str> {
         match self.content.first() {

@@ -25,15 +25,15 @@ impl Finisher<'_> {
     /// A result that is never cached.
     pub(super) fn complete<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
         if !self.version.is_stateless() {
-            return respond(self.id, &result);
+            return respond_with(self.id, |out| result.encode(out));
         }
         result.set_result_type(ResultType::complete());
         if let Some(meta) = result.meta_mut() {
             // The handler filled in `_meta` itself; the server info joins what it set.
             meta.extend(self.server.server_info_meta().clone());
-            return respond(self.id, &result);
+            return respond_with(self.id, |out| result.encode(out));
         }
-        self.with_server_info(&result)
+        self.with_server_info(|out| result.encode(out))
     }
 
     /// The handler's result, unless it asked for input it has no answer to yet: then that
@@ -60,25 +60,25 @@ impl Finisher<'_> {
             return respond(self.id, &result);
         }
         result.insert("resultType".to_owned(), Value::from("complete"));
-        self.with_server_info(&result)
+        self.with_server_info(|out| encode_into(out, &result))
     }
 
     /// A `CreateTaskResult`: the task's members, flat, with `resultType: "task"`.
     pub(super) fn task_created(&self, record: &TaskRecord) -> Vec<u8> {
         let mut result = record.task_members();
         result.insert("resultType".to_owned(), Value::from("task"));
-        self.with_server_info(&result)
+        self.with_server_info(|out| encode_into(out, &result))
     }
 
     /// An `InputRequiredResult`: never cached, and never with cache hints.
     pub(super) fn input_required(&self, result: &InputRequiredResult) -> Vec<u8> {
-        self.with_server_info(result)
+        self.with_server_info(|out| encode_into(out, result))
     }
 
     /// A 2026-07-28 result without `_meta` of its own: the server info is written from bytes
     /// encoded once, when the server was built.
-    fn with_server_info<R: Serialize>(&self, result: &R) -> Vec<u8> {
-        let mut bytes = respond(self.id, result);
+    fn with_server_info(&self, encode_result: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut bytes = respond_with(self.id, encode_result);
         // The response ends with the result object's closing brace and then its own; the
         // `_meta` member goes in before the first of them. Splicing bytes spares serde's
         // `flatten`, which would route every member of the result through a map serializer.
@@ -110,6 +110,11 @@ impl Finisher<'_> {
 /// result, which alone goes through serde: its member names and the version string need no
 /// escaping, and serde would check every byte of them on every response.
 pub(super) fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
+    respond_with(id, |out| encode_into(out, result))
+}
+
+/// Encodes `{"jsonrpc":"2.0","id":…,"result":…}` with the result written by `encode_result`.
+fn respond_with(id: &RequestId, encode_result: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     let mut bytes = crate::message_buffer::take();
     bytes.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     match id.as_number() {
@@ -117,16 +122,34 @@ pub(super) fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
         None => encode_into(&mut bytes, id),
     }
     bytes.extend_from_slice(b",\"result\":");
-    encode_into(&mut bytes, result);
+    encode_result(&mut bytes);
     bytes.push(b'}');
     bytes
 }
 
-/// The members every 2026-07-28 result carries.
-pub(super) trait Stamp {
+/// The members every 2026-07-28 result carries, and how the result is encoded.
+pub(super) trait Stamp: Serialize {
     fn set_result_type(&mut self, result_type: ResultType);
     fn meta_mut(&mut self) -> Option<&mut JsonObject>;
     fn cache(&mut self, _ttl_ms: u64, _scope: CacheScope) {}
+    /// Appends the result's JSON to `out`.
+    fn encode(&self, out: &mut Vec<u8>) {
+        encode_into(out, self);
+    }
+}
+
+/// A tool's result writes its common parts by hand.
+impl Stamp for CallToolResult {
+    fn set_result_type(&mut self, result_type: ResultType) {
+        self.result_type = Some(result_type);
+    }
+    fn meta_mut(&mut self) -> Option<&mut JsonObject> {
+        self.meta.as_mut()
+    }
+    fn encode(&self, out: &mut Vec<u8>) {
+        // Encoding into memory cannot fail: every map key is a string.
+        self.encode_into(out).unwrap_or_else(|err| unreachable!("encoding a tool result failed: {err}"));
+    }
 }
 
 macro_rules! stamp {
@@ -154,6 +177,6 @@ macro_rules! stamp {
     };
 }
 
-stamp!(CallToolResult, GetPromptResult, CompleteResult, EmptyResult, ListenResult;
+stamp!(GetPromptResult, CompleteResult, EmptyResult, ListenResult;
     cacheable: DiscoverResult, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult,
     ReadResourceResult);
