@@ -1,7 +1,7 @@
 //! The request context handed to every handler: who is asking, in which revision, and the
 //! channels back to the client (progress, logging, cancellation and requests for input).
 
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -38,12 +38,12 @@ struct Inner {
     server: Server,
     session: Arc<Session>,
     version: ProtocolVersion,
-    client_capabilities: Arc<ClientCapabilities>,
-    client_info: Option<Arc<Implementation>>,
+    client: Client,
     progress_token: Option<ProgressToken>,
     last_progress: Mutex<Option<f64>>,
     log_level: Option<LoggingLevel>,
-    sink: Outbound,
+    /// Where the request's messages go when not to the session's own queue.
+    sink: Option<Outbound>,
     cancel: Cancellation,
     stream: Option<Arc<StreamControl>>,
     principal: Option<Principal>,
@@ -57,14 +57,28 @@ struct Inner {
     session_sink: OnceLock<()>,
 }
 
+/// Who the client is.
+///
+/// A session request reads what `initialize` negotiated from its session when asked, instead
+/// of holding clones of it: every clone and drop of an `Arc` is an atomic operation, and a
+/// pipelined `tools/call` made about forty of those.
+pub(crate) enum Client {
+    /// The session's client: [`Session::negotiated`].
+    Session,
+    /// What a stateless request's `_meta` said.
+    Stated { capabilities: Arc<ClientCapabilities>, info: Option<Arc<Implementation>> },
+}
+
+/// The capabilities of a client that declared none.
+static NO_CAPABILITIES: LazyLock<ClientCapabilities> = LazyLock::new(ClientCapabilities::default);
+
 /// The parts a dispatcher fills in to make a [`RequestContext`].
 pub(crate) struct ContextParts {
     pub(crate) id: RequestId,
     pub(crate) server: Server,
     pub(crate) session: Arc<Session>,
     pub(crate) version: ProtocolVersion,
-    pub(crate) client_capabilities: Arc<ClientCapabilities>,
-    pub(crate) client_info: Option<Arc<Implementation>>,
+    pub(crate) client: Client,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) delivery: Delivery,
@@ -105,8 +119,7 @@ impl RequestContext {
                 server: parts.server,
                 session: parts.session,
                 version: parts.version,
-                client_capabilities: parts.client_capabilities,
-                client_info: parts.client_info,
+                client: parts.client,
                 progress_token: parts.progress_token,
                 last_progress: Mutex::new(None),
                 log_level: parts.log_level,
@@ -138,12 +151,20 @@ impl RequestContext {
 
     /// What the client declared it can do.
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.inner.client_capabilities
+        match &self.inner.client {
+            Client::Session => {
+                self.inner.session.negotiated().map_or(&*NO_CAPABILITIES, |negotiated| &*negotiated.client_capabilities)
+            }
+            Client::Stated { capabilities, .. } => capabilities,
+        }
     }
 
     /// The client's name and version, when it sent them.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.client_info.as_deref()
+        match &self.inner.client {
+            Client::Session => self.inner.session.negotiated().map(|negotiated| &*negotiated.client_info),
+            Client::Stated { info, .. } => info.as_deref(),
+        }
     }
 
     /// The server handling the request, for example to add or remove tools.
@@ -315,7 +336,10 @@ impl RequestContext {
     }
 
     fn sink(&self) -> &Outbound {
-        if self.inner.session_sink.get().is_some() { self.inner.session.outbound() } else { &self.inner.sink }
+        match &self.inner.sink {
+            Some(sink) if self.inner.session_sink.get().is_none() => sink,
+            _ => self.inner.session.outbound(),
+        }
     }
 
     pub(crate) async fn ask_input<R: DeserializeOwned>(

@@ -100,6 +100,10 @@ pub(crate) struct Session {
     /// means the client never set one and every message is sent.
     log_level: AtomicU8,
     in_flight: Mutex<HashMap<RequestId, InFlight>>,
+    /// How many entries `in_flight` has, kept beside it under its lock, so that the read loop
+    /// can see that nothing is in flight without taking the lock (most requests on stdio are
+    /// answered before the next is read, and never enter the map).
+    in_flight_count: AtomicUsize,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
     next_request: AtomicU64,
     subscriptions: Mutex<HashSet<String>>,
@@ -121,6 +125,7 @@ impl Session {
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(LEVEL_UNSET),
             in_flight: Mutex::new(HashMap::new()),
+            in_flight_count: AtomicUsize::new(0),
             pending: Mutex::new(HashMap::new()),
             next_request: AtomicU64::new(1),
             subscriptions: Mutex::new(HashSet::new()),
@@ -172,7 +177,10 @@ impl Session {
 
     /// True while a request with this id is registered as in flight.
     pub(crate) fn is_in_flight(&self, id: &RequestId) -> bool {
-        lock(&self.in_flight).contains_key(id)
+        // The count changes under the lock with the map. Only the read loop asks this, and it
+        // is the only one to add ids on its connection, so a zero it reads means the map holds
+        // nothing it could be asking about.
+        self.in_flight_count.load(Ordering::Acquire) != 0 && lock(&self.in_flight).contains_key(id)
     }
 
     /// Whether a new request with this id may start: no request with the same id is running,
@@ -195,6 +203,7 @@ impl Session {
             return false;
         }
         in_flight.insert(id.clone(), InFlight { cancel, abort: None });
+        self.in_flight_count.store(in_flight.len(), Ordering::Release);
         true
     }
 
@@ -207,13 +216,21 @@ impl Session {
     }
 
     pub(crate) fn finish(&self, id: &RequestId) {
-        lock(&self.in_flight).remove(id);
+        let mut in_flight = lock(&self.in_flight);
+        in_flight.remove(id);
+        self.in_flight_count.store(in_flight.len(), Ordering::Release);
     }
 
     /// Cancels a request in flight: signals the handler and stops its task. Returns false if no
     /// such request was running, which the protocol says to ignore.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
-        let Some(entry) = lock(&self.in_flight).remove(id) else { return false };
+        let entry = {
+            let mut in_flight = lock(&self.in_flight);
+            let entry = in_flight.remove(id);
+            self.in_flight_count.store(in_flight.len(), Ordering::Release);
+            entry
+        };
+        let Some(entry) = entry else { return false };
         entry.cancel.cancel();
         if let Some(abort) = entry.abort {
             abort.abort();

@@ -20,7 +20,7 @@ use wharf_protocol::{
 };
 
 use crate::cancel::Cancellation;
-use crate::context::{ContextParts, RequestContext, StreamControl, encode};
+use crate::context::{Client, ContextParts, RequestContext, StreamControl, encode};
 use crate::error::RpcError;
 use crate::input::InputRound;
 use crate::listen::listen;
@@ -58,9 +58,9 @@ pub(crate) fn request_outcome(
     // 200 instructions of a pipelined `tools/call`).
     async move {
         let method = request.method();
-        let outcome = match prepare(&server, &session, &id, &mut request, delivery) {
+        let outcome = match prepare(server, session, &id, &mut request, delivery) {
             Ok(Prepared::Answered(response)) => Ok(response),
-            Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool).await,
+            Ok(Prepared::Serve(context, tool)) => serve(context.server(), &context, &id, request, tool).await,
             Err(error) => Err(error),
         };
         if let Err(error) = &outcome {
@@ -72,8 +72,9 @@ pub(crate) fn request_outcome(
 
 /// Where a request's messages go and how it is stopped.
 pub(crate) struct Delivery {
-    /// Notifications and server-to-client requests about this request.
-    pub(crate) sink: Outbound,
+    /// Notifications and server-to-client requests about this request, when they do not go
+    /// to the session's own queue.
+    pub(crate) sink: Option<Outbound>,
     pub(crate) cancel: Cancellation,
     /// Set by transports whose response stream a handler may close early (HTTP with SSE).
     pub(crate) stream: Option<Arc<StreamControl>>,
@@ -82,8 +83,9 @@ pub(crate) struct Delivery {
 }
 
 impl Delivery {
-    pub(crate) fn new(sink: Outbound, cancel: Cancellation) -> Delivery {
-        Delivery { sink, cancel, stream: None, principal: None }
+    /// Messages about the request go to the session's queue.
+    pub(crate) fn to_session(cancel: Cancellation) -> Delivery {
+        Delivery { sink: None, cancel, stream: None, principal: None }
     }
 }
 
@@ -107,10 +109,10 @@ enum Prepared {
 }
 
 /// Classifies a request by era, checks what the era requires, and answers what needs no
-/// waiting; everything else gets its context.
+/// waiting; everything else gets its context, which takes over `server` and `session`.
 fn prepare(
-    server: &Server,
-    session: &Arc<Session>,
+    server: Server,
+    session: Arc<Session>,
     id: &RequestId,
     request: &mut ClientRequest,
     delivery: Delivery,
@@ -134,11 +136,10 @@ fn prepare(
         }
         let context = RequestContext::new(ContextParts {
             id: id.clone(),
-            server: server.clone(),
-            session: session.clone(),
+            server,
+            session,
             version,
-            client_capabilities: capabilities,
-            client_info: meta.client_info,
+            client: Client::Stated { capabilities, info: meta.client_info },
             progress_token: meta.progress_token,
             log_level: meta.log_level,
             delivery,
@@ -149,11 +150,11 @@ fn prepare(
 
     match request {
         ClientRequest::Initialize(params) => {
-            initialize(server, session, id, std::mem::take(&mut **params)).map(Prepared::Answered)
+            initialize(&server, &session, id, std::mem::take(&mut **params)).map(Prepared::Answered)
         }
         ClientRequest::Ping(_) => Ok(Prepared::Answered(respond(id, &EmptyResult::default()))),
         request => {
-            let negotiated = session.negotiated().ok_or_else(|| {
+            let version = session.negotiated().map(|negotiated| negotiated.version).ok_or_else(|| {
                 RpcError::invalid_request(
                     "Server not initialized: send `initialize` first, or send a stateless request that names \
                      `io.modelcontextprotocol/protocolVersion` in `_meta`",
@@ -178,11 +179,10 @@ fn prepare(
             let progress_token = request.meta().and_then(|meta| meta.progress_token.clone());
             let context = RequestContext::new(ContextParts {
                 id: id.clone(),
-                server: server.clone(),
-                session: session.clone(),
-                version: negotiated.version,
-                client_capabilities: negotiated.client_capabilities.clone(),
-                client_info: Some(negotiated.client_info.clone()),
+                server,
+                session,
+                version,
+                client: Client::Session,
                 progress_token,
                 log_level: None,
                 delivery,

@@ -329,8 +329,7 @@ async fn start_request<M, F>(
                 return;
             }
             let cancel = works.cancellation();
-            let sink = session.outbound().clone();
-            let delivery = Delivery::new(sink, cancel.clone());
+            let delivery = Delivery::to_session(cancel.clone());
             let mut work = works.boxed(server.clone(), session.clone(), id.clone(), request, delivery);
             // On a current-thread runtime a spawned task would run on this thread anyway,
             // so the request is first polled right here: most handlers finish without
@@ -459,8 +458,7 @@ fn handle_incoming(session: &Session, envelope: Envelope<'_>) {
 /// Handles a request to completion in the caller's task, for requests that are neither
 /// registered as in flight nor cancellable (`initialize`, and requests inside a batch).
 async fn answer_now(server: &Server, session: &Arc<Session>, id: &RequestId, request: ClientRequest) -> Vec<u8> {
-    let sink = session.outbound().clone();
-    let delivery = Delivery::new(sink, Cancellation::new());
+    let delivery = Delivery::to_session(Cancellation::new());
     let work = request_outcome(server.clone(), session.clone(), id.clone(), request, delivery);
     guarded(work, id).await
 }

@@ -320,7 +320,7 @@ async fn legacy(
         }
     };
     let session = http_session.session.clone();
-    let delivery = Delivery::new(session.outbound().clone(), Cancellation::new());
+    let delivery = Delivery::to_session(Cancellation::new());
     let outcome = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery).await;
     match outcome {
         Ok(response) => {
@@ -427,7 +427,7 @@ async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     let (sink, mut messages) = mpsc::channel(shared.options.stream_buffer);
     let control = Arc::new(StreamControl::default());
     let delivery = Delivery {
-        sink: sink.into(),
+        sink: Some(sink.into()),
         cancel: cancel.clone(),
         stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
         principal,
