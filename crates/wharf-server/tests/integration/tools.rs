@@ -268,3 +268,47 @@ async fn a_handler_that_does_not_read_its_arguments_still_has_them_checked() {
     assert_eq!(result.is_error, Some(true), "{result:?}");
     assert!(text(&result.content[0]).contains("\"one\""), "{result:?}");
 }
+
+/// A handler learns who calls it from its context: the session's `initialize` in 2025, the
+/// request's own `_meta` on 2026-07-28.
+#[tokio::test]
+async fn handlers_see_the_clients_name_and_capabilities_in_both_eras() {
+    let server = wharf_server::Server::builder("x", "1")
+        .tool(wharf_server::ToolDef::new("who", |context: wharf_server::RequestContext| async move {
+            let name = context.client_info().map_or("nobody", |info| info.name.as_str()).to_owned();
+            let sampling = context.client_capabilities().sampling.is_some();
+            format!("{name} sampling={sampling}")
+        }))
+        .build()
+        .unwrap();
+    let capabilities: wharf_protocol::ClientCapabilities = serde_json::from_value(json!({"sampling": {}})).unwrap();
+
+    let (session, _) = wharf_server::testing::InMemoryClient::session(
+        server.clone(),
+        ProtocolVersion::V2025_06_18,
+        capabilities.clone(),
+    )
+    .await
+    .unwrap();
+    let result = session.call_tool("who", json!({})).await.unwrap();
+    assert_eq!(text(&result.content[0]), "wharf-test-client sampling=true");
+    let plain = session_on(server.clone()).await;
+    assert_eq!(text(&plain.call_tool("who", json!({})).await.unwrap().content[0]), "wharf-test-client sampling=false");
+
+    let stateless = wharf_server::testing::InMemoryClient::stateless(server.clone(), capabilities);
+    let result = stateless.call_tool("who", json!({})).await.unwrap();
+    assert_eq!(text(&result.content[0]), "wharf-test-client sampling=true");
+    // Without `clientInfo` in `_meta`, the handler is told there is none.
+    let raw = wharf_server::testing::InMemoryClient::connect(server);
+    let result = raw
+        .request(
+            "tools/call",
+            json!({"name": "who", "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "nobody sampling=false");
+}
