@@ -100,10 +100,11 @@ pub(super) fn find_tool(server: &Server, name: &str) -> Result<Arc<ToolDef>, Rpc
     registry.tool(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
 }
 
-/// Calls `tool` (found by [`find_tool`]) with the call's arguments.
+/// Calls `tool` (found by [`find_tool`]) with the call's arguments. The handler's extractors
+/// get the tool itself (one reference count), not clones of its name and schema (two).
 pub(super) async fn call_tool(
     context: &RequestContext,
-    tool: &ToolDef,
+    tool: Arc<ToolDef>,
     params: Box<CallToolParams>,
 ) -> Result<CallToolResult, RpcError> {
     let version = context.protocol_version();
@@ -121,15 +122,13 @@ pub(super) async fn call_tool(
     };
     let arguments = match params.arguments {
         // The handler's `Args` checks them as it reads them, in one pass.
-        Some(text) if tool.reads_arguments && schema.reads_in_one_pass() => {
-            CheckedArguments::Deferred(text, schema.clone())
-        }
+        Some(text) if tool.reads_arguments && schema.reads_in_one_pass() => CheckedArguments::Deferred(text),
         arguments => match schema.check(arguments) {
             Ok(arguments) => arguments,
             Err(message) => return invalid_arguments(message),
         },
     };
-    let call = ToolCall { name: tool.shared_name.clone(), arguments: Some(arguments), context: context.clone() };
+    let call = ToolCall { tool: tool.clone(), arguments: Some(arguments), context: context.clone() };
     let result = match tool.handler.call(call).await {
         Ok(result) => result,
         Err(Rejection::InvalidArguments(message)) => return invalid_arguments(message),

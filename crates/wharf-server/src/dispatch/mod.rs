@@ -314,7 +314,7 @@ async fn serve(
                 // Awaited right here rather than through a helper, so that the common case
                 // adds no layer to the request's future.
                 CallRoute::Direct => {
-                    let outcome = call_tool(context, &tool, params).await;
+                    let outcome = call_tool(context, tool, params).await;
                     out.complete_or_input(context, outcome)
                 }
                 CallRoute::StatelessTask => {

@@ -10,7 +10,7 @@
 mod shape;
 
 use std::fmt::Write as _;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -86,7 +86,7 @@ pub(crate) enum CheckedArguments {
     /// The client's text, not yet checked: the handler's `Args` checks it against the schema
     /// while reading its type from it ([`ArgumentSchema::read_checked`]), and takes
     /// [`ArgumentSchema::check`] when that cannot vouch for it.
-    Deferred(ToolArguments, Arc<ArgumentSchema>),
+    Deferred(ToolArguments),
     /// The arguments as JSON values, with the schema's defaults filled in.
     Object(JsonObject),
 }

@@ -8,20 +8,30 @@ use wharf_protocol::JsonObject;
 
 use crate::context::RequestContext;
 use crate::error::RpcError;
-use crate::schema::{CheckedArguments, schema_for};
+use crate::schema::{ArgumentSchema, CheckedArguments, schema_for};
+use crate::tool::ToolDef;
 
 /// One call of a tool, as extractors see it.
-#[derive(Debug)]
 pub struct ToolCall {
-    pub(crate) name: Arc<str>,
+    pub(crate) tool: Arc<ToolDef>,
     pub(crate) arguments: Option<CheckedArguments>,
     pub(crate) context: RequestContext,
+}
+
+impl std::fmt::Debug for ToolCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCall")
+            .field("name", &self.name())
+            .field("arguments", &self.arguments)
+            .field("context", &self.context)
+            .finish()
+    }
 }
 
 impl ToolCall {
     /// The tool's name.
     pub fn name(&self) -> &str {
-        &self.name
+        self.tool.name()
     }
 
     /// The request context.
@@ -76,8 +86,9 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
     const READS_ARGUMENTS: bool = true;
 
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
+        let schema = call.tool.schema.as_deref().ok();
         match call.arguments.take() {
-            Some(arguments) => read_arguments(arguments).map(Args),
+            Some(arguments) => read_arguments(arguments, schema).map(Args),
             None => read_object(JsonObject::new()).map(Args),
         }
     }
@@ -87,15 +98,23 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
     }
 }
 
-/// Reads a `T` from a call's arguments, in as few passes as they allow.
-fn read_arguments<T: DeserializeOwned>(arguments: CheckedArguments) -> Result<T, Rejection> {
+/// Reads a `T` from a call's arguments, in as few passes as they allow. `schema` is the
+/// tool's, which deferred arguments are checked against.
+fn read_arguments<T: DeserializeOwned>(
+    arguments: CheckedArguments,
+    schema: Option<&ArgumentSchema>,
+) -> Result<T, Rejection> {
     match arguments {
         // Checked while read, in one pass. Anything the shape cannot vouch for (or `T` refuses)
         // takes the full check, whose result is read as any other; the two word the refusal.
-        CheckedArguments::Deferred(text, schema) => match schema.read_checked(&text) {
-            Some(value) => Ok(value),
-            None => read_arguments(schema.check(Some(text)).map_err(Rejection::InvalidArguments)?),
-        },
+        CheckedArguments::Deferred(text) => {
+            // Only a tool whose schema compiled defers the check.
+            let schema = schema.ok_or_else(|| Rejection::Rpc(RpcError::internal("the tool has no schema")))?;
+            match schema.read_checked(&text) {
+                Some(value) => Ok(value),
+                None => read_arguments(schema.check(Some(text)).map_err(Rejection::InvalidArguments)?, None),
+            }
+        }
         // Read once, straight from the client's text. Should `T` refuse what the schema
         // accepted, the values path words the error as it would have anyway.
         CheckedArguments::Text(text) => match serde_json::from_str(text.as_str()) {

@@ -41,8 +41,6 @@ pub struct ToolDef {
     /// Arguments mirrored into `Mcp-Param-*` headers; filled in at registration.
     pub(crate) header_params: Vec<HeaderParam>,
     pub(crate) task_support: TaskSupport,
-    /// The name again, shared with every call instead of copied into it.
-    pub(crate) shared_name: Arc<str>,
     /// False when the handler cannot see the request context, and so never asks for input:
     /// a 2026-07-28 call then needs no record of its parameters for a later round.
     pub(crate) reaches_context: bool,
@@ -65,7 +63,6 @@ impl ToolDef {
             ArgumentSchema::compile(&format!("tool `{name}`"), schema).map(Arc::new).map_err(|err| err.to_string());
         let input_schema = compiled.as_ref().map(|schema| schema.schema().clone()).unwrap_or_default();
         ToolDef {
-            shared_name: name.as_str().into(),
             reaches_context: H::reaches_context(),
             reads_arguments: H::reads_arguments(),
             definition: Tool { name, input_schema, ..Tool::default() },
