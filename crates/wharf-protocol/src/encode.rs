@@ -87,6 +87,20 @@ fn write_integer(out: &mut Vec<u8>, value: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
 }
 
+/// The ten integer methods of a serializer, each handing its value to `self.$write`.
+macro_rules! integers {
+    ($write:ident) => {
+        integers!(@each $write: serialize_i8(i8) serialize_i16(i16) serialize_i32(i32) serialize_i64(i64)
+            serialize_i128(i128) serialize_u8(u8) serialize_u16(u16) serialize_u32(u32) serialize_u64(u64)
+            serialize_u128(u128));
+    };
+    (@each $write:ident: $($method:ident($kind:ty))*) => {
+        $(fn $method(self, value: $kind) -> Result {
+            self.$write(value)
+        })*
+    };
+}
+
 /// Floats are rare in MCP messages; `serde_json` writes them (shortest round-trip form, `null`
 /// for NaN and the infinities), so they come out exactly as before.
 fn write_float<T: Serialize>(out: &mut Vec<u8>, value: T) -> Result {
@@ -134,6 +148,11 @@ impl Compound<'_, '_> {
 }
 
 impl<'e, 'a> Encoder<'a> {
+    fn integer(&mut self, value: impl itoa::Integer) -> Result {
+        write_integer(self.out, value);
+        Ok(())
+    }
+
     fn open(&'e mut self, bracket: u8) -> Compound<'e, 'a> {
         self.out.push(bracket);
         Compound { encoder: self, position: Position::First }
@@ -165,55 +184,7 @@ impl<'e, 'a> ser::Serializer for &'e mut Encoder<'a> {
         Ok(())
     }
 
-    fn serialize_i8(self, value: i8) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
-
-    fn serialize_i16(self, value: i16) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
-
-    fn serialize_i32(self, value: i32) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
-
-    fn serialize_i64(self, value: i64) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
-
-    fn serialize_i128(self, value: i128) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
-
-    fn serialize_u8(self, value: u8) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
-
-    fn serialize_u16(self, value: u16) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
-
-    fn serialize_u32(self, value: u32) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
-
-    fn serialize_u64(self, value: u64) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
-
-    fn serialize_u128(self, value: u128) -> Result {
-        write_integer(self.out, value);
-        Ok(())
-    }
+    integers!(integer);
 
     fn serialize_f32(self, value: f32) -> Result {
         write_float(self.out, value)
@@ -604,45 +575,7 @@ impl ser::Serializer for MapKey<'_> {
         Ok(())
     }
 
-    fn serialize_i8(self, value: i8) -> Result {
-        self.quoted_integer(value)
-    }
-
-    fn serialize_i16(self, value: i16) -> Result {
-        self.quoted_integer(value)
-    }
-
-    fn serialize_i32(self, value: i32) -> Result {
-        self.quoted_integer(value)
-    }
-
-    fn serialize_i64(self, value: i64) -> Result {
-        self.quoted_integer(value)
-    }
-
-    fn serialize_i128(self, value: i128) -> Result {
-        self.quoted_integer(value)
-    }
-
-    fn serialize_u8(self, value: u8) -> Result {
-        self.quoted_integer(value)
-    }
-
-    fn serialize_u16(self, value: u16) -> Result {
-        self.quoted_integer(value)
-    }
-
-    fn serialize_u32(self, value: u32) -> Result {
-        self.quoted_integer(value)
-    }
-
-    fn serialize_u64(self, value: u64) -> Result {
-        self.quoted_integer(value)
-    }
-
-    fn serialize_u128(self, value: u128) -> Result {
-        self.quoted_integer(value)
-    }
+    integers!(quoted_integer);
 
     fn serialize_f32(self, value: f32) -> Result {
         self.quoted_float(value, value.is_finite())

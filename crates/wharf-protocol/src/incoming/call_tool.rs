@@ -20,11 +20,7 @@ pub(super) fn read(scan: &mut Scanner<'_>) -> Option<CallToolParams> {
     let mut seen = Members::default();
     loop {
         // `{}` ends here too: it has no name, which serde reports.
-        scan.skip_space();
-        let member = scan.plain_bytes()?;
-        scan.skip_space();
-        scan.expect(b':')?;
-        scan.skip_space();
+        let member = scan.plain_member()?;
         match member {
             b"name" => {
                 seen.first(Members::NAME)?;
@@ -58,11 +54,8 @@ pub(super) fn read(scan: &mut Scanner<'_>) -> Option<CallToolParams> {
             // serde ignores members it does not know.
             _ => scan.skip_value()?,
         }
-        scan.skip_space();
-        match scan.next()? {
-            b',' => continue,
-            b'}' => break,
-            _ => return None,
+        if !scan.more_members()? {
+            break;
         }
     }
     seen.has(Members::NAME).then_some(params)

@@ -61,11 +61,7 @@ fn one_pass(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
     let (mut version, mut id, mut method, mut request) = (false, None, None, None);
     loop {
         // `{}` ends here too: it has no name, and is no request.
-        scan.skip_space();
-        let name = scan.plain_bytes()?;
-        scan.skip_space();
-        scan.expect(b':')?;
-        scan.skip_space();
+        let name = scan.plain_member()?;
         match name {
             b"jsonrpc" if !version => {
                 version = true;
@@ -85,11 +81,8 @@ fn one_pass(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
             b"jsonrpc" | b"id" | b"method" | b"params" | b"result" | b"error" => return None,
             _ => scan.skip_value()?,
         }
-        scan.skip_space();
-        match scan.next()? {
-            b',' => continue,
-            b'}' => break,
-            _ => return None,
+        if !scan.more_members()? {
+            break;
         }
     }
     scan.skip_space();

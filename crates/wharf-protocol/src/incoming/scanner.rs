@@ -94,6 +94,28 @@ impl<'a> Scanner<'a> {
         self.text.get(start..self.at)?.parse::<i64>().ok().map(RequestId::number)
     }
 
+    /// The name of the member that starts here, when it has no escapes, with its colon; white
+    /// space around both is skipped.
+    pub(super) fn plain_member(&mut self) -> Option<&'a [u8]> {
+        self.skip_space();
+        let name = self.plain_bytes()?;
+        self.skip_space();
+        self.expect(b':')?;
+        self.skip_space();
+        Some(name)
+    }
+
+    /// After a member's value: true when another member follows (its comma read), false when
+    /// the object ended (its brace read).
+    pub(super) fn more_members(&mut self) -> Option<bool> {
+        self.skip_space();
+        match self.next()? {
+            b',' => Some(true),
+            b'}' => Some(false),
+            _ => None,
+        }
+    }
+
     /// Decodes the value here with serde as a `T`.
     pub(super) fn decode<T: DeserializeOwned>(&mut self) -> Option<T> {
         let (value, used) = crate::messages::leading::<T>(self.text.get(self.at..)?)?;
