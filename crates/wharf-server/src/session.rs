@@ -216,21 +216,21 @@ impl Session {
     }
 
     pub(crate) fn finish(&self, id: &RequestId) {
+        self.take_in_flight(id);
+    }
+
+    /// Removes a request from the in-flight map, keeping the count beside it.
+    fn take_in_flight(&self, id: &RequestId) -> Option<InFlight> {
         let mut in_flight = lock(&self.in_flight);
-        in_flight.remove(id);
+        let entry = in_flight.remove(id);
         self.in_flight_count.store(in_flight.len(), Ordering::Release);
+        entry
     }
 
     /// Cancels a request in flight: signals the handler and stops its task. Returns false if no
     /// such request was running, which the protocol says to ignore.
     pub(crate) fn cancel(&self, id: &RequestId) -> bool {
-        let entry = {
-            let mut in_flight = lock(&self.in_flight);
-            let entry = in_flight.remove(id);
-            self.in_flight_count.store(in_flight.len(), Ordering::Release);
-            entry
-        };
-        let Some(entry) = entry else { return false };
+        let Some(entry) = self.take_in_flight(id) else { return false };
         entry.cancel.cancel();
         if let Some(abort) = entry.abort {
             abort.abort();

@@ -106,14 +106,14 @@ impl Finisher<'_> {
     }
 }
 
-/// Encodes `{"jsonrpc":"2.0","id":…,"result":…}`. The envelope is written as bytes around the
-/// result, which alone goes through serde: its member names and the version string need no
-/// escaping, and serde would check every byte of them on every response.
+/// Encodes `{"jsonrpc":"2.0","id":…,"result":…}`.
 pub(super) fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
     respond_with(id, |out| encode_into(out, result))
 }
 
 /// Encodes `{"jsonrpc":"2.0","id":…,"result":…}` with the result written by `encode_result`.
+/// The envelope is written as bytes around the result: its member names and the version
+/// string need no escaping, and an encoder would check every byte of them on every response.
 fn respond_with(id: &RequestId, encode_result: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     let mut bytes = crate::message_buffer::take();
     bytes.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
@@ -138,40 +138,34 @@ pub(super) trait Stamp: Serialize {
     }
 }
 
-/// A tool's result writes its common parts by hand.
-impl Stamp for CallToolResult {
-    fn set_result_type(&mut self, result_type: ResultType) {
-        self.result_type = Some(result_type);
-    }
-    fn meta_mut(&mut self) -> Option<&mut JsonObject> {
-        self.meta.as_mut()
-    }
-    fn encode(&self, out: &mut Vec<u8>) {
-        // Encoding into memory cannot fail: every map key is a string.
-        self.encode_into(out).unwrap_or_else(|err| unreachable!("encoding a tool result failed: {err}"));
-    }
-}
-
+/// Implements [`Stamp`] for result types with `result_type` and `meta` members; cacheable ones
+/// also have `ttl_ms` and `cache_scope`, and hand-written ones encode themselves
+/// (`encode_into`) instead of going through serde.
 macro_rules! stamp {
-    ($($result:ty),* ; cacheable: $($cacheable:ty),*) => {
+    (@members) => {
+        fn set_result_type(&mut self, result_type: ResultType) {
+            self.result_type = Some(result_type);
+        }
+        fn meta_mut(&mut self) -> Option<&mut JsonObject> {
+            self.meta.as_mut()
+        }
+    };
+    ($($result:ty),* ; cacheable: $($cacheable:ty),* ; hand_written: $($hand:ty),*) => {
         $(impl Stamp for $result {
-            fn set_result_type(&mut self, result_type: ResultType) {
-                self.result_type = Some(result_type);
-            }
-            fn meta_mut(&mut self) -> Option<&mut JsonObject> {
-                self.meta.as_mut()
-            }
+            stamp!(@members);
         })*
         $(impl Stamp for $cacheable {
-            fn set_result_type(&mut self, result_type: ResultType) {
-                self.result_type = Some(result_type);
-            }
-            fn meta_mut(&mut self) -> Option<&mut JsonObject> {
-                self.meta.as_mut()
-            }
+            stamp!(@members);
             fn cache(&mut self, ttl_ms: u64, scope: CacheScope) {
                 self.ttl_ms = Some(ttl_ms);
                 self.cache_scope = Some(scope);
+            }
+        })*
+        $(impl Stamp for $hand {
+            stamp!(@members);
+            fn encode(&self, out: &mut Vec<u8>) {
+                // Encoding into memory cannot fail: every map key is a string.
+                self.encode_into(out).unwrap_or_else(|err| unreachable!("encoding a result failed: {err}"));
             }
         })*
     };
@@ -179,4 +173,5 @@ macro_rules! stamp {
 
 stamp!(GetPromptResult, CompleteResult, EmptyResult, ListenResult;
     cacheable: DiscoverResult, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult,
-    ReadResourceResult);
+    ReadResourceResult;
+    hand_written: CallToolResult);
