@@ -51,8 +51,8 @@ impl Registry {
         insert_unique(&mut self.templates, template.uri_template().to_owned(), template, "resource template")
     }
 
-    pub(crate) fn tool(&self, name: &str) -> Option<Arc<ToolDef>> {
-        self.tools.get(name).filter(|tool| tool.enabled).cloned()
+    pub(crate) fn tool(&self, name: &str) -> Option<&Arc<ToolDef>> {
+        self.tools.get(name).filter(|tool| tool.enabled)
     }
 
     pub(crate) fn prompt(&self, name: &str) -> Option<Arc<PromptDef>> {

@@ -14,11 +14,12 @@ use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
 use crate::context::RequestContext;
 use crate::error::RpcError;
 use crate::prompt::prompt_for;
-use crate::registry::page;
 use crate::resource::{resource_for, template_for};
 use crate::schema::CheckedArguments;
 use crate::server::Server;
+use crate::registry::{Registry, page};
 use crate::tool::extract::{Rejection, ToolCall};
+use crate::tool::handler::ToolFuture;
 use crate::tool::{ToolDef, tool_for};
 
 /// One page of `map`'s enabled entries, each converted for the client's revision.
@@ -94,24 +95,40 @@ pub(super) fn list_templates(
 
 /// The registered, enabled tool a call names: `-32601` when the server offers no tools at all,
 /// `-32602` when it has no such tool. One look at the registry answers both.
-pub(super) fn find_tool(server: &Server, name: &str) -> Result<Arc<ToolDef>, RpcError> {
-    let registry = server.registry();
+pub(super) fn find_tool<'r>(registry: &'r Registry, name: &str) -> Result<&'r Arc<ToolDef>, RpcError> {
     require(registry.has_tools(), "tools", "tools/call")?;
     registry.tool(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))
 }
 
-/// Calls `tool` (found by [`find_tool`]) with the call's arguments. The handler's extractors
-/// get the tool itself (one reference count), not clones of its name and schema (two).
-pub(super) async fn call_tool(
+/// A tool call whose arguments were read: its handler's future, or the answer it already has.
+pub(super) enum StartedCall {
+    Running(ToolFuture),
+    /// Arguments the tool refused, as a tool error result (2025-11-25 and later).
+    Refused(CallToolResult),
+}
+
+impl StartedCall {
+    /// The call's result, adapted to `version`.
+    pub(super) async fn finish(self, version: ProtocolVersion) -> Result<CallToolResult, RpcError> {
+        match self {
+            StartedCall::Running(future) => Ok(tool_result_for(version, future.await?)),
+            StartedCall::Refused(result) => Ok(result),
+        }
+    }
+}
+
+/// Starts a call of `tool` with the call's arguments: they are checked and the handler's
+/// extractors run, and the handler's future is made. Nothing here waits, so the caller may
+/// hold the registry while the tool is borrowed; the future holds neither.
+pub(super) fn start_call(
     context: &RequestContext,
-    tool: Arc<ToolDef>,
+    tool: &ToolDef,
     params: Box<CallToolParams>,
-) -> Result<CallToolResult, RpcError> {
-    let version = context.protocol_version();
+) -> Result<StartedCall, RpcError> {
     let invalid_arguments = |message: String| {
         let message = format!("Invalid arguments for tool `{}`: {message}", params.name);
-        if version.tool_input_errors_are_results() {
-            Ok(CallToolResult::error(message))
+        if context.protocol_version().tool_input_errors_are_results() {
+            Ok(StartedCall::Refused(CallToolResult::error(message)))
         } else {
             Err(RpcError::invalid_params(message))
         }
@@ -128,13 +145,20 @@ pub(super) async fn call_tool(
             Err(message) => return invalid_arguments(message),
         },
     };
-    let call = ToolCall { tool: tool.clone(), arguments: Some(arguments), context: context.clone() };
-    let result = match tool.handler.call(call).await {
-        Ok(result) => result,
-        Err(Rejection::InvalidArguments(message)) => return invalid_arguments(message),
-        Err(Rejection::Rpc(error)) => return Err(error),
-    };
-    Ok(tool_result_for(version, result))
+    match tool.handler.call(ToolCall { tool, arguments: Some(arguments), context }) {
+        Ok(future) => Ok(StartedCall::Running(future)),
+        Err(Rejection::InvalidArguments(message)) => invalid_arguments(message),
+        Err(Rejection::Rpc(error)) => Err(error),
+    }
+}
+
+/// Calls `tool` with the call's arguments, for callers that own the tool.
+pub(super) async fn call_tool(
+    context: &RequestContext,
+    tool: &ToolDef,
+    params: Box<CallToolParams>,
+) -> Result<CallToolResult, RpcError> {
+    start_call(context, tool, params)?.finish(context.protocol_version()).await
 }
 
 /// Adapts a tool result to the revision: structured content that a revision cannot carry is

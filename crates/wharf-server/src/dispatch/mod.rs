@@ -31,7 +31,7 @@ use crate::session::{Negotiated, Outbound, Session};
 use crate::tool::ToolDef;
 use finish::{Finisher, respond};
 use methods::{
-    call_tool, complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource,
+    complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource, start_call,
 };
 use tasks::CallRoute;
 
@@ -123,7 +123,7 @@ fn prepare(
         let version = check_stateless_meta(&meta)?;
         // Whether the tool can ask for input decides whether the call needs an input round.
         let tool = match &*request {
-            ClientRequest::CallTool(params) => server.registry().tool(&params.name),
+            ClientRequest::CallTool(params) => server.registry().tool(&params.name).cloned(),
             _ => None,
         };
         let tool_may_ask = tool.as_ref().is_none_or(|tool| tool.reaches_context);
@@ -305,22 +305,30 @@ async fn serve(
         }
         ClientRequest::CallTool(params) => {
             // `prepare` found the tool already for stateless calls; `find_tool` checks the
-            // capability in the same look-up that finds it.
-            let tool = match found_tool {
-                Some(tool) => tool,
-                None => find_tool(server, &params.name)?,
+            // capability in the same look-up that finds it. A direct call's arguments are read
+            // and its handler's future made before anything is awaited; the future holds
+            // neither the tool nor the registry.
+            let call = {
+                let tool = match found_tool {
+                    Some(tool) => tool,
+                    None => find_tool(&server.registry(), &params.name)?.clone(),
+                };
+                match tasks::call_route(context, &tool, &params)? {
+                    CallRoute::Direct => Ok(start_call(context, &tool, params)?),
+                    route => Err((route, tool, params)),
+                }
             };
-            match tasks::call_route(context, &tool, &params)? {
+            match call {
                 // Awaited right here rather than through a helper, so that the common case
                 // adds no layer to the request's future.
-                CallRoute::Direct => {
-                    let outcome = call_tool(context, tool, params).await;
+                Ok(started) => {
+                    let outcome = started.finish(version).await;
                     out.complete_or_input(context, outcome)
                 }
-                CallRoute::StatelessTask => {
+                Err((CallRoute::StatelessTask, tool, params)) => {
                     Box::pin(tasks::call_tool_or_task(server, context, tool, params, &out)).await
                 }
-                CallRoute::LegacyTask => Box::pin(tasks::legacy_task(server, context, tool, params, &out)).await,
+                Err((_, tool, params)) => Box::pin(tasks::legacy_task(server, context, tool, params, &out)).await,
             }
         }
         // The task methods and listen streams are boxed: their futures are large and rare, and

@@ -188,11 +188,11 @@ pub(super) async fn call_tool_or_task(
         if tool.task_support == TaskSupport::Required {
             return Err(missing);
         }
-        let outcome = call_tool(context, tool, params).await;
+        let outcome = call_tool(context, &tool, params).await;
         return out.complete_or_input(context, outcome);
     }
     let task_context = context.clone();
-    let mut work = CatchUnwind::new(async move { call_tool(&task_context, tool, params).await });
+    let mut work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });
     let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await;
     match first {
         Poll::Ready(Ok(outcome)) => return out.complete_or_input(context, outcome),
@@ -258,7 +258,7 @@ pub(super) async fn legacy_task(
         .await?;
     context.send_to_session();
     let task_context = context.clone();
-    let work = CatchUnwind::new(async move { call_tool(&task_context, tool, params).await });
+    let work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });
     run_task(server, &record, running, work);
     let mut result = JsonObject::new();
     result.insert("task".to_owned(), Value::Object(record.legacy_task()));

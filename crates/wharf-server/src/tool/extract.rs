@@ -12,13 +12,18 @@ use crate::schema::{ArgumentSchema, CheckedArguments, schema_for};
 use crate::tool::ToolDef;
 
 /// One call of a tool, as extractors see it.
-pub struct ToolCall {
-    pub(crate) tool: Arc<ToolDef>,
+///
+/// It borrows the tool and the request context: extractors run before the handler's future
+/// is made, and only those that keep something (the context, the state) take a reference
+/// count of it. Every clone and drop of an `Arc` is an atomic operation, and a pipelined call
+/// made four of them here for handlers that never look at either.
+pub struct ToolCall<'a> {
+    pub(crate) tool: &'a ToolDef,
     pub(crate) arguments: Option<CheckedArguments>,
-    pub(crate) context: RequestContext,
+    pub(crate) context: &'a RequestContext,
 }
 
-impl std::fmt::Debug for ToolCall {
+impl std::fmt::Debug for ToolCall<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolCall")
             .field("name", &self.name())
@@ -28,15 +33,15 @@ impl std::fmt::Debug for ToolCall {
     }
 }
 
-impl ToolCall {
+impl<'a> ToolCall<'a> {
     /// The tool's name.
-    pub fn name(&self) -> &str {
+    pub fn name(&self) -> &'a str {
         self.tool.name()
     }
 
     /// The request context.
-    pub fn context(&self) -> &RequestContext {
-        &self.context
+    pub fn context(&self) -> &'a RequestContext {
+        self.context
     }
 }
 
@@ -57,8 +62,9 @@ pub enum Rejection {
             `SessionData<T>`, in any order"
 )]
 pub trait FromToolCall: Sized + Send + 'static {
-    /// Produces the value from the call.
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection>;
+    /// Produces the value from the call. Extractors run in order before the handler is
+    /// called, and do not wait.
+    fn from_tool_call(call: &mut ToolCall<'_>) -> Result<Self, Rejection>;
 
     /// The JSON Schema of the tool's arguments, if this extractor reads them.
     fn input_schema() -> Option<JsonObject> {
@@ -85,7 +91,7 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
     const REACHES_CONTEXT: bool = false;
     const READS_ARGUMENTS: bool = true;
 
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
+    fn from_tool_call(call: &mut ToolCall<'_>) -> Result<Self, Rejection> {
         let schema = call.tool.schema.as_deref().ok();
         match call.arguments.take() {
             Some(arguments) => read_arguments(arguments, schema).map(Args),
@@ -132,7 +138,7 @@ fn read_object<T: DeserializeOwned>(object: JsonObject) -> Result<T, Rejection> 
 }
 
 impl FromToolCall for RequestContext {
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
+    fn from_tool_call(call: &mut ToolCall<'_>) -> Result<Self, Rejection> {
         Ok(call.context.clone())
     }
 }
@@ -150,7 +156,7 @@ impl<S> Clone for State<S> {
 impl<S: Send + Sync + 'static> FromToolCall for State<S> {
     const REACHES_CONTEXT: bool = false;
 
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
+    fn from_tool_call(call: &mut ToolCall<'_>) -> Result<Self, Rejection> {
         call.context.server().state::<S>().map(State).ok_or_else(|| {
             Rejection::Rpc(RpcError::internal(format!(
                 "no state of type `{}` was given to the server builder",
@@ -185,7 +191,7 @@ impl<T> std::ops::Deref for SessionData<T> {
 impl<T: Default + Send + Sync + 'static> FromToolCall for SessionData<T> {
     const REACHES_CONTEXT: bool = false;
 
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, Rejection> {
+    fn from_tool_call(call: &mut ToolCall<'_>) -> Result<Self, Rejection> {
         Ok(SessionData(call.context.extensions().get_or_insert_with(T::default)))
     }
 }

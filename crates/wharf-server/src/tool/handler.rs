@@ -6,14 +6,15 @@ use std::pin::Pin;
 
 use wharf_protocol::{CallToolResult, JsonObject};
 
+use crate::error::RpcError;
 use crate::tool::extract::{FromToolCall, Rejection, ToolCall};
 use crate::tool::output::IntoToolResult;
 
 /// A boxed future, as handlers are stored.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
-/// What a tool handler produced, or why it could not run.
-pub(crate) type ToolOutcome = Result<CallToolResult, Rejection>;
+/// A tool handler's future, made once its extractors succeeded.
+pub(crate) type ToolFuture = BoxFuture<Result<CallToolResult, RpcError>>;
 
 /// An async function that can serve as a tool.
 ///
@@ -25,9 +26,9 @@ pub(crate) type ToolOutcome = Result<CallToolResult, Rejection>;
     note = "a tool handler is an async function whose arguments are extractors (`Args<T>`, `RequestContext`, `State<S>`) and whose output implements `IntoToolResult`"
 )]
 pub trait ToolHandler<Marker>: Clone + Send + Sync + 'static {
-    /// Runs the handler.
+    /// Runs the extractors on `call` and, when they all succeed, makes the handler's future.
     #[doc(hidden)]
-    fn call(self, call: ToolCall) -> BoxFuture<ToolOutcome>;
+    fn call(self, call: ToolCall<'_>) -> Result<ToolFuture, Rejection>;
 
     /// The JSON Schema of the arguments, from the first extractor that reads them.
     #[doc(hidden)]
@@ -53,11 +54,9 @@ macro_rules! impl_tool_handler {
             Out: IntoToolResult,
             $($extractor: FromToolCall,)*
         {
-            fn call(self, mut call: ToolCall) -> BoxFuture<ToolOutcome> {
-                Box::pin(async move {
-                    $(let $extractor = $extractor::from_tool_call(&mut call)?;)*
-                    self($($extractor),*).await.into_tool_result().map_err(Rejection::Rpc)
-                })
+            fn call(self, mut call: ToolCall<'_>) -> Result<ToolFuture, Rejection> {
+                $(let $extractor = $extractor::from_tool_call(&mut call)?;)*
+                Ok(Box::pin(async move { self($($extractor),*).await.into_tool_result() }))
             }
 
             fn input_schema() -> Option<JsonObject> {
@@ -85,7 +84,7 @@ impl_tool_handler!(T1, T2, T3, T4, T5, T6);
 
 /// A handler with its type erased, as the registry stores it.
 pub(crate) trait ErasedToolHandler: Send + Sync {
-    fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome>;
+    fn call(&self, call: ToolCall<'_>) -> Result<ToolFuture, Rejection>;
 }
 
 pub(crate) struct Erased<H, M> {
@@ -94,7 +93,7 @@ pub(crate) struct Erased<H, M> {
 }
 
 impl<H: ToolHandler<M>, M: 'static> ErasedToolHandler for Erased<H, M> {
-    fn call(&self, call: ToolCall) -> BoxFuture<ToolOutcome> {
+    fn call(&self, call: ToolCall<'_>) -> Result<ToolFuture, Rejection> {
         self.handler.clone().call(call)
     }
 }
