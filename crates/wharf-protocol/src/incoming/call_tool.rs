@@ -3,8 +3,9 @@
 //!
 //! Through serde's derive, these params cost a pipelined echo call about a fifth of its
 //! instructions: the arguments were read once to find their end (`RawValue`) and copied, and
-//! each member name went through serde's string machinery. The rarer members (`_meta`, `task`,
-//! `inputResponses`, `requestState`) still go through serde, one value each.
+//! each member name went through serde's string machinery. `_meta` has a reader of its own
+//! ([`super::meta`]); the rarer members (`task`, `inputResponses`, `requestState`) still go
+//! through serde, one value each.
 
 use super::scanner::Scanner;
 use crate::types::arguments::ToolArguments;
@@ -19,14 +20,12 @@ pub(super) fn read(scan: &mut Scanner<'_>) -> Option<CallToolParams> {
     let mut params = CallToolParams::default();
     let mut seen = Members::default();
     loop {
-        // `{}` ends here too: it has no name, which serde reports.
-        let member = scan.plain_member()?;
-        match member {
-            b"name" => {
+        match member(scan)? {
+            Member::Name => {
                 seen.first(Members::NAME)?;
                 params.name = scan.plain_string()?.to_owned();
             }
-            b"arguments" => {
+            Member::Arguments => {
                 seen.first(Members::ARGUMENTS)?;
                 if scan.peek()? != b'{' {
                     return None;
@@ -35,30 +34,69 @@ pub(super) fn read(scan: &mut Scanner<'_>) -> Option<CallToolParams> {
                 scan.skip_value()?;
                 params.arguments = Some(ToolArguments::from_checked_object(scan.text.get(start..scan.at)?));
             }
-            b"_meta" => {
+            Member::Meta => {
                 seen.first(Members::META)?;
-                params.meta = scan.decode()?;
+                params.meta = match scan.peek()? {
+                    b'{' => Some(super::meta::read(scan)?),
+                    _ => scan.decode()?,
+                };
             }
-            b"task" => {
+            Member::Task => {
                 seen.first(Members::TASK)?;
                 params.task = scan.decode()?;
             }
-            b"inputResponses" => {
+            Member::InputResponses => {
                 seen.first(Members::INPUT_RESPONSES)?;
                 params.input_responses = scan.decode()?;
             }
-            b"requestState" => {
+            Member::RequestState => {
                 seen.first(Members::REQUEST_STATE)?;
                 params.request_state = scan.decode()?;
             }
             // serde ignores members it does not know.
-            _ => scan.skip_value()?,
+            Member::Other => scan.skip_value()?,
         }
         if !scan.more_members()? {
             break;
         }
     }
     seen.has(Members::NAME).then_some(params)
+}
+
+/// A member of the params, by its name.
+enum Member {
+    Name,
+    Arguments,
+    Meta,
+    Task,
+    InputResponses,
+    RequestState,
+    /// Any other name, whose value is skipped.
+    Other,
+}
+
+/// Reads the name of the member where `scan` stands, and its colon. The names clients write,
+/// in the order they most often write them, are tried whole first.
+fn member(scan: &mut Scanner<'_>) -> Option<Member> {
+    if scan.member_named(b"\"name\"")? {
+        return Some(Member::Name);
+    }
+    if scan.member_named(b"\"arguments\"")? {
+        return Some(Member::Arguments);
+    }
+    if scan.member_named(b"\"_meta\"")? {
+        return Some(Member::Meta);
+    }
+    // `{}` ends here too: it has no name, which serde reports.
+    Some(match scan.plain_member()? {
+        b"name" => Member::Name,
+        b"arguments" => Member::Arguments,
+        b"_meta" => Member::Meta,
+        b"task" => Member::Task,
+        b"inputResponses" => Member::InputResponses,
+        b"requestState" => Member::RequestState,
+        _ => Member::Other,
+    })
 }
 
 /// The members read so far, one bit each.

@@ -13,6 +13,7 @@
 //! ([`call_tool`]); other params go through serde.
 
 mod call_tool;
+mod meta;
 mod scanner;
 
 use crate::jsonrpc::{DecodeError, Envelope, RequestId};
@@ -60,26 +61,27 @@ fn one_pass(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
     scan.expect(b'{')?;
     let (mut version, mut id, mut method, mut request) = (false, None, None, None);
     loop {
-        // `{}` ends here too: it has no name, and is no request.
-        let name = scan.plain_member()?;
-        match name {
-            b"jsonrpc" if !version => {
+        match envelope_member(&mut scan)? {
+            EnvelopeMember::Version if !version => {
                 version = true;
-                if scan.plain_bytes()? != b"2.0" {
+                if !scan.value_is(b"\"2.0\"") {
                     return None;
                 }
             }
-            b"id" if id.is_none() => id = Some(scan.id()?),
-            b"method" if method.is_none() => method = Some(scan.plain_string()?),
-            b"params" if request.is_none() => {
+            EnvelopeMember::Id if id.is_none() => id = Some(scan.id()?),
+            EnvelopeMember::Method if method.is_none() => {
+                method = Some(if scan.value_is(b"\"tools/call\"") { "tools/call" } else { scan.plain_string()? });
+            }
+            EnvelopeMember::Params if request.is_none() => {
                 let method = method?;
                 if !matches!(scan.peek()?, b'{' | b'[') {
                     return None;
                 }
                 request = Some(params(&mut scan, method)?);
             }
-            b"jsonrpc" | b"id" | b"method" | b"params" | b"result" | b"error" => return None,
-            _ => scan.skip_value()?,
+            EnvelopeMember::Other => scan.skip_value()?,
+            // A member given twice, or `result` or `error`.
+            _ => return None,
         }
         if !scan.more_members()? {
             break;
@@ -95,6 +97,44 @@ fn one_pass(bytes: &[u8]) -> Option<(RequestId, ClientRequest)> {
         None => ClientRequest::decode(method?, None).ok()?,
     };
     Some((id, request))
+}
+
+/// A member of a request's envelope, by its name.
+enum EnvelopeMember {
+    Version,
+    Id,
+    Method,
+    Params,
+    /// `result` or `error`: no request.
+    Answer,
+    /// Any other name, whose value is skipped.
+    Other,
+}
+
+/// Reads the name of the member where `scan` stands, and its colon. The names clients write,
+/// in the order they write them, are tried whole first.
+fn envelope_member(scan: &mut Scanner<'_>) -> Option<EnvelopeMember> {
+    if scan.member_named(b"\"jsonrpc\"")? {
+        return Some(EnvelopeMember::Version);
+    }
+    if scan.member_named(b"\"id\"")? {
+        return Some(EnvelopeMember::Id);
+    }
+    if scan.member_named(b"\"method\"")? {
+        return Some(EnvelopeMember::Method);
+    }
+    if scan.member_named(b"\"params\"")? {
+        return Some(EnvelopeMember::Params);
+    }
+    // `{}` ends here too: it has no name, and is no request.
+    Some(match scan.plain_member()? {
+        b"jsonrpc" => EnvelopeMember::Version,
+        b"id" => EnvelopeMember::Id,
+        b"method" => EnvelopeMember::Method,
+        b"params" => EnvelopeMember::Params,
+        b"result" | b"error" => EnvelopeMember::Answer,
+        _ => EnvelopeMember::Other,
+    })
 }
 
 /// The params of `method` where `scan` stands.
@@ -199,6 +239,7 @@ mod tests {
         let samples = [
             r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#,
             r#"{"jsonrpc":"2.0","id":"x","method":"tools/list","params":{"cursor":"c"},"z":[null,true]}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"e"}}"#,
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"n","arguments":{"a":[1,-2.5e3,true,null,{"b":"c\"\\\u0041"}],"d":{},"e":[0.5]},"x":{"y":[]}}}"#,
         ];
         let replacements = [b'"', b'\\', b',', b':', b'{', b'}', b'[', b']', b'0', b'-', b'.', b' ', 0x01, 0xff];

@@ -1,0 +1,222 @@
+//! A request's `_meta` read by hand: the keys a 2026-07-28 request carries every time (its
+//! revision and the client's capabilities, most often `{}`) without serde.
+//!
+//! Through serde, the `_meta` of a stateless `tools/call` cost about a third of its decoding:
+//! each key went through serde's string and identifier machinery, and the client's empty
+//! capabilities took an allocation of their own. The rarer keys (`progressToken`,
+//! `clientInfo`, `logLevel`, and keys Wharf does not act on) still go through serde, one value
+//! each.
+
+use std::sync::{Arc, LazyLock};
+
+use serde_json::Value;
+
+use super::scanner::Scanner;
+use crate::types::capabilities::ClientCapabilities;
+use crate::types::common::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, RequestMeta,
+};
+
+/// The capabilities of every client that declares none, shared: most stateless requests carry
+/// `{}`, and a shared value costs no allocation.
+static NO_CAPABILITIES: LazyLock<Arc<ClientCapabilities>> = LazyLock::new(Arc::default);
+
+/// The `_meta` object where `scan` stands, or `None` when it holds anything this reader does
+/// not take (an escape in a key, a duplicate key, `null`, malformed JSON): serde then reads the
+/// params again, and words the error if there is one.
+pub(super) fn read(scan: &mut Scanner<'_>) -> Option<Box<RequestMeta>> {
+    scan.expect(b'{')?;
+    let mut meta = Box::<RequestMeta>::default();
+    scan.skip_space();
+    if scan.peek()? == b'}' {
+        scan.at += 1;
+        return Some(meta);
+    }
+    loop {
+        match key(scan)? {
+            Key::ProtocolVersion => {
+                first(&meta.protocol_version)?;
+                meta.protocol_version = Some(scan.plain_string()?.to_owned());
+            }
+            Key::ClientCapabilities => {
+                first(&meta.client_capabilities)?;
+                meta.client_capabilities = Some(capabilities(scan)?);
+            }
+            Key::ProgressToken => {
+                first(&meta.progress_token)?;
+                meta.progress_token = Some(scan.decode()?);
+            }
+            Key::ClientInfo => {
+                first(&meta.client_info)?;
+                meta.client_info = Some(Arc::new(scan.decode()?));
+            }
+            Key::LogLevel => {
+                first(&meta.log_level)?;
+                meta.log_level = Some(scan.decode()?);
+            }
+            Key::Other(other) => {
+                // Plain bytes between quotes are the key's text; the message is UTF-8.
+                let other = std::str::from_utf8(other).ok()?.to_owned();
+                let value: Value = scan.decode()?;
+                if meta.other.insert(other, value).is_some() {
+                    return None;
+                }
+            }
+        }
+        if !scan.more_members()? {
+            return Some(meta);
+        }
+    }
+}
+
+/// A `_meta` key.
+enum Key<'a> {
+    ProtocolVersion,
+    ClientCapabilities,
+    ProgressToken,
+    ClientInfo,
+    LogLevel,
+    Other(&'a [u8]),
+}
+
+/// Reads the key where `scan` stands, and its colon. The two keys every stateless request
+/// carries are tried whole first: found by a scan for their closing quote, these 40-byte names
+/// cost about 200 instructions each.
+fn key<'a>(scan: &mut Scanner<'a>) -> Option<Key<'a>> {
+    if scan.member_named(b"\"io.modelcontextprotocol/protocolVersion\"")? {
+        return Some(Key::ProtocolVersion);
+    }
+    if scan.member_named(b"\"io.modelcontextprotocol/clientCapabilities\"")? {
+        return Some(Key::ClientCapabilities);
+    }
+    Some(match scan.plain_member()? {
+        key if key == META_PROTOCOL_VERSION.as_bytes() => Key::ProtocolVersion,
+        key if key == META_CLIENT_CAPABILITIES.as_bytes() => Key::ClientCapabilities,
+        b"progressToken" => Key::ProgressToken,
+        key if key == META_CLIENT_INFO.as_bytes() => Key::ClientInfo,
+        key if key == META_LOG_LEVEL.as_bytes() => Key::LogLevel,
+        other => Key::Other(other),
+    })
+}
+
+/// `None` when `slot` was filled by an earlier key of the same name (serde calls that a
+/// duplicate).
+fn first<T>(slot: &Option<T>) -> Option<()> {
+    slot.is_none().then_some(())
+}
+
+/// The client's capabilities where `scan` stands: `{}` is the shared empty set.
+fn capabilities(scan: &mut Scanner<'_>) -> Option<Arc<ClientCapabilities>> {
+    let start = scan.at;
+    if scan.peek()? == b'{' {
+        scan.at += 1;
+        scan.skip_space();
+        if scan.peek()? == b'}' {
+            scan.at += 1;
+            return Some(NO_CAPABILITIES.clone());
+        }
+        scan.at = start;
+    }
+    scan.decode().map(Arc::new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hand-written reader's answer, checked against serde's wherever it gives one.
+    fn by_hand(meta: &str) -> Option<Box<RequestMeta>> {
+        let mut scan = Scanner::new(meta);
+        let read = read(&mut scan);
+        if let Some(read) = &read {
+            let (serde, used) = crate::messages::leading::<RequestMeta>(meta)
+                .unwrap_or_else(|| panic!("read by hand what serde refuses: {meta}"));
+            assert_eq!(**read, serde, "{meta}");
+            assert_eq!(scan.at, used, "{meta}");
+        }
+        read
+    }
+
+    #[test]
+    fn plain_meta_is_read_by_hand_as_serde_reads_it() {
+        for meta in [
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#,
+            r#"{ "io.modelcontextprotocol/clientCapabilities" : { } , "io.modelcontextprotocol/protocolVersion" : "x" }"#,
+            r#"{}"#,
+            r#"{ }"#,
+            r#"{"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true},"elicitation":{}}}"#,
+            r#"{"progressToken":7,"io.modelcontextprotocol/logLevel":"debug"}"#,
+            r#"{"progressToken":"p","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}"#,
+            // serde reads a struct from an array of its fields too.
+            r#"{"io.modelcontextprotocol/clientCapabilities":[]}"#,
+            r#"{"other":[1,{"a":null}],"another":"\u00e9","io.modelcontextprotocol/protocolVersion":"2025-11-25"}"#,
+        ] {
+            assert!(by_hand(meta).is_some(), "{meta}");
+        }
+    }
+
+    #[test]
+    fn empty_capabilities_are_shared_and_others_are_not() {
+        let empty = by_hand(r#"{"io.modelcontextprotocol/clientCapabilities":{}}"#).unwrap();
+        let again = by_hand(r#"{"io.modelcontextprotocol/clientCapabilities":{ }}"#).unwrap();
+        let (empty, again) = (empty.client_capabilities.unwrap(), again.client_capabilities.unwrap());
+        assert!(Arc::ptr_eq(&empty, &again));
+        let roots = by_hand(r#"{"io.modelcontextprotocol/clientCapabilities":{"roots":{}}}"#).unwrap();
+        let roots = roots.client_capabilities.unwrap();
+        assert!(!Arc::ptr_eq(&empty, &roots) && roots.roots.is_some());
+    }
+
+    #[test]
+    fn what_the_reader_is_unsure_of_is_left_to_serde() {
+        for meta in [
+            // Valid, but not plain.
+            r#"{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28"}"#,
+            r#"null"#,
+            // Refused by serde too.
+            r#"{"io.modelcontextprotocol/protocolVersion":null}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":1}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}"#,
+            r#"{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientCapabilities":{}}"#,
+            r#"{"io.modelcontextprotocol/clientCapabilities":{"roots":7}}"#,
+            r#"{"io.modelcontextprotocol/clientCapabilities":{}"#,
+            r#"{"io.modelcontextprotocol/logLevel":"loud"}"#,
+            r#"{"progressToken":[]}"#,
+            r#"{"progressToken":1,"progressToken":2}"#,
+            r#"{"x":1,"x":2}"#,
+            r#"{"x":1,}"#,
+            r#"{"x" 1}"#,
+            r#"{,}"#,
+        ] {
+            assert!(by_hand(meta).is_none(), "{meta}");
+        }
+    }
+
+    /// Every byte of a stateless request's `_meta` removed, replaced or doubled: whatever the
+    /// reader still takes, serde takes too, and reads the same (`by_hand` checks).
+    #[test]
+    fn mangled_meta_is_never_read_where_serde_refuses_it() {
+        let sample = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{ },"k":[1,"v"]}"#;
+        let replacements = [b'"', b'\\', b',', b':', b'{', b'}', b'[', b']', b'0', b' ', b'n', 0x01];
+        let bytes = sample.as_bytes();
+        let mut taken = 0;
+        for at in 0..bytes.len() {
+            let mut variants = vec![bytes.to_vec(); 1];
+            variants[0].remove(at);
+            for byte in replacements {
+                let mut replaced = bytes.to_vec();
+                replaced[at] = byte;
+                variants.push(replaced);
+                let mut inserted = bytes.to_vec();
+                inserted.insert(at, byte);
+                variants.push(inserted);
+            }
+            for variant in variants {
+                if let Ok(text) = std::str::from_utf8(&variant) {
+                    taken += usize::from(by_hand(text).is_some());
+                }
+            }
+        }
+        assert!(taken > 100, "only {taken} variants were read at all");
+    }
+}
