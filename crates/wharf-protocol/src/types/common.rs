@@ -208,19 +208,22 @@ pub struct Annotations {
 }
 
 /// The `resultType` of a 2026-07-28 result: `"complete"`, `"input_required"`, or an extension's.
+///
+/// The standard ones are borrowed: every 2026-07-28 result carries one, and an owned string
+/// cost each an allocation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct ResultType(pub String);
+pub struct ResultType(pub std::borrow::Cow<'static, str>);
 
 impl ResultType {
     /// The request finished.
     pub fn complete() -> ResultType {
-        ResultType("complete".to_owned())
+        ResultType(std::borrow::Cow::Borrowed("complete"))
     }
 
     /// The server needs input from the client before it can finish (MRTR).
     pub fn input_required() -> ResultType {
-        ResultType("input_required".to_owned())
+        ResultType(std::borrow::Cow::Borrowed("input_required"))
     }
 }
 
