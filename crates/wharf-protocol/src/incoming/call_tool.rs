@@ -209,23 +209,10 @@ mod tests {
         let sample =
             r#"{"name":"n","arguments":{"a":[1,-2.5e3,true,null,{"b":"c\"\\\u0041"}],"d":{},"e":[0.5]},"x":{"y":[]}}"#;
         let replacements = [b'"', b'\\', b',', b':', b'{', b'}', b'[', b']', b'0', b'-', b'.', b'e', b' ', 0x01];
-        let bytes = sample.as_bytes();
         let mut taken = 0;
-        for at in 0..bytes.len() {
-            let mut variants = vec![bytes.to_vec(); 1];
-            variants[0].remove(at);
-            for byte in replacements {
-                let mut replaced = bytes.to_vec();
-                replaced[at] = byte;
-                variants.push(replaced);
-                let mut inserted = bytes.to_vec();
-                inserted.insert(at, byte);
-                variants.push(inserted);
-            }
-            for variant in variants {
-                if let Ok(text) = std::str::from_utf8(&variant) {
-                    taken += usize::from(by_hand(text).is_some());
-                }
+        for variant in super::super::mangled(sample, &replacements) {
+            if let Ok(text) = std::str::from_utf8(&variant) {
+                taken += usize::from(by_hand(text).is_some());
             }
         }
         assert!(taken > 100, "only {taken} variants were read at all");

@@ -137,6 +137,28 @@ fn envelope_member(scan: &mut Scanner<'_>) -> Option<EnvelopeMember> {
     })
 }
 
+/// Every variant of `sample` with one byte removed, replaced by one of `replacements`, or
+/// one of them inserted: the inputs the hand-written readers' tests check against serde.
+#[cfg(test)]
+fn mangled(sample: &str, replacements: &[u8]) -> Vec<Vec<u8>> {
+    let bytes = sample.as_bytes();
+    let mut variants = Vec::new();
+    for at in 0..bytes.len() {
+        let mut removed = bytes.to_vec();
+        removed.remove(at);
+        variants.push(removed);
+        for &byte in replacements {
+            let mut replaced = bytes.to_vec();
+            replaced[at] = byte;
+            variants.push(replaced);
+            let mut inserted = bytes.to_vec();
+            inserted.insert(at, byte);
+            variants.push(inserted);
+        }
+    }
+    variants
+}
+
 /// The params of `method` where `scan` stands.
 fn params(scan: &mut Scanner<'_>, method: &str) -> Option<ClientRequest> {
     if method == "tools/call" {
@@ -244,19 +266,8 @@ mod tests {
         ];
         let replacements = [b'"', b'\\', b',', b':', b'{', b'}', b'[', b']', b'0', b'-', b'.', b' ', 0x01, 0xff];
         for sample in samples {
-            let bytes = sample.as_bytes();
-            for at in 0..bytes.len() {
-                let mut removed = bytes.to_vec();
-                removed.remove(at);
-                check(&removed);
-                for byte in replacements {
-                    let mut replaced = bytes.to_vec();
-                    replaced[at] = byte;
-                    check(&replaced);
-                    let mut inserted = bytes.to_vec();
-                    inserted.insert(at, byte);
-                    check(&inserted);
-                }
+            for variant in mangled(sample, &replacements) {
+                check(&variant);
             }
         }
 

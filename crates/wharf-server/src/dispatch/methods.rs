@@ -14,10 +14,10 @@ use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
 use crate::context::RequestContext;
 use crate::error::RpcError;
 use crate::prompt::prompt_for;
+use crate::registry::{Registry, page};
 use crate::resource::{resource_for, template_for};
 use crate::schema::CheckedArguments;
 use crate::server::Server;
-use crate::registry::{Registry, page};
 use crate::tool::extract::{Rejection, ToolCall};
 use crate::tool::handler::ToolFuture;
 use crate::tool::{ToolDef, tool_for};
@@ -117,9 +117,10 @@ impl StartedCall {
     }
 }
 
-/// Starts a call of `tool` with the call's arguments: they are checked and the handler's
-/// extractors run, and the handler's future is made. Nothing here waits, so the caller may
-/// hold the registry while the tool is borrowed; the future holds neither.
+/// Starts a call of `tool` with the call's arguments: they are checked, the handler's
+/// extractors run, and the handler's future is made. Nothing here waits, and the future holds
+/// neither the tool nor the context unless the handler takes them.
+#[allow(clippy::boxed_local, reason = "the params stay boxed to keep the request small; only members move out")]
 pub(super) fn start_call(
     context: &RequestContext,
     tool: &ToolDef,

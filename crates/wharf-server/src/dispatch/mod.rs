@@ -31,7 +31,8 @@ use crate::session::{Negotiated, Outbound, Session};
 use crate::tool::ToolDef;
 use finish::{Finisher, respond};
 use methods::{
-    complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource, start_call,
+    complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource,
+    start_call,
 };
 use tasks::CallRoute;
 

@@ -248,7 +248,7 @@ async fn a_handler_that_does_not_read_its_arguments_still_has_them_checked() {
     // check then happens before the handler runs, as for any tool.
     struct Publishes;
     impl wharf_server::FromToolCall for Publishes {
-        fn from_tool_call(_: &mut wharf_server::ToolCall) -> Result<Self, wharf_server::Rejection> {
+        fn from_tool_call(_: &mut wharf_server::ToolCall<'_>) -> Result<Self, wharf_server::Rejection> {
             Ok(Publishes)
         }
         fn input_schema() -> Option<wharf_protocol::JsonObject> {
