@@ -22,7 +22,7 @@ use crate::input::{Input, InputRound};
 use crate::principal::Principal;
 use crate::server::Server;
 use crate::session::{Outbound, Session};
-use crate::task::Running;
+use crate::task::{RELATED_TASK, Running};
 
 /// Everything a handler may want to know about the request it serves, and its ways to talk
 /// back to the client while it works.
@@ -52,9 +52,9 @@ struct Inner {
     input: Option<Box<InputRound>>,
     /// Set once the request became a task: input then waits for `tasks/update`.
     task: OnceLock<Arc<Running>>,
-    /// Set once a 2025-11-25 request became a task: its response has been sent, so what the
-    /// handler sends goes to the session instead.
-    session_sink: OnceLock<()>,
+    /// The task's id, once a 2025-11-25 request became a task: its response has been sent, so
+    /// what the handler sends goes to the session instead, marked as the task's.
+    legacy_task: OnceLock<String>,
 }
 
 /// Who the client is.
@@ -129,7 +129,7 @@ impl RequestContext {
                 principal: parts.delivery.principal,
                 input: parts.input,
                 task: OnceLock::new(),
-                session_sink: OnceLock::new(),
+                legacy_task: OnceLock::new(),
             }),
         }
     }
@@ -329,17 +329,40 @@ impl RequestContext {
         let _ = self.inner.task.set(running);
     }
 
-    /// From now on, what the handler sends goes to the session: the request was answered
-    /// with `CreateTaskResult` (2025-11-25 tasks), and its own stream is gone.
-    pub(crate) fn send_to_session(&self) {
-        let _ = self.inner.session_sink.set(());
+    /// From now on, what the handler sends goes to the session, with the task's id in its
+    /// `_meta`: the request was answered with `CreateTaskResult` (2025-11-25 tasks), and its
+    /// own stream is gone.
+    pub(crate) fn became_task(&self, task_id: String) {
+        let _ = self.inner.legacy_task.set(task_id);
     }
 
     fn sink(&self) -> &Outbound {
         match &self.inner.sink {
-            Some(sink) if self.inner.session_sink.get().is_none() => sink,
+            Some(sink) if self.inner.legacy_task.get().is_none() => sink,
             _ => self.inner.session.outbound(),
         }
+    }
+
+    /// Encodes a message the handler sends: a 2025-11-25 task's messages carry
+    /// `_meta["io.modelcontextprotocol/related-task"]`, as that revision requires of every
+    /// message about a task.
+    fn encode_outgoing<T: Serialize>(&self, message: &T) -> Result<Vec<u8>, Error> {
+        let encoded = match self.inner.legacy_task.get() {
+            None => wharf_protocol::encode(message),
+            Some(task_id) => {
+                let message = related_to_task(message, task_id).map_err(|err| Error::protocol(err.to_string()))?;
+                wharf_protocol::encode(&message)
+            }
+        };
+        encoded.map_err(|err| Error::protocol(err.to_string()))
+    }
+
+    fn encode_outgoing_notification(&self, notification: &ServerNotification) -> Result<Vec<u8>, Error> {
+        self.encode_outgoing(&NotificationMessage {
+            jsonrpc: JsonRpc2,
+            method: notification.method(),
+            params: Some(notification),
+        })
     }
 
     pub(crate) async fn ask_input<R: DeserializeOwned>(
@@ -402,9 +425,12 @@ impl RequestContext {
         if self.inner.version != ProtocolVersion::V2025_11_25 {
             return false;
         }
-        let params = ElicitationCompleteParams { elicitation_id: elicitation_id.to_owned(), meta: None };
-        let message = encode_notification(&ServerNotification::ElicitationComplete(params));
-        self.inner.session.outbound().send(message).await.is_ok()
+        let notification = ServerNotification::ElicitationComplete(ElicitationCompleteParams {
+            elicitation_id: elicitation_id.to_owned(),
+            meta: None,
+        });
+        let Ok(bytes) = self.encode_outgoing_notification(&notification) else { return false };
+        self.inner.session.outbound().send(bytes).await.is_ok()
     }
 
     /// The error for a request that cannot go on until the user finishes URL elicitations
@@ -525,7 +551,13 @@ impl RequestContext {
         let session = &self.inner.session;
         let (id, answer) = session.expect_answer();
         let message = RequestMessage { jsonrpc: JsonRpc2, id: &id, method: request.method(), params: Some(request) };
-        let bytes = wharf_protocol::encode(&message).map_err(|err| Error::protocol(err.to_string()))?;
+        let bytes = match self.encode_outgoing(&message) {
+            Ok(bytes) => bytes,
+            Err(err) => {
+                session.forget_answer(&id);
+                return Err(err);
+            }
+        };
         if self.sink().send(bytes).await.is_err() {
             session.forget_answer(&id);
             return Err(Error::closed());
@@ -542,8 +574,29 @@ impl RequestContext {
     /// Sends a notification on this request's stream. Failures mean the client went away, which
     /// the read loop notices on its own, so they are ignored here.
     pub(crate) async fn notify(&self, notification: ServerNotification) {
-        let _ = self.sink().send(encode_notification(&notification)).await;
+        match self.encode_outgoing_notification(&notification) {
+            Ok(bytes) => {
+                let _ = self.sink().send(bytes).await;
+            }
+            Err(err) => tracing::warn!(%err, method = notification.method(), "a notification could not be encoded"),
+        }
     }
+}
+
+/// `message` with `_meta["io.modelcontextprotocol/related-task"] = {taskId}` in its params
+/// (made an object if it had none), keeping whatever `_meta` the params had.
+fn related_to_task<T: Serialize>(message: &T, task_id: &str) -> Result<Value, serde_json::Error> {
+    let mut message = serde_json::to_value(message)?;
+    if let Value::Object(members) = &mut message {
+        let params = members.entry("params").or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(params) = params {
+            let meta = params.entry("_meta").or_insert_with(|| Value::Object(Default::default()));
+            if let Value::Object(meta) = meta {
+                meta.insert(RELATED_TASK.to_owned(), serde_json::json!({ "taskId": task_id }));
+            }
+        }
+    }
+    Ok(message)
 }
 
 /// The client's answer under `key` to an input request of `method`, as the handler's type.

@@ -20,7 +20,7 @@ use crate::principal::Principal;
 use crate::registry::{decode_cursor, encode_cursor};
 use crate::server::Server;
 use crate::task::record::TaskRecord;
-use crate::task::{Running, TaskSupport};
+use crate::task::{RELATED_TASK, Running, TaskSupport};
 use crate::tool::ToolDef;
 
 /// How a `tools/call` runs, decided before anything is awaited. The task routes' futures are
@@ -256,7 +256,7 @@ pub(super) async fn legacy_task(
         .tasks()
         .create(Some(session_owner(context)), context.cancellation().clone(), server.events(), requested_ttl, true)
         .await?;
-    context.send_to_session();
+    context.became_task(record.task_id.clone());
     let task_context = context.clone();
     let work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });
     run_task(server, &record, running, work);
@@ -280,6 +280,3 @@ fn task_payload(out: &Finisher<'_>, record: TaskRecord) -> Result<Vec<u8>, RpcEr
     }
     Ok(out.plain(&result))
 }
-
-/// `_meta` key tying a message to a 2025-11-25 task.
-const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";

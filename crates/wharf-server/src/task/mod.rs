@@ -13,6 +13,9 @@
 //! Records live in a [`TaskStore`]; the instance that runs a task writes them, any instance
 //! can read them.
 
+/// The `_meta` key tying a message to a 2025-11-25 task.
+pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
 pub(crate) mod record;
 pub(crate) mod store;
 pub(crate) mod time;

@@ -248,6 +248,7 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
         .tool(
             ToolDef::new("approve", |context: RequestContext| async move {
                 tokio::time::sleep(Duration::from_millis(5)).await;
+                context.log(LoggingLevel::Info, Some("approve"), "asking the approvers").await;
                 let (first, second) = tokio::join!(
                     context.input("manager").elicit(ask_for("Manager approves?", "ok")),
                     context.input("finance").elicit(ask_for("Finance approves?", "ok")),

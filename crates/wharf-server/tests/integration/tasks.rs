@@ -220,6 +220,42 @@ async fn experimental_tasks_of_2025_11_25_start_at_once_and_deliver_their_result
     assert_valid(&client, ProtocolVersion::V2025_11_25);
 }
 
+/// 2025-11-25: every message about a task carries its id in `_meta`, the handler's requests
+/// for input and its log messages included, beside whatever `_meta` they had.
+#[tokio::test]
+async fn what_a_2025_11_25_task_sends_names_the_task() {
+    let capabilities = serde_json::from_value(json!({"elicitation": {}})).unwrap();
+    let (client, _) =
+        InMemoryClient::session(fixture::server(), ProtocolVersion::V2025_11_25, capabilities).await.unwrap();
+    client.on_request(|_| Ok(json!({"action": "accept", "content": {"ok": "yes"}})));
+    let created = client.request("tools/call", json!({"name": "approve", "arguments": {}, "task": {}})).await.unwrap();
+    let task_id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let result = client.request("tasks/result", json!({"taskId": task_id})).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "yes and yes");
+
+    let received = client.received();
+    let about_the_task = |method: &str| -> Vec<Value> {
+        received.iter().filter(|message| message["method"] == method).cloned().collect()
+    };
+    let elicitations = about_the_task("elicitation/create");
+    let logs = about_the_task("notifications/message");
+    assert_eq!((elicitations.len(), logs.len()), (2, 1), "{received:?}");
+    for message in elicitations.iter().chain(&logs) {
+        assert_eq!(message["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task_id.as_str());
+    }
+    assert_eq!(elicitations[0]["params"]["message"], "Manager approves?");
+    assert_eq!(logs[0]["params"]["data"], "asking the approvers");
+    // A call that is no task sends nothing of the kind.
+    let direct = client.request("tools/call", json!({"name": "approve", "arguments": {}})).await.unwrap();
+    assert_eq!(direct["content"][0]["text"], "yes and yes");
+    let later: Vec<Value> = client.received().into_iter().skip(received.len()).collect();
+    assert!(later.iter().any(|message| message["method"] == "elicitation/create"), "{later:?}");
+    assert!(
+        later.iter().all(|message| message["params"]["_meta"].get("io.modelcontextprotocol/related-task").is_none())
+    );
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}
+
 #[tokio::test]
 async fn experimental_tasks_follow_each_tools_task_support_and_cancel() {
     let client = session_2025().await;
