@@ -52,9 +52,15 @@ struct Inner {
     input: Option<Box<InputRound>>,
     /// Set once the request became a task: input then waits for `tasks/update`.
     task: OnceLock<Arc<Running>>,
-    /// The task's id, once a 2025-11-25 request became a task: its response has been sent, so
-    /// what the handler sends goes to the session instead, marked as the task's.
-    legacy_task: OnceLock<String>,
+    /// Set once a 2025-11-25 request became a task: its response has been sent, so what the
+    /// handler sends goes to the session instead, marked as the task's.
+    legacy_task: OnceLock<LegacyTask>,
+}
+
+/// The 2025-11-25 task a request became.
+struct LegacyTask {
+    id: String,
+    running: Arc<Running>,
 }
 
 /// Who the client is.
@@ -332,8 +338,8 @@ impl RequestContext {
     /// From now on, what the handler sends goes to the session, with the task's id in its
     /// `_meta`: the request was answered with `CreateTaskResult` (2025-11-25 tasks), and its
     /// own stream is gone.
-    pub(crate) fn became_task(&self, task_id: String) {
-        let _ = self.inner.legacy_task.set(task_id);
+    pub(crate) fn became_task(&self, id: String, running: Arc<Running>) {
+        let _ = self.inner.legacy_task.set(LegacyTask { id, running });
     }
 
     fn sink(&self) -> &Outbound {
@@ -349,8 +355,8 @@ impl RequestContext {
     fn encode_outgoing<T: Serialize>(&self, message: &T) -> Result<Vec<u8>, Error> {
         let encoded = match self.inner.legacy_task.get() {
             None => wharf_protocol::encode(message),
-            Some(task_id) => {
-                let message = related_to_task(message, task_id).map_err(|err| Error::protocol(err.to_string()))?;
+            Some(task) => {
+                let message = related_to_task(message, &task.id).map_err(|err| Error::protocol(err.to_string()))?;
                 wharf_protocol::encode(&message)
             }
         };
@@ -528,7 +534,13 @@ impl RequestContext {
     /// Sends a server-to-client request on this request's stream and awaits the answer.
     async fn ask<R: DeserializeOwned>(&self, request: ServerRequest) -> Result<R, RpcError> {
         let timeout = self.inner.server.options().client_request_timeout;
-        let value = self.send_request(&request, timeout).await.map_err(|err| {
+        let sending = self.send_request(&request, timeout);
+        // A task waiting on its client is `input_required` meanwhile.
+        let value = match self.inner.legacy_task.get() {
+            Some(task) => task.running.awaiting_client(sending).await,
+            None => sending.await,
+        };
+        let value = value.map_err(|err| {
             if err.is_timeout() {
                 RpcError::internal(format!("The client did not answer `{}` in time", request.method()))
             } else {

@@ -256,7 +256,7 @@ pub(super) async fn legacy_task(
         .tasks()
         .create(Some(session_owner(context)), context.cancellation().clone(), server.events(), requested_ttl, true)
         .await?;
-    context.became_task(record.task_id.clone());
+    context.became_task(record.task_id.clone(), running.clone());
     let task_context = context.clone();
     let work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });
     run_task(server, &record, running, work);

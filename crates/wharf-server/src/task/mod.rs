@@ -73,6 +73,8 @@ pub(crate) struct Running {
     events: broadcast::Sender<ServerEvent>,
     /// A 2025-11-25 task: a tool result with `isError` ends it as `failed`.
     legacy: bool,
+    /// How many requests a 2025-11-25 task's handler has sent the client and awaits answers to.
+    awaiting_client: std::sync::atomic::AtomicUsize,
     /// Becomes true once the task ended, for `tasks/result`.
     finished: watch::Sender<bool>,
 }
@@ -148,6 +150,7 @@ impl Tasks {
             store: self.store.clone(),
             events,
             legacy,
+            awaiting_client: std::sync::atomic::AtomicUsize::new(0),
             finished: watch::channel(false).0,
         });
         self.running.lock().unwrap_or_else(PoisonError::into_inner).insert(record.task_id.clone(), running.clone());
@@ -228,11 +231,20 @@ impl Running {
 
     /// Writes the record after `change`, unless the task has already ended.
     async fn change(&self, change: impl FnOnce(&mut TaskRecord)) {
+        self.change_when(|record| {
+            change(record);
+            true
+        })
+        .await;
+    }
+
+    /// Writes the record after `change` when it says it changed something, unless the task
+    /// has already ended.
+    async fn change_when(&self, change: impl FnOnce(&mut TaskRecord) -> bool) {
         let mut record = self.record.lock().await;
-        if record.status.is_terminal() {
+        if record.status.is_terminal() || !change(&mut record) {
             return;
         }
-        change(&mut record);
         record.updated_at_ms = unix_millis();
         if let Err(err) = self.store.put(record.clone()).await {
             tracing::warn!(task = %record.task_id, %err, "a task record could not be written");
@@ -297,6 +309,38 @@ impl Running {
                 self.settle(TaskStatus::Failed, "Failed", |record| record.error = Some(error)).await;
             }
         }
+    }
+
+    /// Awaits `answer`, the client's answer to a request a 2025-11-25 task's handler sent it,
+    /// with the task `input_required` meanwhile: that revision's receivers move a task there
+    /// while they need the requestor's input, and back to `working` once it came. Several
+    /// requests may be out at once; the status follows their count.
+    pub(crate) async fn awaiting_client<T>(&self, answer: impl Future<Output = T>) -> T {
+        use std::sync::atomic::Ordering;
+        self.awaiting_client.fetch_add(1, Ordering::SeqCst);
+        self.follow_awaiting_client().await;
+        let answer = answer.await;
+        self.awaiting_client.fetch_sub(1, Ordering::SeqCst);
+        self.follow_awaiting_client().await;
+        answer
+    }
+
+    /// Sets the status from the count of requests out, read under the record's lock, so that
+    /// the last change to run leaves the status the count calls for.
+    async fn follow_awaiting_client(&self) {
+        self.change_when(|record| {
+            let waiting = self.awaiting_client.load(std::sync::atomic::Ordering::SeqCst) > 0;
+            let (status, message) = if waiting {
+                (TaskStatus::InputRequired, Some("Waiting for input".to_owned()))
+            } else {
+                (TaskStatus::Working, None)
+            };
+            let changed = record.status != status;
+            record.status = status;
+            record.status_message = message;
+            changed
+        })
+        .await;
     }
 
     /// Parks the handler until `tasks/update` answers `request` under `key`.

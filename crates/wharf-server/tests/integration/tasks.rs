@@ -245,6 +245,14 @@ async fn what_a_2025_11_25_task_sends_names_the_task() {
     }
     assert_eq!(elicitations[0]["params"]["message"], "Manager approves?");
     assert_eq!(logs[0]["params"]["data"], "asking the approvers");
+    // While its questions were out the task was `input_required`, then `working` again.
+    let statuses: Vec<Value> = about_the_task("notifications/tasks/status")
+        .into_iter()
+        .filter(|status| status["params"]["taskId"] == task_id.as_str())
+        .map(|status| status["params"]["status"].clone())
+        .collect();
+    let asked = statuses.iter().position(|status| status == "input_required").unwrap_or(statuses.len());
+    assert_eq!(statuses[asked..], [json!("input_required"), json!("working"), json!("completed")], "{statuses:?}");
     // A call that is no task sends nothing of the kind.
     let direct = client.request("tools/call", json!({"name": "approve", "arguments": {}})).await.unwrap();
     assert_eq!(direct["content"][0]["text"], "yes and yes");
