@@ -87,11 +87,9 @@ fn member(scan: &mut Scanner<'_>) -> Option<Member> {
     if scan.member_named(b"\"_meta\"")? {
         return Some(Member::Meta);
     }
-    // `{}` ends here too: it has no name, which serde reports.
+    // `{}` ends here too: it has no name, which serde reports. The three names were tried
+    // whole above, so the name read here is none of them.
     Some(match scan.plain_member()? {
-        b"name" => Member::Name,
-        b"arguments" => Member::Arguments,
-        b"_meta" => Member::Meta,
         b"task" => Member::Task,
         b"inputResponses" => Member::InputResponses,
         b"requestState" => Member::RequestState,

@@ -13,9 +13,11 @@ use serde_json::Value;
 
 use super::scanner::Scanner;
 use crate::types::capabilities::ClientCapabilities;
-use crate::types::common::{
-    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, RequestMeta,
-};
+use crate::types::common::{META_CLIENT_INFO, META_LOG_LEVEL, RequestMeta};
+
+/// The two keys every stateless request carries, with their quotes, to be compared whole.
+const QUOTED_PROTOCOL_VERSION: &[u8; 41] = b"\"io.modelcontextprotocol/protocolVersion\"";
+const QUOTED_CLIENT_CAPABILITIES: &[u8; 44] = b"\"io.modelcontextprotocol/clientCapabilities\"";
 
 /// The capabilities of every client that declares none, shared: most stateless requests carry
 /// `{}`, and a shared value costs no allocation.
@@ -83,15 +85,14 @@ enum Key<'a> {
 /// carries are tried whole first: found by a scan for their closing quote, these 40-byte names
 /// cost about 200 instructions each.
 fn key<'a>(scan: &mut Scanner<'a>) -> Option<Key<'a>> {
-    if scan.member_named(b"\"io.modelcontextprotocol/protocolVersion\"")? {
+    if scan.member_named(QUOTED_PROTOCOL_VERSION)? {
         return Some(Key::ProtocolVersion);
     }
-    if scan.member_named(b"\"io.modelcontextprotocol/clientCapabilities\"")? {
+    if scan.member_named(QUOTED_CLIENT_CAPABILITIES)? {
         return Some(Key::ClientCapabilities);
     }
+    // The two keys were tried whole above, so the key read here is neither of them.
     Some(match scan.plain_member()? {
-        key if key == META_PROTOCOL_VERSION.as_bytes() => Key::ProtocolVersion,
-        key if key == META_CLIENT_CAPABILITIES.as_bytes() => Key::ClientCapabilities,
         b"progressToken" => Key::ProgressToken,
         key if key == META_CLIENT_INFO.as_bytes() => Key::ClientInfo,
         key if key == META_LOG_LEVEL.as_bytes() => Key::LogLevel,
@@ -153,6 +154,13 @@ mod tests {
         ] {
             assert!(by_hand(meta).is_some(), "{meta}");
         }
+    }
+
+    #[test]
+    fn the_keys_compared_whole_are_the_protocols_keys() {
+        use crate::types::common::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+        assert_eq!(QUOTED_PROTOCOL_VERSION.as_slice(), format!("\"{META_PROTOCOL_VERSION}\"").as_bytes());
+        assert_eq!(QUOTED_CLIENT_CAPABILITIES.as_slice(), format!("\"{META_CLIENT_CAPABILITIES}\"").as_bytes());
     }
 
     #[test]

@@ -126,12 +126,9 @@ fn envelope_member(scan: &mut Scanner<'_>) -> Option<EnvelopeMember> {
     if scan.member_named(b"\"params\"")? {
         return Some(EnvelopeMember::Params);
     }
-    // `{}` ends here too: it has no name, and is no request.
+    // `{}` ends here too: it has no name, and is no request. The four names were tried whole
+    // above, so the name read here is none of them.
     Some(match scan.plain_member()? {
-        b"jsonrpc" => EnvelopeMember::Version,
-        b"id" => EnvelopeMember::Id,
-        b"method" => EnvelopeMember::Method,
-        b"params" => EnvelopeMember::Params,
         b"result" | b"error" => EnvelopeMember::Answer,
         _ => EnvelopeMember::Other,
     })

@@ -99,15 +99,23 @@ impl<'a> Scanner<'a> {
     pub(super) fn plain_member(&mut self) -> Option<&'a [u8]> {
         self.skip_space();
         let name = self.plain_bytes()?;
+        self.colon()?;
+        Some(name)
+    }
+
+    /// The colon after a member's name, with white space around it.
+    fn colon(&mut self) -> Option<()> {
         self.skip_space();
         self.expect(b':')?;
         self.skip_space();
-        Some(name)
+        Some(())
     }
 
     /// Reads the name of the member here and its colon when the name is `quoted` (given with
     /// its quotes, and holding no escapes): `Some(true)`. `Some(false)` when the member has
     /// another name, with nothing read but white space; `None` when no colon follows the name.
+    /// A name this gave `Some(false)` for is never `quoted` read by [`Scanner::plain_member`]:
+    /// both read the same bytes.
     ///
     /// A name compared whole, against a literal whose length the compiler knows, costs a few
     /// word compares, where finding its end first costs a scan: readers try the names clients
@@ -119,9 +127,7 @@ impl<'a> Scanner<'a> {
             return Some(false);
         }
         self.at += N;
-        self.skip_space();
-        self.expect(b':')?;
-        self.skip_space();
+        self.colon()?;
         Some(true)
     }
 
