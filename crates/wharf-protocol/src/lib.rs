@@ -46,22 +46,27 @@ pub use types::client_features::{
     PrimitiveSchema, Root, SamplingContent, SamplingMessage, TitledValue, ToolResultContent, ToolUseContent,
 };
 pub use types::common::{
-    Annotations, CacheScope, EmptyParams, EmptyResult, Icon, Implementation, JsonObject, META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID, PaginatedParams,
-    ProgressToken, RequestMeta, ResultType, Role,
+    Annotations, CacheScope, EmptyResult, Icon, Implementation, JsonObject, ProgressToken, ResultType, Role,
 };
 pub use types::completion::{
     CompleteParams, CompleteResult, Completion, CompletionArgument, CompletionContext, CompletionReference,
 };
 pub use types::content::{AudioContent, ContentBlock, EmbeddedResource, ImageContent, TextContent};
 pub use types::lifecycle::{DiscoverResult, InitializeParams, InitializeResult};
-pub use types::logging::{LoggingLevel, LoggingMessageParams, SetLevelParams};
+pub use types::logging::{LoggingMessageParams, SetLevelParams};
+pub use types::logging_level::LoggingLevel;
+pub use types::meta_keys::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
+    META_SUBSCRIPTION_ID,
+};
 pub use types::mrtr::{InputRequest, InputRequiredResult};
 pub use types::notifications::{
     AcknowledgedParams, CancelledParams, ListenParams, ListenResult, NotificationMeta, ProgressParams,
     SubscriptionFilter,
 };
+pub use types::params::{EmptyParams, PaginatedParams};
 pub use types::prompts::{GetPromptParams, GetPromptResult, ListPromptsResult, Prompt, PromptArgument, PromptMessage};
+pub use types::request_meta::RequestMeta;
 pub use types::resources::{
     BlobResourceContents, ListResourceTemplatesResult, ListResourcesResult, ReadResourceParams, ReadResourceResult,
     Resource, ResourceContents, ResourceTemplate, ResourceUriParams, SubscribeParams, TextResourceContents,

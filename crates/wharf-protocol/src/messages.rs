@@ -11,14 +11,16 @@ use serde_json::value::RawValue;
 use crate::error::{ErrorCode, ErrorObject};
 use crate::types::client_features::ElicitationCompleteParams;
 use crate::types::client_features::{CreateMessageParams, ElicitParams};
-use crate::types::common::{EmptyParams, JsonObject, PaginatedParams, RequestMeta};
+use crate::types::common::JsonObject;
 use crate::types::completion::CompleteParams;
 use crate::types::lifecycle::InitializeParams;
 use crate::types::logging::{LoggingMessageParams, SetLevelParams};
 use crate::types::notifications::{
     AcknowledgedParams, CancelledParams, ListenParams, NotificationMeta, ProgressParams,
 };
+use crate::types::params::{EmptyParams, PaginatedParams};
 use crate::types::prompts::GetPromptParams;
+use crate::types::request_meta::RequestMeta;
 use crate::types::resources::{ReadResourceParams, ResourceUriParams, SubscribeParams};
 use crate::types::tasks::{TaskIdParams, UpdateTaskParams};
 use crate::types::tools::CallToolParams;

@@ -13,7 +13,8 @@ use serde_json::Value;
 
 use super::scanner::Scanner;
 use crate::types::capabilities::ClientCapabilities;
-use crate::types::common::{META_CLIENT_INFO, META_LOG_LEVEL, RequestMeta};
+use crate::types::meta_keys::{META_CLIENT_INFO, META_LOG_LEVEL};
+use crate::types::request_meta::RequestMeta;
 
 /// The two keys every stateless request carries, with their quotes, to be compared whole.
 const QUOTED_PROTOCOL_VERSION: &[u8; 41] = b"\"io.modelcontextprotocol/protocolVersion\"";
@@ -158,7 +159,7 @@ mod tests {
 
     #[test]
     fn the_keys_compared_whole_are_the_protocols_keys() {
-        use crate::types::common::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+        use crate::types::meta_keys::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
         assert_eq!(QUOTED_PROTOCOL_VERSION.as_slice(), format!("\"{META_PROTOCOL_VERSION}\"").as_bytes());
         assert_eq!(QUOTED_CLIENT_CAPABILITIES.as_slice(), format!("\"{META_CLIENT_CAPABILITIES}\"").as_bytes());
     }

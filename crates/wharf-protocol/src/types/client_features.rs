@@ -8,8 +8,9 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Number, Value};
 
-use crate::types::common::{JsonObject, RequestMeta, Role};
+use crate::types::common::{JsonObject, Role};
 use crate::types::content::{ContentBlock, ImageContent, TextContent};
+use crate::types::request_meta::RequestMeta;
 use crate::types::tools::Tool;
 
 /// One block of sampling content, tagged by `type`.

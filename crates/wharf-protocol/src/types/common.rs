@@ -1,150 +1,16 @@
-//! Shapes shared by many messages: `_meta` objects, implementation info, icons, annotations,
-//! roles, cache hints and `resultType`.
-
-use std::sync::Arc;
+//! Shapes shared by many messages: JSON objects, progress tokens, implementation info, icons,
+//! annotations, roles, cache hints and `resultType`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::jsonrpc::RequestId;
-use crate::types::capabilities::ClientCapabilities;
-use crate::types::logging::LoggingLevel;
 
 /// A JSON object, used where the schema allows arbitrary members.
 pub type JsonObject = Map<String, Value>;
 
 /// A progress token: the string or integer a client puts in `_meta.progressToken`.
 pub type ProgressToken = RequestId;
-
-/// The `_meta` key naming the protocol revision of a 2026-07-28 request.
-pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// The `_meta` key carrying the client's capabilities on a 2026-07-28 request.
-pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// The `_meta` key carrying the client's name and version on a 2026-07-28 request.
-pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// The `_meta` key carrying the requested log level on a 2026-07-28 request.
-pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-/// The result `_meta` key carrying the server's name and version (2026-07-28).
-pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-/// The `_meta` key tagging notifications on a `subscriptions/listen` stream.
-pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// The `_meta` object of a request's params.
-///
-/// The keys Wharf acts on are typed; every other key is kept in [`RequestMeta::other`].
-///
-/// Deserialization is written by hand: serde's `flatten` would buffer the whole object into an
-/// intermediate tree before reading it a second time, on every request of the 2026-07-28 era.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct RequestMeta {
-    /// Asks for `notifications/progress` about this request.
-    #[serde(rename = "progressToken", default, skip_serializing_if = "Option::is_none")]
-    pub progress_token: Option<ProgressToken>,
-    /// The revision of a 2026-07-28-style request.
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, skip_serializing_if = "Option::is_none")]
-    pub protocol_version: Option<String>,
-    /// The client's capabilities, declared on every 2026-07-28 request; shared, as they move
-    /// from the request into its context unchanged.
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, skip_serializing_if = "Option::is_none")]
-    pub client_capabilities: Option<Arc<ClientCapabilities>>,
-    /// The client's name and version, for display and logging only.
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, skip_serializing_if = "Option::is_none")]
-    pub client_info: Option<Arc<Implementation>>,
-    /// The least severe log level the client wants for this request (2026-07-28).
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default, skip_serializing_if = "Option::is_none")]
-    pub log_level: Option<LoggingLevel>,
-    /// Every other `_meta` member.
-    #[serde(flatten)]
-    pub other: JsonObject,
-}
-
-/// A `_meta` member name: one of the typed keys, or another to keep as it is.
-enum MetaKey {
-    ProgressToken,
-    ProtocolVersion,
-    ClientCapabilities,
-    ClientInfo,
-    LogLevel,
-    Other(String),
-}
-
-impl<'de> Deserialize<'de> for MetaKey {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl serde::de::Visitor<'_> for KeyVisitor {
-            type Value = MetaKey;
-            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                formatter.write_str("a `_meta` member name")
-            }
-            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<MetaKey, E> {
-                Ok(match key {
-                    "progressToken" => MetaKey::ProgressToken,
-                    META_PROTOCOL_VERSION => MetaKey::ProtocolVersion,
-                    META_CLIENT_CAPABILITIES => MetaKey::ClientCapabilities,
-                    META_CLIENT_INFO => MetaKey::ClientInfo,
-                    META_LOG_LEVEL => MetaKey::LogLevel,
-                    other => MetaKey::Other(other.to_owned()),
-                })
-            }
-        }
-        deserializer.deserialize_identifier(KeyVisitor)
-    }
-}
-
-impl<'de> Deserialize<'de> for RequestMeta {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct MetaVisitor;
-        impl<'de> serde::de::Visitor<'de> for MetaVisitor {
-            type Value = RequestMeta;
-            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                formatter.write_str("a `_meta` object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<RequestMeta, A::Error> {
-                fn once<T, E: serde::de::Error>(slot: &mut Option<T>, value: T, key: &'static str) -> Result<(), E> {
-                    match slot.replace(value) {
-                        None => Ok(()),
-                        Some(_) => Err(E::duplicate_field(key)),
-                    }
-                }
-                let mut meta = RequestMeta::default();
-                while let Some(key) = map.next_key::<MetaKey>()? {
-                    match key {
-                        MetaKey::ProgressToken => {
-                            once(&mut meta.progress_token, map.next_value()?, "progressToken")?;
-                        }
-                        MetaKey::ProtocolVersion => {
-                            once(&mut meta.protocol_version, map.next_value()?, META_PROTOCOL_VERSION)?;
-                        }
-                        MetaKey::ClientCapabilities => {
-                            let capabilities = Arc::new(map.next_value::<ClientCapabilities>()?);
-                            once(&mut meta.client_capabilities, capabilities, META_CLIENT_CAPABILITIES)?;
-                        }
-                        MetaKey::ClientInfo => {
-                            let info = Arc::new(map.next_value::<Implementation>()?);
-                            once(&mut meta.client_info, info, META_CLIENT_INFO)?;
-                        }
-                        MetaKey::LogLevel => once(&mut meta.log_level, map.next_value()?, META_LOG_LEVEL)?,
-                        MetaKey::Other(key) => {
-                            let value = map.next_value()?;
-                            if meta.other.insert(key, value).is_some() {
-                                return Err(serde::de::Error::custom("duplicate `_meta` member"));
-                            }
-                        }
-                    }
-                }
-                Ok(meta)
-            }
-        }
-        deserializer.deserialize_map(MetaVisitor)
-    }
-}
-
-impl RequestMeta {
-    /// True when this `_meta` marks a 2026-07-28-style (stateless) request.
-    pub fn is_stateless_request(&self) -> bool {
-        self.protocol_version.is_some() || self.client_capabilities.is_some()
-    }
-}
 
 /// The name and version of a client or server implementation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -237,25 +103,6 @@ pub enum CacheScope {
     Private,
 }
 
-/// Params that carry nothing but `_meta`, as `ping` and `server/discover` do.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct EmptyParams {
-    /// The request metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Box<RequestMeta>>,
-}
-
-/// Params of the `*/list` requests.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PaginatedParams {
-    /// The opaque cursor from the previous page's `nextCursor`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
-    /// The request metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Box<RequestMeta>>,
-}
-
 /// A result with no members besides `_meta` and `resultType`, as `ping` answers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EmptyResult {
@@ -265,37 +112,4 @@ pub struct EmptyResult {
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn request_meta_types_known_keys_and_keeps_the_others() {
-        let meta: RequestMeta = serde_json::from_str(
-            r#"{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28",
-                "io.modelcontextprotocol/logLevel":"debug","vendor/trace":{"id":"x"}}"#,
-        )
-        .unwrap();
-        assert_eq!(meta.progress_token, Some(RequestId::from(7)));
-        assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
-        assert_eq!(meta.log_level, Some(LoggingLevel::Debug));
-        assert_eq!(meta.other["vendor/trace"]["id"], "x");
-        assert!(meta.is_stateless_request());
-        let again: RequestMeta = serde_json::from_value(serde_json::to_value(&meta).unwrap()).unwrap();
-        assert_eq!(again, meta);
-    }
-
-    #[test]
-    fn request_meta_refuses_duplicate_members_and_wrong_types() {
-        for text in [
-            r#"{"progressToken":1,"progressToken":2}"#,
-            r#"{"vendor/a":1,"vendor/a":2}"#,
-            r#"{"io.modelcontextprotocol/protocolVersion":5}"#,
-            r#"[]"#,
-        ] {
-            assert!(serde_json::from_str::<RequestMeta>(text).is_err(), "{text}");
-        }
-    }
 }

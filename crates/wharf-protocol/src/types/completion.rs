@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::common::{JsonObject, RequestMeta, ResultType};
+use crate::types::common::{JsonObject, ResultType};
+use crate::types::request_meta::RequestMeta;
 
 /// What is being completed: a prompt or a resource template, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::types::capabilities::{ClientCapabilities, ServerCapabilities};
-use crate::types::common::{CacheScope, Implementation, JsonObject, RequestMeta, ResultType};
+use crate::types::common::{CacheScope, Implementation, JsonObject, ResultType};
+use crate::types::request_meta::RequestMeta;
 
 /// Params of `initialize`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

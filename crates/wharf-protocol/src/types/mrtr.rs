@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::types::client_features::{CreateMessageParams, ElicitParams};
-use crate::types::common::{EmptyParams, JsonObject, ResultType};
+use crate::types::common::{JsonObject, ResultType};
+use crate::types::params::EmptyParams;
 
 /// One thing the server needs from the client before it can finish a request.
 #[derive(Debug, Clone, PartialEq)]

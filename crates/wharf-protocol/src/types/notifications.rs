@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::jsonrpc::RequestId;
-use crate::types::common::{JsonObject, ProgressToken, RequestMeta, ResultType};
+use crate::types::common::{JsonObject, ProgressToken, ResultType};
+use crate::types::request_meta::RequestMeta;
 
 /// Params of `notifications/progress`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::common::{CacheScope, Icon, JsonObject, RequestMeta, ResultType, Role};
+use crate::types::common::{CacheScope, Icon, JsonObject, ResultType, Role};
 use crate::types::content::ContentBlock;
+use crate::types::request_meta::RequestMeta;
 
 /// A prompt template the user can pick.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -6,7 +6,8 @@ use serde::de::Deserializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::types::common::{Annotations, CacheScope, Icon, JsonObject, RequestMeta, ResultType};
+use crate::types::common::{Annotations, CacheScope, Icon, JsonObject, ResultType};
+use crate::types::request_meta::RequestMeta;
 
 /// A resource the server can read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

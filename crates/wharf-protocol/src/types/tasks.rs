@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::common::{JsonObject, RequestMeta};
+use crate::types::common::JsonObject;
+use crate::types::request_meta::RequestMeta;
 
 /// The extension id of 2026-07-28 tasks, in `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";

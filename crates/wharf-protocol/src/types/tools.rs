@@ -4,8 +4,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::types::arguments::ToolArguments;
-use crate::types::common::{CacheScope, Icon, JsonObject, RequestMeta, ResultType};
+use crate::types::common::{CacheScope, Icon, JsonObject, ResultType};
 use crate::types::content::{ContentBlock, TextContent};
+use crate::types::request_meta::RequestMeta;
 
 /// A tool the client's model can call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
