@@ -2,8 +2,9 @@
 //!
 //! # Brief overview
 //!
-//! - [`Incoming`] decodes what a client sends: a request in one pass, envelope and typed params
-//!   together; anything else through [`Envelope`].
+//! - [`Incoming`] decodes what a client sends: a request down to its typed params (in one pass
+//!   when it can) or the error to refuse it with; notifications and answers with their params or
+//!   result still raw.
 //! - [`Envelope`] decodes one incoming JSON-RPC message strictly and keeps its params raw.
 //! - [`ClientRequest`], [`ClientNotification`], [`ServerRequest`] and [`ServerNotification`]
 //!   decode those params into typed values, choosing the type by the `method` string.

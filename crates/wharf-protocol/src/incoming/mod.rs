@@ -1,13 +1,14 @@
-//! One-pass decoding of what a client sends a server: a request is read, envelope and typed
-//! params together, in a single pass over its bytes.
+//! Decoding of what a client sends a server, down to the typed request: a plain request is read,
+//! envelope and typed params together, in a single pass over its bytes.
 //!
 //! [`Envelope::parse`] followed by [`ClientRequest::decode`] reads a request's params twice:
 //! once to find where they end, once to decode them. Here, when `method` comes before
 //! `params` (as every client writes it), the params are decoded by the method's type as soon
 //! as the parser reaches them. Anything this pass does not accept (a notification, a response,
-//! params before the method, or any error at all) is decoded again by the two-step path, which
-//! therefore alone decides every error message: the fast pass never has to agree with it on
-//! anything but the requests it accepts.
+//! params before the method, or any error at all) is decoded again by those two steps, which
+//! therefore alone decide every error message: the fast pass never has to agree with them on
+//! anything but the requests it accepts. Either way the caller gets the request decoded, or the
+//! error to answer it with, and never decodes params itself.
 //!
 //! `tools/call` params, the bulk of a busy server's input, are read by hand too
 //! ([`call_tool`]); other params go through serde.
@@ -16,6 +17,11 @@ mod call_tool;
 mod meta;
 mod scanner;
 
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use crate::error::ErrorObject;
 use crate::jsonrpc::{DecodeError, Envelope, RequestId};
 use crate::messages::ClientRequest;
 use scanner::Scanner;
@@ -30,18 +36,63 @@ pub enum Incoming<'a> {
         /// The request.
         request: ClientRequest,
     },
-    /// Every other message, as the two-step decoder reads it: notifications, responses, and
-    /// requests whose params did not decode ([`ClientRequest::decode`] tells why).
-    Envelope(Envelope<'a>),
+    /// A request that cannot be served: its method is unknown (`-32601`), or its params do not
+    /// fit the method (`-32602`). It is answered with `error`.
+    Refused {
+        /// The request id, to answer.
+        id: RequestId,
+        /// The method name as the client wrote it.
+        method: Cow<'a, str>,
+        /// The error to answer with, as [`ParamsError::to_error_object`] words it.
+        ///
+        /// [`ParamsError::to_error_object`]: crate::ParamsError::to_error_object
+        error: ErrorObject,
+    },
+    /// A notification: a method without an id, never answered. Its params are still raw, for
+    /// [`ClientNotification::decode`](crate::ClientNotification::decode).
+    Notification {
+        /// The method name, such as `"notifications/cancelled"`.
+        method: Cow<'a, str>,
+        /// The raw params, if present.
+        params: Option<&'a RawValue>,
+    },
+    /// A successful response to a request the server sent.
+    Response {
+        /// The id of the request being answered.
+        id: RequestId,
+        /// The raw result.
+        result: &'a RawValue,
+    },
+    /// An error response to a request the server sent.
+    Error {
+        /// The id of the request being answered; absent when the client could not read it.
+        id: Option<RequestId>,
+        /// The error.
+        error: ErrorObject,
+    },
 }
 
 impl<'a> Incoming<'a> {
-    /// Decodes one message. Errors are those of [`Envelope::parse`].
+    /// Decodes one message. Errors are those of [`Envelope::parse`]; a request whose params do
+    /// not decode is no error here but [`Incoming::Refused`].
     pub fn parse(bytes: &'a [u8]) -> Result<Incoming<'a>, DecodeError> {
         if let Some((id, request)) = one_pass(bytes) {
             return Ok(Incoming::Request { id, request });
         }
-        Envelope::parse(bytes).map(Incoming::Envelope)
+        Envelope::parse(bytes).map(Incoming::from_envelope)
+    }
+
+    /// The message the strict decoder read, with a request's params decoded by its method.
+    fn from_envelope(envelope: Envelope<'a>) -> Incoming<'a> {
+        match envelope {
+            Envelope::Request { id, method, params } => match ClientRequest::decode(&method, params) {
+                Ok(request) => Incoming::Request { id, request },
+                Err(err) => Incoming::Refused { id, method, error: err.to_error_object() },
+            },
+            Envelope::Notification { method, params } => Incoming::Notification { method, params },
+            Envelope::Response { id, result } => Incoming::Response { id, result },
+            Envelope::Error { id, error } => Incoming::Error { id, error },
+        }
     }
 }
 
@@ -175,6 +226,7 @@ fn params(scan: &mut Scanner<'_>, method: &str) -> Option<ClientRequest> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorCode;
 
     fn two_step(bytes: &[u8]) -> Result<Option<(RequestId, ClientRequest)>, String> {
         match Envelope::parse(bytes) {
@@ -183,6 +235,44 @@ mod tests {
             }
             Ok(_) => Ok(None),
             Err(err) => Err(err.error.message),
+        }
+    }
+
+    /// Checks that [`Incoming::parse`] gives what the strict decoder followed by
+    /// [`ClientRequest::decode`] gives: the same error, the same request, the error object of the
+    /// same params error, or the same notification or answer.
+    fn incoming_agrees_with_two_steps(bytes: &[u8]) {
+        let input = String::from_utf8_lossy(bytes);
+        match (Incoming::parse(bytes), Envelope::parse(bytes)) {
+            (Err(left), Err(right)) => assert_eq!(left, right, "{input}"),
+            (Ok(Incoming::Request { id, request }), Ok(Envelope::Request { id: strict_id, method, params })) => {
+                assert_eq!(id, strict_id, "{input}");
+                assert_eq!(Ok(request), ClientRequest::decode(&method, params), "{input}");
+            }
+            (
+                Ok(Incoming::Refused { id, method, error }),
+                Ok(Envelope::Request { id: strict_id, method: strict_method, params }),
+            ) => {
+                assert_eq!((id, &method), (strict_id, &strict_method), "{input}");
+                let refusal = ClientRequest::decode(&strict_method, params).map_err(|err| err.to_error_object());
+                assert_eq!(Some(error), refusal.err(), "{input}");
+            }
+            (
+                Ok(Incoming::Notification { method, params }),
+                Ok(Envelope::Notification { method: strict_method, params: strict_params }),
+            ) => {
+                assert_eq!((method, params.map(RawValue::get)), (strict_method, strict_params.map(RawValue::get)));
+            }
+            (
+                Ok(Incoming::Response { id, result }),
+                Ok(Envelope::Response { id: strict_id, result: strict_result }),
+            ) => {
+                assert_eq!((id, result.get()), (strict_id, strict_result.get()), "{input}");
+            }
+            (Ok(Incoming::Error { id, error }), Ok(Envelope::Error { id: strict_id, error: strict_error })) => {
+                assert_eq!((id, error), (strict_id, strict_error), "{input}");
+            }
+            (left, right) => panic!("{input}: {left:?} against {right:?}"),
         }
     }
 
@@ -209,6 +299,7 @@ mod tests {
             " {\"jsonrpc\" : \"2.0\" , \"id\" : 0 , \"method\" : \"ping\" } ",
         ] {
             assert!(one_pass_agrees(input).is_some(), "{input}");
+            incoming_agrees_with_two_steps(input.as_bytes());
         }
     }
 
@@ -243,13 +334,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/logLevel":"loud"}}}"#,
         ] {
             assert!(one_pass_agrees(input).is_none(), "{input}");
-            let incoming = Incoming::parse(input.as_bytes());
-            let envelope = Envelope::parse(input.as_bytes());
-            match (incoming, envelope) {
-                (Ok(Incoming::Envelope(left)), Ok(right)) => assert_eq!(format!("{left:?}"), format!("{right:?}")),
-                (Err(left), Err(right)) => assert_eq!(left, right),
-                (left, right) => panic!("{input}: {left:?} against {right:?}"),
-            }
+            incoming_agrees_with_two_steps(input.as_bytes());
         }
     }
 
@@ -269,6 +354,7 @@ mod tests {
         }
 
         fn check(bytes: &[u8]) {
+            incoming_agrees_with_two_steps(bytes);
             if let Some(fast) = one_pass(bytes) {
                 match two_step(bytes) {
                     Ok(Some(slow)) => assert_eq!(fast, slow, "{}", String::from_utf8_lossy(bytes)),
@@ -276,5 +362,90 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn requests_that_cannot_be_served_are_refused_with_their_id_and_error() {
+        let params_do_not_fit = ErrorCode::INVALID_PARAMS;
+        let unknown_method = ErrorCode::METHOD_NOT_FOUND;
+        for (input, expected_id, expected_method, code) in [
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}"#,
+                7.into(),
+                "tools/call",
+                params_do_not_fit,
+            ),
+            // The params come first, so the one-pass reader leaves this one to the strict decoder.
+            (
+                r#"{"jsonrpc":"2.0","params":{"cursor":5},"id":"p","method":"tools/list"}"#,
+                "p".into(),
+                "tools/list",
+                params_do_not_fit,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"q","method":"tools/explode","params":{}}"#,
+                "q".into(),
+                "tools/explode",
+                unknown_method,
+            ),
+            (r#"{"jsonrpc":"2.0","id":9,"method":"nothing"}"#, 9.into(), "nothing", unknown_method),
+        ] {
+            match Incoming::parse(input.as_bytes()) {
+                Ok(Incoming::Refused { id, method, error }) => {
+                    assert_eq!(id, expected_id, "{input}");
+                    assert_eq!(method, expected_method, "{input}");
+                    assert_eq!(error.code, code, "{input}");
+                }
+                other => panic!("{input}: {other:?}"),
+            }
+            incoming_agrees_with_two_steps(input.as_bytes());
+        }
+        let Ok(Incoming::Refused { error, .. }) = Incoming::parse(br#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#)
+        else {
+            panic!("an unknown method was not refused");
+        };
+        assert_eq!((error.code.0, error.message.as_str()), (-32601, "Method not found: nope"));
+        let Ok(Incoming::Refused { error, .. }) = Incoming::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#)
+        else {
+            panic!("a request without its params was not refused");
+        };
+        assert_eq!((error.code.0, error.message.as_str()), (-32602, "Invalid params: this method needs params"));
+    }
+
+    #[test]
+    fn notifications_and_answers_come_back_as_their_own_kind() {
+        let notification = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#;
+        let Ok(Incoming::Notification { method, params }) = Incoming::parse(notification) else {
+            panic!("not a notification");
+        };
+        assert_eq!(
+            (method.as_ref(), params.map(RawValue::get)),
+            ("notifications/cancelled", Some(r#"{"requestId":3}"#))
+        );
+
+        let Ok(Incoming::Notification { params: None, .. }) =
+            Incoming::parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        else {
+            panic!("not a notification without params");
+        };
+
+        let Ok(Incoming::Response { id, result }) =
+            Incoming::parse(br#"{"jsonrpc":"2.0","id":"s-1","result":{"roots":[]}}"#)
+        else {
+            panic!("not a response");
+        };
+        assert_eq!((id, result.get()), (RequestId::from("s-1"), r#"{"roots":[]}"#));
+
+        let answer = br#"{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"boom"}}"#;
+        let Ok(Incoming::Error { id, error }) = Incoming::parse(answer) else {
+            panic!("not an error response");
+        };
+        assert_eq!((id, error), (Some(RequestId::from(4)), ErrorObject::new(ErrorCode::INTERNAL_ERROR, "boom")));
+
+        let unread = br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#;
+        let Ok(Incoming::Error { id: None, error }) = Incoming::parse(unread) else {
+            panic!("not an error response without an id");
+        };
+        assert_eq!(error.code, ErrorCode::PARSE_ERROR);
     }
 }
