@@ -46,9 +46,7 @@ pub use types::client_features::{
     ElicitationCompleteParams, ListRootsResult, ModelHint, ModelPreferences, MultiSelectItems, OneOrMany,
     PrimitiveSchema, Root, SamplingContent, SamplingMessage, TitledValue, ToolResultContent, ToolUseContent,
 };
-pub use types::common::{
-    Annotations, CacheScope, EmptyResult, Icon, Implementation, JsonObject, ProgressToken, ResultType, Role,
-};
+pub use types::common::{Annotations, CacheScope, Icon, Implementation, JsonObject, ProgressToken, ResultType, Role};
 pub use types::completion::{
     CompleteParams, CompleteResult, Completion, CompletionArgument, CompletionContext, CompletionReference,
 };
@@ -73,6 +71,7 @@ pub use types::resources::{
     Resource, ResourceContents, ResourceTemplate, ResourceUriParams, SubscribeParams, TextResourceContents,
     not_found_data,
 };
+pub use types::result::{EmptyResult, ResultMembers};
 pub use types::tasks::{TASKS_EXTENSION, TaskIdParams, UpdateTaskParams};
 pub use types::tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution};
 pub use version::ProtocolVersion;

@@ -102,14 +102,3 @@ pub enum CacheScope {
     /// Only the same authenticated user may reuse the result.
     Private,
 }
-
-/// A result with no members besides `_meta` and `resultType`, as `ping` answers.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct EmptyResult {
-    /// `"complete"` on 2026-07-28; absent before.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
-}

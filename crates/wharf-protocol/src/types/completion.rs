@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::common::{JsonObject, ResultType};
 use crate::types::request_meta::RequestMeta;
+use crate::types::result::result_struct;
 
 /// What is being completed: a prompt or a resource template, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,15 +74,10 @@ pub struct Completion {
     pub has_more: Option<bool>,
 }
 
-/// Result of `completion/complete`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct CompleteResult {
-    /// The values.
-    pub completion: Completion,
-    /// `"complete"` on 2026-07-28.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `completion/complete`.
+    pub struct CompleteResult {
+        /// The values.
+        pub completion: Completion,
+    }
 }

@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::types::capabilities::{ClientCapabilities, ServerCapabilities};
-use crate::types::common::{CacheScope, Implementation, JsonObject, ResultType};
+use crate::types::common::{Implementation, JsonObject};
 use crate::types::request_meta::RequestMeta;
+use crate::types::result::result_struct;
 
 /// Params of `initialize`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -41,28 +42,18 @@ pub struct InitializeResult {
     pub meta: Option<JsonObject>,
 }
 
-/// Result of `server/discover` (2026-07-28).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct DiscoverResult {
-    /// Every revision the server supports.
-    #[serde(rename = "supportedVersions")]
-    pub supported_versions: Vec<String>,
-    /// What the server can do.
-    pub capabilities: ServerCapabilities,
-    /// How to use the server, for the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub instructions: Option<String>,
-    /// How long the result may be cached, in milliseconds.
-    #[serde(rename = "ttlMs", default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may reuse a cached result.
-    #[serde(rename = "cacheScope", default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// Always `"complete"`.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata, with the server's name and version under
-    /// `io.modelcontextprotocol/serverInfo`.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `server/discover` (2026-07-28). Its `resultType` is always `"complete"`, and its
+    /// `_meta` carries the server's name and version under `io.modelcontextprotocol/serverInfo`.
+    #[cacheable]
+    pub struct DiscoverResult {
+        /// Every revision the server supports.
+        #[serde(rename = "supportedVersions")]
+        pub supported_versions: Vec<String>,
+        /// What the server can do.
+        pub capabilities: ServerCapabilities,
+        /// How to use the server, for the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub instructions: Option<String>,
+    }
 }

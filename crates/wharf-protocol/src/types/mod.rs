@@ -18,5 +18,6 @@ pub(crate) mod params;
 pub(crate) mod prompts;
 pub(crate) mod request_meta;
 pub(crate) mod resources;
+pub(crate) mod result;
 pub(crate) mod tasks;
 pub(crate) mod tools;

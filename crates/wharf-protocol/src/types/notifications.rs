@@ -4,8 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::jsonrpc::RequestId;
-use crate::types::common::{JsonObject, ProgressToken, ResultType};
+use crate::types::common::{JsonObject, ProgressToken};
 use crate::types::request_meta::RequestMeta;
+use crate::types::result::result_struct;
 
 /// Params of `notifications/progress`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,13 +89,8 @@ pub struct AcknowledgedParams {
     pub meta: Option<JsonObject>,
 }
 
-/// Result of `subscriptions/listen` when the server closes the stream gracefully.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ListenResult {
-    /// Always `"complete"`.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Metadata naming the subscription.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `subscriptions/listen` when the server closes the stream gracefully. Its
+    /// `resultType` is always `"complete"`, and its `_meta` names the subscription.
+    pub struct ListenResult {}
 }

@@ -4,9 +4,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::common::{CacheScope, Icon, JsonObject, ResultType, Role};
+use crate::types::common::{Icon, JsonObject, Role};
 use crate::types::content::ContentBlock;
 use crate::types::request_meta::RequestMeta;
+use crate::types::result::result_struct;
 
 /// A prompt template the user can pick.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -74,40 +75,25 @@ pub struct GetPromptParams {
     pub meta: Option<Box<RequestMeta>>,
 }
 
-/// Result of `prompts/get`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct GetPromptResult {
-    /// A description of the rendered prompt.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// The messages.
-    pub messages: Vec<PromptMessage>,
-    /// `"complete"` on 2026-07-28.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `prompts/get`.
+    pub struct GetPromptResult {
+        /// A description of the rendered prompt.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub description: Option<String>,
+        /// The messages.
+        pub messages: Vec<PromptMessage>,
+    }
 }
 
-/// Result of `prompts/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ListPromptsResult {
-    /// This page of prompts.
-    pub prompts: Vec<Prompt>,
-    /// The cursor of the next page, if any.
-    #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the page may be cached, in milliseconds (2026-07-28).
-    #[serde(rename = "ttlMs", default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may reuse a cached page (2026-07-28).
-    #[serde(rename = "cacheScope", default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` on 2026-07-28.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `prompts/list`.
+    #[cacheable]
+    pub struct ListPromptsResult {
+        /// This page of prompts.
+        pub prompts: Vec<Prompt>,
+        /// The cursor of the next page, if any.
+        #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
+        pub next_cursor: Option<String>,
+    }
 }

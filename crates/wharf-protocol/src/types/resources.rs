@@ -6,8 +6,9 @@ use serde::de::Deserializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::types::common::{Annotations, CacheScope, Icon, JsonObject, ResultType};
+use crate::types::common::{Annotations, Icon, JsonObject};
 use crate::types::request_meta::RequestMeta;
+use crate::types::result::result_struct;
 
 /// A resource the server can read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -177,68 +178,38 @@ pub struct ReadResourceParams {
     pub meta: Option<Box<RequestMeta>>,
 }
 
-/// Result of `resources/read`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ReadResourceResult {
-    /// The contents, one entry per resource or sub-resource.
-    pub contents: Vec<ResourceContents>,
-    /// How long the result may be cached, in milliseconds (2026-07-28).
-    #[serde(rename = "ttlMs", default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may reuse a cached result (2026-07-28).
-    #[serde(rename = "cacheScope", default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` on 2026-07-28.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `resources/read`.
+    #[cacheable]
+    pub struct ReadResourceResult {
+        /// The contents, one entry per resource or sub-resource.
+        pub contents: Vec<ResourceContents>,
+    }
 }
 
-/// Result of `resources/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ListResourcesResult {
-    /// This page of resources.
-    pub resources: Vec<Resource>,
-    /// The cursor of the next page, if any.
-    #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the page may be cached, in milliseconds (2026-07-28).
-    #[serde(rename = "ttlMs", default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may reuse a cached page (2026-07-28).
-    #[serde(rename = "cacheScope", default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` on 2026-07-28.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `resources/list`.
+    #[cacheable]
+    pub struct ListResourcesResult {
+        /// This page of resources.
+        pub resources: Vec<Resource>,
+        /// The cursor of the next page, if any.
+        #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
+        pub next_cursor: Option<String>,
+    }
 }
 
-/// Result of `resources/templates/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ListResourceTemplatesResult {
-    /// This page of templates.
-    #[serde(rename = "resourceTemplates")]
-    pub resource_templates: Vec<ResourceTemplate>,
-    /// The cursor of the next page, if any.
-    #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the page may be cached, in milliseconds (2026-07-28).
-    #[serde(rename = "ttlMs", default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may reuse a cached page (2026-07-28).
-    #[serde(rename = "cacheScope", default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` on 2026-07-28.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `resources/templates/list`.
+    #[cacheable]
+    pub struct ListResourceTemplatesResult {
+        /// This page of templates.
+        #[serde(rename = "resourceTemplates")]
+        pub resource_templates: Vec<ResourceTemplate>,
+        /// The cursor of the next page, if any.
+        #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
+        pub next_cursor: Option<String>,
+    }
 }
 
 /// Params of `resources/subscribe` and `resources/unsubscribe` (2025 revisions), and of

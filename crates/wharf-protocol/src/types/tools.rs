@@ -4,9 +4,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::types::arguments::ToolArguments;
-use crate::types::common::{CacheScope, Icon, JsonObject, ResultType};
+use crate::types::common::{Icon, JsonObject};
 use crate::types::content::{ContentBlock, TextContent};
 use crate::types::request_meta::RequestMeta;
+use crate::types::result::result_struct;
 
 /// A tool the client's model can call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -67,26 +68,16 @@ pub struct ToolExecution {
     pub task_support: Option<String>,
 }
 
-/// Result of `tools/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ListToolsResult {
-    /// This page of tools.
-    pub tools: Vec<Tool>,
-    /// The cursor of the next page, if any.
-    #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-    /// How long the page may be cached, in milliseconds (2026-07-28).
-    #[serde(rename = "ttlMs", default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may reuse a cached page (2026-07-28).
-    #[serde(rename = "cacheScope", default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
-    /// `"complete"` on 2026-07-28.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `tools/list`.
+    #[cacheable]
+    pub struct ListToolsResult {
+        /// This page of tools.
+        pub tools: Vec<Tool>,
+        /// The cursor of the next page, if any.
+        #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
+        pub next_cursor: Option<String>,
+    }
 }
 
 /// Params of `tools/call`.
@@ -111,24 +102,19 @@ pub struct CallToolParams {
     pub meta: Option<Box<RequestMeta>>,
 }
 
-/// Result of `tools/call`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct CallToolResult {
-    /// The unstructured result.
-    pub content: Vec<ContentBlock>,
-    /// The structured result, conforming to the tool's `outputSchema`. An object before
-    /// 2026-07-28; any JSON value on 2026-07-28.
-    #[serde(rename = "structuredContent", default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
-    /// True when the tool failed; the content then describes the failure for the model.
-    #[serde(rename = "isError", default, skip_serializing_if = "Option::is_none")]
-    pub is_error: Option<bool>,
-    /// `"complete"` on 2026-07-28.
-    #[serde(rename = "resultType", default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
-    /// Result metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+result_struct! {
+    /// Result of `tools/call`.
+    pub struct CallToolResult {
+        /// The unstructured result.
+        pub content: Vec<ContentBlock>,
+        /// The structured result, conforming to the tool's `outputSchema`. An object before
+        /// 2026-07-28; any JSON value on 2026-07-28.
+        #[serde(rename = "structuredContent", default, skip_serializing_if = "Option::is_none")]
+        pub structured_content: Option<Value>,
+        /// True when the tool failed; the content then describes the failure for the model.
+        #[serde(rename = "isError", default, skip_serializing_if = "Option::is_none")]
+        pub is_error: Option<bool>,
+    }
 }
 
 impl CallToolResult {
