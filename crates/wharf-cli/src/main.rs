@@ -1,16 +1,16 @@
 //! The `wharf` command: `wharf serve` runs an MCP server over stdio, or over Streamable HTTP
 //! with `--http`.
 
+mod ballast;
 mod demo;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-// Every request allocates a handful of small objects; mimalloc serves them faster than the
-// system allocator (200k pipelined echo calls: 0.50 s -> 0.31 s). Its v2 line is used: the
-// Rust binding calls the aligned entry points, which v3 routes through a slower path (a
-// stdio echo: 9.5k instructions with v3, 9.3k with v2, 10.1k with the system allocator).
-// Transparent huge pages are off (the `no_thp` feature), or its arenas would cost 8 MiB more.
+// Every request allocates a handful of small objects, which mimalloc serves faster than the
+// system allocator; its v2 line, because the Rust binding calls aligned entry points that v3
+// routes through a slower path; transparent huge pages off (`no_thp`), which would cost
+// memory. The measurements are in benches/NOTES.md.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -90,7 +90,10 @@ fn serve(http: Option<std::net::SocketAddr>) -> ExitCode {
         }
     };
     let outcome = match http {
-        None => runtime.block_on(wharf::serve_stdio(server)),
+        None => {
+            let options = wharf::StdioOptions::default().read_thread_setup(ballast::hold);
+            runtime.block_on(wharf::serve_stdio_with(server, options))
+        }
         Some(address) => {
             eprintln!("wharf serve: the Wharf demo MCP server, at http://{address}/mcp (Streamable HTTP)");
             runtime.block_on(wharf::serve_http(server, address, wharf::HttpOptions::default()))

@@ -12,6 +12,7 @@
 //! absolute paths (`tool/expand.rs`).
 
 mod component;
+mod errors;
 mod names;
 mod tool;
 

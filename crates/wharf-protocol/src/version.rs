@@ -85,8 +85,13 @@ impl ProtocolVersion {
         self >= ProtocolVersion::V2025_11_25
     }
 
-    /// True where audio content and tool annotations exist.
+    /// True where audio content exists.
     pub fn has_audio(self) -> bool {
+        self >= ProtocolVersion::V2025_03_26
+    }
+
+    /// True where tools carry annotations (read-only, destructive, ... hints).
+    pub fn has_tool_annotations(self) -> bool {
         self >= ProtocolVersion::V2025_03_26
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::context::RequestContext;
 use crate::error::RpcError;
-use crate::tool::handler::BoxFuture;
+use crate::future::BoxFuture;
 
 /// The most values one completion answer may carry.
 pub const MAX_COMPLETION_VALUES: usize = 100;

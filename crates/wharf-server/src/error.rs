@@ -107,33 +107,39 @@ impl std::error::Error for Error {
 /// (which the client sees).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcError {
-    pub(crate) object: ErrorObject,
+    object: ErrorObject,
+    /// Set only on the error asking for input returns on a first run (see
+    /// [`RpcError::is_input_required`]), so that no handler's own error is taken for it.
+    input_required: bool,
 }
+
+/// The message of the error a handler's unanswered input returns on 2026-07-28.
+const INPUT_REQUIRED_MESSAGE: &str = "Input required: the client is asked for it in an InputRequiredResult";
 
 impl RpcError {
     /// An error with any code and message.
     pub fn new(code: i64, message: impl Into<String>) -> RpcError {
-        RpcError { object: ErrorObject::new(ErrorCode(code), message) }
+        RpcError::from(ErrorObject::new(ErrorCode(code), message))
     }
 
     /// `-32602 Invalid params`.
     pub fn invalid_params(message: impl Into<String>) -> RpcError {
-        RpcError { object: ErrorObject::new(ErrorCode::INVALID_PARAMS, message) }
+        RpcError::from(ErrorObject::new(ErrorCode::INVALID_PARAMS, message))
     }
 
     /// `-32603 Internal error`.
     pub fn internal(message: impl Into<String>) -> RpcError {
-        RpcError { object: ErrorObject::new(ErrorCode::INTERNAL_ERROR, message) }
+        RpcError::from(ErrorObject::new(ErrorCode::INTERNAL_ERROR, message))
     }
 
     /// `-32601 Method not found`.
     pub fn method_not_found(message: impl Into<String>) -> RpcError {
-        RpcError { object: ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, message) }
+        RpcError::from(ErrorObject::new(ErrorCode::METHOD_NOT_FOUND, message))
     }
 
     /// `-32600 Invalid request`.
     pub fn invalid_request(message: impl Into<String>) -> RpcError {
-        RpcError { object: ErrorObject::new(ErrorCode::INVALID_REQUEST, message) }
+        RpcError::from(ErrorObject::new(ErrorCode::INVALID_REQUEST, message))
     }
 
     /// "Resource not found", for resource handlers. Wharf sends it with the code the request's
@@ -168,7 +174,12 @@ impl RpcError {
     /// request: the input goes to the client in an `InputRequiredResult`, and whatever the
     /// handler answers after it is not sent. Handlers that catch errors can pass it on.
     pub fn is_input_required(&self) -> bool {
-        self.object.code == ErrorCode::INTERNAL_ERROR && self.object.message == crate::input::INPUT_REQUIRED_MESSAGE
+        self.input_required
+    }
+
+    /// The error asking for input returns when the answer is not there yet.
+    pub(crate) fn input_required() -> RpcError {
+        RpcError { object: ErrorObject::new(ErrorCode::INTERNAL_ERROR, INPUT_REQUIRED_MESSAGE), input_required: true }
     }
 
     pub(crate) fn into_object(self) -> ErrorObject {
@@ -178,6 +189,6 @@ impl RpcError {
 
 impl From<ErrorObject> for RpcError {
     fn from(object: ErrorObject) -> RpcError {
-        RpcError { object }
+        RpcError { object, input_required: false }
     }
 }

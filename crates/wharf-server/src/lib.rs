@@ -21,40 +21,61 @@
 //! Errors: [`Error`] for building and serving; [`RpcError`] for handlers that answer with a
 //! JSON-RPC error of their own.
 
+// The floors, from the bottom up; a file imports only from floors below its own (see
+// ARCHITECTURE.md).
+// Leaves.
 mod cancel;
-mod completion;
 pub mod content;
-mod context;
-mod dispatch;
-mod error;
 mod extensions;
-mod input;
-mod listen;
+mod future;
 mod message_buffer;
 mod panic;
 mod principal;
-mod prompt;
-mod registry;
-mod resource;
+mod random;
+// Data.
+mod delivery;
+mod error;
+mod events;
+mod options;
 mod schema;
-mod server;
 mod session;
+mod wire;
+// Input rounds and tasks.
+mod input;
 mod task;
-pub mod testing;
+// The request context, over what it needs of its server.
+mod context;
+mod server_core;
+// Components.
+mod completion;
+mod prompt;
+mod resource;
 mod tool;
+// The server.
+mod builder;
+mod registry;
+mod server;
+// Request handling.
+mod dispatch;
+mod listen;
+mod session_events;
+// Transports, and the in-memory client over them.
+pub mod testing;
 mod transport;
 
+pub use builder::ServerBuilder;
 pub use cancel::Cancellation;
 pub use completion::{CompletionCall, MAX_COMPLETION_VALUES};
 pub use context::RequestContext;
+pub use context::ask::Input;
 pub use error::{Error, RpcError};
 pub use extensions::Extensions;
-pub use input::Input;
+pub use options::ServerOptions;
 pub use principal::Principal;
 pub use prompt::{IntoPromptResult, PromptCall, PromptDef};
 pub use resource::uri_template::{TemplateError, UriTemplate};
 pub use resource::{IntoResourceContents, ResourceCall, ResourceDef, TemplateDef};
-pub use server::{Server, ServerBuilder, ServerOptions};
+pub use server::Server;
 pub use task::TaskSupport;
 pub use task::record::{TaskRecord, TaskStatus};
 pub use task::store::{MemoryTaskStore, StoreFuture, TaskStore, TaskStoreError};
@@ -64,4 +85,4 @@ pub use tool::handler::ToolHandler;
 pub use tool::output::{IntoToolResult, Json};
 pub use transport::connection::serve_connection;
 pub use transport::http::{EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on};
-pub use transport::stdio::serve_stdio;
+pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};

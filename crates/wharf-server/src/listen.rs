@@ -18,8 +18,8 @@ use wharf_protocol::{
 };
 
 use crate::context::RequestContext;
-use crate::registry::ListKind;
-use crate::server::{Server, ServerEvent};
+use crate::events::{ListKind, ServerEvent};
+use crate::server::Server;
 
 /// Serves one listener until the server ends its subscriptions, or the client ends it.
 pub(crate) async fn listen(

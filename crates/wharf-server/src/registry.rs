@@ -9,8 +9,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use wharf_protocol::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
 
 use crate::error::{Error, RpcError};
+use crate::events::ListKind;
 use crate::prompt::PromptDef;
 use crate::resource::{ResourceDef, TemplateDef};
+use crate::task::TaskSupport;
 use crate::tool::ToolDef;
 
 /// Everything the server offers.
@@ -22,33 +24,92 @@ pub(crate) struct Registry {
     pub(crate) templates: BTreeMap<String, Arc<TemplateDef>>,
 }
 
-/// Which list a change touched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ListKind {
-    Tools,
-    Prompts,
-    Resources,
+/// One kind of component, as the registry keeps it: adding, removing, enabling and listing
+/// are one path for all four kinds.
+pub(crate) trait Component: Clone + Send + Sync + 'static {
+    /// The list a change of this kind touches.
+    const LIST: ListKind;
+    /// What the component is called in messages.
+    const WHAT: &'static str;
+    /// The key it is registered under: its name, URI or URI template.
+    fn key(&self) -> &str;
+    /// Whether it is listed and served.
+    fn enabled(&self) -> bool;
+    /// Sets whether it is listed and served.
+    fn set_enabled(&mut self, enabled: bool);
+    /// Checks everything that can be wrong with the definition.
+    fn validate(&mut self) -> Result<(), Error>;
+    /// The registered components of this kind.
+    fn entries(registry: &Registry) -> &BTreeMap<String, Arc<Self>>;
+    /// The registered components of this kind, to change.
+    fn entries_mut(registry: &mut Registry) -> &mut BTreeMap<String, Arc<Self>>;
 }
 
+macro_rules! component {
+    ($component:ty, $list:expr, $what:literal, $entries:ident, $key:ident) => {
+        impl Component for $component {
+            const LIST: ListKind = $list;
+            const WHAT: &'static str = $what;
+
+            fn key(&self) -> &str {
+                self.$key()
+            }
+
+            fn enabled(&self) -> bool {
+                self.enabled
+            }
+
+            fn set_enabled(&mut self, enabled: bool) {
+                self.enabled = enabled;
+            }
+
+            fn validate(&mut self) -> Result<(), Error> {
+                <$component>::validate(self)
+            }
+
+            fn entries(registry: &Registry) -> &BTreeMap<String, Arc<Self>> {
+                &registry.$entries
+            }
+
+            fn entries_mut(registry: &mut Registry) -> &mut BTreeMap<String, Arc<Self>> {
+                &mut registry.$entries
+            }
+        }
+    };
+}
+
+component!(ToolDef, ListKind::Tools, "tool", tools, name);
+component!(PromptDef, ListKind::Prompts, "prompt", prompts, name);
+component!(ResourceDef, ListKind::Resources, "resource", resources, uri);
+component!(TemplateDef, ListKind::Resources, "resource template", templates, uri_template);
+
 impl Registry {
-    pub(crate) fn add_tool(&mut self, mut tool: ToolDef) -> Result<(), Error> {
-        tool.validate()?;
-        insert_unique(&mut self.tools, tool.name().to_owned(), tool, "tool")
+    /// Registers a component; its key must be new.
+    pub(crate) fn add<C: Component>(&mut self, mut component: C) -> Result<(), Error> {
+        component.validate()?;
+        let key = component.key().to_owned();
+        let entries = C::entries_mut(self);
+        if entries.contains_key(&key) {
+            return Err(Error::registration(format!("{} `{key}` is registered twice; names must be unique", C::WHAT)));
+        }
+        entries.insert(key, Arc::new(component));
+        Ok(())
     }
 
-    pub(crate) fn add_prompt(&mut self, prompt: PromptDef) -> Result<(), Error> {
-        prompt.validate()?;
-        insert_unique(&mut self.prompts, prompt.name().to_owned(), prompt, "prompt")
+    /// Removes a component; false if there was none under `key`.
+    pub(crate) fn remove<C: Component>(&mut self, key: &str) -> bool {
+        C::entries_mut(self).remove(key).is_some()
     }
 
-    pub(crate) fn add_resource(&mut self, resource: ResourceDef) -> Result<(), Error> {
-        resource.validate()?;
-        insert_unique(&mut self.resources, resource.uri().to_owned(), resource, "resource")
-    }
-
-    pub(crate) fn add_template(&mut self, template: TemplateDef) -> Result<(), Error> {
-        template.validate()?;
-        insert_unique(&mut self.templates, template.uri_template().to_owned(), template, "resource template")
+    /// Sets a component's `enabled` flag: `None` if there is none under `key`, else whether
+    /// the flag changed.
+    pub(crate) fn set_enabled<C: Component>(&mut self, key: &str, enabled: bool) -> Option<bool> {
+        // `make_mut` copies the entry if a running handler still holds it, so that handler
+        // keeps the definition it started with.
+        let component = Arc::make_mut(C::entries_mut(self).get_mut(key)?);
+        let changed = component.enabled() != enabled;
+        component.set_enabled(enabled);
+        Some(changed)
     }
 
     pub(crate) fn tool(&self, name: &str) -> Option<&Arc<ToolDef>> {
@@ -88,7 +149,7 @@ impl Registry {
     }
 
     pub(crate) fn has_task_tools(&self) -> bool {
-        self.tools.values().any(|tool| tool.task_support != crate::task::TaskSupport::Forbidden)
+        self.tools.values().any(|tool| tool.task_support != TaskSupport::Forbidden)
     }
 
     pub(crate) fn has_completions(&self) -> bool {
@@ -117,14 +178,6 @@ impl Registry {
             ..ServerCapabilities::default()
         }
     }
-}
-
-fn insert_unique<V>(map: &mut BTreeMap<String, Arc<V>>, key: String, value: V, what: &str) -> Result<(), Error> {
-    if map.contains_key(&key) {
-        return Err(Error::registration(format!("{what} `{key}` is registered twice; names must be unique")));
-    }
-    map.insert(key, Arc::new(value));
-    Ok(())
 }
 
 /// One page of a list: the items after the cursor, and the cursor of the next page.

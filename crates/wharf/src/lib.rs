@@ -69,9 +69,9 @@ pub use wharf_server::{
     Args, Cancellation, CompletionCall, Error, EventStore, Extensions, FromToolCall, HttpOptions, Input,
     IntoPromptResult, IntoResourceContents, IntoToolResult, Json, McpBody, McpService, MemoryEventStore,
     MemoryTaskStore, Principal, PromptCall, PromptDef, Rejection, RequestContext, ResourceCall, ResourceDef, RpcError,
-    Server, ServerBuilder, ServerOptions, SessionData, State, StoreFuture, TaskRecord, TaskStatus, TaskStore,
-    TaskStoreError, TaskSupport, TemplateDef, ToolCall, ToolDef, ToolHandler, UriTemplate, content, serve_connection,
-    serve_http, serve_http_on, serve_stdio, testing,
+    Server, ServerBuilder, ServerOptions, SessionData, State, StdioOptions, StoreFuture, TaskRecord, TaskStatus,
+    TaskStore, TaskStoreError, TaskSupport, TemplateDef, ToolCall, ToolDef, ToolHandler, UriTemplate, content,
+    serve_connection, serve_http, serve_http_on, serve_stdio, serve_stdio_with, testing,
 };
 
 /// The MCP wire types, for every protocol revision.

@@ -4,7 +4,7 @@
 use syn::spanned::Spanned;
 use syn::{Expr, FnArg, Ident, LitStr, Pat, Type};
 
-use crate::tool::Errors;
+use crate::errors::Errors;
 use crate::tool::parse::last_segment;
 
 /// Where a completion's values come from.

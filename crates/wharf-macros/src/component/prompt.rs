@@ -7,8 +7,8 @@ use syn::spanned::Spanned;
 
 use super::Options;
 use super::params::{self, Completion, Param};
+use crate::errors::Errors;
 use crate::names::{snake_case, valid_tool_name};
-use crate::tool::Errors;
 use crate::tool::parse::doc_comment;
 
 const FUNCTION_OPTIONS: &[&str] = &["name", "title", "description"];
@@ -65,7 +65,7 @@ fn common(
 
 fn expand_function(options: Options, mut function: syn::ItemFn) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
-    crate::tool::require_async(&function.sig, "#[prompt]", &mut errors);
+    crate::errors::require_async(&function.sig, "#[prompt]", &mut errors);
     let ident = function.sig.ident.clone();
     let (name, mut settings) =
         common(&options, snake_case(&ident.to_string()), &function.attrs, ident.span(), &mut errors);

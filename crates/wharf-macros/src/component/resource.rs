@@ -7,8 +7,8 @@ use syn::spanned::Spanned;
 
 use super::Options;
 use super::params::{self, Completion, Param};
+use crate::errors::Errors;
 use crate::names::snake_case;
-use crate::tool::Errors;
 use crate::tool::parse::doc_comment;
 
 const OPTIONS: &[&str] = &["name", "title", "description", "mime_type"];
@@ -50,7 +50,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::R
     };
     let mut function: syn::ItemFn = syn::parse2(item)?;
     let mut errors = Errors::default();
-    crate::tool::require_async(&function.sig, &what, &mut errors);
+    crate::errors::require_async(&function.sig, &what, &mut errors);
     let ident = function.sig.ident.clone();
     let name = match options.string("name")? {
         Some(name) => name.value(),

@@ -4,8 +4,8 @@
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, Type, UnOp};
 
-use super::Errors;
 use super::parse::{Argument, Param, ToolSpec, last_segment};
+use crate::errors::Errors;
 use crate::names::{snake_case, valid_tool_name};
 
 /// The `format` values Wharf validates at run time.
@@ -31,7 +31,7 @@ pub(crate) enum Place {
 
 pub(crate) fn check(spec: &ToolSpec, sig: &syn::Signature, place: Place) -> syn::Result<()> {
     let mut errors = Errors::default();
-    super::require_async(sig, "#[tool]", &mut errors);
+    crate::errors::require_async(sig, "#[tool]", &mut errors);
     if !sig.generics.params.is_empty() {
         errors.add(sig.generics.span(), "a `#[tool]` function cannot be generic: its argument types make its schema");
     }

@@ -11,6 +11,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::spanned::Spanned;
 
+use crate::errors::Errors;
 use check::Place;
 
 /// Expands `#[tool(attr)] item`, or returns every error found, each at its span.
@@ -81,7 +82,7 @@ fn expand_impl(attr: TokenStream, mut item_impl: syn::ItemImpl) -> syn::Result<T
             }
         }));
     }
-    if definitions.is_empty() && errors.0.is_none() {
+    if definitions.is_empty() && errors.is_empty() {
         errors.add(item_impl.impl_token.span(), "this impl block has no methods to make tools of");
     }
     errors.finish()?;
@@ -99,38 +100,4 @@ fn expand_impl(attr: TokenStream, mut item_impl: syn::ItemImpl) -> syn::Result<T
             }
         }
     })
-}
-
-/// Every macro of this crate wraps async functions: the handlers are awaited.
-pub(crate) fn require_async(sig: &syn::Signature, attribute: &str, errors: &mut Errors) {
-    if sig.asyncness.is_none() {
-        errors.add(
-            sig.fn_token.span(),
-            format!(
-                "`{attribute}` needs an async function: write `async fn {}(...)`; Wharf awaits its handlers",
-                sig.ident
-            ),
-        );
-    }
-}
-
-/// Several errors reported together.
-#[derive(Default)]
-pub(crate) struct Errors(Option<syn::Error>);
-
-impl Errors {
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
-            Some(errors) => errors.combine(error),
-            None => self.0 = Some(error),
-        }
-    }
-
-    pub(crate) fn add(&mut self, span: proc_macro2::Span, message: impl std::fmt::Display) {
-        self.push(syn::Error::new(span, message));
-    }
-
-    pub(crate) fn finish(self) -> syn::Result<()> {
-        self.0.map_or(Ok(()), Err)
-    }
 }

@@ -6,7 +6,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 use syn::{Expr, FnArg, Ident, LitStr, Pat, Type};
 
-use super::Errors;
+use crate::errors::Errors;
 
 /// What `#[tool(...)]` says.
 #[derive(Default)]

@@ -9,10 +9,11 @@ use wharf_protocol::{
     ProtocolVersion, ReadResourceResult, RequestId, ResultType,
 };
 
-use crate::context::{RequestContext, encode_into};
+use crate::context::RequestContext;
 use crate::error::RpcError;
 use crate::server::Server;
 use crate::task::record::TaskRecord;
+use crate::wire::{encode_into, respond, respond_with};
 
 /// Encodes results the way the request's revision expects.
 pub(super) struct Finisher<'a> {
@@ -104,27 +105,6 @@ impl Finisher<'_> {
         }
         self.complete(result)
     }
-}
-
-/// Encodes `{"jsonrpc":"2.0","id":…,"result":…}`.
-pub(super) fn respond<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
-    respond_with(id, |out| encode_into(out, result))
-}
-
-/// Encodes `{"jsonrpc":"2.0","id":…,"result":…}` with the result written by `encode_result`.
-/// The envelope is written as bytes around the result: its member names and the version
-/// string need no escaping, and an encoder would check every byte of them on every response.
-fn respond_with(id: &RequestId, encode_result: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
-    let mut bytes = crate::message_buffer::take();
-    bytes.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    match id.as_number() {
-        Some(number) => bytes.extend_from_slice(itoa::Buffer::new().format(number).as_bytes()),
-        None => encode_into(&mut bytes, id),
-    }
-    bytes.extend_from_slice(b",\"result\":");
-    encode_result(&mut bytes);
-    bytes.push(b'}');
-    bytes
 }
 
 /// The members every 2026-07-28 result carries, and how the result is encoded.

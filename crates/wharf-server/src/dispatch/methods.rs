@@ -6,91 +6,107 @@ use std::sync::Arc;
 use wharf_protocol::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, Completion, CompletionReference, ErrorCode,
     GetPromptParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedParams, ProtocolVersion, ReadResourceParams, ReadResourceResult,
+    ListToolsResult, PaginatedParams, Prompt, ProtocolVersion, ReadResourceParams, ReadResourceResult, Resource,
+    ResourceTemplate, Tool,
 };
 
-use super::require;
 use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
 use crate::context::RequestContext;
 use crate::error::RpcError;
-use crate::prompt::prompt_for;
-use crate::registry::{Registry, page};
-use crate::resource::{resource_for, template_for};
-use crate::schema::CheckedArguments;
+use crate::prompt::{PromptDef, prompt_for};
+use crate::registry::{Component, Registry, page};
+use crate::resource::{ResourceDef, TemplateDef, resource_for, template_for};
 use crate::server::Server;
 use crate::tool::extract::{Rejection, ToolCall};
 use crate::tool::handler::ToolFuture;
 use crate::tool::{ToolDef, tool_for};
 
-/// One page of `map`'s enabled entries, each converted for the client's revision.
-fn list_page<V, T>(
-    server: &Server,
-    map: &std::collections::BTreeMap<String, Arc<V>>,
-    params: &PaginatedParams,
-    enabled: impl Fn(&V) -> bool,
-    convert: impl Fn(&V) -> T,
-) -> Result<(Vec<T>, Option<String>), RpcError> {
-    let (items, next_cursor) = page(map, params.cursor.as_deref(), server.options().page_size, enabled)?;
-    Ok((items.into_iter().map(|item| convert(item)).collect(), next_cursor))
+/// A component that `*/list` lists: how it looks to a client of a revision, and the result
+/// a page of them makes.
+pub(super) trait Listed: Component {
+    /// The wire form of the component.
+    type Wire;
+    /// The result of one page of its list.
+    type Page;
+    /// The component as a client of `version` may see it.
+    fn for_version(&self, version: ProtocolVersion) -> Self::Wire;
+    /// One page, and the cursor of the next.
+    fn page(items: Vec<Self::Wire>, next_cursor: Option<String>) -> Self::Page;
 }
 
-pub(super) fn list_tools(
+impl Listed for ToolDef {
+    type Wire = Tool;
+    type Page = ListToolsResult;
+
+    fn for_version(&self, version: ProtocolVersion) -> Tool {
+        tool_for(version, &self.definition)
+    }
+
+    fn page(tools: Vec<Tool>, next_cursor: Option<String>) -> ListToolsResult {
+        ListToolsResult { tools, next_cursor, ..ListToolsResult::default() }
+    }
+}
+
+impl Listed for PromptDef {
+    type Wire = Prompt;
+    type Page = ListPromptsResult;
+
+    fn for_version(&self, version: ProtocolVersion) -> Prompt {
+        prompt_for(version, &self.definition)
+    }
+
+    fn page(prompts: Vec<Prompt>, next_cursor: Option<String>) -> ListPromptsResult {
+        ListPromptsResult { prompts, next_cursor, ..ListPromptsResult::default() }
+    }
+}
+
+impl Listed for ResourceDef {
+    type Wire = Resource;
+    type Page = ListResourcesResult;
+
+    fn for_version(&self, version: ProtocolVersion) -> Resource {
+        resource_for(version, &self.definition)
+    }
+
+    fn page(resources: Vec<Resource>, next_cursor: Option<String>) -> ListResourcesResult {
+        ListResourcesResult { resources, next_cursor, ..ListResourcesResult::default() }
+    }
+}
+
+impl Listed for TemplateDef {
+    type Wire = ResourceTemplate;
+    type Page = ListResourceTemplatesResult;
+
+    fn for_version(&self, version: ProtocolVersion) -> ResourceTemplate {
+        template_for(version, &self.definition)
+    }
+
+    fn page(resource_templates: Vec<ResourceTemplate>, next_cursor: Option<String>) -> ListResourceTemplatesResult {
+        ListResourceTemplatesResult { resource_templates, next_cursor, ..ListResourceTemplatesResult::default() }
+    }
+}
+
+/// One page of the enabled components of a kind, each as a client of `version` may see it.
+pub(super) fn list<C: Listed>(
     server: &Server,
     version: ProtocolVersion,
     params: &PaginatedParams,
-) -> Result<ListToolsResult, RpcError> {
+) -> Result<C::Page, RpcError> {
     let registry = server.registry();
-    let (tools, next_cursor) =
-        list_page(server, &registry.tools, params, |tool| tool.enabled, |tool| tool_for(version, &tool.definition))?;
-    Ok(ListToolsResult { tools, next_cursor, ..ListToolsResult::default() })
+    let size = server.options().page_size;
+    let (items, next_cursor) = page(C::entries(&registry), params.cursor.as_deref(), size, C::enabled)?;
+    Ok(C::page(items.into_iter().map(|item| item.for_version(version)).collect(), next_cursor))
 }
 
-pub(super) fn list_prompts(
-    server: &Server,
-    version: ProtocolVersion,
-    params: &PaginatedParams,
-) -> Result<ListPromptsResult, RpcError> {
-    let registry = server.registry();
-    let (prompts, next_cursor) = list_page(
-        server,
-        &registry.prompts,
-        params,
-        |prompt| prompt.enabled,
-        |prompt| prompt_for(version, &prompt.definition),
-    )?;
-    Ok(ListPromptsResult { prompts, next_cursor, ..ListPromptsResult::default() })
-}
-
-pub(super) fn list_resources(
-    server: &Server,
-    version: ProtocolVersion,
-    params: &PaginatedParams,
-) -> Result<ListResourcesResult, RpcError> {
-    let registry = server.registry();
-    let (resources, next_cursor) = list_page(
-        server,
-        &registry.resources,
-        params,
-        |resource| resource.enabled,
-        |resource| resource_for(version, &resource.definition),
-    )?;
-    Ok(ListResourcesResult { resources, next_cursor, ..ListResourcesResult::default() })
-}
-
-pub(super) fn list_templates(
-    server: &Server,
-    version: ProtocolVersion,
-    params: &PaginatedParams,
-) -> Result<ListResourceTemplatesResult, RpcError> {
-    let registry = server.registry();
-    let (resource_templates, next_cursor) = list_page(
-        server,
-        &registry.templates,
-        params,
-        |template| template.enabled,
-        |template| template_for(version, &template.definition),
-    )?;
-    Ok(ListResourceTemplatesResult { resource_templates, next_cursor, ..ListResourceTemplatesResult::default() })
+/// `-32601` for a method whose capability the server does not offer.
+pub(super) fn require(present: bool, capability: &str, method: &str) -> Result<(), RpcError> {
+    if present {
+        Ok(())
+    } else {
+        Err(RpcError::method_not_found(format!(
+            "Method not found: `{method}` needs the `{capability}` capability, which this server does not offer"
+        )))
+    }
 }
 
 /// The registered, enabled tool a call names: `-32601` when the server offers no tools at all,
@@ -138,15 +154,12 @@ pub(super) fn start_call(
         Ok(schema) => schema,
         Err(message) => return Err(RpcError::internal(message.clone())),
     };
-    let arguments = match params.arguments {
-        // The handler's `Args` checks them as it reads them, in one pass.
-        Some(text) if tool.reads_arguments && schema.reads_in_one_pass() => CheckedArguments::Deferred(text),
-        arguments => match schema.check(arguments) {
-            Ok(arguments) => arguments,
-            Err(message) => return invalid_arguments(message),
-        },
+    let arguments = match schema.accept(params.arguments, tool.reads_arguments) {
+        Ok(arguments) => arguments,
+        Err(message) => return invalid_arguments(message),
     };
-    match tool.handler.call(ToolCall { tool, arguments: Some(arguments), context }) {
+    let call = ToolCall { name: &tool.definition.name, schema, arguments: Some(arguments), context };
+    match tool.handler.call(call) {
         Ok(future) => Ok(StartedCall::Running(future)),
         Err(Rejection::InvalidArguments(message)) => invalid_arguments(message),
         Err(Rejection::Rpc(error)) => Err(error),

@@ -5,35 +5,41 @@
 //! - this file: eras, `_meta` checks, `initialize`, capability gating, the method table;
 //! - [`methods`]: the methods both eras share;
 //! - [`tasks`]: `tools/call` as a task, and the `tasks/*` methods;
-//! - [`finish`]: encoding results per revision.
+//! - [`finish`]: encoding results per revision;
+//! - [`answer`]: the one response every request gets, a panic's included;
+//! - [`batch`]: JSON-RPC batches (2025-03-26);
+//! - [`client_messages`]: notifications, and answers to the server's requests;
+//! - [`mirrored`]: the `Mcp-Param-*` check, for transports with headers.
 
+pub(crate) mod answer;
+pub(crate) mod batch;
+pub(crate) mod client_messages;
 mod finish;
 mod methods;
+pub(crate) mod mirrored;
 mod tasks;
 
 use std::sync::Arc;
 
-use serde_json::Value;
 use wharf_protocol::{
-    ClientNotification, ClientRequest, DiscoverResult, EmptyResult, ErrorCode, ErrorMessage, InitializeParams,
-    InitializeResult, ProtocolVersion, RequestId, RequestMeta,
+    ClientRequest, DiscoverResult, EmptyResult, ErrorCode, InitializeParams, InitializeResult, ProtocolVersion,
+    RequestId, RequestMeta,
 };
 
-use crate::cancel::Cancellation;
-use crate::context::{Client, ContextParts, RequestContext, StreamControl, encode};
+use crate::context::{Client, ContextParts, RequestContext};
+use crate::delivery::Delivery;
 use crate::error::RpcError;
 use crate::input::InputRound;
 use crate::listen::listen;
-use crate::principal::Principal;
+use crate::prompt::PromptDef;
 use crate::registry::Registry;
+use crate::resource::{ResourceDef, TemplateDef};
 use crate::server::Server;
-use crate::session::{Negotiated, Outbound, Session};
+use crate::session::{Negotiated, Session};
 use crate::tool::ToolDef;
-use finish::{Finisher, respond};
-use methods::{
-    complete, find_tool, get_prompt, list_prompts, list_resources, list_templates, list_tools, read_resource,
-    start_call,
-};
+use crate::wire::respond;
+use finish::Finisher;
+use methods::{complete, find_tool, get_prompt, list, read_resource, require, start_call};
 use tasks::CallRoute;
 
 /// Handles one request: the encoded response, or the error to answer with, so that a transport
@@ -59,9 +65,9 @@ pub(crate) fn request_outcome(
     // 200 instructions of a pipelined `tools/call`).
     async move {
         let method = request.method();
-        let outcome = match prepare(server, session, &id, &mut request, delivery) {
+        let outcome = match prepare(&server, session, &id, &mut request, delivery) {
             Ok(Prepared::Answered(response)) => Ok(response),
-            Ok(Prepared::Serve(context, tool)) => serve(context.server(), &context, &id, request, tool).await,
+            Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool).await,
             Err(error) => Err(error),
         };
         if let Err(error) = &outcome {
@@ -69,29 +75,6 @@ pub(crate) fn request_outcome(
         }
         outcome
     }
-}
-
-/// Where a request's messages go and how it is stopped.
-pub(crate) struct Delivery {
-    /// Notifications and server-to-client requests about this request, when they do not go
-    /// to the session's own queue.
-    pub(crate) sink: Option<Outbound>,
-    pub(crate) cancel: Cancellation,
-    /// Set by transports whose response stream a handler may close early (HTTP with SSE).
-    pub(crate) stream: Option<Arc<StreamControl>>,
-    /// Who the request acts for, when the transport knows.
-    pub(crate) principal: Option<Principal>,
-}
-
-impl Delivery {
-    /// Messages about the request go to the session's queue.
-    pub(crate) fn to_session(cancel: Cancellation) -> Delivery {
-        Delivery { sink: None, cancel, stream: None, principal: None }
-    }
-}
-
-pub(crate) fn encode_error(id: Option<&RequestId>, error: RpcError) -> Vec<u8> {
-    encode(&ErrorMessage { id, error: &error.into_object() })
 }
 
 /// True when the request is to be served statelessly, as 2026-07-28 defines.
@@ -110,9 +93,9 @@ enum Prepared {
 }
 
 /// Classifies a request by era, checks what the era requires, and answers what needs no
-/// waiting; everything else gets its context, which takes over `server` and `session`.
+/// waiting; everything else gets its context, which takes over `session`.
 fn prepare(
-    server: Server,
+    server: &Server,
     session: Arc<Session>,
     id: &RequestId,
     request: &mut ClientRequest,
@@ -137,7 +120,7 @@ fn prepare(
         }
         let context = RequestContext::new(ContextParts {
             id: id.clone(),
-            server,
+            server: server.core(),
             session,
             version,
             client: Client::Stated { capabilities, info: meta.client_info },
@@ -151,7 +134,7 @@ fn prepare(
 
     match request {
         ClientRequest::Initialize(params) => {
-            initialize(&server, &session, id, std::mem::take(&mut **params)).map(Prepared::Answered)
+            initialize(server, &session, id, std::mem::take(&mut **params)).map(Prepared::Answered)
         }
         ClientRequest::Ping(_) => Ok(Prepared::Answered(respond(id, &EmptyResult::default()))),
         request => {
@@ -180,7 +163,7 @@ fn prepare(
             let progress_token = request.meta().and_then(|meta| meta.progress_token.clone());
             let context = RequestContext::new(ContextParts {
                 id: id.clone(),
-                server,
+                server: server.core(),
                 session,
                 version,
                 client: Client::Session,
@@ -261,16 +244,6 @@ fn initialize(
     Ok(respond(id, &result))
 }
 
-fn require(present: bool, capability: &str, method: &str) -> Result<(), RpcError> {
-    if present {
-        Ok(())
-    } else {
-        Err(RpcError::method_not_found(format!(
-            "Method not found: `{method}` needs the `{capability}` capability, which this server does not offer"
-        )))
-    }
-}
-
 /// Serves the methods both eras share.
 async fn serve(
     server: &Server,
@@ -302,7 +275,7 @@ async fn serve(
         }
         ClientRequest::ListTools(params) => {
             offers(Registry::has_tools, "tools")?;
-            Ok(out.cacheable(list_tools(server, version, &params)?))
+            Ok(out.cacheable(list::<ToolDef>(server, version, &params)?))
         }
         ClientRequest::CallTool(params) => {
             // `prepare` found the tool already for stateless calls; `find_tool` checks the
@@ -339,7 +312,7 @@ async fn serve(
         }
         ClientRequest::ListPrompts(params) => {
             offers(Registry::has_prompts, "prompts")?;
-            Ok(out.cacheable(list_prompts(server, version, &params)?))
+            Ok(out.cacheable(list::<PromptDef>(server, version, &params)?))
         }
         ClientRequest::GetPrompt(params) => {
             offers(Registry::has_prompts, "prompts")?;
@@ -348,11 +321,11 @@ async fn serve(
         }
         ClientRequest::ListResources(params) => {
             offers(Registry::has_resources, "resources")?;
-            Ok(out.cacheable(list_resources(server, version, &params)?))
+            Ok(out.cacheable(list::<ResourceDef>(server, version, &params)?))
         }
         ClientRequest::ListResourceTemplates(params) => {
             offers(Registry::has_resources, "resources")?;
-            Ok(out.cacheable(list_templates(server, version, &params)?))
+            Ok(out.cacheable(list::<TemplateDef>(server, version, &params)?))
         }
         ClientRequest::ReadResource(params) => {
             offers(Registry::has_resources, "resources")?;
@@ -369,25 +342,4 @@ async fn serve(
         ClientRequest::Listen(params) => Ok(out.complete(Box::pin(listen(server, context, id, *params)).await)),
         other => Err(RpcError::method_not_found(format!("Method not found: {}", other.method()))),
     }
-}
-
-/// Handles a notification from the client.
-pub(crate) fn handle_notification(session: &Session, notification: ClientNotification) {
-    match notification {
-        ClientNotification::Initialized(_) => session.mark_initialized(),
-        ClientNotification::Cancelled(params) => {
-            if let Some(id) = params.request_id {
-                let cancelled = session.cancel(&id);
-                tracing::debug!(%id, cancelled, reason = params.reason.as_deref(), "cancellation requested");
-            }
-        }
-        // Progress on server-to-client requests and roots changes need no action: Wharf asks
-        // for roots afresh each time a handler wants them.
-        _ => {}
-    }
-}
-
-/// Turns a JSON value into the result object of a client's answer.
-pub(crate) fn answer_value(raw: &serde_json::value::RawValue) -> Value {
-    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
 }

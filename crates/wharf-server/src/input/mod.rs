@@ -1,8 +1,6 @@
-//! User input written once for both eras. A handler asks with [`RequestContext::input`] (or
-//! `elicit`, `create_message`, `list_roots`); in a 2025 session that is a server-to-client
-//! request, and in a 2026-07-28 request it is a multi round-trip request: the handler's
-//! unanswered inputs become an `InputRequiredResult`, and the client's retry runs the handler
-//! again with every answer so far.
+//! The rounds of a 2026-07-28 multi round-trip request: a handler's unanswered inputs become
+//! an `InputRequiredResult`, and the client's retry runs the handler again with every answer
+//! so far. (How a handler asks, in either era, is the request context's business.)
 //!
 //! Between rounds the answers, the handler's own state and what was asked travel in
 //! `requestState`, sealed by [`seal`] and bound to the method, a digest of the parameters, the
@@ -20,42 +18,13 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wharf_protocol::{
-    ClientRequest, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams, InputRequest,
-    InputRequiredResult, JsonObject, ListRootsResult, ResultType, ToolArguments,
+    ClientRequest, CreateMessageResult, ElicitResult, InputRequest, InputRequiredResult, JsonObject, ListRootsResult,
+    ResultType, ToolArguments,
 };
 
-use crate::context::RequestContext;
 use crate::error::RpcError;
 use crate::principal::Principal;
 use seal::{OpenError, Sealer};
-
-/// One input a handler asks for, under a key the client echoes with its answer.
-///
-/// Made by [`RequestContext::input`]. Keys must be unique within a request, across all its
-/// rounds, and a handler must ask for the same keys in the same way each time it runs: on
-/// 2026-07-28 it runs once per round, and finds the earlier rounds' answers waiting.
-#[derive(Debug)]
-pub struct Input<'a> {
-    pub(crate) context: &'a RequestContext,
-    pub(crate) key: String,
-}
-
-impl Input<'_> {
-    /// Asks the user through the client (elicitation, form or URL mode).
-    pub async fn elicit(self, params: ElicitParams) -> Result<ElicitResult, RpcError> {
-        self.context.ask_input(self.key, InputRequest::Elicitation(params)).await
-    }
-
-    /// Asks the client's model for a message (sampling).
-    pub async fn create_message(self, params: CreateMessageParams) -> Result<CreateMessageResult, RpcError> {
-        self.context.ask_input(self.key, InputRequest::Sampling(Box::new(params))).await
-    }
-
-    /// Asks the client for its roots.
-    pub async fn list_roots(self) -> Result<ListRootsResult, RpcError> {
-        self.context.ask_input(self.key, InputRequest::ListRoots(Some(EmptyParams::default()))).await
-    }
-}
 
 /// The rounds of one 2026-07-28 request that may ask for input: what earlier rounds were
 /// answered, and what this round asks.
@@ -114,9 +83,6 @@ struct SealedRound {
     #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
     state: Option<Value>,
 }
-
-/// The marker a handler's unanswered input returns; see [`RpcError::is_input_required`].
-pub(crate) const INPUT_REQUIRED_MESSAGE: &str = "Input required: the client is asked for it in an InputRequiredResult";
 
 fn unix_millis() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |elapsed| elapsed.as_millis() as u64)
@@ -231,7 +197,7 @@ impl InputRound {
             )));
         }
         asked.insert(key, request);
-        Err(RpcError::internal(INPUT_REQUIRED_MESSAGE))
+        Err(RpcError::input_required())
     }
 
     /// Records that the answer under a key did not have the shape its method returns.

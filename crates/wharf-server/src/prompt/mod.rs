@@ -12,7 +12,7 @@ use wharf_protocol::{
 use crate::completion::{CompletionCall, CompletionFn, completion_fn, fixed_completion};
 use crate::context::RequestContext;
 use crate::error::{Error, RpcError};
-use crate::tool::handler::BoxFuture;
+use crate::future::BoxFuture;
 
 /// One `prompts/get` call, as a dynamic prompt handler sees it.
 #[derive(Debug)]

@@ -16,7 +16,7 @@ use crate::completion::{CompletionCall, CompletionFn, completion_fn, fixed_compl
 use crate::content::{blob_contents, text_contents};
 use crate::context::RequestContext;
 use crate::error::{Error, RpcError};
-use crate::tool::handler::BoxFuture;
+use crate::future::BoxFuture;
 use uri_template::UriTemplate;
 
 /// One `resources/read` call, as a resource handler sees it.

@@ -78,17 +78,28 @@ pub(crate) struct ArgumentSchema {
     shape: Option<Shape>,
 }
 
-/// A call's arguments, checked against the tool's schema.
+/// A call's arguments as the tool's schema accepted them ([`ArgumentSchema::accept`]); only
+/// [`ArgumentSchema::read`] turns them into a value, so that nothing reads them unchecked.
 #[derive(Debug)]
-pub(crate) enum CheckedArguments {
-    /// The client's text, accepted as it is: the handler reads its type straight from it.
-    Text(ToolArguments),
-    /// The client's text, not yet checked: the handler's `Args` checks it against the schema
-    /// while reading its type from it ([`ArgumentSchema::read_checked`]), and takes
-    /// [`ArgumentSchema::check`] when that cannot vouch for it.
-    Deferred(ToolArguments),
-    /// The arguments as JSON values, with the schema's defaults filled in.
+pub(crate) enum AcceptedArguments {
+    /// The client's text, checked: the handler reads its type straight from it.
+    Checked(ToolArguments),
+    /// The client's text, not yet checked: [`ArgumentSchema::read`] checks it while reading the
+    /// handler's type from it, in one pass, and takes the full check when that cannot vouch
+    /// for it.
+    NotYetChecked(ToolArguments),
+    /// The arguments as JSON values, checked, with the schema's defaults filled in.
     Object(JsonObject),
+}
+
+/// Whether the handler reads the arguments itself (it takes `Args`), which lets their check
+/// happen while they are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ArgumentReader {
+    /// `Args` reads them: the check may be left to that read.
+    Handler,
+    /// Nothing reads them: they are checked before the handler runs.
+    Nobody,
 }
 
 impl std::fmt::Debug for ArgumentSchema {
@@ -125,34 +136,71 @@ impl ArgumentSchema {
         Ok(ArgumentSchema { schema, validator, has_defaults, shape })
     }
 
-    /// True when a call's arguments can be checked while the handler's type is read from them
-    /// ([`Self::read_checked`]): the schema is a plain shape with no defaults to fill in.
-    pub(crate) fn reads_in_one_pass(&self) -> bool {
+    /// True when a call's arguments can be checked while the handler's type is read from them:
+    /// the schema is a plain shape with no defaults to fill in.
+    fn reads_in_one_pass(&self) -> bool {
         self.shape.is_some() && !self.has_defaults
     }
 
-    /// Reads a `T` from a call's arguments while checking them, in one pass; `None` when the
-    /// schema does not allow it ([`Self::reads_in_one_pass`]), when `T` refuses the text, or
-    /// when the shape cannot vouch for it. [`Self::check`] then judges and words the refusal.
-    pub(crate) fn read_checked<T: serde::de::DeserializeOwned>(&self, arguments: &ToolArguments) -> Option<T> {
-        self.shape.as_ref().filter(|_| self.reads_in_one_pass())?.read(arguments.as_str())
+    /// Decides how a call's arguments are accepted, the one place that does: when the handler
+    /// reads them and the schema allows one pass, they are left to be checked as they are read
+    /// ([`Self::read`]); otherwise they are checked now, and refused with the reason.
+    pub(crate) fn accept(
+        &self,
+        arguments: Option<ToolArguments>,
+        reader: ArgumentReader,
+    ) -> Result<AcceptedArguments, String> {
+        match arguments {
+            Some(text) if reader == ArgumentReader::Handler && self.reads_in_one_pass() => {
+                Ok(AcceptedArguments::NotYetChecked(text))
+            }
+            arguments => self.check(arguments),
+        }
+    }
+
+    /// Reads a `T` from accepted arguments, in as few passes as they allow; arguments not yet
+    /// checked are checked as they are read. The error is the reason to refuse the call.
+    pub(crate) fn read<T: serde::de::DeserializeOwned>(&self, arguments: AcceptedArguments) -> Result<T, String> {
+        match arguments {
+            // Checked while read, in one pass. Anything the shape cannot vouch for (or `T`
+            // refuses) takes the full check, whose result is read as any other; the two word
+            // the refusal.
+            AcceptedArguments::NotYetChecked(text) => {
+                match self
+                    .shape
+                    .as_ref()
+                    .filter(|_| self.reads_in_one_pass())
+                    .and_then(|shape| shape.read(text.as_str()))
+                {
+                    Some(value) => Ok(value),
+                    None => self.read(self.check(Some(text))?),
+                }
+            }
+            // Read once, straight from the client's text. Should `T` refuse what the schema
+            // accepted, the values path words the error as it would have anyway.
+            AcceptedArguments::Checked(text) => match serde_json::from_str(text.as_str()) {
+                Ok(value) => Ok(value),
+                Err(err) => read_object(text.to_object().map_err(|_| err.to_string())?),
+            },
+            AcceptedArguments::Object(object) => read_object(object),
+        }
     }
 
     /// Checks a call's arguments: straight from the client's text when the schema is a plain
     /// shape and the text fits it, otherwise as JSON values through [`Self::prepare`], which
     /// fills in defaults and words the error.
-    pub(crate) fn check(&self, arguments: Option<ToolArguments>) -> Result<CheckedArguments, String> {
+    fn check(&self, arguments: Option<ToolArguments>) -> Result<AcceptedArguments, String> {
         match (&self.shape, arguments) {
             // With defaults to fill in, the arguments are read as values first, then checked.
             (Some(shape), Some(text)) if !self.has_defaults && shape.accepts(text.as_str()) => {
-                Ok(CheckedArguments::Text(text))
+                Ok(AcceptedArguments::Checked(text))
             }
             (_, arguments) => {
                 let object = arguments.as_ref().map(ToolArguments::to_object).transpose();
                 let mut object =
                     object.map_err(|err| format!("the arguments cannot be read: {err}"))?.unwrap_or_default();
                 self.prepare(&mut object)?;
-                Ok(CheckedArguments::Object(object))
+                Ok(AcceptedArguments::Object(object))
             }
         }
     }
@@ -202,6 +250,11 @@ impl ArgumentSchema {
         });
         built.as_ref().map_err(String::clone)
     }
+}
+
+/// Reads a `T` from arguments held as JSON values.
+pub(crate) fn read_object<T: serde::de::DeserializeOwned>(object: JsonObject) -> Result<T, String> {
+    serde_json::from_value(Value::Object(object)).map_err(|err| err.to_string())
 }
 
 fn full_validator(schema: &JsonObject) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
@@ -357,10 +410,10 @@ mod tests {
         let text = |text: &str| Some(serde_json::from_str::<ToolArguments>(text).unwrap());
 
         let fast = schema.check(text(r#"{"operation": "add", "a": 1, "b": 2.5, "precision": 3}"#)).unwrap();
-        assert!(matches!(fast, CheckedArguments::Text(_)), "{fast:?}");
+        assert!(matches!(fast, AcceptedArguments::Checked(_)), "{fast:?}");
         // Arguments the shape cannot vouch for get the full validator's verdict and wording.
         let twice = schema.check(text(r#"{"operation": "add", "a": 1, "a": 2, "b": 3}"#)).unwrap();
-        assert!(matches!(twice, CheckedArguments::Object(_)), "{twice:?}");
+        assert!(matches!(twice, AcceptedArguments::Object(_)), "{twice:?}");
         let message = schema.check(text(r#"{"operation": "modulo", "a": 1, "b": 2}"#)).unwrap_err();
         assert!(message.starts_with("`operation`:"), "{message}");
         let message = schema.check(text(r#"{"operation": "add", "a": 1, "precision": -1}"#)).unwrap_err();
@@ -372,7 +425,7 @@ mod tests {
             compiled(json!({"type": "object", "properties": {"days": {"type": "integer", "default": 7}}}));
         assert!(with_defaults.shape.is_some());
         let filled = with_defaults.check(text("{}")).unwrap();
-        assert!(matches!(filled, CheckedArguments::Object(object) if object["days"] == 7));
+        assert!(matches!(filled, AcceptedArguments::Object(object) if object["days"] == 7));
         let message = with_defaults.check(text(r#"{"days": "seven"}"#)).unwrap_err();
         assert!(message.starts_with("`days`:"), "{message}");
     }
@@ -390,7 +443,7 @@ mod tests {
         let text = |text: &str| Some(serde_json::from_str::<ToolArguments>(text).unwrap());
         // Accepted by the shape, defaults filled in: no full validator.
         let filled = schema.check(text(r#"{"place": "Oslo"}"#)).unwrap();
-        assert!(matches!(filled, CheckedArguments::Object(object) if object["days"] == 7));
+        assert!(matches!(filled, AcceptedArguments::Object(object) if object["days"] == 7));
         assert!(schema.validator.get().is_none());
         // Refused: the full validator is built to judge and word it.
         let message = schema.check(text(r#"{"place": "Oslo", "days": 0}"#)).unwrap_err();

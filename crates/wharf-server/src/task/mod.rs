@@ -32,8 +32,8 @@ use wharf_protocol::{CallToolResult, ErrorCode, ErrorObject, InputRequest, JsonO
 
 use crate::cancel::Cancellation;
 use crate::error::RpcError;
+use crate::events::ServerEvent;
 use crate::input::check_answer;
-use crate::server::ServerEvent;
 use record::{TaskRecord, TaskStatus};
 use store::TaskStore;
 use time::unix_millis;
@@ -94,10 +94,7 @@ fn unknown_task(task_id: &str) -> RpcError {
 }
 
 fn random_id() -> Result<String, RpcError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes)
-        .map_err(|err| RpcError::internal(format!("Internal error: no random source: {err}")))?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    crate::random::hex_id().map_err(|err| RpcError::internal(format!("Internal error: no random source: {err}")))
 }
 
 impl Tasks {

@@ -8,18 +8,18 @@ use wharf_protocol::JsonObject;
 
 use crate::context::RequestContext;
 use crate::error::RpcError;
-use crate::schema::{ArgumentSchema, CheckedArguments, schema_for};
-use crate::tool::ToolDef;
+use crate::schema::{AcceptedArguments, ArgumentSchema, read_object, schema_for};
 
 /// One call of a tool, as extractors see it.
 ///
-/// It borrows the tool and the request context: extractors run before the handler's future
-/// is made, and only those that keep something (the context, the state) take a reference
-/// count of it. Every clone and drop of an `Arc` is an atomic operation, and a pipelined call
-/// made four of them here for handlers that never look at either.
+/// It borrows the tool's name and schema and the request context: extractors run before the
+/// handler's future is made, and only those that keep something (the context, the state) take
+/// a reference count of it.
 pub struct ToolCall<'a> {
-    pub(crate) tool: &'a ToolDef,
-    pub(crate) arguments: Option<CheckedArguments>,
+    pub(crate) name: &'a str,
+    /// What the arguments were accepted by, and what reads them.
+    pub(crate) schema: &'a ArgumentSchema,
+    pub(crate) arguments: Option<AcceptedArguments>,
     pub(crate) context: &'a RequestContext,
 }
 
@@ -36,7 +36,7 @@ impl std::fmt::Debug for ToolCall<'_> {
 impl<'a> ToolCall<'a> {
     /// The tool's name.
     pub fn name(&self) -> &'a str {
-        self.tool.name()
+        self.name
     }
 
     /// The request context.
@@ -56,6 +56,11 @@ pub enum Rejection {
 }
 
 /// Something a tool handler can take as an argument.
+///
+/// Implement it for extractors of your own: they see the call's name and its
+/// [`RequestContext`]. The call's arguments are read only through [`Args`], which checks them
+/// against the tool's schema; whatever extractors a handler takes, no handler sees arguments
+/// that did not pass the schema.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a tool handler",
     note = "tool handlers take `Args<T>` (with `T: Deserialize + JsonSchema`), `RequestContext`, `State<S>` or \
@@ -71,70 +76,63 @@ pub trait FromToolCall: Sized + Send + 'static {
         None
     }
 
-    /// Whether the handler can reach the request context through this extractor, and so ask
-    /// the client for input. Extractors of one's own may (they see [`ToolCall::context`]).
+    /// What this extractor gives the handler. Only Wharf's own extractors say anything but
+    /// the default (it reaches the context, it does not read the arguments): the parameter's
+    /// type cannot be named outside Wharf, so no other implementation can override it, and no
+    /// extractor of one's own can have the arguments' check left to it.
     #[doc(hidden)]
-    const REACHES_CONTEXT: bool = true;
+    fn reach(_: sealed::Token) -> sealed::Reach {
+        sealed::Reach::CONTEXT
+    }
+}
 
-    /// Whether this extractor reads the call's arguments, and so can check them as it reads
-    /// them. Only [`Args`] does: arguments are otherwise checked before the handler runs.
-    #[doc(hidden)]
-    const READS_ARGUMENTS: bool = false;
+/// What only Wharf can name: the token that keeps [`FromToolCall::reach`] from being
+/// overridden elsewhere, and what an extractor reaches.
+pub(crate) mod sealed {
+    /// A value only Wharf can make.
+    #[allow(unreachable_pub, reason = "named in a public trait method, unnameable outside the crate")]
+    #[derive(Debug, Clone, Copy)]
+    pub struct Token(pub(crate) ());
+
+    /// What an extractor gives the handler.
+    #[allow(unreachable_pub, reason = "named in a public trait method, unnameable outside the crate")]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub struct Reach {
+        /// The handler can reach the request context, and so ask the client for input.
+        pub(crate) context: bool,
+        /// The extractor reads the arguments, checking them as it reads them ([`super::Args`]).
+        pub(crate) arguments: bool,
+    }
+
+    impl Reach {
+        /// An extractor of one's own: it sees the context, never the arguments.
+        pub(crate) const CONTEXT: Reach = Reach { context: true, arguments: false };
+        /// An extractor that reaches neither.
+        pub(crate) const NOTHING: Reach = Reach { context: false, arguments: false };
+    }
 }
 
 /// The tool's arguments, deserialized into `T`. `T`'s JSON Schema becomes the tool's
-/// `inputSchema`, and arguments are checked against it before the handler runs.
+/// `inputSchema`, and the arguments are checked against it before `T` is made from them.
 #[derive(Debug, Clone, Default)]
 pub struct Args<T>(pub T);
 
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T> {
-    const REACHES_CONTEXT: bool = false;
-    const READS_ARGUMENTS: bool = true;
-
     fn from_tool_call(call: &mut ToolCall<'_>) -> Result<Self, Rejection> {
-        let schema = call.tool.schema.as_deref().ok();
-        match call.arguments.take() {
-            Some(arguments) => read_arguments(arguments, schema).map(Args),
-            None => read_object(JsonObject::new()).map(Args),
-        }
+        let read = match call.arguments.take() {
+            Some(arguments) => call.schema.read(arguments),
+            None => read_object(JsonObject::new()),
+        };
+        read.map(Args).map_err(Rejection::InvalidArguments)
     }
 
     fn input_schema() -> Option<JsonObject> {
         Some(schema_for::<T>())
     }
-}
 
-/// Reads a `T` from a call's arguments, in as few passes as they allow. `schema` is the
-/// tool's, which deferred arguments are checked against.
-fn read_arguments<T: DeserializeOwned>(
-    arguments: CheckedArguments,
-    schema: Option<&ArgumentSchema>,
-) -> Result<T, Rejection> {
-    match arguments {
-        // Checked while read, in one pass. Anything the shape cannot vouch for (or `T` refuses)
-        // takes the full check, whose result is read as any other; the two word the refusal.
-        CheckedArguments::Deferred(text) => {
-            // Only a tool whose schema compiled defers the check.
-            let schema = schema.ok_or_else(|| Rejection::Rpc(RpcError::internal("the tool has no schema")))?;
-            match schema.read_checked(&text) {
-                Some(value) => Ok(value),
-                None => read_arguments(schema.check(Some(text)).map_err(Rejection::InvalidArguments)?, None),
-            }
-        }
-        // Read once, straight from the client's text. Should `T` refuse what the schema
-        // accepted, the values path words the error as it would have anyway.
-        CheckedArguments::Text(text) => match serde_json::from_str(text.as_str()) {
-            Ok(value) => Ok(value),
-            Err(err) => read_object(text.to_object().map_err(|_| Rejection::InvalidArguments(err.to_string()))?),
-        },
-        CheckedArguments::Object(object) => read_object(object),
+    fn reach(_: sealed::Token) -> sealed::Reach {
+        sealed::Reach { context: false, arguments: true }
     }
-}
-
-/// Reads a `T` from arguments already held as JSON values.
-fn read_object<T: DeserializeOwned>(object: JsonObject) -> Result<T, Rejection> {
-    serde_json::from_value(serde_json::Value::Object(object))
-        .map_err(|err| Rejection::InvalidArguments(err.to_string()))
 }
 
 impl FromToolCall for RequestContext {
@@ -154,10 +152,12 @@ impl<S> Clone for State<S> {
 }
 
 impl<S: Send + Sync + 'static> FromToolCall for State<S> {
-    const REACHES_CONTEXT: bool = false;
+    fn reach(_: sealed::Token) -> sealed::Reach {
+        sealed::Reach::NOTHING
+    }
 
     fn from_tool_call(call: &mut ToolCall<'_>) -> Result<Self, Rejection> {
-        call.context.server().state::<S>().map(State).ok_or_else(|| {
+        call.context.state::<S>().map(State).ok_or_else(|| {
             Rejection::Rpc(RpcError::internal(format!(
                 "no state of type `{}` was given to the server builder",
                 std::any::type_name::<S>()
@@ -189,7 +189,9 @@ impl<T> std::ops::Deref for SessionData<T> {
 }
 
 impl<T: Default + Send + Sync + 'static> FromToolCall for SessionData<T> {
-    const REACHES_CONTEXT: bool = false;
+    fn reach(_: sealed::Token) -> sealed::Reach {
+        sealed::Reach::NOTHING
+    }
 
     fn from_tool_call(call: &mut ToolCall<'_>) -> Result<Self, Rejection> {
         Ok(SessionData(call.context.extensions().get_or_insert_with(T::default)))

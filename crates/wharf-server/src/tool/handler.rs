@@ -2,16 +2,14 @@
 //! extractors and whose output converts into a tool result.
 
 use std::future::Future;
-use std::pin::Pin;
 
 use wharf_protocol::{CallToolResult, JsonObject};
 
 use crate::error::RpcError;
+use crate::future::BoxFuture;
+use crate::tool::extract::sealed::{Reach, Token};
 use crate::tool::extract::{FromToolCall, Rejection, ToolCall};
 use crate::tool::output::IntoToolResult;
-
-/// A boxed future, as handlers are stored.
-pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// A tool handler's future, made once its extractors succeeded.
 pub(crate) type ToolFuture = BoxFuture<Result<CallToolResult, RpcError>>;
@@ -19,11 +17,12 @@ pub(crate) type ToolFuture = BoxFuture<Result<CallToolResult, RpcError>>;
 /// An async function that can serve as a tool.
 ///
 /// Implemented for `async fn`s and closures returning futures, taking up to six extractors
-/// ([`Args`](crate::Args), [`RequestContext`](crate::RequestContext), [`State`](crate::State)) in
-/// any order and returning anything that implements [`IntoToolResult`].
+/// ([`Args`](crate::Args), [`RequestContext`](crate::RequestContext), [`State`](crate::State),
+/// [`SessionData`](crate::SessionData), or any [`FromToolCall`] of one's own) in any order and
+/// returning anything that implements [`IntoToolResult`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool handler",
-    note = "a tool handler is an async function whose arguments are extractors (`Args<T>`, `RequestContext`, `State<S>`) and whose output implements `IntoToolResult`"
+    note = "a tool handler is an async function whose arguments are extractors (`Args<T>`, `RequestContext`, `State<S>`, `SessionData<T>`) and whose output implements `IntoToolResult`"
 )]
 pub trait ToolHandler<Marker>: Clone + Send + Sync + 'static {
     /// Runs the extractors on `call` and, when they all succeed, makes the handler's future.
@@ -34,14 +33,9 @@ pub trait ToolHandler<Marker>: Clone + Send + Sync + 'static {
     #[doc(hidden)]
     fn input_schema() -> Option<JsonObject>;
 
-    /// Whether any extractor gives the handler the request context (see
-    /// `FromToolCall::REACHES_CONTEXT`).
+    /// What the extractors give the handler, together.
     #[doc(hidden)]
-    fn reaches_context() -> bool;
-
-    /// Whether an extractor reads the arguments (see `FromToolCall::READS_ARGUMENTS`).
-    #[doc(hidden)]
-    fn reads_arguments() -> bool;
+    fn reach(_: Token) -> Reach;
 }
 
 macro_rules! impl_tool_handler {
@@ -63,12 +57,13 @@ macro_rules! impl_tool_handler {
                 None$(.or_else($extractor::input_schema))*
             }
 
-            fn reaches_context() -> bool {
-                false $(|| $extractor::REACHES_CONTEXT)*
-            }
-
-            fn reads_arguments() -> bool {
-                false $(|| $extractor::READS_ARGUMENTS)*
+            fn reach(token: Token) -> Reach {
+                let reach = Reach::NOTHING;
+                $(let reach = {
+                    let one = $extractor::reach(token);
+                    Reach { context: reach.context || one.context, arguments: reach.arguments || one.arguments }
+                };)*
+                reach
             }
         }
     };

@@ -13,8 +13,9 @@ use serde_json::Value;
 use wharf_protocol::{Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations, ToolExecution};
 
 use crate::error::Error;
-use crate::schema::{ArgumentSchema, schema_for};
+use crate::schema::{ArgumentReader, ArgumentSchema, schema_for};
 use crate::task::TaskSupport;
+use extract::sealed::Token;
 use handler::{Erased, ErasedToolHandler, ToolHandler};
 use header_params::HeaderParam;
 
@@ -46,7 +47,7 @@ pub struct ToolDef {
     pub(crate) reaches_context: bool,
     /// Whether the handler reads the arguments (it takes `Args`), so that checking them can be
     /// left to that read: a handler that never reads them still has them checked.
-    pub(crate) reads_arguments: bool,
+    pub(crate) reads_arguments: ArgumentReader,
 }
 
 impl ToolDef {
@@ -58,13 +59,14 @@ impl ToolDef {
         M: 'static,
     {
         let name = name.into();
+        let reach = H::reach(Token(()));
         let schema = H::input_schema().unwrap_or_else(empty_object_schema);
         let compiled =
             ArgumentSchema::compile(&format!("tool `{name}`"), schema).map(Arc::new).map_err(|err| err.to_string());
         let input_schema = compiled.as_ref().map(|schema| schema.schema().clone()).unwrap_or_default();
         ToolDef {
-            reaches_context: H::reaches_context(),
-            reads_arguments: H::reads_arguments(),
+            reaches_context: reach.context,
+            reads_arguments: if reach.arguments { ArgumentReader::Handler } else { ArgumentReader::Nobody },
             definition: Tool { name, input_schema, ..Tool::default() },
             schema: compiled,
             handler: Arc::new(Erased { handler, marker: std::marker::PhantomData }),
@@ -239,8 +241,7 @@ pub(crate) fn tool_for(version: ProtocolVersion, tool: &Tool) -> Tool {
     if version != ProtocolVersion::V2025_11_25 {
         tool.execution = None;
     }
-    if !version.has_audio() {
-        // Tool annotations arrived with 2025-03-26.
+    if !version.has_tool_annotations() {
         tool.annotations = None;
     }
     tool

@@ -5,5 +5,7 @@
 pub(crate) mod connection;
 pub(crate) mod http;
 pub(crate) mod line_reader;
+pub(crate) mod read_loop;
 pub(crate) mod shared_writer;
 pub(crate) mod stdio;
+pub(crate) mod write_batch;

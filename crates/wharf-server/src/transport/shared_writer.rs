@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::sync::mpsc;
 
 use crate::error::Error;
-use crate::transport::connection::gather;
+use crate::transport::write_batch::gather;
 
 /// An output shared by a read thread and a writer thread; every write is whole lines.
 pub(crate) struct SharedWriter {

@@ -8,6 +8,7 @@
 //! notifications, requests to the client) goes through the connection's queue to a writer
 //! thread. Blocking calls work the same on pipes, files and terminals, on every platform.
 
+use std::any::Any;
 use std::io::Read;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -26,6 +27,28 @@ use crate::transport::shared_writer::SharedWriter;
 /// It must run inside a Tokio runtime with the time driver enabled (`#[tokio::main]` and
 /// `Builder::enable_all` do that). Requests whose handlers wait become tasks of that runtime.
 pub async fn serve_stdio(server: Server) -> Result<(), Error> {
+    serve_stdio_with(server, StdioOptions::default()).await
+}
+
+/// How the stdio transport runs, beyond what [`ServerOptions`](crate::ServerOptions) says.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct StdioOptions {
+    read_thread_setup: Option<fn() -> Box<dyn Any>>,
+}
+
+impl StdioOptions {
+    /// Runs `setup` on the thread that reads stdin before it reads, and holds what it returns
+    /// until the thread ends: for tuning that lives on that thread, such as an allocator's
+    /// per-thread state (most stdio answers are made there). Default: none.
+    pub fn read_thread_setup(mut self, setup: fn() -> Box<dyn Any>) -> StdioOptions {
+        self.read_thread_setup = Some(setup);
+        self
+    }
+}
+
+/// [`serve_stdio`] with options.
+pub async fn serve_stdio_with(server: Server, options: StdioOptions) -> Result<(), Error> {
     let output = SharedWriter::new(std::io::stdout());
     let (sender, receiver) = mpsc::channel::<Vec<u8>>(server.options().outbound_queue);
     let outbound = Outbound::counted(sender, output.unwritten());
@@ -40,7 +63,8 @@ pub async fn serve_stdio(server: Server) -> Result<(), Error> {
         })
         .map_err(Error::io)?;
     let writer_done = async move { writer_done.await.unwrap_or_else(|_| Err(Error::closed())) };
-    let reading = Reading::Thread { reader: BlockingReader(std::io::stdin()), output };
+    let reading =
+        Reading::Thread { reader: BlockingReader(std::io::stdin()), output, setup: options.read_thread_setup };
     run(server, reading, outbound, writer_done).await
 }
 

@@ -4,9 +4,7 @@
 use base64::Engine;
 use http::HeaderMap;
 use http::header::ACCEPT;
-use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, ProtocolVersion, ToolArguments};
-
-use crate::tool::header_params::{HeaderParam, header_text};
+use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, ProtocolVersion};
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
@@ -35,6 +33,13 @@ pub(crate) fn accepts(headers: &HeaderMap, types: &[&str], when_absent: bool) ->
         let media = item.split(';').next().unwrap_or("").trim();
         media == "*/*" || types.iter().any(|wanted| media.eq_ignore_ascii_case(wanted))
     })
+}
+
+/// The `Mcp-Param-{name}` header of a request: `None` when absent, `Some(None)` when it is not
+/// visible ASCII or not valid `=?base64?…?=`, else its text.
+pub(crate) fn mirrored_param(headers: &HeaderMap, name: &str) -> Option<Option<String>> {
+    let value = headers.get(format!("mcp-param-{}", name.to_ascii_lowercase()).as_str())?;
+    Some(value.to_str().ok().and_then(decode_value))
 }
 
 /// Decodes a header value that may use the `=?base64?…?=` form for text that is not safe ASCII.
@@ -83,57 +88,6 @@ pub(crate) fn check_modern(headers: &HeaderMap, request: &ClientRequest, version
             .ok_or_else(|| mismatch("Header mismatch: `Mcp-Name` is not valid base64-encoded UTF-8".to_owned()))?;
         if decoded != name {
             return Err(mismatch(format!("Header mismatch: `Mcp-Name` is {decoded} but the body names {name}")));
-        }
-    }
-    Ok(())
-}
-
-/// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its arguments: each
-/// marked argument present in the body needs its header with the same value, in plain or
-/// `=?base64?…?=` form, and a header needs its argument. The arguments are read only for a
-/// tool that marks some.
-pub(crate) fn check_params(
-    headers: &HeaderMap,
-    params: &[HeaderParam],
-    arguments: Option<&ToolArguments>,
-) -> Result<(), ErrorObject> {
-    if params.is_empty() {
-        return Ok(());
-    }
-    let arguments = arguments.map(ToolArguments::to_object).transpose().map_err(|err| {
-        ErrorObject::new(ErrorCode::INVALID_PARAMS, format!("Invalid params: the arguments cannot be read: {err}"))
-    })?;
-    let arguments = arguments.as_ref();
-    for param in params {
-        let header_name = format!("mcp-param-{}", param.header.to_ascii_lowercase());
-        let header = headers.get(header_name.as_str()).map(|value| value.to_str());
-        let body = arguments.and_then(|arguments| arguments.get(&param.property)).filter(|value| !value.is_null());
-        let display = format!("Mcp-Param-{}", param.header);
-        match (header, body) {
-            (None, None) => {}
-            (None, Some(_)) => {
-                return Err(mismatch(format!(
-                    "Header mismatch: argument `{}` is in the body, so the `{display}` header is required",
-                    param.property
-                )));
-            }
-            (Some(_), None) => {
-                return Err(mismatch(format!(
-                    "Header mismatch: `{display}` is set but the body has no argument `{}`",
-                    param.property
-                )));
-            }
-            (Some(header), Some(body)) => {
-                let decoded = header.ok().and_then(decode_value).ok_or_else(|| {
-                    mismatch(format!("Header mismatch: `{display}` is not valid base64-encoded UTF-8"))
-                })?;
-                if header_text(body).as_deref() != Some(decoded.as_str()) {
-                    return Err(mismatch(format!(
-                        "Header mismatch: `{display}` is {decoded:?} but argument `{}` is {body}",
-                        param.property
-                    )));
-                }
-            }
         }
     }
     Ok(())

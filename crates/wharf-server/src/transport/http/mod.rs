@@ -7,6 +7,7 @@
 //! - `post`: POSTed messages of both eras, and running a request into a JSON or SSE response.
 //! - `streams`: GET streams (standalone and resumed), DELETE.
 //! - `sessions`, `events`: 2025 sessions, resumable streams and the event store.
+//! - `shared`: what every request of the endpoint shares, and the 2025 session a request names.
 //! - `body`, `sse`, `headers`, `reply`: the pieces of requests and responses.
 
 mod body;
@@ -17,6 +18,7 @@ mod options;
 mod post;
 mod reply;
 mod sessions;
+mod shared;
 mod sse;
 mod streams;
 
@@ -24,7 +26,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use http::{Method, Request, Response};
@@ -36,8 +38,8 @@ pub use options::HttpOptions;
 
 use crate::error::Error;
 use crate::server::Server;
-use crate::transport::connection::event_notification;
 use sessions::SessionTable;
+use shared::Shared;
 
 /// The MCP endpoint as a `tower::Service`: mount it at a path of your own app, or serve it
 /// with [`serve_http`].
@@ -50,15 +52,6 @@ pub struct McpService {
     shared: Arc<Shared>,
 }
 
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub(crate) server: Server,
-    pub(crate) options: HttpOptions,
-    pub(crate) sessions: SessionTable,
-    /// Set once the task that delivers server events to sessions runs.
-    event_task: OnceLock<()>,
-}
-
 impl McpService {
     /// The endpoint for `server`, with `options`.
     pub fn new(server: Server, options: HttpOptions) -> McpService {
@@ -69,7 +62,7 @@ impl McpService {
     /// The endpoint with an event store of your own, for example one shared by instances.
     pub fn with_event_store(server: Server, options: HttpOptions, events: Arc<dyn EventStore>) -> McpService {
         let sessions = SessionTable::new(events, options.session_idle_timeout, options.max_sessions);
-        McpService { shared: Arc::new(Shared { server, options, sessions, event_task: OnceLock::new() }) }
+        McpService { shared: Arc::new(Shared::new(server, options, sessions)) }
     }
 
     /// Handles one HTTP request.
@@ -125,38 +118,6 @@ where
         reply::add_cors(&shared.options, origin.as_ref(), &mut response);
     }
     response
-}
-
-impl Shared {
-    /// Starts, once, the task that turns server events into notifications for sessions.
-    pub(crate) fn ensure_event_task(self: &Arc<Self>) {
-        self.event_task.get_or_init(|| {
-            tokio::spawn(deliver_events(Arc::downgrade(self), self.server.subscribe_events()));
-        });
-    }
-}
-
-/// Hands list changes and resource updates to every session that should hear of them; a
-/// session whose standalone queue is full misses the message (each says "look again").
-async fn deliver_events(
-    shared: Weak<Shared>,
-    mut events: tokio::sync::broadcast::Receiver<crate::server::ServerEvent>,
-) {
-    loop {
-        let event = match events.recv().await {
-            Ok(event) => event,
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-        };
-        let Some(shared) = shared.upgrade() else { return };
-        let capabilities = shared.server.capabilities();
-        for http_session in shared.sessions.all() {
-            let session = &http_session.session;
-            if let Some(notification) = event_notification(&capabilities, session, &event) {
-                let _ = session.outbound().try_send(notification);
-            }
-        }
-    }
 }
 
 /// Serves `server` over Streamable HTTP on `address` until the process ends.

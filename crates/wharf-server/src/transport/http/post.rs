@@ -13,27 +13,27 @@ use http::{HeaderMap, Request, Response, StatusCode};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use wharf_protocol::{
-    ClientNotification, ClientRequest, DecodeError, Envelope, ErrorCode, ErrorObject, Incoming, ProtocolVersion,
-    RequestId, RequestMeta, parse_batch,
+    ClientRequest, DecodeError, ErrorCode, ErrorObject, Incoming, ProtocolVersion, RequestId, RequestMeta, parse_batch,
 };
 
-use super::Shared;
 use super::body::{BodyError, McpBody, read_body};
-use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
+use super::headers::{self, SESSION_ID};
 use super::reply;
 use super::sessions::{ActiveGuard, CreateError, HttpSession};
+use super::shared::{SessionRefusal, Shared, legacy_session};
 use super::sse;
 use crate::cancel::Cancellation;
-use crate::context::StreamControl;
-use crate::dispatch::{
-    Delivery, answer_value, check_stateless_meta, encode_error, handle_notification, is_stateless,
-    removed_in_stateless, removed_method, request_outcome,
-};
+use crate::delivery::{Delivery, StreamControl};
+use crate::dispatch::answer::{Outcome, panic_error};
+use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused};
+use crate::dispatch::client_messages;
+use crate::dispatch::mirrored::check_mirrored_headers;
+use crate::dispatch::{check_stateless_meta, is_stateless, removed_in_stateless, removed_method, request_outcome};
 use crate::error::RpcError;
 use crate::panic::CatchUnwind;
 use crate::principal::Principal;
 use crate::session::{Admission, Session};
-use crate::transport::connection::{answer_batch, batches_refused, panic_error};
+use crate::wire::encode_error;
 
 pub(crate) async fn handle<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody>
 where
@@ -74,53 +74,47 @@ where
     if let Some(batch) = parse_batch(message) {
         return post_batch(shared, headers, batch).await;
     }
-    let envelope = match Incoming::parse(message) {
-        Ok(Incoming::Request { id, request }) => return post_request(shared, headers, id, request, principal).await,
-        Ok(Incoming::Envelope(envelope)) => envelope,
+    let incoming = match Incoming::parse(message) {
+        Ok(incoming) => incoming,
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
     let modern_header = headers::names_stateless_revision(headers);
-    match envelope {
-        Envelope::Request { id, method, .. } if modern_header && removed_in_stateless(&method) => {
+    match incoming {
+        Incoming::Request { id, request } => post_request(shared, headers, id, request, principal).await,
+        Incoming::Refused { id, method, .. } if modern_header && removed_in_stateless(&method) => {
             removed_method_reply(&id, &method)
         }
-        Envelope::Request { id, method, params } => match ClientRequest::decode(&method, params) {
-            Err(error) => {
-                let error = error.to_error_object();
-                if modern_header {
-                    let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
-                        StatusCode::NOT_FOUND
-                    } else {
-                        StatusCode::BAD_REQUEST
-                    };
-                    return reply::error(status, Some(&id), error);
-                }
-                match legacy_session(shared, headers) {
-                    Ok(_) => reply::error(StatusCode::OK, Some(&id), error),
-                    Err(refusal) => refusal.response(),
-                }
+        Incoming::Refused { id, error, .. } => {
+            if modern_header {
+                let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
+                    StatusCode::NOT_FOUND
+                } else {
+                    StatusCode::BAD_REQUEST
+                };
+                return reply::error(status, Some(&id), error);
             }
-            Ok(request) => post_request(shared, headers, id, request, principal).await,
-        },
-        Envelope::Notification { method, params } => {
+            match legacy_session(shared, headers) {
+                Ok(_) => reply::error(StatusCode::OK, Some(&id), error),
+                Err(refusal) => refusal.response(),
+            }
+        }
+        Incoming::Notification { method, params } => {
             if modern_header && headers.get(SESSION_ID).is_none() {
                 // 2026-07-28 defines no notifications from client to server over HTTP.
                 return reply::accepted();
             }
-            let http_session = match legacy_session(shared, headers) {
-                Ok(http_session) => http_session,
-                Err(refusal) => return refusal.response(),
-            };
-            match ClientNotification::decode(&method, params) {
-                Ok(notification) => handle_notification(&http_session.session, notification),
-                Err(error) => tracing::debug!(%method, %error, "ignoring a notification"),
+            match legacy_session(shared, headers) {
+                Ok(http_session) => {
+                    client_messages::notification(&http_session.session, &method, params);
+                    reply::accepted()
+                }
+                Err(refusal) => refusal.response(),
             }
-            reply::accepted()
         }
-        Envelope::Response { id, result } => answer(shared, headers, &id, Ok(answer_value(result))),
-        Envelope::Error { id: Some(id), error } => answer(shared, headers, &id, Err(error)),
-        Envelope::Error { id: None, error } => {
-            tracing::warn!(code = error.code.0, message = %error.message, "the client reported an error");
+        Incoming::Response { id, result } => answer(shared, headers, &id, Ok(result)),
+        Incoming::Error { id: Some(id), error } => answer(shared, headers, &id, Err(error)),
+        Incoming::Error { id: None, error } => {
+            client_messages::unaddressed_error(&error);
             reply::accepted()
         }
     }
@@ -170,7 +164,7 @@ async fn post_batch(
         Err(refusal) => return refusal.response(),
     };
     let session = &http_session.session;
-    if !session.negotiated().is_some_and(|negotiated| negotiated.version.allows_batches()) {
+    if !allows_batches(session) {
         return reply::json(StatusCode::BAD_REQUEST, encode_error(None, batches_refused()));
     }
     let _active = ActiveGuard::new(http_session.clone());
@@ -194,56 +188,16 @@ fn is_json(headers: &HeaderMap) -> bool {
     })
 }
 
-/// Why a message could not be tied to a 2025 session.
-pub(crate) enum SessionRefusal {
-    UnsupportedVersion(String),
-    Missing,
-    Unknown,
-}
-
-impl SessionRefusal {
-    pub(crate) fn response(self) -> Response<McpBody> {
-        match self {
-            SessionRefusal::UnsupportedVersion(version) => reply::refuse(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                format!("Bad request: unsupported MCP-Protocol-Version {version}"),
-            ),
-            SessionRefusal::Missing => reply::refuse(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::INVALID_REQUEST,
-                "Bad request: the Mcp-Session-Id header is required; send `initialize` first to get one",
-            ),
-            SessionRefusal::Unknown => {
-                reply::refuse(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session not found: initialize again")
-            }
-        }
-    }
-}
-
-/// The 2025 session a message names: 400 without `Mcp-Session-Id`, 404 for an unknown or
-/// ended session, 400 for an unsupported `MCP-Protocol-Version`.
-pub(crate) fn legacy_session(shared: &Shared, headers: &HeaderMap) -> Result<Arc<HttpSession>, SessionRefusal> {
-    if let Some(version) = headers::text(headers, PROTOCOL_VERSION)
-        && ProtocolVersion::parse(version).is_none()
-    {
-        return Err(SessionRefusal::UnsupportedVersion(version.to_owned()));
-    }
-    let id = headers::text(headers, SESSION_ID).ok_or(SessionRefusal::Missing)?;
-    shared.sessions.get(id).ok_or(SessionRefusal::Unknown)
-}
-
+/// The client's answer to a request the server sent in the session the headers name.
 fn answer(
     shared: &Shared,
     headers: &HeaderMap,
     id: &RequestId,
-    answer: Result<serde_json::Value, ErrorObject>,
+    answer: Result<&serde_json::value::RawValue, ErrorObject>,
 ) -> Response<McpBody> {
     match legacy_session(shared, headers) {
         Ok(http_session) => {
-            if !http_session.session.answer(id, answer) {
-                tracing::debug!(%id, "ignoring a response to no pending request");
-            }
+            client_messages::answer(&http_session.session, id, answer);
             reply::accepted()
         }
         Err(refusal) => refusal.response(),
@@ -270,9 +224,7 @@ async fn modern(
     if let Err(error) = check_stateless_meta(meta) {
         return reply::json(StatusCode::BAD_REQUEST, encode_error(Some(&id), error));
     }
-    if let ClientRequest::CallTool(call) = &request
-        && let Some(tool) = shared.server.registry().tool(&call.name)
-        && let Err(error) = headers::check_params(headers, &tool.header_params, call.arguments.as_ref())
+    if let Err(error) = check_mirrored_headers(&shared.server, &request, |name| headers::mirrored_param(headers, name))
     {
         return reply::error(StatusCode::BAD_REQUEST, Some(&id), error);
     }
@@ -349,8 +301,6 @@ struct Job {
     sse: bool,
     principal: Option<Principal>,
 }
-
-type Outcome = Result<Result<Vec<u8>, RpcError>, String>;
 
 /// The handler's task; dropping the guard stops it when the request's era says a vanished
 /// client cancels the request.

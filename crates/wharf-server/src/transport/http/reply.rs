@@ -12,8 +12,8 @@ use wharf_protocol::{ErrorCode, ErrorObject, RequestId};
 use super::body::McpBody;
 use super::guard::Refusal;
 use super::options::HttpOptions;
-use crate::dispatch::encode_error;
 use crate::error::RpcError;
+use crate::wire::encode_error;
 
 fn with_body(status: StatusCode, content_type: Option<&'static str>, body: McpBody) -> Response<McpBody> {
     let mut response = Response::new(body);

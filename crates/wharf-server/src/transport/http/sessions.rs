@@ -219,12 +219,9 @@ impl SessionTable {
     }
 }
 
-/// 128 bits from the operating system's random source, as 32 hex digits: visible ASCII, as
-/// `Mcp-Session-Id` requires, and unguessable.
+/// A new session id: unguessable, and visible ASCII as `Mcp-Session-Id` requires.
 fn random_id() -> Result<String, String> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|err| err.to_string())?;
-    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+    crate::random::hex_id().map_err(|err| err.to_string())
 }
 
 #[cfg(test)]

@@ -7,12 +7,11 @@ use http::{Request, Response, StatusCode};
 use tokio::sync::mpsc;
 use wharf_protocol::ErrorCode;
 
-use super::Shared;
 use super::body::McpBody;
 use super::headers::{self, LAST_EVENT_ID};
-use super::post::legacy_session;
 use super::reply;
 use super::sessions::{ActiveGuard, HttpSession};
+use super::shared::{Shared, legacy_session};
 use super::sse;
 
 pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody> {

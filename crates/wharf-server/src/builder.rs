@@ -1,0 +1,239 @@
+//! [`ServerBuilder`]: a server's identity, options and components, gathered before it serves;
+//! registration problems are collected and reported together.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use wharf_protocol::{Icon, Implementation};
+
+use crate::error::Error;
+use crate::extensions::Extensions;
+use crate::input::seal::{Sealer, StateKey};
+use crate::options::ServerOptions;
+use crate::prompt::PromptDef;
+use crate::registry::Registry;
+use crate::resource::{ResourceDef, TemplateDef};
+use crate::server::{Server, ServerParts};
+use crate::task::Tasks;
+use crate::task::store::{MemoryTaskStore, TaskStore};
+use crate::tool::ToolDef;
+
+impl Server {
+    /// Starts building a server with its name and version.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation { name: name.into(), version: version.into(), ..Implementation::default() },
+            instructions: None,
+            options: ServerOptions::default(),
+            registry: Registry::default(),
+            state: Extensions::new(),
+            errors: Vec::new(),
+            state_keys: Vec::new(),
+            task_store: None,
+        }
+    }
+}
+
+/// Builds a [`Server`]. Registration problems are collected and reported together by
+/// [`ServerBuilder::build`].
+#[must_use]
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    options: ServerOptions,
+    registry: Registry,
+    state: Extensions,
+    errors: Vec<Error>,
+    /// Sealing keys, the first seals; empty means a random key for this process.
+    state_keys: Vec<StateKey>,
+    task_store: Option<Arc<dyn TaskStore>>,
+}
+
+impl ServerBuilder {
+    /// A human-readable name.
+    pub fn title(mut self, title: impl Into<String>) -> ServerBuilder {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// A description of the server.
+    pub fn description(mut self, description: impl Into<String>) -> ServerBuilder {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// The server's website.
+    pub fn website_url(mut self, url: impl Into<String>) -> ServerBuilder {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Adds an icon.
+    pub fn icon(mut self, icon: Icon) -> ServerBuilder {
+        self.info.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// How to use the server, for the model.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> ServerBuilder {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Items per page of every list. Default: 100.
+    pub fn page_size(mut self, page_size: usize) -> ServerBuilder {
+        self.options.page_size = page_size.max(1);
+        self
+    }
+
+    /// How long to wait for the client to answer sampling, elicitation and roots requests.
+    /// Default: 60 seconds.
+    pub fn client_request_timeout(mut self, timeout: Duration) -> ServerBuilder {
+        self.options.client_request_timeout = timeout;
+        self
+    }
+
+    /// The `ttlMs` cache hint of 2026-07-28 results. Default: 0.
+    pub fn cache_ttl(mut self, ttl: Duration) -> ServerBuilder {
+        self.options.cache_ttl = ttl;
+        self
+    }
+
+    /// The longest stdio line accepted, in bytes. Default: 10 MiB.
+    pub fn max_line_bytes(mut self, bytes: usize) -> ServerBuilder {
+        self.options.max_line_bytes = bytes.max(64);
+        self
+    }
+
+    /// Requests one connection may have in flight before the server stops reading (1 to 65,536).
+    /// Default: 64.
+    pub fn max_in_flight(mut self, requests: usize) -> ServerBuilder {
+        self.options.max_in_flight = requests.clamp(1, 1 << 16);
+        self
+    }
+
+    /// Messages queued for one client before the handlers sending them wait (at least 1).
+    /// Default: 1024.
+    pub fn outbound_queue(mut self, messages: usize) -> ServerBuilder {
+        self.options.outbound_queue = messages.max(1);
+        self
+    }
+
+    /// How often clients are told to poll a task (`pollIntervalMs`). Default: 500 ms.
+    pub fn task_poll_interval(mut self, interval: Duration) -> ServerBuilder {
+        self.options.task_poll_interval = interval;
+        self
+    }
+
+    /// The key that seals `requestState` (2026-07-28 multi round-trip requests), named `id`.
+    /// Without one, each process makes a random key, so only it understands its state; servers
+    /// behind a load balancer must share a key. Call again to add keys that are still
+    /// accepted: the first key seals, the others only open.
+    pub fn request_state_key(mut self, id: &str, secret: &[u8]) -> ServerBuilder {
+        if secret.len() < 32 {
+            self.errors.push(Error::registration(format!(
+                "the request state key `{id}` has {} bytes; use at least 32 random bytes",
+                secret.len()
+            )));
+        }
+        self.state_keys.push(StateKey::new(id, secret));
+        self
+    }
+
+    /// Where task records are kept. Default: a [`MemoryTaskStore`] for 10,000 live tasks.
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> ServerBuilder {
+        self.task_store = Some(store);
+        self
+    }
+
+    /// How long a task's record is kept after it was created (`ttlMs`); `None` keeps records
+    /// as long as the store does. Default: 1 hour.
+    pub fn task_ttl(mut self, ttl: Option<Duration>) -> ServerBuilder {
+        self.options.task_ttl = ttl;
+        self
+    }
+
+    /// How long the `requestState` of an `InputRequiredResult` stays valid. Default: 10 minutes.
+    pub fn request_state_lifetime(mut self, lifetime: Duration) -> ServerBuilder {
+        self.options.request_state_lifetime = lifetime;
+        self
+    }
+
+    /// Shared state that tool handlers receive with the `State<S>` extractor.
+    pub fn state<S: Send + Sync + 'static>(self, state: S) -> ServerBuilder {
+        self.state.insert(state);
+        self
+    }
+
+    /// Registers a tool.
+    pub fn tool(mut self, tool: ToolDef) -> ServerBuilder {
+        if let Err(err) = self.registry.add(tool) {
+            self.errors.push(err);
+        }
+        self
+    }
+
+    /// Registers several tools, such as the `tool_defs()` of an impl block under `#[tool]`.
+    pub fn tools(self, tools: impl IntoIterator<Item = ToolDef>) -> ServerBuilder {
+        tools.into_iter().fold(self, ServerBuilder::tool)
+    }
+
+    /// Registers a prompt.
+    pub fn prompt(mut self, prompt: PromptDef) -> ServerBuilder {
+        if let Err(err) = self.registry.add(prompt) {
+            self.errors.push(err);
+        }
+        self
+    }
+
+    /// Registers a resource.
+    pub fn resource(mut self, resource: ResourceDef) -> ServerBuilder {
+        if let Err(err) = self.registry.add(resource) {
+            self.errors.push(err);
+        }
+        self
+    }
+
+    /// Registers a resource template.
+    pub fn resource_template(mut self, template: TemplateDef) -> ServerBuilder {
+        if let Err(err) = self.registry.add(template) {
+            self.errors.push(err);
+        }
+        self
+    }
+
+    /// Finishes the server, or reports every registration problem at once.
+    pub fn build(self) -> Result<Server, Error> {
+        if !self.errors.is_empty() {
+            let messages: Vec<String> = self.errors.iter().map(ToString::to_string).collect();
+            return Err(Error::registration(messages.join("; ")));
+        }
+        if self.info.name.is_empty() {
+            return Err(Error::registration("the server needs a name"));
+        }
+        let mut keys = self.state_keys.into_iter();
+        let sealing = match keys.next() {
+            Some(key) => key,
+            None => StateKey::random()
+                .map_err(|err| Error::registration(format!("no random source for the request state key: {err}")))?,
+        };
+        let sealer = Sealer::new(sealing, keys.collect());
+        let task_store = self.task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::new(10_000)));
+        let tasks = Tasks::new(task_store, self.options.task_ttl, self.options.task_poll_interval);
+        Server::new(ServerParts {
+            info: self.info,
+            instructions: self.instructions,
+            options: self.options,
+            registry: self.registry,
+            state: self.state,
+            sealer,
+            tasks,
+        })
+    }
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder").field("info", &self.info).finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,244 @@
+//! The request context handed to every handler: who is asking, in which revision, and the
+//! channels back to the client (progress, logging, cancellation and requests for input).
+//!
+//! - this file: the context and what it tells a handler;
+//! - [`outbound`]: what the handler sends the client while it works;
+//! - [`ask`]: asking the client for input, in every era.
+
+pub(crate) mod ask;
+mod outbound;
+
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+
+use wharf_protocol::{
+    ClientCapabilities, Implementation, InputRequiredResult, LoggingLevel, ProgressToken, ProtocolVersion, RequestId,
+};
+
+use crate::cancel::Cancellation;
+use crate::delivery::{Delivery, StreamControl};
+use crate::error::RpcError;
+use crate::extensions::Extensions;
+use crate::input::InputRound;
+use crate::principal::Principal;
+use crate::server_core::ServerCore;
+use crate::session::{Outbound, Session};
+use crate::task::Running;
+
+/// Everything a handler may want to know about the request it serves, and its ways to talk
+/// back to the client while it works.
+///
+/// Cloning is cheap; all clones refer to the same request.
+#[derive(Clone)]
+pub struct RequestContext {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    id: RequestId,
+    server: Arc<dyn ServerCore>,
+    session: Arc<Session>,
+    version: ProtocolVersion,
+    client: Client,
+    progress_token: Option<ProgressToken>,
+    last_progress: Mutex<Option<f64>>,
+    log_level: Option<LoggingLevel>,
+    /// Where the request's messages go when not to the session's own queue.
+    sink: Option<Outbound>,
+    cancel: Cancellation,
+    stream: Option<Arc<StreamControl>>,
+    principal: Option<Principal>,
+    /// Set on 2026-07-28 requests that may answer `InputRequiredResult`. Boxed: a round is
+    /// larger than all the rest of the context, and most requests have none.
+    input: Option<Box<InputRound>>,
+    /// Set once the request became a task: input then waits for `tasks/update`.
+    task: OnceLock<Arc<Running>>,
+    /// Set once a 2025-11-25 request became a task: its response has been sent, so what the
+    /// handler sends goes to the session instead, marked as the task's.
+    legacy_task: OnceLock<LegacyTask>,
+}
+
+/// The 2025-11-25 task a request became.
+struct LegacyTask {
+    id: String,
+    running: Arc<Running>,
+}
+
+/// Who the client is.
+///
+/// A session request reads what `initialize` negotiated from its session when asked, instead
+/// of holding clones of it: every clone and drop of an `Arc` is an atomic operation, and a
+/// pipelined `tools/call` made about forty of those.
+pub(crate) enum Client {
+    /// The session's client: [`Session::negotiated`].
+    Session,
+    /// What a stateless request's `_meta` said.
+    Stated { capabilities: Arc<ClientCapabilities>, info: Option<Arc<Implementation>> },
+}
+
+/// The capabilities of a client that declared none.
+static NO_CAPABILITIES: LazyLock<ClientCapabilities> = LazyLock::new(ClientCapabilities::default);
+
+/// The parts a dispatcher fills in to make a [`RequestContext`].
+pub(crate) struct ContextParts {
+    pub(crate) id: RequestId,
+    pub(crate) server: Arc<dyn ServerCore>,
+    pub(crate) session: Arc<Session>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client: Client,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) delivery: Delivery,
+    pub(crate) input: Option<Box<InputRound>>,
+}
+
+impl RequestContext {
+    pub(crate) fn new(parts: ContextParts) -> RequestContext {
+        RequestContext {
+            inner: Arc::new(Inner {
+                id: parts.id,
+                server: parts.server,
+                session: parts.session,
+                version: parts.version,
+                client: parts.client,
+                progress_token: parts.progress_token,
+                last_progress: Mutex::new(None),
+                log_level: parts.log_level,
+                sink: parts.delivery.sink,
+                cancel: parts.delivery.cancel,
+                stream: parts.delivery.stream,
+                principal: parts.delivery.principal,
+                input: parts.input,
+                task: OnceLock::new(),
+                legacy_task: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The id of the connection (stdio) or session (HTTP) the request arrived on.
+    pub fn session_id(&self) -> &str {
+        self.inner.session.id()
+    }
+
+    /// The protocol revision of this request: the session's, or the one in `_meta`.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// What the client declared it can do.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        match &self.inner.client {
+            Client::Session => {
+                self.inner.session.negotiated().map_or(&*NO_CAPABILITIES, |negotiated| &*negotiated.client_capabilities)
+            }
+            Client::Stated { capabilities, .. } => capabilities,
+        }
+    }
+
+    /// The client's name and version, when it sent them.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        match &self.inner.client {
+            Client::Session => self.inner.session.negotiated().map(|negotiated| &*negotiated.client_info),
+            Client::Stated { info, .. } => info.as_deref(),
+        }
+    }
+
+    /// What the request reaches of its server; the server itself is [`RequestContext::server`].
+    pub(crate) fn server_core(&self) -> &Arc<dyn ServerCore> {
+        &self.inner.server
+    }
+
+    /// The shared state of type `S` given to the server builder.
+    pub(crate) fn state<S: Send + Sync + 'static>(&self) -> Option<Arc<S>> {
+        self.inner.server.state().get::<S>()
+    }
+
+    /// The user's own per-session data. On 2026-07-28 stateless requests every request is its
+    /// own session as far as the protocol goes; the map then lives as long as the connection.
+    pub fn extensions(&self) -> &Extensions {
+        self.inner.session.extensions()
+    }
+
+    /// The request's cancellation signal.
+    pub fn cancellation(&self) -> &Cancellation {
+        &self.inner.cancel
+    }
+
+    /// Closes the HTTP response stream of this request before the response is ready, when the
+    /// transport allows it (Streamable HTTP, sessions of revision 2025-11-25 and later). The
+    /// client reconnects with `Last-Event-ID` and receives what the handler sends afterwards,
+    /// the response included. Returns false, and does nothing, elsewhere.
+    pub fn close_sse_stream(&self) -> bool {
+        match &self.inner.stream {
+            Some(stream) => {
+                stream.request_close();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// True once the client cancelled the request.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// The `progressToken` the client sent, if it asked for progress notifications.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.inner.progress_token.as_ref()
+    }
+
+    /// True when the client asked for progress notifications (it sent a `progressToken`).
+    pub fn wants_progress(&self) -> bool {
+        self.inner.progress_token.is_some()
+    }
+
+    /// True if a message at `level` would reach the client.
+    pub fn logs_at(&self, level: LoggingLevel) -> bool {
+        if self.inner.version.is_stateless() {
+            // 2026-07-28: only when the request's `_meta` asked for a level.
+            self.inner.log_level.is_some_and(|wanted| level >= wanted)
+        } else {
+            self.inner.session.log_level().is_none_or(|wanted| level >= wanted)
+        }
+    }
+
+    /// Who the request acts for, when authentication in front of the server said so.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_ref()
+    }
+
+    /// The `InputRequiredResult` a 2026-07-28 request answers with, when its handler asked for
+    /// input it has no answer to; the error, when the client answered with something malformed.
+    pub(crate) fn input_required(&self) -> Result<Option<InputRequiredResult>, RpcError> {
+        let Some(round) = self.inner.input.as_ref() else { return Ok(None) };
+        let server = &*self.inner.server;
+        round.finish(server.sealer(), server.options().request_state_lifetime)
+    }
+
+    /// From now on, input this request asks for waits for the task's `tasks/update`.
+    pub(crate) fn attach_task(&self, running: Arc<Running>) {
+        let _ = self.inner.task.set(running);
+    }
+
+    /// From now on, what the handler sends goes to the session, with the task's id in its
+    /// `_meta`: the request was answered with `CreateTaskResult` (2025-11-25 tasks), and its
+    /// own stream is gone.
+    pub(crate) fn became_task(&self, id: String, running: Arc<Running>) {
+        let _ = self.inner.legacy_task.set(LegacyTask { id, running });
+    }
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("id", &self.inner.id)
+            .field("session", &self.inner.session.id())
+            .field("version", &self.inner.version)
+            .finish_non_exhaustive()
+    }
+}

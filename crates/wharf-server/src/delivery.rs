@@ -1,0 +1,57 @@
+//! What a transport hands a request besides its message: where the messages about it go, how
+//! it is stopped, whether its response stream can be closed early, and who it acts for.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::Notify;
+
+use crate::cancel::Cancellation;
+use crate::principal::Principal;
+use crate::session::Outbound;
+
+/// Where a request's messages go and how it is stopped.
+pub(crate) struct Delivery {
+    /// Notifications and server-to-client requests about this request, when they do not go
+    /// to the session's own queue.
+    pub(crate) sink: Option<Outbound>,
+    pub(crate) cancel: Cancellation,
+    /// Set by transports whose response stream a handler may close early (HTTP with SSE).
+    pub(crate) stream: Option<Arc<StreamControl>>,
+    /// Who the request acts for, when the transport knows.
+    pub(crate) principal: Option<Principal>,
+}
+
+impl Delivery {
+    /// Messages about the request go to the session's queue.
+    pub(crate) fn to_session(cancel: Cancellation) -> Delivery {
+        Delivery { sink: None, cancel, stream: None, principal: None }
+    }
+}
+
+/// Lets a handler end its request's HTTP response stream before the response, so that the
+/// client reconnects later and picks up the rest (SSE polling, protocol revision 2025-11-25).
+#[derive(Debug, Default)]
+pub(crate) struct StreamControl {
+    close_requested: AtomicBool,
+    notify: Notify,
+}
+
+impl StreamControl {
+    /// Asks the transport to close the response stream.
+    pub(crate) fn request_close(&self) {
+        self.close_requested.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Completes once the handler asked to close the stream.
+    pub(crate) async fn close_requested(&self) {
+        loop {
+            let notified = self.notify.notified();
+            if self.close_requested.load(Ordering::SeqCst) {
+                return;
+            }
+            notified.await;
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! What happens on the server that connections may need to hear of: list changes, resource
+//! updates and task changes, broadcast to every connection and listener.
+
+use std::sync::Arc;
+
+use crate::task::record::TaskRecord;
+
+/// Which list a change touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+/// Something that every connection may need to hear about.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ServerEvent {
+    ListChanged(ListKind),
+    ResourceUpdated(Arc<str>),
+    /// A task changed.
+    Task(Arc<TaskRecord>),
+}

@@ -1,0 +1,98 @@
+//! What every request of an endpoint shares (the server, the options, the 2025 sessions), the
+//! delivery of server events to those sessions, and finding the session a request names.
+
+use std::sync::{Arc, OnceLock, Weak};
+
+use http::{HeaderMap, Response, StatusCode};
+use wharf_protocol::{ErrorCode, ProtocolVersion};
+
+use super::body::McpBody;
+use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
+use super::options::HttpOptions;
+use super::reply;
+use super::sessions::{HttpSession, SessionTable};
+use crate::events::ServerEvent;
+use crate::server::Server;
+use crate::session_events::event_notification;
+
+/// The state of one endpoint, shared by its requests.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) server: Server,
+    pub(crate) options: HttpOptions,
+    pub(crate) sessions: SessionTable,
+    /// Set once the task that delivers server events to sessions runs.
+    event_task: OnceLock<()>,
+}
+
+impl Shared {
+    pub(crate) fn new(server: Server, options: HttpOptions, sessions: SessionTable) -> Shared {
+        Shared { server, options, sessions, event_task: OnceLock::new() }
+    }
+
+    /// Starts, once, the task that turns server events into notifications for sessions.
+    pub(crate) fn ensure_event_task(self: &Arc<Self>) {
+        self.event_task.get_or_init(|| {
+            tokio::spawn(deliver_events(Arc::downgrade(self), self.server.subscribe_events()));
+        });
+    }
+}
+
+/// Hands list changes and resource updates to every session that should hear of them; a
+/// session whose standalone queue is full misses the message (each says "look again").
+async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast::Receiver<ServerEvent>) {
+    loop {
+        let event = match events.recv().await {
+            Ok(event) => event,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(shared) = shared.upgrade() else { return };
+        let capabilities = shared.server.capabilities();
+        for http_session in shared.sessions.all() {
+            let session = &http_session.session;
+            if let Some(notification) = event_notification(&capabilities, session, &event) {
+                let _ = session.outbound().try_send(notification);
+            }
+        }
+    }
+}
+
+/// Why a message could not be tied to a 2025 session.
+pub(crate) enum SessionRefusal {
+    UnsupportedVersion(String),
+    Missing,
+    Unknown,
+}
+
+impl SessionRefusal {
+    pub(crate) fn response(self) -> Response<McpBody> {
+        match self {
+            SessionRefusal::UnsupportedVersion(version) => reply::refuse(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                format!("Bad request: unsupported MCP-Protocol-Version {version}"),
+            ),
+            SessionRefusal::Missing => reply::refuse(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::INVALID_REQUEST,
+                "Bad request: the Mcp-Session-Id header is required; send `initialize` first to get one",
+            ),
+            SessionRefusal::Unknown => {
+                reply::refuse(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session not found: initialize again")
+            }
+        }
+    }
+}
+
+/// The 2025 session a message names: 400 without `Mcp-Session-Id`, 404 for an unknown or
+/// ended session, 400 for an unsupported `MCP-Protocol-Version`.
+pub(crate) fn legacy_session(shared: &Shared, headers: &HeaderMap) -> Result<Arc<HttpSession>, SessionRefusal> {
+    if let Some(version) = headers::text(headers, PROTOCOL_VERSION)
+        && ProtocolVersion::parse(version).is_none()
+    {
+        return Err(SessionRefusal::UnsupportedVersion(version.to_owned()));
+    }
+    let id = headers::text(headers, SESSION_ID).ok_or(SessionRefusal::Missing)?;
+    shared.sessions.get(id).ok_or(SessionRefusal::Unknown)
+}
