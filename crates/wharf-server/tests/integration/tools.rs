@@ -312,3 +312,52 @@ async fn handlers_see_the_clients_name_and_capabilities_in_both_eras() {
         .unwrap();
     assert_eq!(result["content"][0]["text"], "nobody sampling=false");
 }
+
+/// What an extractor reaches is Wharf's to say (a custom extractor cannot claim to read the
+/// arguments: `tests/ui/extractor_opts_out_of_the_check.rs` in the `wharf` crate), so one
+/// that reads them does so through `Args`, and the tool's schema is checked in both eras:
+/// here against values that fit the Rust type (`u32`) but not the schema's range.
+#[tokio::test]
+async fn an_extractor_of_ones_own_cannot_skip_the_argument_check() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Count {
+        #[schemars(range(min = 1, max = 3))]
+        n: u32,
+    }
+    struct Counted(u32);
+    impl wharf_server::FromToolCall for Counted {
+        fn from_tool_call(call: &mut wharf_server::ToolCall<'_>) -> Result<Self, wharf_server::Rejection> {
+            let wharf_server::Args(count) = wharf_server::Args::<Count>::from_tool_call(call)?;
+            Ok(Counted(count.n))
+        }
+        fn input_schema() -> Option<wharf_protocol::JsonObject> {
+            <wharf_server::Args<Count> as wharf_server::FromToolCall>::input_schema()
+        }
+    }
+    let server = || {
+        wharf_server::Server::builder("x", "1")
+            .tool(wharf_server::ToolDef::new("count", |Counted(n): Counted| async move { n.to_string() }))
+            // The same reader after an extractor of one's own, which sees no arguments.
+            .tool(wharf_server::ToolDef::new(
+                "count_after",
+                |_: wharf_server::RequestContext, wharf_server::Args(count): wharf_server::Args<Count>| async move {
+                    count.n.to_string()
+                },
+            ))
+            .build()
+            .unwrap()
+    };
+    let session = session_on(server()).await;
+    let stateless = wharf_server::testing::InMemoryClient::stateless(server(), Default::default());
+    for client in [&session, &stateless] {
+        for tool in ["count", "count_after"] {
+            let result = client.call_tool(tool, json!({"n": 2})).await.unwrap();
+            assert_eq!(text(&result.content[0]), "2", "{tool}: {result:?}");
+            for arguments in [json!({"n": 7}), json!({"n": 0}), json!({"n": "2"}), json!({})] {
+                let result = client.call_tool(tool, arguments.clone()).await.unwrap();
+                assert_eq!(result.is_error, Some(true), "{tool} accepted {arguments}: {result:?}");
+                assert!(text(&result.content[0]).starts_with("Invalid arguments for tool"), "{result:?}");
+            }
+        }
+    }
+}
