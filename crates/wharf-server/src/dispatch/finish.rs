@@ -6,7 +6,7 @@ use serde_json::Value;
 use wharf_protocol::{
     CacheScope, CallToolResult, CompleteResult, DiscoverResult, EmptyResult, GetPromptResult, InputRequiredResult,
     JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ListenResult,
-    ProtocolVersion, ReadResourceResult, RequestId, ResultType,
+    ProtocolVersion, ReadResourceResult, RequestId, ResultMembers, ResultType,
 };
 
 use crate::context::RequestContext;
@@ -101,57 +101,35 @@ impl Finisher<'_> {
     pub(super) fn cacheable<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
         if self.version.is_stateless() {
             let ttl = u64::try_from(self.server.options().cache_ttl.as_millis()).unwrap_or(u64::MAX);
-            result.cache(ttl, CacheScope::Public);
+            result.set_cache_hints(ttl, CacheScope::Public);
         }
         self.complete(result)
     }
 }
 
-/// The members every 2026-07-28 result carries, and how the result is encoded.
-pub(super) trait Stamp: Serialize {
-    fn set_result_type(&mut self, result_type: ResultType);
-    fn meta_mut(&mut self) -> Option<&mut JsonObject>;
-    fn cache(&mut self, _ttl_ms: u64, _scope: CacheScope) {}
+/// How a result is encoded: through serde, unless the result type writes itself. The members
+/// every 2026-07-28 result carries come from the protocol's [`ResultMembers`].
+pub(super) trait Stamp: Serialize + ResultMembers {
     /// Appends the result's JSON to `out`.
     fn encode(&self, out: &mut Vec<u8>) {
         encode_into(out, self);
     }
 }
 
-/// Implements [`Stamp`] for result types with `result_type` and `meta` members; cacheable ones
-/// also have `ttl_ms` and `cache_scope`, and hand-written ones encode themselves
-/// (`encode_into`) instead of going through serde.
-macro_rules! stamp {
-    (@members) => {
-        fn set_result_type(&mut self, result_type: ResultType) {
-            self.result_type = Some(result_type);
-        }
-        fn meta_mut(&mut self) -> Option<&mut JsonObject> {
-            self.meta.as_mut()
-        }
-    };
-    ($($result:ty),* ; cacheable: $($cacheable:ty),* ; hand_written: $($hand:ty),*) => {
-        $(impl Stamp for $result {
-            stamp!(@members);
-        })*
-        $(impl Stamp for $cacheable {
-            stamp!(@members);
-            fn cache(&mut self, ttl_ms: u64, scope: CacheScope) {
-                self.ttl_ms = Some(ttl_ms);
-                self.cache_scope = Some(scope);
-            }
-        })*
-        $(impl Stamp for $hand {
-            stamp!(@members);
-            fn encode(&self, out: &mut Vec<u8>) {
-                // Encoding into memory cannot fail: every map key is a string.
-                self.encode_into(out).unwrap_or_else(|err| unreachable!("encoding a result failed: {err}"));
-            }
-        })*
-    };
-}
+impl Stamp for GetPromptResult {}
+impl Stamp for CompleteResult {}
+impl Stamp for EmptyResult {}
+impl Stamp for ListenResult {}
+impl Stamp for DiscoverResult {}
+impl Stamp for ListToolsResult {}
+impl Stamp for ListPromptsResult {}
+impl Stamp for ListResourcesResult {}
+impl Stamp for ListResourceTemplatesResult {}
+impl Stamp for ReadResourceResult {}
 
-stamp!(GetPromptResult, CompleteResult, EmptyResult, ListenResult;
-    cacheable: DiscoverResult, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult,
-    ReadResourceResult;
-    hand_written: CallToolResult);
+impl Stamp for CallToolResult {
+    fn encode(&self, out: &mut Vec<u8>) {
+        // Encoding into memory cannot fail: every map key is a string.
+        self.encode_into(out).unwrap_or_else(|err| unreachable!("encoding a result failed: {err}"));
+    }
+}
