@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use wharf::protocol::{ElicitParams, ElicitResult, ElicitSchema};
-use wharf::{Args, RequestContext, RpcError, TaskSupport, ToolDef, content};
+use wharf::{Args, RequestContext, RpcError, ToolDef, content, task::TaskSupport};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct GreetArgs {

@@ -91,8 +91,8 @@ fn serve(http: Option<std::net::SocketAddr>) -> ExitCode {
     };
     let outcome = match http {
         None => {
-            let options = wharf::StdioOptions::default().read_thread_setup(ballast::hold);
-            runtime.block_on(wharf::serve_stdio_with(server, options))
+            let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
+            runtime.block_on(wharf::stdio::serve_stdio_with(server, options))
         }
         Some(address) => {
             eprintln!("wharf serve: the Wharf demo MCP server, at http://{address}/mcp (Streamable HTTP)");

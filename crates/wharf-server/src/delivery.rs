@@ -44,6 +44,7 @@ impl StreamControl {
         self.notify.notify_waiters();
     }
 
+    #[cfg(feature = "http")]
     /// Completes once the handler asked to close the stream.
     pub(crate) async fn close_requested(&self) {
         loop {

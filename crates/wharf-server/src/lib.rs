@@ -14,8 +14,9 @@
 //!   requests in a 2025 session and `InputRequiredResult` rounds on 2026-07-28.
 //! - [`Principal`] is who a request acts for, as authentication in front of the server says.
 //! - [`serve_stdio`] and [`serve_connection`] run the newline-delimited transport.
-//! - [`McpService`] is the Streamable HTTP endpoint as a `tower::Service`; [`serve_http`]
-//!   serves it on an address, with the protections of [`HttpOptions`].
+//! - With the `http` feature (on by default), `McpService` is the Streamable HTTP endpoint as a
+//!   `tower::Service`; `serve_http` serves it on an address, with the protections of
+//!   `HttpOptions`.
 //! - [`testing::InMemoryClient`] drives a server in memory, in either protocol era.
 //!
 //! Errors: [`Error`] for building and serving; [`RpcError`] for handlers that answer with a
@@ -84,5 +85,6 @@ pub use tool::extract::{Args, FromToolCall, Rejection, SessionData, State, ToolC
 pub use tool::handler::ToolHandler;
 pub use tool::output::{IntoToolResult, Json};
 pub use transport::connection::serve_connection;
+#[cfg(feature = "http")]
 pub use transport::http::{EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on};
 pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};

@@ -13,6 +13,7 @@ use wharf_protocol::{ClientCapabilities, ErrorObject, Implementation, LoggingLev
 use crate::cancel::Cancellation;
 use crate::extensions::Extensions;
 
+#[cfg(feature = "http")]
 /// The answer of [`Session::admits`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Admission {
@@ -53,6 +54,7 @@ impl Outbound {
         Ok(())
     }
 
+    #[cfg(feature = "http")]
     /// Queues a message if there is room now.
     pub(crate) fn try_send(&self, message: Vec<u8>) -> Result<(), Closed> {
         let permit = self.sender.try_reserve().map_err(|_| Closed)?;
@@ -183,6 +185,7 @@ impl Session {
         self.in_flight_count.load(Ordering::Acquire) != 0 && lock(&self.in_flight).contains_key(id)
     }
 
+    #[cfg(feature = "http")]
     /// Whether a new request with this id may start: no request with the same id is running,
     /// and fewer than `limit` are.
     pub(crate) fn admits(&self, id: &RequestId, limit: usize) -> Admission {

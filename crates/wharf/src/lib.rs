@@ -60,19 +60,80 @@
 //! # }
 //! ```
 //!
+//! # Modules and features
+//!
+//! What every server uses is at the root; the rest is grouped by topic: [`tool`], [`prompt`],
+//! [`resource`], [`completion`], [`request`], [`task`], [`stdio`], `http`, [`content`],
+//! [`testing`] and [`protocol`] (the wire types). Features: `http` (Streamable HTTP, on hyper)
+//! and `macros` (the attribute macros), both on by default; a stdio-only server builds with
+//! `default-features = false`.
+//!
 //! # Crates
 //!
 //! `wharf` re-exports the pieces most servers need. Libraries that extend Wharf should depend
 //! on `wharf-server` (the core) or `wharf-protocol` (the wire types) instead.
 
-pub use wharf_server::{
-    Args, Cancellation, CompletionCall, Error, EventStore, Extensions, FromToolCall, HttpOptions, Input,
-    IntoPromptResult, IntoResourceContents, IntoToolResult, Json, McpBody, McpService, MemoryEventStore,
-    MemoryTaskStore, Principal, PromptCall, PromptDef, Rejection, RequestContext, ResourceCall, ResourceDef, RpcError,
-    Server, ServerBuilder, ServerOptions, SessionData, State, StdioOptions, StoreFuture, TaskRecord, TaskStatus,
-    TaskStore, TaskStoreError, TaskSupport, TemplateDef, ToolCall, ToolDef, ToolHandler, UriTemplate, content,
-    serve_connection, serve_http, serve_http_on, serve_stdio, serve_stdio_with, testing,
-};
+// What every server uses, at the root.
+#[cfg(feature = "http")]
+pub use http::{HttpOptions, serve_http};
+pub use prompt::PromptDef;
+pub use request::RequestContext;
+pub use resource::{ResourceDef, TemplateDef};
+pub use stdio::serve_stdio;
+pub use tool::{Args, Json, State, ToolDef};
+#[cfg(feature = "macros")]
+pub use wharf_macros::{prompt, resource, resource_template, tool};
+pub use wharf_server::{Error, RpcError, Server, ServerBuilder, ServerOptions};
+
+/// Tools: [`ToolDef`](tool::ToolDef), the handler trait, the extractors a handler takes and the
+/// values it returns.
+pub mod tool {
+    pub use wharf_server::{
+        Args, FromToolCall, IntoToolResult, Json, Rejection, SessionData, State, ToolCall, ToolDef, ToolHandler,
+    };
+}
+
+/// Prompts: static templates and dynamic handlers.
+pub mod prompt {
+    pub use wharf_server::{IntoPromptResult, PromptCall, PromptDef};
+}
+
+/// Resources and resource templates (RFC 6570 URI templates).
+pub mod resource {
+    pub use wharf_server::{IntoResourceContents, ResourceCall, ResourceDef, TemplateDef, TemplateError, UriTemplate};
+}
+
+/// Completion of prompt arguments and template variables.
+pub mod completion {
+    pub use wharf_server::{CompletionCall, MAX_COMPLETION_VALUES};
+}
+
+/// What a handler knows of its request, and its ways back to the client: progress, logging,
+/// cancellation and input ([`Input`](request::Input)).
+pub mod request {
+    pub use wharf_server::{Cancellation, Extensions, Input, Principal, RequestContext};
+}
+
+/// Tasks: tool calls that outlive their request, and where their records are kept.
+pub mod task {
+    pub use wharf_server::{
+        MemoryTaskStore, StoreFuture, TaskRecord, TaskStatus, TaskStore, TaskStoreError, TaskSupport,
+    };
+}
+
+/// Newline-delimited JSON-RPC over stdin and stdout, or any pair of byte streams.
+pub mod stdio {
+    pub use wharf_server::{StdioOptions, serve_connection, serve_stdio, serve_stdio_with};
+}
+
+/// Streamable HTTP: the endpoint as a `tower::Service`, and serving it on an address (the
+/// `http` feature, on by default).
+#[cfg(feature = "http")]
+pub mod http {
+    pub use wharf_server::{EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on};
+}
+
+pub use wharf_server::{content, testing};
 
 /// The MCP wire types, for every protocol revision.
 pub use wharf_protocol as protocol;
@@ -80,7 +141,6 @@ pub use wharf_protocol as protocol;
 pub use schemars;
 pub use serde;
 pub use serde_json;
-pub use wharf_macros::{prompt, resource, resource_template, tool};
 
 /// The README's examples, compiled as doctests so they cannot go stale.
 #[doc = include_str!("../../../README.md")]

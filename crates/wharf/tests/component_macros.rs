@@ -4,7 +4,7 @@
 use serde_json::json;
 use wharf::protocol::{ClientCapabilities, ProtocolVersion};
 use wharf::testing::InMemoryClient;
-use wharf::{CompletionCall, RequestContext, RpcError, Server, prompt, resource, resource_template};
+use wharf::{RequestContext, RpcError, Server, completion::CompletionCall, prompt, resource, resource_template};
 
 /// Review code for quality and style.
 #[prompt(

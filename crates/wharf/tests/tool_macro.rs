@@ -105,7 +105,7 @@ struct Notes(std::sync::Mutex<Vec<String>>);
 
 /// Remembers a note for this session and lists the notes so far.
 #[tool]
-async fn remember(note: String, notes: wharf::SessionData<Notes>) -> String {
+async fn remember(note: String, notes: wharf::tool::SessionData<Notes>) -> String {
     let mut notes = notes.0.0.lock().unwrap();
     notes.push(note);
     notes.join(", ")

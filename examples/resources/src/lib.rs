@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
-use wharf::{CompletionCall, ResourceDef, RpcError, Server, resource, resource_template};
+use wharf::{ResourceDef, RpcError, Server, completion::CompletionCall, resource, resource_template};
 
 static READS: AtomicU64 = AtomicU64::new(0);
 

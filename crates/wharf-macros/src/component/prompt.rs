@@ -112,7 +112,7 @@ fn expand_function(options: Options, mut function: syn::ItemFn) -> syn::Result<T
 
         #[doc = #doc]
         #vis fn #builder() -> ::wharf::PromptDef {
-            ::wharf::PromptDef::new(#name, |__call: ::wharf::PromptCall| async move {
+            ::wharf::PromptDef::new(#name, |__call: ::wharf::prompt::PromptCall| async move {
                 #(#reads)*
                 #ident(#(#call_args),*).await
             })

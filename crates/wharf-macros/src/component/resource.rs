@@ -147,7 +147,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::R
 
         #[doc = #doc]
         #vis fn #builder() -> #returns {
-            #constructor(#address, #name, |__call: ::wharf::ResourceCall| async move {
+            #constructor(#address, #name, |__call: ::wharf::resource::ResourceCall| async move {
                 let __read = async { #(#reads)* ::core::result::Result::Ok::<_, ::wharf::RpcError>(#ident(#(#call_args),*).await) };
                 __read.await
             })

@@ -110,7 +110,7 @@ pub(crate) fn tool_def(
         } else {
             quote! { Optional }
         };
-        settings.push(quote! { .task_support(::wharf::TaskSupport::#support) });
+        settings.push(quote! { .task_support(::wharf::task::TaskSupport::#support) });
     }
     if let Some(output) = json_output(&sig.output) {
         settings.push(quote! { .output::<#output>() });

@@ -16,6 +16,7 @@ pub(crate) mod batch;
 pub(crate) mod client_messages;
 mod finish;
 mod methods;
+#[cfg(feature = "http")]
 pub(crate) mod mirrored;
 mod tasks;
 

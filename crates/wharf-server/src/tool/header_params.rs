@@ -1,10 +1,9 @@
 //! `x-mcp-header` (2026-07-28): tool arguments that clients mirror into `Mcp-Param-{Name}`
 //! HTTP headers, so that gateways can route on them without reading the body. Checked when the
-//! tool is registered; a call's headers, as the transport reads them, are compared with its
-//! arguments here.
+//! tool is registered (`dispatch/mirrored.rs` compares a call's headers with its arguments).
 
 use serde_json::Value;
-use wharf_protocol::{ErrorCode, ErrorObject, JsonObject, ToolArguments};
+use wharf_protocol::JsonObject;
 
 /// The schema keyword that marks an argument.
 pub(crate) const KEYWORD: &str = "x-mcp-header";
@@ -95,68 +94,6 @@ fn is_token(name: &str) -> bool {
     !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte))
 }
 
-/// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` against its arguments: each
-/// marked argument present in the body needs its header with the same value, and a header
-/// needs its argument. `header(name)` is the transport's reading of `Mcp-Param-{name}`:
-/// `None` when absent, `Some(None)` when it cannot be decoded. The arguments are read only for
-/// a tool that marks some.
-pub(crate) fn check_mirrored(
-    params: &[HeaderParam],
-    arguments: Option<&ToolArguments>,
-    header: impl Fn(&str) -> Option<Option<String>>,
-) -> Result<(), ErrorObject> {
-    if params.is_empty() {
-        return Ok(());
-    }
-    let arguments = arguments.map(ToolArguments::to_object).transpose().map_err(|err| {
-        ErrorObject::new(ErrorCode::INVALID_PARAMS, format!("Invalid params: the arguments cannot be read: {err}"))
-    })?;
-    let arguments = arguments.as_ref();
-    let mismatch = |message: String| ErrorObject::new(ErrorCode::HEADER_MISMATCH, message);
-    for param in params {
-        let body = arguments.and_then(|arguments| arguments.get(&param.property)).filter(|value| !value.is_null());
-        let display = format!("Mcp-Param-{}", param.header);
-        match (header(&param.header), body) {
-            (None, None) => {}
-            (None, Some(_)) => {
-                return Err(mismatch(format!(
-                    "Header mismatch: argument `{}` is in the body, so the `{display}` header is required",
-                    param.property
-                )));
-            }
-            (Some(_), None) => {
-                return Err(mismatch(format!(
-                    "Header mismatch: `{display}` is set but the body has no argument `{}`",
-                    param.property
-                )));
-            }
-            (Some(decoded), Some(body)) => {
-                let decoded = decoded.ok_or_else(|| {
-                    mismatch(format!("Header mismatch: `{display}` is not valid base64-encoded UTF-8"))
-                })?;
-                if header_text(body).as_deref() != Some(decoded.as_str()) {
-                    return Err(mismatch(format!(
-                        "Header mismatch: `{display}` is {decoded:?} but argument `{}` is {body}",
-                        param.property
-                    )));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The text a header carries for an argument's JSON value: strings as they are, integers in
-/// decimal, booleans as `true`/`false`; `None` for values no header can carry.
-fn header_text(value: &Value) -> Option<String> {
-    match value {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) if number.is_i64() || number.is_u64() => Some(number.to_string()),
-        Value::Bool(flag) => Some(flag.to_string()),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -202,13 +139,5 @@ mod tests {
             let err = params(schema.clone()).unwrap_err();
             assert!(err.contains(expected), "{schema}: {err}");
         }
-    }
-
-    #[test]
-    fn values_become_header_text() {
-        assert_eq!(header_text(&json!("eu")).as_deref(), Some("eu"));
-        assert_eq!(header_text(&json!(42)).as_deref(), Some("42"));
-        assert_eq!(header_text(&json!(false)).as_deref(), Some("false"));
-        assert_eq!(header_text(&json!(1.5)), None);
     }
 }

@@ -1,8 +1,10 @@
-//! Integration tests of the server core, driven through the in-memory client. Every test checks
-//! what the server sent against the official schema of the revision in use.
+//! Integration tests of the server core. Most are driven through the in-memory client and check
+//! what the server sent against the official schema of the revision in use (`spec.rs`); `http.rs`
+//! writes raw HTTP/1.1 bytes to a served endpoint and reads the raw answers.
 
 mod faults;
 mod fixture;
+#[cfg(feature = "http")]
 mod http;
 mod input;
 mod listen;

@@ -1,6 +1,6 @@
 // An extractor of one's own cannot claim to read the arguments, and so cannot have their
 // check left to it: what an extractor reaches is Wharf's to say.
-use wharf::{FromToolCall, Rejection, ToolCall};
+use wharf::{tool::FromToolCall, tool::Rejection, tool::ToolCall};
 
 struct Sneaky;
 
