@@ -4,12 +4,14 @@
 //!
 //! - `options`: the limits and protections, with safe defaults.
 //! - `guard`: the `Host` and `Origin` allowlists.
-//! - `post`: POSTed messages of both eras, and running a request into a JSON or SSE response.
+//! - `post`: POSTed messages of both eras, routed by era and session.
+//! - `answer`: running a request into a JSON or SSE response.
 //! - `streams`: GET streams (standalone and resumed), DELETE.
 //! - `sessions`, `events`: 2025 sessions, resumable streams and the event store.
 //! - `shared`: what every request of the endpoint shares, and the 2025 session a request names.
 //! - `body`, `sse`, `headers`, `reply`: the pieces of requests and responses.
 
+mod answer;
 mod body;
 mod events;
 mod guard;

@@ -1,0 +1,380 @@
+//! Running a request into its HTTP answer: `application/json` when the handler sends nothing
+//! before its result, an SSE stream when it sends notifications or requests first (or closes the
+//! stream, to be resumed later); and the status codes 2026-07-28 gives errors.
+
+use std::future::poll_fn;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+use bytes::Bytes;
+use http::header::{HeaderValue, RETRY_AFTER};
+use http::{Response, StatusCode};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, RequestId};
+
+use super::body::McpBody;
+use super::reply;
+use super::sessions::{ActiveGuard, HttpSession};
+use super::shared::Shared;
+use super::sse;
+use crate::cancel::Cancellation;
+use crate::delivery::{Delivery, StreamControl};
+use crate::dispatch::answer::{Outcome, panic_error};
+use crate::dispatch::request_outcome;
+use crate::error::RpcError;
+use crate::panic::CatchUnwind;
+use crate::principal::Principal;
+use crate::session::{Admission, Session};
+use crate::wire::encode_error;
+
+/// A request to run, and where it came from.
+pub(super) struct Job {
+    pub(super) session: Arc<Session>,
+    pub(super) http_session: Option<Arc<HttpSession>>,
+    pub(super) id: RequestId,
+    pub(super) request: ClientRequest,
+    /// True for 2026-07-28 requests, whose stream closing cancels them.
+    pub(super) modern: bool,
+    /// True when the client accepts an SSE answer.
+    pub(super) sse: bool,
+    pub(super) principal: Option<Principal>,
+}
+
+/// The handler's task; dropping the guard stops it when the request's era says a vanished
+/// client cancels the request.
+struct Running {
+    handle: JoinHandle<Outcome>,
+    abort_on_drop: bool,
+    done: bool,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.abort_on_drop && !self.done {
+            self.handle.abort();
+        }
+    }
+}
+
+impl Running {
+    async fn outcome(&mut self) -> Outcome {
+        let joined = (&mut self.handle).await;
+        self.done = true;
+        joined.unwrap_or_else(|err| Err(format!("the handler's task ended: {err}")))
+    }
+}
+
+/// The HTTP status of an error answer: 2026-07-28 gives some errors a status of their own.
+fn status_for(code: i64, modern: bool) -> StatusCode {
+    if !modern {
+        return StatusCode::OK;
+    }
+    match ErrorCode(code) {
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        ErrorCode::HEADER_MISMATCH
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        | ErrorCode::INVALID_REQUEST
+        | ErrorCode::PARSE_ERROR => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (StatusCode, Vec<u8>) {
+    match outcome {
+        Ok(Ok(response)) => (StatusCode::OK, response),
+        Ok(Err(error)) => (status_for(error.code(), modern), encode_error(Some(id), error)),
+        Err(panic) => (StatusCode::OK, encode_error(Some(id), panic_error(id, &panic))),
+    }
+}
+
+/// What decides the form of the answer: the outcome, a message before it, or a request to
+/// close the stream; or nothing, when every answer streams.
+enum First {
+    Done(Outcome),
+    Message(Vec<u8>),
+    Close,
+    Stream,
+}
+
+pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
+    let Job { session, http_session, id, request, modern, sse, principal } = job;
+    // A 2026-07-28 request has a session of its own, so only 2025 ids can collide. The bound
+    // on a session's requests in flight is the HTTP form of stdio's backpressure: a client
+    // cannot be made to wait for its own reads here, so the request over the bound is refused.
+    if !modern {
+        match session.admits(&id, shared.server.options().max_in_flight) {
+            Admission::Admitted => {}
+            Admission::DuplicateId => return duplicate_id(&id),
+            Admission::TooMany => return too_many_in_flight(&id, shared.server.options().max_in_flight),
+        }
+    }
+    let cancel = Cancellation::new();
+    // Resumable streams (2025-11-25 sessions) number their events and keep them.
+    let resumable = http_session.clone().filter(|http_session| http_session.is_resumable());
+    let (sink, mut messages) = mpsc::channel(shared.options.stream_buffer);
+    let control = Arc::new(StreamControl::default());
+    let delivery = Delivery {
+        sink: Some(sink.into()),
+        cancel: cancel.clone(),
+        stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
+        principal,
+    };
+    let mut work =
+        CatchUnwind::new(request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery));
+    // Modern answers keep their JSON form until a handler streams, so that their errors can
+    // carry the status codes 2026-07-28 gives them.
+    let always_stream = sse && !modern && shared.options.always_stream;
+
+    // The request is first polled right here, in the connection's task: most handlers finish
+    // without waiting for anything, and those cost no task and no in-flight entry.
+    let mut queued = Vec::new();
+    if !always_stream && let Poll::Ready(outcome) = poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await {
+        while let Ok(message) = messages.try_recv() {
+            queued.push(message);
+        }
+        let (status, response) = encode_outcome(outcome, &id, modern);
+        if queued.is_empty() || !sse {
+            return reply::json(status, response);
+        }
+        let active = http_session.map(ActiveGuard::new);
+        let answer = Answer::Ready(response);
+        return stream_response(
+            shared,
+            resumable,
+            Pump { answer, messages, control, queued, id, modern, _active: active },
+        );
+    }
+
+    // The handler waits for something: it goes on as a task of its own, which a 2025 client
+    // can cancel by id and which outlives a 2025 client's closed connection.
+    if !modern && !session.begin(&id, cancel) {
+        return duplicate_id(&id);
+    }
+    let active = http_session.clone().map(ActiveGuard::new);
+    let task_session = session.clone();
+    let task_id = id.clone();
+    let handle = tokio::spawn(async move {
+        let outcome = work.await;
+        if !modern {
+            task_session.finish(&task_id);
+        }
+        outcome
+    });
+    if !modern {
+        session.attach(&id, handle.abort_handle());
+    }
+    let mut running = Running { handle, abort_on_drop: modern, done: false };
+
+    let first = if always_stream {
+        First::Stream
+    } else {
+        tokio::select! {
+            biased;
+            outcome = running.outcome() => First::Done(outcome),
+            Some(message) = messages.recv() => First::Message(message),
+            () = control.close_requested() => First::Close,
+        }
+    };
+    let answer = match first {
+        First::Done(outcome) => {
+            while let Ok(message) = messages.try_recv() {
+                queued.push(message);
+            }
+            let (status, response) = encode_outcome(outcome, &id, modern);
+            if queued.is_empty() || !sse {
+                return reply::json(status, response);
+            }
+            Answer::Ready(response)
+        }
+        First::Message(message) if sse => {
+            queued.push(message);
+            Answer::Running(running)
+        }
+        First::Message(_) => {
+            // The client takes JSON only: what the handler sends besides the answer is lost.
+            tracing::debug!(%id, "dropping a message the client cannot receive without SSE");
+            let drained = drain_until_done(&mut running, &mut messages).await;
+            let (status, response) = encode_outcome(drained, &id, modern);
+            return reply::json(status, response);
+        }
+        First::Close | First::Stream => Answer::Running(running),
+    };
+    stream_response(shared, resumable, Pump { answer, messages, control, queued, id, modern, _active: active })
+}
+
+fn duplicate_id(id: &RequestId) -> Response<McpBody> {
+    let error = RpcError::invalid_request(format!(
+        "Invalid request: a request with id {id} is still in flight in this session; ids must be unique"
+    ));
+    reply::json(StatusCode::OK, encode_error(Some(id), error))
+}
+
+fn too_many_in_flight(id: &RequestId, limit: usize) -> Response<McpBody> {
+    let error = RpcError::from(ErrorObject::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("Too many requests: this session already has {limit} requests in flight; retry when one finishes"),
+    ));
+    let mut response = reply::json(StatusCode::TOO_MANY_REQUESTS, encode_error(Some(id), error));
+    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+/// Answers with an SSE stream that `pump` feeds from a task of its own.
+fn stream_response(shared: &Arc<Shared>, resumable: Option<Arc<HttpSession>>, pump: Pump) -> Response<McpBody> {
+    let (frames, body) = mpsc::channel(shared.options.stream_buffer);
+    let stream_id = resumable.as_ref().map(|http_session| http_session.next_stream());
+    let stream =
+        Stream { shared: shared.clone(), body: Some(frames), resumable: resumable.zip(stream_id), sequence: 0 };
+    tokio::spawn(pump.run(stream));
+    reply::event_stream(body)
+}
+
+/// Waits for the handler, discarding what it sends meanwhile.
+async fn drain_until_done(running: &mut Running, messages: &mut mpsc::Receiver<Vec<u8>>) -> Outcome {
+    loop {
+        tokio::select! {
+            outcome = running.outcome() => return outcome,
+            message = messages.recv() => if message.is_none() {
+                return running.outcome().await;
+            },
+        }
+    }
+}
+
+/// An SSE response stream, and for resumable sessions the record that lets a client resume it.
+struct Stream {
+    shared: Arc<Shared>,
+    /// The client's open response; None once it went away or the handler closed it.
+    body: Option<mpsc::Sender<Bytes>>,
+    resumable: Option<(Arc<HttpSession>, u64)>,
+    sequence: u64,
+}
+
+impl Stream {
+    async fn prime(&mut self) {
+        let Some((http_session, stream)) = &self.resumable else { return };
+        http_session.streams().entry(*stream).or_default();
+        let frame = sse::priming(&sse::event_id(*stream, 0), self.shared.options.sse_retry.as_millis());
+        self.write_frame(frame).await;
+    }
+
+    async fn send(&mut self, message: &[u8]) {
+        let frame = match &self.resumable {
+            None => sse::message(None, message),
+            Some((http_session, stream)) => {
+                self.sequence += 1;
+                let frame = sse::message(Some(&sse::event_id(*stream, self.sequence)), message);
+                // Storing and handing to a resumed listener happen under one lock, which a
+                // resuming client also takes, so it sees each event exactly once.
+                let mut streams = http_session.streams();
+                let live = streams.entry(*stream).or_default();
+                self.shared.sessions.events().store(http_session.session.id(), *stream, self.sequence, frame.clone());
+                live.sequence = self.sequence;
+                if let Some(listener) = &live.listener
+                    && listener.try_send(frame.clone()).is_err()
+                {
+                    // A listener that cannot keep up resumes again from its last event.
+                    live.listener = None;
+                }
+                frame
+            }
+        };
+        self.write_frame(frame).await;
+    }
+
+    async fn write_frame(&mut self, frame: Bytes) {
+        if let Some(body) = &self.body
+            && body.send(frame).await.is_err()
+        {
+            self.body = None;
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some((http_session, stream)) = &self.resumable {
+            http_session.finish_stream(*stream);
+        }
+        self.body = None;
+    }
+}
+
+/// The answer to a streamed request: already encoded, or still being worked out.
+enum Answer {
+    Ready(Vec<u8>),
+    Running(Running),
+}
+
+/// Feeds one SSE response: the handler's messages, keep-alive comments, then the response.
+struct Pump {
+    answer: Answer,
+    messages: mpsc::Receiver<Vec<u8>>,
+    control: Arc<StreamControl>,
+    queued: Vec<Vec<u8>>,
+    id: RequestId,
+    modern: bool,
+    _active: Option<ActiveGuard>,
+}
+
+impl Pump {
+    async fn run(self, mut stream: Stream) {
+        let Pump { answer, mut messages, control, queued, id, modern, _active } = self;
+        stream.prime().await;
+        for message in queued {
+            stream.send(&message).await;
+        }
+        let mut running = match answer {
+            Answer::Ready(response) => {
+                stream.send(&response).await;
+                stream.finish();
+                return;
+            }
+            Answer::Running(running) => running,
+        };
+        let keep_alive = stream.shared.options.keep_alive;
+        let mut messages_open = true;
+        let mut close_requested = false;
+        loop {
+            if modern && stream.body.is_none() {
+                // The client closed the stream of a 2026-07-28 request: that cancels it. The
+                // task is stopped when `running` is dropped.
+                tracing::debug!(%id, "the client closed the response stream; cancelling the request");
+                return;
+            }
+            let body_closed = {
+                let body = stream.body.clone();
+                async move {
+                    match body {
+                        Some(body) => body.closed().await,
+                        None => std::future::pending().await,
+                    }
+                }
+            };
+            tokio::select! {
+                biased;
+                outcome = running.outcome() => {
+                    while let Ok(message) = messages.try_recv() {
+                        stream.send(&message).await;
+                    }
+                    let (_, response) = encode_outcome(outcome, &id, modern);
+                    stream.send(&response).await;
+                    stream.finish();
+                    return;
+                }
+                message = messages.recv(), if messages_open => match message {
+                    Some(message) => stream.send(&message).await,
+                    None => messages_open = false,
+                },
+                () = control.close_requested(), if !close_requested => {
+                    close_requested = true;
+                    // The client reconnects with `Last-Event-ID` after the announced delay.
+                    stream.body = None;
+                }
+                () = body_closed => stream.body = None,
+                () = tokio::time::sleep(keep_alive) => stream.write_frame(sse::keep_alive()).await,
+            }
+        }
+    }
+}
