@@ -87,6 +87,10 @@ pub struct EraRuns {
     pub bare_stateless: Vec<Measurement>,
     /// Wharf serving 2026-07-28 requests.
     pub stateless: Vec<Measurement>,
+    /// The build before a change (`WHARF_BEFORE`) in a 2025 session, when it is compared.
+    pub before_session: Vec<Measurement>,
+    /// The build before a change serving 2026-07-28 requests, when it is compared.
+    pub before_stateless: Vec<Measurement>,
 }
 
 impl EraRuns {
@@ -95,10 +99,28 @@ impl EraRuns {
     pub fn report(self, bare: &str, what: &str, wharf: &str, concurrency: &str) {
         let session_ratio = median_ratio(&self.session, &self.bare_session);
         let stateless_ratio = median_ratio(&self.stateless, &self.bare_stateless);
+        let compared = !self.before_session.is_empty() && !self.before_stateless.is_empty();
+        let before_ratios = compared.then(|| {
+            (
+                median_ratio(&self.before_session, &self.bare_session),
+                median_ratio(&self.before_stateless, &self.bare_stateless),
+                median_ratio(&self.session, &self.before_session),
+                median_ratio(&self.stateless, &self.before_stateless),
+            )
+        });
         report(&format!("{bare} (2025 {what})"), concurrency, &median(self.bare_session), 1.0);
         report(&format!("{wharf} (2025 session)"), concurrency, &median(self.session), session_ratio);
+        if let Some((before_session, ..)) = before_ratios {
+            report(&format!("{wharf} before (2025)"), concurrency, &median(self.before_session), before_session);
+        }
         report(&format!("{bare} (2026 {what})"), concurrency, &median(self.bare_stateless), 1.0);
         report(&format!("{wharf} (2026 stateless)"), concurrency, &median(self.stateless), stateless_ratio);
+        if let Some((_, before_stateless, session, stateless)) = before_ratios {
+            report(&format!("{wharf} before (2026)"), concurrency, &median(self.before_stateless), before_stateless);
+            println!(
+                "{concurrency}: this build / the build before, per round: session {session:.2}, stateless {stateless:.2}"
+            );
+        }
     }
 }
 

@@ -169,6 +169,8 @@ fn main() {
     let target = std::env::var("WHARF_TARGET_DIR").unwrap_or_else(|_| "target/dist".to_owned());
     let wharf = format!("{target}/wharf");
     let bare = format!("{target}/bare-http-echo");
+    // The build before a change, to compare with in the same rounds.
+    let before = std::env::var("WHARF_BEFORE").ok();
     let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(40_000);
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
     let info = server_info(&answer_line(&wharf, &["serve"], &stateless_body(1)));
@@ -200,6 +202,10 @@ fn main() {
             runs.session.push(run(&runtime, &wharf, &wharf_args, Mode::Session, clients, n));
             runs.bare_stateless.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareStateless, clients, n));
             runs.stateless.push(run(&runtime, &wharf, &wharf_args, Mode::Stateless, clients, n));
+            if let Some(before) = &before {
+                runs.before_session.push(run(&runtime, before, &wharf_args, Mode::Session, clients, n));
+                runs.before_stateless.push(run(&runtime, before, &wharf_args, Mode::Stateless, clients, n));
+            }
         }
         runs.report("bare hyper echo", "body", "wharf --http", &format!("{clients} clients"));
     }

@@ -36,6 +36,8 @@ fn main() {
     let target = std::env::var("WHARF_TARGET_DIR").unwrap_or_else(|_| "target/dist".to_owned());
     let wharf = format!("{target}/wharf");
     let bare = format!("{target}/bare-echo");
+    // The build before a change, to compare with in the same rounds.
+    let before = std::env::var("WHARF_BEFORE").ok();
     let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(100_000);
 
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
@@ -55,6 +57,16 @@ fn main() {
             runs.session.push(drive(spawn(&wharf, &["serve"]), &session_setup(), n, window, session_request));
             runs.bare_stateless.push(drive(spawn(&bare, &[&info]), &[], n, window, stateless_request));
             runs.stateless.push(drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request));
+            if let Some(before) = &before {
+                runs.before_session.push(drive(
+                    spawn(before, &["serve"]),
+                    &session_setup(),
+                    n,
+                    window,
+                    session_request,
+                ));
+                runs.before_stateless.push(drive(spawn(before, &["serve"]), &[], n, window, stateless_request));
+            }
         }
         let in_flight = format!("{window} in flight");
         let longer_lines = median_ratio(&runs.bare_stateless, &runs.bare_session);
