@@ -2,11 +2,8 @@
 //! answers out of it.
 //!
 //! The stdio read thread encodes every answer it makes into a fresh buffer and then copies it
-//! into the batch it writes; without reuse, each answer costs an allocation and a free, which
-//! is about a tenth of the allocator's share of a pipelined `tools/call` (measured with
-//! callgrind: an allocation and its free cost about 100 instructions there, because the
-//! allocator retires the page a lone block leaves empty). A buffer given back is handed out
-//! again by the next [`take`] on the same thread. Buffers that leave the thread (HTTP bodies,
+//! into the batch it writes; without reuse, each answer would cost an allocation and a free. A
+//! buffer given back is handed out again by the next [`take`] on the same thread. Buffers that leave the thread (HTTP bodies,
 //! messages queued for a writer) are simply never given back.
 
 use std::cell::Cell;

@@ -1,9 +1,9 @@
 //! `tools/call` params read by hand: member names compared as bytes, the tool's name taken as
 //! it stands, and the arguments' syntax checked and their text kept without serde.
 //!
-//! Through serde's derive, these params cost a pipelined echo call about a fifth of its
-//! instructions: the arguments were read once to find their end (`RawValue`) and copied, and
-//! each member name went through serde's string machinery. `_meta` has a reader of its own
+//! Through serde's derive the arguments were read once to find their end (`RawValue`) and then
+//! copied, and each member name went through serde's string machinery: a large share of a
+//! small call's work (`benches/NOTES.md`). `_meta` has a reader of its own
 //! ([`super::meta`]); the rarer members (`task`, `inputResponses`, `requestState`) still go
 //! through serde, one value each.
 

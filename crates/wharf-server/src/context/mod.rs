@@ -66,8 +66,7 @@ struct LegacyTask {
 /// Who the client is.
 ///
 /// A session request reads what `initialize` negotiated from its session when asked, instead
-/// of holding clones of it: every clone and drop of an `Arc` is an atomic operation, and a
-/// pipelined `tools/call` made about forty of those.
+/// of holding clones of it: every clone and drop of an `Arc` is an atomic operation.
 pub(crate) enum Client {
     /// The session's client: [`Session::negotiated`].
     Session,

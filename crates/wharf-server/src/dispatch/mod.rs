@@ -50,7 +50,7 @@ use tasks::CallRoute;
 /// waiting is answered by [`prepare`], and only the method itself is awaited.
 #[allow(
     clippy::manual_async_fn,
-    reason = "as an `async fn` the future keeps its arguments apart from the locals they become: 46 more instructions per request"
+    reason = "as an `async fn` the future keeps its arguments apart from the locals they become, a copy per request"
 )]
 pub(crate) fn request_outcome(
     server: Server,
@@ -59,11 +59,9 @@ pub(crate) fn request_outcome(
     mut request: ClientRequest,
     delivery: Delivery,
 ) -> impl Future<Output = Result<Vec<u8>, RpcError>> + Send + 'static {
-    // The request is held in the future, not boxed. Boxing it made the future about 600 bytes
-    // smaller (the future keeps a value taken by value once per layer that holds it), but the
-    // stdio read loop reuses the future's box from one request to the next, so its size costs
-    // little there, while the request's box cost an allocation and a free per request (about
-    // 200 instructions of a pipelined `tools/call`).
+    // The request is held in the future, not boxed: the stdio read loop reuses the future's box
+    // from one request to the next, so the future's size costs little there, while a box for
+    // the request would cost an allocation and a free per request.
     async move {
         let method = request.method();
         let outcome = match prepare(&server, session, &id, &mut request, delivery) {
@@ -255,8 +253,8 @@ async fn serve(
 ) -> Result<Vec<u8>, RpcError> {
     let version = context.protocol_version();
     // Each method checks only the capability it needs, under its own look at the registry:
-    // working out all four on every request walked every prompt and template for
-    // completions (about 40 of the 70 instructions this saves a session `tools/call`).
+    // working out all four on every request would walk every prompt and template for
+    // completions.
     let request_method = request.method();
     let offers = |kind: fn(&Registry) -> bool, capability: &str| {
         let present = kind(&server.registry());

@@ -5,7 +5,7 @@
 //! there are no defaults to fill in; the full validator here decides everything else, and
 //! words every error. A plain schema is valid by construction, so its full validator is built
 //! only when a call's arguments need it: building one runs much of the `jsonschema` crate (its
-//! regular expressions among it), which cost `wharf serve` about 3 MiB of resident memory.
+//! regular expressions among it), which costs resident memory for schemas that never need it.
 
 mod shape;
 

@@ -54,12 +54,48 @@ pub(crate) struct RouteArgs {
     shard: Option<i64>,
 }
 
-/// Counts how many steps `slow` has taken, so tests can see that cancellation stopped it.
+/// Counts how many steps `slow` has taken, and how often its work was dropped before it
+/// finished, so tests can see that cancellation stopped it.
 #[derive(Default)]
 pub(crate) struct Counters {
     pub(crate) slow_steps: AtomicUsize,
+    /// `slow` calls whose future was dropped unfinished: stopped for good.
+    pub(crate) slow_dropped: AtomicUsize,
     /// Task handlers that saw their cancellation.
     pub(crate) cancelled_jobs: AtomicUsize,
+}
+
+/// Counts a `slow` call in `slow_dropped` when dropped while still marked unfinished.
+struct DroppedUnfinished(Arc<Counters>, bool);
+
+impl Drop for DroppedUnfinished {
+    fn drop(&mut self) {
+        if self.1 {
+            self.0.slow_dropped.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Waits until `slow` has taken `steps` steps.
+pub(crate) async fn slow_has_run(counters: &Counters, steps: usize) {
+    wait_until(|| counters.slow_steps.load(Ordering::SeqCst) >= steps, "slow to take its steps").await;
+}
+
+/// Waits until a `slow` call's work was dropped unfinished: the handler can do nothing more.
+pub(crate) async fn slow_was_stopped(counters: &Counters) {
+    wait_until(|| counters.slow_dropped.load(Ordering::SeqCst) >= 1, "the slow handler to be dropped").await;
+    assert!(counters.slow_steps.load(Ordering::SeqCst) < 500, "the slow handler ran to its end");
+}
+
+/// Polls `done` every 5 ms for up to 5 seconds, then fails saying what did not happen.
+pub(crate) async fn wait_until(done: impl Fn() -> bool, what: &str) {
+    for _ in 0..1000 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("waited 5 seconds for {what}");
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -163,10 +199,12 @@ pub(crate) fn builder_with(counters: Arc<Counters>) -> ServerBuilder {
             ToolDef::new("slow", move || {
                 let counters = counters.clone();
                 async move {
+                    let mut unfinished = DroppedUnfinished(counters.clone(), true);
                     for _ in 0..500 {
                         tokio::time::sleep(Duration::from_millis(10)).await;
                         counters.slow_steps.fetch_add(1, Ordering::SeqCst);
                     }
+                    unfinished.1 = false;
                     "finished"
                 }
             })

@@ -341,7 +341,7 @@ async fn a_closed_stream_is_resumed_with_last_event_id() {
     let events = reply.events();
     assert_eq!(events.len(), 1, "only the first log arrives before the close: {}", reply.body);
     assert!(!events.iter().any(|event| event.get("id").is_some()), "no response on the closed stream");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Resuming at once: the events stored so far are replayed, the rest follow as they come.
     let resume = [("accept", "text/event-stream"), ("mcp-session-id", id.as_str()), ("last-event-id", "1-1")];
     let resumed = send(port, "GET", &resume, "").await;
     assert_eq!(resumed.status, 200);
@@ -393,14 +393,10 @@ async fn closing_a_modern_response_cancels_the_handler() {
     );
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
-    while counters.slow_steps.load(Ordering::SeqCst) < 3 {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    fixture::slow_has_run(&counters, 3).await;
     drop(stream);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let stopped_at = counters.slow_steps.load(Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(counters.slow_steps.load(Ordering::SeqCst), stopped_at, "the handler kept working");
+    // The handler's work is dropped, so it can take no further step.
+    fixture::slow_was_stopped(&counters).await;
 }
 
 #[tokio::test]
@@ -435,9 +431,7 @@ async fn a_session_over_its_in_flight_bound_gets_429_until_one_finishes() {
         slow_requests.push(stream);
     }
     // Both handlers are running once the shared step counter moved twice per step.
-    while counters.slow_steps.load(Ordering::SeqCst) < 4 {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    fixture::slow_has_run(&counters, 4).await;
     let reply = send(port, "POST", &headers, &call(3, "echo", json!({"message": "one too many"}))).await;
     assert_eq!(reply.status, 429, "{reply:?}");
     assert_eq!(reply.header("retry-after"), Some("1"));

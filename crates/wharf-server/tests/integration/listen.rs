@@ -87,7 +87,9 @@ async fn listeners_hear_what_they_asked_for_tagged_until_the_server_ends_them() 
     assert_valid(&client, ProtocolVersion::V2026_07_28);
 }
 
-#[tokio::test]
+// On tokio's paused clock, time moves only once every task waits: the waits below that find
+// nothing are decided after the server handled everything it was sent, not by a real timer.
+#[tokio::test(start_paused = true)]
 async fn a_cancelled_listener_stops_and_gets_no_answer() {
     let server = fixture::server();
     let client = InMemoryClient::stateless(server.clone(), ClientCapabilities::default());
@@ -100,6 +102,7 @@ async fn a_cancelled_listener_stops_and_gets_no_answer() {
         .await;
     assert_eq!(next_for_number(&client, 7).await["method"], "notifications/subscriptions/acknowledged");
     client.notify("notifications/cancelled", json!({"requestId": 7})).await;
+    // Returns once the server has handled the cancellation and waits for more.
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(server.remove_tool("echo"));
     assert!(client.next_notification(Duration::from_millis(200)).await.is_none(), "a cancelled listener spoke");
