@@ -72,7 +72,7 @@ where
     };
     let modern_header = headers::names_stateless_revision(headers);
     match incoming {
-        Incoming::Request { id, request } => post_request(shared, headers, id, request, principal).await,
+        Incoming::Request { id, request } => post_request(shared, headers, modern_header, id, request, principal).await,
         Incoming::Refused { id, method, .. } if modern_header && removed_in_stateless(&method) => {
             removed_method_reply(&id, &method)
         }
@@ -117,11 +117,11 @@ where
 async fn post_request(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
+    modern_header: bool,
     id: RequestId,
     request: ClientRequest,
     principal: Option<Principal>,
 ) -> Response<McpBody> {
-    let modern_header = headers::names_stateless_revision(headers);
     if modern_header && removed_in_stateless(request.method()) {
         return removed_method_reply(&id, request.method());
     }
