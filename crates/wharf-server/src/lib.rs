@@ -13,7 +13,8 @@
 //!   cancellation and requests for client input ([`Input`]), which are server-to-client
 //!   requests in a 2025 session and `InputRequiredResult` rounds on 2026-07-28.
 //! - [`Principal`] is who a request acts for, as authentication in front of the server says.
-//! - [`serve_stdio`] and [`serve_connection`] run the newline-delimited transport.
+//! - [`serve_stdio`] (or [`serve_stdio_with`] and its [`StdioOptions`]) and [`serve_connection`]
+//!   run the newline-delimited transport.
 //! - With the `http` feature (on by default), `McpService` is the Streamable HTTP endpoint as a
 //!   `tower::Service`; `serve_http` serves it on an address, with the protections of
 //!   `HttpOptions`.
@@ -41,8 +42,9 @@ mod options;
 mod schema;
 mod session;
 mod wire;
-// Input rounds and tasks.
+// Input rounds, tasks, and what server events a 2025 session hears of.
 mod input;
+mod session_events;
 mod task;
 // The request context, over what it needs of its server.
 mod context;
@@ -59,7 +61,6 @@ mod server;
 // Request handling.
 mod dispatch;
 mod listen;
-mod session_events;
 // Transports, and the in-memory client over them.
 pub mod testing;
 mod transport;

@@ -2,7 +2,6 @@
 //! code path of both eras, the limits, SSE streams, resumption and cancellation.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::{Value, json};
