@@ -610,3 +610,57 @@ async fn mirrored_arguments_must_match_their_mcp_param_headers() {
         assert_message_valid(ProtocolVersion::V2026_07_28, &reply.json(), "tools/call");
     }
 }
+
+/// Posts `body` on a connection of its own and returns it once the response so far contains
+/// `until`, with what was read.
+async fn post_until(port: u16, headers: &[(&str, &str)], body: &str, until: &str) -> (TcpStream, Vec<u8>) {
+    let mut request = format!("POST /mcp HTTP/1.1\r\nconnection: close\r\nhost: localhost:{port}\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!("content-length: {}\r\n\r\n{body}", body.len()));
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let mut raw = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !String::from_utf8_lossy(&raw).contains(until) {
+        let read = tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await.expect("in time").unwrap();
+        assert!(read > 0, "the response ended before {until:?}: {}", String::from_utf8_lossy(&raw));
+        raw.extend_from_slice(&buffer[..read]);
+    }
+    (stream, raw)
+}
+
+/// A cancelled 2025 request is not answered (issue 20): a request whose stream already carries
+/// an elicitation ends that stream without a response, and one cancelled before it sent
+/// anything gets an event stream with nothing in it; neither is reported as a panic.
+#[tokio::test]
+async fn a_cancelled_session_request_gets_no_answer() {
+    let counters = Arc::new(Counters::default());
+    let port = start(fixture::builder_with(counters.clone()).build().unwrap(), HttpOptions::default()).await;
+    let id = session(port).await;
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str())];
+    let cancel = |request: &str| {
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request}}).to_string()
+    };
+    let asks = json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call", "params": {"name": "ask_name"}});
+    let (mut stream, mut raw) = post_until(port, &headers, &asks.to_string(), "elicitation/create").await;
+    assert_eq!(send(port, "POST", &headers, &cancel("c1")).await.status, 202);
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    let reply = parse(&raw);
+    let events = reply.events();
+    assert_eq!(events.len(), 1, "only the elicitation: {}", reply.body);
+    assert_eq!(events[0]["method"], "elicitation/create");
+
+    let slow = json!({"jsonrpc": "2.0", "id": "c2", "method": "tools/call", "params": {"name": "slow"}});
+    let (mut stream, mut raw) = post_until(port, &headers, &slow.to_string(), "").await;
+    fixture::slow_has_run(&counters, 1).await;
+    assert_eq!(send(port, "POST", &headers, &cancel("c2")).await.status, 202);
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    let reply = parse(&raw);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"), "{reply:?}");
+    assert!(reply.events().is_empty(), "{}", reply.body);
+    fixture::slow_was_stopped(&counters).await;
+}

@@ -59,11 +59,30 @@ impl Drop for Running {
 }
 
 impl Running {
-    async fn outcome(&mut self) -> Outcome {
+    /// How the handler's work ended; `None` when it was cancelled (its task aborted), which
+    /// gets no answer: the revision says a cancelled request is not answered.
+    async fn outcome(&mut self) -> Option<Outcome> {
         let joined = (&mut self.handle).await;
         self.done = true;
-        joined.unwrap_or_else(|err| Err(format!("the handler's task ended: {err}")))
+        match joined {
+            Ok(outcome) => Some(outcome),
+            Err(err) if err.is_cancelled() => None,
+            // The work runs inside `CatchUnwind`, so its task cannot panic; should it all the
+            // same, it is answered as the panic it is.
+            Err(err) => Some(Err(format!("the handler's task ended: {err}"))),
+        }
     }
+}
+
+/// The answer to a request cancelled before it had one: its stream ends without an answer, or,
+/// for a client that takes JSON only, 202 with no body.
+fn cancelled(id: &RequestId, sse: bool) -> Response<McpBody> {
+    tracing::debug!(%id, "the request was cancelled; it gets no answer");
+    if !sse {
+        return reply::accepted();
+    }
+    let (_, body) = mpsc::channel(1);
+    reply::event_stream(body)
 }
 
 /// The HTTP status of an error answer: 2026-07-28 gives some errors a status of their own.
@@ -93,7 +112,7 @@ fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (StatusCode
 /// What decides the form of the answer: the outcome, a message before it, or a request to
 /// close the stream; or nothing, when every answer streams.
 enum First {
-    Done(Outcome),
+    Done(Option<Outcome>),
     Message(Vec<u8>),
     Close,
     Stream,
@@ -179,7 +198,15 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         }
     };
     let answer = match first {
-        First::Done(outcome) => {
+        First::Done(None) if queued.is_empty() && messages.is_empty() => return cancelled(&id, sse),
+        First::Done(None) if !sse => return cancelled(&id, sse),
+        First::Done(None) => {
+            while let Ok(message) = messages.try_recv() {
+                queued.push(message);
+            }
+            Answer::Cancelled
+        }
+        First::Done(Some(outcome)) => {
             while let Ok(message) = messages.try_recv() {
                 queued.push(message);
             }
@@ -196,7 +223,9 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         First::Message(_) => {
             // The client takes JSON only: what the handler sends besides the answer is lost.
             tracing::debug!(%id, "dropping a message the client cannot receive without SSE");
-            let drained = drain_until_done(&mut running, &mut messages).await;
+            let Some(drained) = drain_until_done(&mut running, &mut messages).await else {
+                return cancelled(&id, sse);
+            };
             let (status, response) = encode_outcome(drained, &id, modern);
             return reply::json(status, response);
         }
@@ -233,7 +262,7 @@ fn stream_response(shared: &Arc<Shared>, resumable: Option<Arc<HttpSession>>, pu
 }
 
 /// Waits for the handler, discarding what it sends meanwhile.
-async fn drain_until_done(running: &mut Running, messages: &mut mpsc::Receiver<Vec<u8>>) -> Outcome {
+async fn drain_until_done(running: &mut Running, messages: &mut mpsc::Receiver<Vec<u8>>) -> Option<Outcome> {
     loop {
         tokio::select! {
             outcome = running.outcome() => return outcome,
@@ -301,10 +330,12 @@ impl Stream {
     }
 }
 
-/// The answer to a streamed request: already encoded, or still being worked out.
+/// The answer to a streamed request: already encoded, still being worked out, or none at all
+/// (the request was cancelled).
 enum Answer {
     Ready(Vec<u8>),
     Running(Running),
+    Cancelled,
 }
 
 /// Feeds one SSE response: the handler's messages, keep-alive comments, then the response.
@@ -332,6 +363,10 @@ impl Pump {
                 return;
             }
             Answer::Running(running) => running,
+            Answer::Cancelled => {
+                stream.finish();
+                return;
+            }
         };
         let keep_alive = stream.shared.options.keep_alive;
         let mut messages_open = true;
@@ -358,8 +393,13 @@ impl Pump {
                     while let Ok(message) = messages.try_recv() {
                         stream.send(&message).await;
                     }
-                    let (_, response) = encode_outcome(outcome, &id, modern);
-                    stream.send(&response).await;
+                    match outcome {
+                        Some(outcome) => {
+                            let (_, response) = encode_outcome(outcome, &id, modern);
+                            stream.send(&response).await;
+                        }
+                        None => tracing::debug!(%id, "the request was cancelled; its stream ends without an answer"),
+                    }
                     stream.finish();
                     return;
                 }
