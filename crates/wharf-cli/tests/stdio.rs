@@ -297,3 +297,34 @@ fn a_person_at_a_terminal_is_told_what_is_going_on() {
     assert!(screen.contains("waiting for an MCP client on stdin"), "{screen}");
     assert!(screen.contains("\"mcpServers\""), "{screen}");
 }
+
+/// A member given twice inside `arguments` is refused with -32602 naming it, in both eras, at
+/// any depth; a proxy that reads the first and a tool that reads the last would otherwise see
+/// different calls (issue 20). Written as raw bytes: a JSON map cannot hold a key twice.
+#[test]
+fn arguments_that_give_a_member_twice_are_refused() {
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let calls = [
+        (r#""name":"echo","arguments":{"message":"first","message":"second"}"#, "message"),
+        (r#""name":"calculator","arguments":{"operation":"add","operation":"multiply","a":6,"b":7}"#, "operation"),
+        (r#""name":"echo","arguments":{"message":"x","note":{"k":1,"k":2}}"#, "k"),
+    ];
+    let mut input = lines(&initialize("2025-11-25"));
+    for (index, (params, _)) in calls.iter().enumerate() {
+        let session = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{{params}}}}}"#, index + 1);
+        let stateless =
+            format!(r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call","params":{{{meta},{params}}}}}"#, index + 11);
+        input.extend_from_slice(format!("{session}\n{stateless}\n").as_bytes());
+    }
+    let (out, _, status) = run(&input);
+    assert!(status.success());
+    let messages = parse(&out);
+    for (index, (_, key)) in calls.iter().enumerate() {
+        for id in [index + 1, index + 11] {
+            let answer = by_id(&messages, json!(id));
+            assert_eq!(answer["error"]["code"], -32602, "{answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains(&format!("`{key}` twice")), "{message}");
+        }
+    }
+}

@@ -16,6 +16,7 @@ use crate::error::RpcError;
 use crate::prompt::{PromptDef, prompt_for};
 use crate::registry::{Component, Registry, page};
 use crate::resource::{ResourceDef, TemplateDef, resource_for, template_for};
+use crate::schema::Refusal;
 use crate::server::Server;
 use crate::tool::extract::{Rejection, ToolCall};
 use crate::tool::handler::ToolFuture;
@@ -156,7 +157,8 @@ pub(super) fn start_call(
     };
     let arguments = match schema.accept(params.arguments, tool.reads_arguments) {
         Ok(arguments) => arguments,
-        Err(message) => return invalid_arguments(message),
+        Err(Refusal::Invalid(message)) => return invalid_arguments(message),
+        Err(Refusal::DuplicateKey(key)) => return Err(Refusal::duplicate_key_error(&key)),
     };
     let call = ToolCall { name: &tool.definition.name, schema, arguments: Some(arguments), context };
     match tool.handler.call(call) {

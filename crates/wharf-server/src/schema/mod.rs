@@ -17,7 +17,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 use wharf_protocol::{JsonObject, ToolArguments};
 
-use crate::error::Error;
+use crate::error::{Error, RpcError};
 use crate::schema::shape::Shape;
 
 /// Generates the JSON Schema (draft 2020-12) of `T`, inlining nothing: nested types live in
@@ -92,6 +92,34 @@ pub(crate) enum AcceptedArguments {
     Object(JsonObject),
 }
 
+/// Why a call's arguments were refused.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// They do not fit the schema: a tool error on 2025-11-25 and later, `-32602` before.
+    Invalid(String),
+    /// An object in them gives a member twice: `-32602` in every revision, because readers
+    /// disagree on which of the two counts.
+    DuplicateKey(String),
+}
+
+impl Refusal {
+    /// The refusal's wording, for tests.
+    #[cfg(test)]
+    fn into_message(self) -> String {
+        match self {
+            Refusal::Invalid(message) => message,
+            Refusal::DuplicateKey(key) => format!("`{key}` given twice"),
+        }
+    }
+
+    /// The JSON-RPC error a duplicate member is refused with.
+    pub(crate) fn duplicate_key_error(key: &str) -> RpcError {
+        RpcError::invalid_params(format!(
+            "Invalid params: the arguments give the member `{key}` twice in one object; member names must be unique"
+        ))
+    }
+}
+
 /// Whether the handler reads the arguments itself (it takes `Args`), which lets their check
 /// happen while they are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,7 +177,7 @@ impl ArgumentSchema {
         &self,
         arguments: Option<ToolArguments>,
         reader: ArgumentReader,
-    ) -> Result<AcceptedArguments, String> {
+    ) -> Result<AcceptedArguments, Refusal> {
         match arguments {
             Some(text) if reader == ArgumentReader::Handler && self.reads_in_one_pass() => {
                 Ok(AcceptedArguments::NotYetChecked(text))
@@ -160,7 +188,7 @@ impl ArgumentSchema {
 
     /// Reads a `T` from accepted arguments, in as few passes as they allow; arguments not yet
     /// checked are checked as they are read. The error is the reason to refuse the call.
-    pub(crate) fn read<T: serde::de::DeserializeOwned>(&self, arguments: AcceptedArguments) -> Result<T, String> {
+    pub(crate) fn read<T: serde::de::DeserializeOwned>(&self, arguments: AcceptedArguments) -> Result<T, Refusal> {
         match arguments {
             // Checked while read, in one pass. Anything the shape cannot vouch for (or `T`
             // refuses) takes the full check, whose result is read as any other; the two word
@@ -180,26 +208,33 @@ impl ArgumentSchema {
             // accepted, the values path words the error as it would have anyway.
             AcceptedArguments::Checked(text) => match serde_json::from_str(text.as_str()) {
                 Ok(value) => Ok(value),
-                Err(err) => read_object(text.to_object().map_err(|_| err.to_string())?),
+                Err(err) => read_object(text.to_object().map_err(|_| Refusal::Invalid(err.to_string()))?)
+                    .map_err(Refusal::Invalid),
             },
-            AcceptedArguments::Object(object) => read_object(object),
+            AcceptedArguments::Object(object) => read_object(object).map_err(Refusal::Invalid),
         }
     }
 
     /// Checks a call's arguments: straight from the client's text when the schema is a plain
-    /// shape and the text fits it, otherwise as JSON values through [`Self::prepare`], which
-    /// fills in defaults and words the error.
-    fn check(&self, arguments: Option<ToolArguments>) -> Result<AcceptedArguments, String> {
+    /// shape and the text fits it (a shape never accepts a member given twice), otherwise as
+    /// JSON values through [`Self::prepare`], which fills in defaults and words the error;
+    /// arguments that give a member twice are refused before they become values, where the
+    /// last would silently win.
+    fn check(&self, arguments: Option<ToolArguments>) -> Result<AcceptedArguments, Refusal> {
         match (&self.shape, arguments) {
             // With defaults to fill in, the arguments are read as values first, then checked.
             (Some(shape), Some(text)) if !self.has_defaults && shape.accepts(text.as_str()) => {
                 Ok(AcceptedArguments::Checked(text))
             }
             (_, arguments) => {
+                if let Some(key) = arguments.as_ref().and_then(ToolArguments::first_duplicate_key) {
+                    return Err(Refusal::DuplicateKey(key));
+                }
                 let object = arguments.as_ref().map(ToolArguments::to_object).transpose();
-                let mut object =
-                    object.map_err(|err| format!("the arguments cannot be read: {err}"))?.unwrap_or_default();
-                self.prepare(&mut object)?;
+                let mut object = object
+                    .map_err(|err| Refusal::Invalid(format!("the arguments cannot be read: {err}")))?
+                    .unwrap_or_default();
+                self.prepare(&mut object).map_err(Refusal::Invalid)?;
                 Ok(AcceptedArguments::Object(object))
             }
         }
@@ -411,22 +446,26 @@ mod tests {
 
         let fast = schema.check(text(r#"{"operation": "add", "a": 1, "b": 2.5, "precision": 3}"#)).unwrap();
         assert!(matches!(fast, AcceptedArguments::Checked(_)), "{fast:?}");
-        // Arguments the shape cannot vouch for get the full validator's verdict and wording.
-        let twice = schema.check(text(r#"{"operation": "add", "a": 1, "a": 2, "b": 3}"#)).unwrap();
-        assert!(matches!(twice, AcceptedArguments::Object(_)), "{twice:?}");
-        let message = schema.check(text(r#"{"operation": "modulo", "a": 1, "b": 2}"#)).unwrap_err();
+        // Arguments the shape cannot vouch for get the full validator's verdict and wording;
+        // a member given twice is refused before any reader picks one of the two.
+        let extra = schema.check(text(r#"{"operation": "add", "a": 1, "b": 3, "comment": "x"}"#)).unwrap();
+        assert!(matches!(extra, AcceptedArguments::Object(_)), "{extra:?}");
+        let twice = schema.check(text(r#"{"operation": "add", "a": 1, "a": 2, "b": 3}"#));
+        assert!(matches!(twice, Err(Refusal::DuplicateKey(ref key)) if key == "a"), "{twice:?}");
+        let message = schema.check(text(r#"{"operation": "modulo", "a": 1, "b": 2}"#)).unwrap_err().into_message();
         assert!(message.starts_with("`operation`:"), "{message}");
-        let message = schema.check(text(r#"{"operation": "add", "a": 1, "precision": -1}"#)).unwrap_err();
+        let message =
+            schema.check(text(r#"{"operation": "add", "a": 1, "precision": -1}"#)).unwrap_err().into_message();
         assert!(message.contains("\"b\" is a required property"), "{message}");
         assert!(message.contains("`precision`: -1 is less than the minimum of 0"), "{message}");
-        assert!(matches!(schema.check(None), Err(message) if message.contains("required")));
+        assert!(schema.check(None).unwrap_err().into_message().contains("required"));
 
         let with_defaults =
             compiled(json!({"type": "object", "properties": {"days": {"type": "integer", "default": 7}}}));
         assert!(with_defaults.shape.is_some());
         let filled = with_defaults.check(text("{}")).unwrap();
         assert!(matches!(filled, AcceptedArguments::Object(object) if object["days"] == 7));
-        let message = with_defaults.check(text(r#"{"days": "seven"}"#)).unwrap_err();
+        let message = with_defaults.check(text(r#"{"days": "seven"}"#)).unwrap_err().into_message();
         assert!(message.starts_with("`days`:"), "{message}");
     }
 
@@ -446,7 +485,7 @@ mod tests {
         assert!(matches!(filled, AcceptedArguments::Object(object) if object["days"] == 7));
         assert!(schema.validator.get().is_none());
         // Refused: the full validator is built to judge and word it.
-        let message = schema.check(text(r#"{"place": "Oslo", "days": 0}"#)).unwrap_err();
+        let message = schema.check(text(r#"{"place": "Oslo", "days": 0}"#)).unwrap_err().into_message();
         assert!(message.starts_with("`days`: 0 is less than the minimum of 1"), "{message}");
         assert!(matches!(schema.validator.get(), Some(Ok(_))));
         // A schema the shape does not cover has its validator from the start.
@@ -494,7 +533,7 @@ mod tests {
         let plain = compiled(json!({"type": "object", "properties": {"note": {"type": "string"}}}));
         for schema in [&with_defaults, &plain] {
             let text = serde_json::from_str::<ToolArguments>(r#"{"days": 1, "note": "\ud800"}"#).unwrap();
-            let message = schema.check(Some(text)).unwrap_err();
+            let message = schema.check(Some(text)).unwrap_err().into_message();
             assert!(message.contains("the arguments cannot be read"), "{message}");
         }
     }

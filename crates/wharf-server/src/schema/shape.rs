@@ -7,7 +7,9 @@
 //! `$defs` standing alone (as schemars writes nested types), and documented enum variants
 //! (`oneOf` of strings). `default` is an annotation here: filling defaults in is the caller's
 //! work. Anything else (`anyOf` of other schemas, `pattern`, `format`, ...) leaves the schema
-//! to the full validator. Every part of a plain schema, unused definitions and the values of
+//! to the full validator. So do arguments with a member the schema does not name, and any member
+//! given twice: this checker keeps no names, and the full path refuses duplicates (readers
+//! disagree on which of two counts). Every part of a plain schema, unused definitions and the values of
 //! annotations included, is understood here, so a plain schema is a valid one. The checker
 //! only ever says "certainly valid" or "ask the full validator", so a call it does not accept
 //! still gets the full validator's verdict and its error message.
@@ -15,7 +17,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Number, Value};
 use wharf_protocol::JsonObject;
 
@@ -51,7 +53,6 @@ pub(crate) struct Shape {
     properties: Vec<(String, Shape)>,
     /// Bit `i` set: `properties[i]` is required.
     required: u64,
-    additional: Additional,
     items: Option<Box<Shape>>,
     bounds: Vec<(Bound, Number)>,
     min_length: Option<u64>,
@@ -59,14 +60,18 @@ pub(crate) struct Shape {
     choices: Option<Vec<String>>,
 }
 
-/// What `additionalProperties` allows.
-#[derive(Debug, Default)]
-enum Additional {
-    #[default]
-    Anything,
-    Nothing,
-    Only(Box<Shape>),
-}
+/// A shape that allows anything, for the items of an array whose schema says nothing of them:
+/// their objects are still walked, so that a member given twice is never waved through.
+static ANY: Shape = Shape {
+    types: 0,
+    properties: Vec::new(),
+    required: 0,
+    items: None,
+    bounds: Vec::new(),
+    min_length: None,
+    max_length: None,
+    choices: None,
+};
 
 #[derive(Debug, Clone, Copy)]
 enum Bound {
@@ -118,14 +123,16 @@ impl Shape {
                         required.push(name);
                     }
                 }
-                "additionalProperties" => {
-                    shape.additional = match value {
-                        Value::Bool(true) => Additional::Anything,
-                        Value::Bool(false) => Additional::Nothing,
-                        Value::Object(schema) => Additional::Only(Box::new(Shape::within(root, schema, depth + 1)?)),
-                        _ => return None,
+                // Members the schema does not name are left to the full path (a checker that
+                // does not keep their names cannot see one given twice), so what this keyword
+                // allows is never needed here; it must only be plain.
+                "additionalProperties" => match value {
+                    Value::Bool(_) => {}
+                    Value::Object(schema) => {
+                        Shape::within(root, schema, depth + 1)?;
                     }
-                }
+                    _ => return None,
+                },
                 "items" => {
                     shape.items = match value {
                         Value::Bool(true) => None,
@@ -324,7 +331,7 @@ impl<'de> Visitor<'de> for &Shape {
         self.check_kind::<A::Error>(kind::ARRAY)?;
         match &self.items {
             Some(shape) => while items.next_element_seed(&**shape)?.is_some() {},
-            None => while items.next_element::<IgnoredAny>()?.is_some() {},
+            None => while items.next_element_seed(&ANY)?.is_some() {},
         }
         Ok(())
     }
@@ -343,13 +350,9 @@ impl<'de> Visitor<'de> for &Shape {
                     seen |= 1 << index;
                     members.next_value_seed(&self.properties[index].1)?;
                 }
-                None => match &self.additional {
-                    Additional::Anything => {
-                        members.next_value::<IgnoredAny>()?;
-                    }
-                    Additional::Nothing => return Err(A::Error::custom("an unknown member")),
-                    Additional::Only(shape) => members.next_value_seed(&**shape)?,
-                },
+                // A member the schema does not name may be given twice, which this checker
+                // cannot see without keeping every such name; the full path refuses that.
+                None => return Err(A::Error::custom("a member the schema does not name")),
             }
         }
         if self.required & !seen == 0 { Ok(()) } else { Err(A::Error::custom("a required member is missing")) }
@@ -414,7 +417,8 @@ mod tests {
             schema,
             &[
                 (json!({"message": "hi"}), true),
-                (json!({"message": "hi", "times": 3, "extra": [1, {"a": null}]}), true),
+                // A member the schema does not name is valid, but left to the full path.
+                (json!({"message": "hi", "times": 3, "extra": [1, {"a": null}]}), false),
                 (json!({"message": "hi", "times": null}), true),
                 (json!({"message": "hi", "times": 3.0}), true),
                 (json!({"message": "hi", "times": 3.5}), false),
@@ -494,7 +498,9 @@ mod tests {
                            "additionalProperties": {"type": "boolean"}},
             }}),
             &[
-                (json!({"tags": ["a", "b"], "window": {"days": 2, "strict": true}}), true),
+                (json!({"tags": ["a", "b"], "window": {"days": 2}}), true),
+                // Valid, but a member the schema does not name is left to the full path.
+                (json!({"tags": ["a", "b"], "window": {"days": 2, "strict": true}}), false),
                 (json!({"tags": ["a", 2]}), false),
                 (json!({"tags": "a"}), false),
                 (json!({"window": {}}), false),

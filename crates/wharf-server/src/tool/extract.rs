@@ -8,7 +8,7 @@ use wharf_protocol::JsonObject;
 
 use crate::context::RequestContext;
 use crate::error::RpcError;
-use crate::schema::{AcceptedArguments, ArgumentSchema, read_object, schema_for};
+use crate::schema::{AcceptedArguments, ArgumentSchema, Refusal, read_object, schema_for};
 
 /// One call of a tool, as extractors see it.
 ///
@@ -121,9 +121,12 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
     fn from_tool_call(call: &mut ToolCall<'_>) -> Result<Self, Rejection> {
         let read = match call.arguments.take() {
             Some(arguments) => call.schema.read(arguments),
-            None => read_object(JsonObject::new()),
+            None => read_object(JsonObject::new()).map_err(Refusal::Invalid),
         };
-        read.map(Args).map_err(Rejection::InvalidArguments)
+        read.map(Args).map_err(|refusal| match refusal {
+            Refusal::Invalid(message) => Rejection::InvalidArguments(message),
+            Refusal::DuplicateKey(key) => Rejection::Rpc(Refusal::duplicate_key_error(&key)),
+        })
     }
 
     fn input_schema() -> Option<JsonObject> {

@@ -664,3 +664,31 @@ async fn a_cancelled_session_request_gets_no_answer() {
     assert!(reply.events().is_empty(), "{}", reply.body);
     fixture::slow_was_stopped(&counters).await;
 }
+
+/// A member given twice inside `arguments` is refused with -32602 naming it, in a 2025
+/// session and statelessly (issue 20). Raw bodies: a JSON map cannot hold a key twice.
+#[tokio::test]
+async fn arguments_that_give_a_member_twice_are_refused() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let id = session(port).await;
+    let session_headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str())];
+    let modern_headers =
+        [JSON[0], JSON[1], ("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "echo")];
+    let arguments = r#"{"message":"first","nested":[{"k":1,"k":2}],"message":"second"}"#;
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let in_session = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{arguments}}}}}"#
+    );
+    let stateless = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{{meta},"name":"echo","arguments":{arguments}}}}}"#
+    );
+    for (headers, body) in [(&session_headers[..], in_session), (&modern_headers[..], stateless)] {
+        let reply = send(port, "POST", headers, &body).await;
+        assert_eq!(reply.status, 200, "{reply:?}");
+        let answer = reply.json();
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        // The first duplicate the walk meets: `k`, inside `nested`, before `message` repeats.
+        assert!(message.contains("`k` twice"), "{message}");
+    }
+}
