@@ -692,3 +692,43 @@ async fn arguments_that_give_a_member_twice_are_refused() {
         assert!(message.contains("`k` twice"), "{message}");
     }
 }
+
+/// Sends headers announcing a 100-byte body, then trickles it one byte every 100 ms, and
+/// returns the raw response (read until the server closes the connection).
+async fn trickle_body(port: u16) -> String {
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n"
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let (mut reader, mut writer) = stream.into_split();
+    let trickling = tokio::spawn(async move {
+        for _ in 0..100 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if writer.write_all(b" ").await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(15), reader.read_to_end(&mut raw)).await.expect("closed in time").unwrap();
+    trickling.abort();
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+/// A body that does not arrive in time, or arrives slower than the least rate, is answered 408
+/// and its connection closed (issue 20, defect 3): the header timeout alone let a client hold
+/// a connection for ever by sending its body a byte at a time.
+#[tokio::test]
+async fn a_slow_body_is_answered_408_and_the_connection_closed() {
+    let deadline = start(fixture::server(), HttpOptions::default().body_read_timeout(Duration::from_secs(1))).await;
+    // 10 bytes a second against a least rate of 1 MB/s: cut off after the rate's grace.
+    let rate = start(fixture::server(), HttpOptions::default().min_body_rate(1_000_000)).await;
+    let (by_deadline, by_rate) = tokio::join!(trickle_body(deadline), trickle_body(rate));
+    for raw in [by_deadline, by_rate] {
+        assert!(raw.starts_with("HTTP/1.1 408"), "{raw}");
+        assert!(raw.to_ascii_lowercase().contains("connection: close"), "{raw}");
+        assert!(raw.contains("did not arrive in time"), "{raw}");
+    }
+}

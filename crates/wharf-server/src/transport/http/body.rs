@@ -4,10 +4,12 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 /// The body of every response the MCP endpoint sends.
 #[derive(Debug)]
@@ -65,19 +67,65 @@ impl Body for McpBody {
 #[derive(Debug)]
 pub(crate) enum BodyError {
     TooLarge,
+    /// The body did not arrive in time, or arrived slower than the least rate allowed.
+    TooSlow,
     Broken(String),
 }
 
-/// Reads a whole request body, refusing it as soon as it grows past `limit` bytes.
-pub(crate) async fn read_body<B>(body: B, limit: usize) -> Result<Vec<u8>, BodyError>
+/// How much a request body may weigh, and how fast it must arrive.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BodyLimits {
+    pub(crate) max_bytes: usize,
+    pub(crate) timeout: Duration,
+    /// Bytes per second on average since the headers, after [`RATE_GRACE`]; 0: no minimum.
+    pub(crate) min_rate: u64,
+}
+
+/// How far behind the least rate a body may fall (the first bytes may be slow to come).
+const RATE_GRACE: Duration = Duration::from_secs(5);
+
+impl BodyLimits {
+    /// When the body must have delivered more than `received` bytes: the earlier of its own
+    /// deadline and the one its rate allows.
+    fn next_deadline(&self, started: Instant, received: usize) -> Instant {
+        let total = started + self.timeout;
+        if self.min_rate == 0 {
+            return total;
+        }
+        let earned = Duration::from_secs_f64(received as f64 / self.min_rate as f64);
+        total.min(started + RATE_GRACE + earned)
+    }
+}
+
+/// Reads a whole request body, refusing it as soon as it grows past the limit or falls behind
+/// its deadline.
+pub(crate) async fn read_body<B>(body: B, limits: BodyLimits) -> Result<Vec<u8>, BodyError>
 where
     B: Body,
     B::Error: std::fmt::Display,
 {
+    let limit = limits.max_bytes;
+    // The clock is read only once the body makes the reader wait: most bodies have arrived
+    // with their headers, and those cost no timer.
+    let mut started = None;
     let mut body = std::pin::pin!(body);
     let mut bytes = Vec::new();
-    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
-        let frame = frame.map_err(|err| BodyError::Broken(err.to_string()))?;
+    // The error becomes text at once: the body's own error type need not be `Send`.
+    let mut poll_frame = |cx: &mut Context<'_>| {
+        body.as_mut().poll_frame(cx).map(|frame| frame.map(|frame| frame.map_err(|err| err.to_string())))
+    };
+    loop {
+        let next = match std::future::poll_fn(|cx| Poll::Ready(poll_frame(cx))).await {
+            Poll::Ready(next) => next,
+            Poll::Pending => {
+                let started = *started.get_or_insert_with(Instant::now);
+                let deadline = limits.next_deadline(started, bytes.len());
+                let waiting = std::future::poll_fn(&mut poll_frame);
+                tokio::time::timeout_at(deadline, waiting).await.map_err(|_| BodyError::TooSlow)?
+            }
+        };
+        let Some(frame) = next else { break };
+        let frame = frame.map_err(BodyError::Broken)?;
         if let Ok(mut data) = frame.into_data() {
             if bytes.len() + data.remaining() > limit {
                 return Err(BodyError::TooLarge);
@@ -91,4 +139,23 @@ where
         }
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_has_its_own_deadline_and_earns_time_at_the_least_rate() {
+        let limits = BodyLimits { max_bytes: 1 << 20, timeout: Duration::from_secs(30), min_rate: 1024 };
+        let started = Instant::now();
+        // Nothing yet: the grace only.
+        assert_eq!(limits.next_deadline(started, 0), started + RATE_GRACE);
+        // 10 KiB in: ten more seconds earned.
+        assert_eq!(limits.next_deadline(started, 10 * 1024), started + RATE_GRACE + Duration::from_secs(10));
+        // Never past the body's own deadline.
+        assert_eq!(limits.next_deadline(started, 1 << 20), started + Duration::from_secs(30));
+        let no_rate = BodyLimits { min_rate: 0, ..limits };
+        assert_eq!(no_rate.next_deadline(started, 0), started + Duration::from_secs(30));
+    }
 }

@@ -5,8 +5,9 @@ use std::time::Duration;
 /// Limits and protections of the Streamable HTTP transport.
 ///
 /// The defaults are safe for a server on a developer's machine: only loopback `Host` and
-/// `Origin` values are accepted, bodies are capped at 4 MiB, and sessions are bounded in number
-/// and expire when idle. A server reachable from elsewhere names its hosts with
+/// `Origin` values are accepted, bodies are capped at 4 MiB and must arrive in time (headers and
+/// body within 30 s each, the body at 1 KiB/s at least), and sessions are bounded in number and
+/// expire when idle. A server reachable from elsewhere names its hosts with
 /// [`HttpOptions::allowed_hosts`].
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -20,6 +21,8 @@ pub struct HttpOptions {
     pub(crate) sse_retry: Duration,
     pub(crate) event_store_bytes: usize,
     pub(crate) header_read_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) min_body_rate: u64,
     pub(crate) cors: bool,
     pub(crate) always_stream: bool,
     pub(crate) path: String,
@@ -41,6 +44,8 @@ impl Default for HttpOptions {
             sse_retry: Duration::from_millis(500),
             event_store_bytes: 1024 * 1024,
             header_read_timeout: Duration::from_secs(30),
+            body_read_timeout: Duration::from_secs(30),
+            min_body_rate: 1024,
             cors: false,
             always_stream: false,
             path: "/mcp".to_owned(),
@@ -125,6 +130,22 @@ impl HttpOptions {
     /// How long a connection may take to send its request headers. Default 30 s.
     pub fn header_read_timeout(mut self, timeout: Duration) -> HttpOptions {
         self.header_read_timeout = timeout;
+        self
+    }
+
+    /// The longest a request body may take to arrive, in all. A body still arriving then is
+    /// answered 408 and the connection closed. Default 30 s.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// The slowest a request body may arrive, in bytes per second on average since its headers,
+    /// after a grace of 5 seconds: a client that trickles its body is answered 408 and the
+    /// connection closed, long before the body's own deadline. Default 1024 (1 KiB/s); 0 turns
+    /// the check off.
+    pub fn min_body_rate(mut self, bytes_per_second: u64) -> HttpOptions {
+        self.min_body_rate = bytes_per_second;
         self
     }
 

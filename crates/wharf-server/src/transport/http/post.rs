@@ -12,7 +12,7 @@ use wharf_protocol::{
 };
 
 use super::answer::{Job, run};
-use super::body::{BodyError, McpBody, read_body};
+use super::body::{BodyError, BodyLimits, McpBody, read_body};
 use super::headers::{self, SESSION_ID};
 use super::reply;
 use super::sessions::{ActiveGuard, CreateError};
@@ -55,9 +55,15 @@ where
     if declared.is_some_and(|length| length > limit as u64) {
         return too_large(limit);
     }
-    let bytes = match read_body(body, limit).await {
+    let limits = BodyLimits {
+        max_bytes: limit,
+        timeout: shared.options.body_read_timeout,
+        min_rate: shared.options.min_body_rate,
+    };
+    let bytes = match read_body(body, limits).await {
         Ok(bytes) => bytes,
         Err(BodyError::TooLarge) => return too_large(limit),
+        Err(BodyError::TooSlow) => return reply::too_slow(),
         Err(BodyError::Broken(err)) => {
             return reply::refuse(StatusCode::BAD_REQUEST, ErrorCode::INVALID_REQUEST, format!("Bad request: {err}"));
         }

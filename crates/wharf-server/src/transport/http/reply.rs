@@ -3,7 +3,7 @@
 use bytes::Bytes;
 use http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_EXPOSE_HEADERS, ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderValue, VARY,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_TYPE, HeaderValue, VARY,
 };
 use http::{Response, StatusCode};
 use tokio::sync::mpsc;
@@ -37,6 +37,18 @@ pub(crate) fn error(status: StatusCode, id: Option<&RequestId>, error: ErrorObje
 /// An HTTP-level refusal, with a JSON-RPC error (without id) saying why.
 pub(crate) fn refuse(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response<McpBody> {
     error(status, None, ErrorObject::new(code, message))
+}
+
+/// 408 for a body that did not arrive in time, and the connection closed: what is left of the
+/// body would otherwise be read as the next request.
+pub(crate) fn too_slow() -> Response<McpBody> {
+    let mut response = refuse(
+        StatusCode::REQUEST_TIMEOUT,
+        ErrorCode::INVALID_REQUEST,
+        "Request timeout: the request body did not arrive in time",
+    );
+    response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// An SSE response fed by `frames`.
