@@ -328,3 +328,88 @@ fn arguments_that_give_a_member_twice_are_refused() {
         }
     }
 }
+
+/// Every other map a handler reads refuses a member given twice too, with -32602 naming it:
+/// prompt arguments, completion arguments and a 2026-07-28 request's `inputResponses`.
+#[test]
+fn prompt_completion_and_input_maps_that_give_a_member_twice_are_refused() {
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let requests = [
+        (
+            "prompts/get",
+            r#""name":"code_review","arguments":{"language":"rust","code":"x","language":"go"}"#,
+            "language",
+        ),
+        (
+            "completion/complete",
+            r#""ref":{"type":"ref/resource","uri":"users://{id}/profile"},"argument":{"name":"id","value":""},"context":{"arguments":{"a":"1","a":"2"}}"#,
+            "a",
+        ),
+        (
+            "tools/call",
+            r#""name":"echo","arguments":{"message":"x"},"inputResponses":{"q":{"action":"accept"},"q":{}}"#,
+            "q",
+        ),
+    ];
+    let mut input = lines(&initialize("2025-11-25"));
+    for (index, (method, params, _)) in requests.iter().enumerate() {
+        let stateless =
+            format!(r#"{{"jsonrpc":"2.0","id":{},"method":"{method}","params":{{{meta},{params}}}}}"#, index + 11);
+        input.extend_from_slice(format!("{stateless}\n").as_bytes());
+        // inputResponses exist on 2026-07-28 only.
+        if *method != "tools/call" {
+            let session =
+                format!(r#"{{"jsonrpc":"2.0","id":{},"method":"{method}","params":{{{params}}}}}"#, index + 1);
+            input.extend_from_slice(format!("{session}\n").as_bytes());
+        }
+    }
+    let (out, _, status) = run(&input);
+    assert!(status.success());
+    let messages = parse(&out);
+    for (index, (method, _, key)) in requests.iter().enumerate() {
+        let ids = if *method == "tools/call" { vec![index + 11] } else { vec![index + 1, index + 11] };
+        for id in ids {
+            let answer = by_id(&messages, json!(id));
+            assert_eq!(answer["error"]["code"], -32602, "{method}: {answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.contains(&format!("`{key}` is given twice")), "{method}: {message}");
+        }
+    }
+}
+
+/// The client's answer to the server's own request is read strictly too: an elicitation result
+/// that gives a member twice reaches the handler as an error naming it, never as either value.
+#[test]
+fn an_answer_that_gives_a_member_twice_reaches_the_handler_as_an_error() {
+    use std::io::{BufRead, BufReader};
+    let mut child = start(Stdio::null());
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut session = vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "wire", "version": "1"}}}),
+    ];
+    session.push(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    session.push(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet_interactively"}}));
+    stdin.write_all(&lines(&session)).unwrap();
+    stdin.flush().unwrap();
+    let mut next = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}"))
+    };
+    // The answer to `initialize` and the elicitation may come in either order.
+    let (first, second) = (next(), next());
+    let request = if first["id"] == 0 { second } else { first };
+    assert_eq!(request["method"], "elicitation/create", "{request}");
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"name":"Ada","name":"Eve"}}}}}}"#,
+        request["id"]
+    );
+    stdin.write_all(format!("{answer}\n").as_bytes()).unwrap();
+    drop(stdin);
+    let reply = next();
+    assert_eq!(reply["id"], 1, "{reply}");
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert!(reply["error"]["message"].as_str().unwrap().contains("`name` is given twice"), "{reply}");
+    assert!(child.wait().unwrap().success());
+}

@@ -47,7 +47,7 @@ pub(super) fn read(scan: &mut Scanner<'_>) -> Option<CallToolParams> {
             }
             Member::InputResponses => {
                 seen.first(Members::INPUT_RESPONSES)?;
-                params.input_responses = scan.decode()?;
+                params.input_responses = scan.decode::<UniqueInputResponses>()?.0;
             }
             Member::RequestState => {
                 seen.first(Members::REQUEST_STATE)?;
@@ -98,6 +98,13 @@ fn member(scan: &mut Scanner<'_>) -> Option<Member> {
 }
 
 /// The members read so far, one bit each.
+/// `inputResponses` read as the strict path reads it: a member given twice anywhere in it is
+/// refused (and the message goes to the strict path, which words the error).
+#[derive(serde::Deserialize)]
+struct UniqueInputResponses(
+    #[serde(deserialize_with = "crate::types::unique::optional_object")] Option<crate::types::common::JsonObject>,
+);
+
 #[derive(Default)]
 struct Members(u8);
 

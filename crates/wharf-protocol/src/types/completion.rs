@@ -41,7 +41,11 @@ pub struct CompletionArgument {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompletionContext {
     /// Other arguments, by name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::types::unique::optional_strings",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub arguments: Option<BTreeMap<String, String>>,
 }
 

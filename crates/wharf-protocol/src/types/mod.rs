@@ -21,3 +21,4 @@ pub(crate) mod resources;
 pub(crate) mod result;
 pub(crate) mod tasks;
 pub(crate) mod tools;
+pub(crate) mod unique;

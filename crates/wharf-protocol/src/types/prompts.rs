@@ -62,10 +62,19 @@ pub struct GetPromptParams {
     /// The prompt's name.
     pub name: String,
     /// The argument values.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::types::unique::optional_strings",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub arguments: Option<BTreeMap<String, String>>,
     /// Answers to a previous `InputRequiredResult` (2026-07-28).
-    #[serde(rename = "inputResponses", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "inputResponses",
+        default,
+        deserialize_with = "crate::types::unique::optional_object",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub input_responses: Option<JsonObject>,
     /// The state echoed from a previous `InputRequiredResult` (2026-07-28).
     #[serde(rename = "requestState", default, skip_serializing_if = "Option::is_none")]

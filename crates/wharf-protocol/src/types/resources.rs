@@ -168,7 +168,12 @@ pub struct ReadResourceParams {
     /// The URI to read.
     pub uri: String,
     /// Answers to a previous `InputRequiredResult` (2026-07-28).
-    #[serde(rename = "inputResponses", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "inputResponses",
+        default,
+        deserialize_with = "crate::types::unique::optional_object",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub input_responses: Option<JsonObject>,
     /// The state echoed from a previous `InputRequiredResult` (2026-07-28).
     #[serde(rename = "requestState", default, skip_serializing_if = "Option::is_none")]

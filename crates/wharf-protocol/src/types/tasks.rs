@@ -28,7 +28,7 @@ pub struct UpdateTaskParams {
     #[serde(rename = "taskId")]
     pub task_id: String,
     /// Answers by the keys of the task's `inputRequests`; some may be left for later.
-    #[serde(rename = "inputResponses", default)]
+    #[serde(rename = "inputResponses", default, deserialize_with = "crate::types::unique::object")]
     pub input_responses: JsonObject,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

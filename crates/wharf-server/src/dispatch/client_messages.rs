@@ -1,9 +1,8 @@
 //! What a client sends besides requests: notifications, and answers to the requests the server
 //! sent it. Transports hand them over as they decoded them.
 
-use serde_json::Value;
 use serde_json::value::RawValue;
-use wharf_protocol::{ClientNotification, ErrorObject, RequestId};
+use wharf_protocol::{ClientNotification, ErrorCode, ErrorObject, RequestId, value_from_str};
 
 use crate::session::Session;
 
@@ -32,9 +31,17 @@ pub(crate) fn notification(session: &Session, method: &str, params: Option<&RawV
 }
 
 /// Hands the client's answer (a result, or an error) to the request of the server's it
-/// answers; an answer to no pending request is ignored.
+/// answers; an answer to no pending request is ignored. A result that gives a member twice is
+/// handed over as an error: no reading of it is the one the client meant.
 pub(crate) fn answer(session: &Session, id: &RequestId, answer: Result<&RawValue, ErrorObject>) {
-    let answer = answer.map(|raw| serde_json::from_str::<Value>(raw.get()).unwrap_or(Value::Null));
+    let answer = answer.and_then(|raw| {
+        value_from_str(raw.get()).map_err(|err| {
+            ErrorObject::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("Invalid params: the client's answer is malformed: {err}"),
+            )
+        })
+    });
     if !session.answer(id, answer) {
         tracing::debug!(%id, "ignoring a response to no pending request");
     }
