@@ -112,6 +112,10 @@ where
     let mut bytes = Vec::new();
     // The error becomes text at once: the body's own error type need not be `Send`.
     let mut poll_frame = |cx: &mut Context<'_>| {
+        if body.is_end_stream() {
+            // A body whose length was declared says when it is whole: no poll for its end.
+            return Poll::Ready(None);
+        }
         body.as_mut().poll_frame(cx).map(|frame| frame.map(|frame| frame.map_err(|err| err.to_string())))
     };
     loop {
