@@ -35,57 +35,29 @@ pub(super) trait Listed: Component {
     fn page(items: Vec<Self::Wire>, next_cursor: Option<String>) -> Self::Page;
 }
 
-impl Listed for ToolDef {
-    type Wire = Tool;
-    type Page = ListToolsResult;
+/// Implements [`Listed`] for a component: its wire type, how a revision sees it, and the
+/// result a page of them makes (the list's member named by `$items`).
+macro_rules! listed {
+    ($component:ty, $wire:ty, $page:ident, $items:ident, $for_version:path) => {
+        impl Listed for $component {
+            type Wire = $wire;
+            type Page = $page;
 
-    fn for_version(&self, version: ProtocolVersion) -> Tool {
-        tool_for(version, &self.definition)
-    }
+            fn for_version(&self, version: ProtocolVersion) -> $wire {
+                $for_version(version, &self.definition)
+            }
 
-    fn page(tools: Vec<Tool>, next_cursor: Option<String>) -> ListToolsResult {
-        ListToolsResult { tools, next_cursor, ..ListToolsResult::default() }
-    }
+            fn page($items: Vec<$wire>, next_cursor: Option<String>) -> $page {
+                $page { $items, next_cursor, ..$page::default() }
+            }
+        }
+    };
 }
 
-impl Listed for PromptDef {
-    type Wire = Prompt;
-    type Page = ListPromptsResult;
-
-    fn for_version(&self, version: ProtocolVersion) -> Prompt {
-        prompt_for(version, &self.definition)
-    }
-
-    fn page(prompts: Vec<Prompt>, next_cursor: Option<String>) -> ListPromptsResult {
-        ListPromptsResult { prompts, next_cursor, ..ListPromptsResult::default() }
-    }
-}
-
-impl Listed for ResourceDef {
-    type Wire = Resource;
-    type Page = ListResourcesResult;
-
-    fn for_version(&self, version: ProtocolVersion) -> Resource {
-        resource_for(version, &self.definition)
-    }
-
-    fn page(resources: Vec<Resource>, next_cursor: Option<String>) -> ListResourcesResult {
-        ListResourcesResult { resources, next_cursor, ..ListResourcesResult::default() }
-    }
-}
-
-impl Listed for TemplateDef {
-    type Wire = ResourceTemplate;
-    type Page = ListResourceTemplatesResult;
-
-    fn for_version(&self, version: ProtocolVersion) -> ResourceTemplate {
-        template_for(version, &self.definition)
-    }
-
-    fn page(resource_templates: Vec<ResourceTemplate>, next_cursor: Option<String>) -> ListResourceTemplatesResult {
-        ListResourceTemplatesResult { resource_templates, next_cursor, ..ListResourceTemplatesResult::default() }
-    }
-}
+listed!(ToolDef, Tool, ListToolsResult, tools, tool_for);
+listed!(PromptDef, Prompt, ListPromptsResult, prompts, prompt_for);
+listed!(ResourceDef, Resource, ListResourcesResult, resources, resource_for);
+listed!(TemplateDef, ResourceTemplate, ListResourceTemplatesResult, resource_templates, template_for);
 
 /// One page of the enabled components of a kind, each as a client of `version` may see it.
 pub(super) fn list<C: Listed>(
