@@ -74,5 +74,5 @@ pub use types::resources::{
 pub use types::result::{EmptyResult, ResultMembers};
 pub use types::tasks::{TASKS_EXTENSION, TaskIdParams, UpdateTaskParams};
 pub use types::tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution};
-pub use types::unique::value_from_str;
+pub use types::unique::{UniqueReadError, value_from_str};
 pub use version::ProtocolVersion;

@@ -1,16 +1,14 @@
 //! `ToolArguments`: the arguments of a `tools/call`, kept as the client's JSON text.
 
-use std::borrow::Cow;
-use std::cell::RefCell;
-use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::de::Error as _;
 use serde::ser::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::types::common::JsonObject;
+use crate::types::unique::UniqueReadError;
 
 /// The arguments of a `tools/call`: a JSON object, kept as the text the client sent.
 ///
@@ -42,76 +40,11 @@ impl ToolArguments {
         serde_json::from_str(self.as_str())
     }
 
-    /// The first member name given twice in one object, at any depth, if any: readers disagree
-    /// on which of the two counts (a map keeps the last, a checker may see the first), so such
-    /// arguments are refused rather than read.
-    pub fn first_duplicate_key(&self) -> Option<String> {
-        let found = RefCell::new(None);
-        let mut deserializer = serde_json::Deserializer::from_str(self.as_str());
-        // Only the duplicate stops the walk early; malformed text cannot get here.
-        let _ = UniqueKeys(&found).deserialize(&mut deserializer);
-        found.into_inner()
-    }
-}
-
-/// Walks a JSON value, noting the first member name an object gives twice.
-struct UniqueKeys<'a>(&'a RefCell<Option<String>>);
-
-impl<'de> DeserializeSeed<'de> for UniqueKeys<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for UniqueKeys<'_> {
-    type Value = ();
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
-        while items.next_element_seed(UniqueKeys(self.0))?.is_some() {}
-        Ok(())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<(), A::Error> {
-        let mut names: HashSet<Cow<'de, str>> = HashSet::new();
-        while let Some(name) = members.next_key::<Cow<'de, str>>()? {
-            if names.contains(&name) {
-                *self.0.borrow_mut() = Some(name.into_owned());
-                return Err(A::Error::custom("a member given twice"));
-            }
-            names.insert(name);
-            members.next_value_seed(UniqueKeys(self.0))?;
-        }
-        Ok(())
+    /// The arguments as a map of JSON values, read strictly: a member given twice in one
+    /// object, at any depth, is refused and named, since readers disagree on which of the two
+    /// counts (a map keeps the last, a checker may see the first).
+    pub fn to_unique_object(&self) -> Result<JsonObject, UniqueReadError> {
+        crate::types::unique::object_from_str(self.as_str())
     }
 }
 
@@ -190,7 +123,11 @@ mod tests {
 
     #[test]
     fn a_member_given_twice_is_found_at_any_depth() {
-        let first = |text: &str| serde_json::from_str::<ToolArguments>(text).unwrap().first_duplicate_key();
+        let first = |text: &str| match serde_json::from_str::<ToolArguments>(text).unwrap().to_unique_object() {
+            Ok(_) => None,
+            Err(UniqueReadError::DuplicateKey(key)) => Some(key),
+            Err(UniqueReadError::Malformed(err)) => panic!("{text}: {err}"),
+        };
         assert_eq!(first(r#"{"message":"first","message":"second"}"#).as_deref(), Some("message"));
         assert_eq!(first(r#"{"a":{"b":1,"c":[{"d":1},{"e":1,"e":2}]}}"#).as_deref(), Some("e"));
         // Names are compared as the strings they stand for, escapes read.

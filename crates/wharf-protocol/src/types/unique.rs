@@ -3,6 +3,7 @@
 //! different requests. Used for every map a handler reads (prompt and completion arguments,
 //! input responses, task input) and for the client's answers to the server's requests.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -17,10 +18,20 @@ fn given_twice<E: serde::de::Error>(key: &str) -> E {
     E::custom(format_args!("the member `{key}` is given twice; member names must be unique"))
 }
 
-/// Reads any JSON value, refusing an object that gives a member twice.
-struct UniqueValue;
+/// Why JSON text could not be read strictly.
+#[derive(Debug)]
+pub enum UniqueReadError {
+    /// An object gives this member twice.
+    DuplicateKey(String),
+    /// The text is not what was asked for (or holds a string no Rust string can hold).
+    Malformed(serde_json::Error),
+}
 
-impl<'de> DeserializeSeed<'de> for UniqueValue {
+/// Reads any JSON value, refusing an object that gives a member twice; the member is noted in
+/// the cell, for callers that name it in an error of their own.
+struct UniqueValue<'n>(&'n Cell<Option<String>>);
+
+impl<'de> DeserializeSeed<'de> for UniqueValue<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -28,7 +39,7 @@ impl<'de> DeserializeSeed<'de> for UniqueValue {
     }
 }
 
-impl<'de> Visitor<'de> for UniqueValue {
+impl<'de> Visitor<'de> for UniqueValue<'_> {
     type Value = Value;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -73,21 +84,21 @@ impl<'de> Visitor<'de> for UniqueValue {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Value, A::Error> {
         let mut values = Vec::new();
-        while let Some(value) = items.next_element_seed(UniqueValue)? {
+        while let Some(value) = items.next_element_seed(UniqueValue(self.0))? {
             values.push(value);
         }
         Ok(Value::Array(values))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, members: A) -> Result<Value, A::Error> {
-        UniqueMembers.visit_map(members).map(Value::Object)
+        UniqueMembers(self.0).visit_map(members).map(Value::Object)
     }
 }
 
-/// Reads a JSON object, refusing a member given twice at any depth.
-struct UniqueMembers;
+/// Reads a JSON object, refusing (and noting) a member given twice at any depth.
+struct UniqueMembers<'n>(&'n Cell<Option<String>>);
 
-impl<'de> Visitor<'de> for UniqueMembers {
+impl<'de> Visitor<'de> for UniqueMembers<'_> {
     type Value = JsonObject;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -98,9 +109,11 @@ impl<'de> Visitor<'de> for UniqueMembers {
         let mut object = JsonObject::new();
         while let Some(key) = members.next_key::<String>()? {
             if object.contains_key(&key) {
-                return Err(given_twice(&key));
+                let error = given_twice(&key);
+                self.0.set(Some(key));
+                return Err(error);
             }
-            let value = members.next_value_seed(UniqueValue)?;
+            let value = members.next_value_seed(UniqueValue(self.0))?;
             object.insert(key, value);
         }
         Ok(object)
@@ -112,7 +125,7 @@ struct UniqueObject(JsonObject);
 
 impl<'de> Deserialize<'de> for UniqueObject {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<UniqueObject, D::Error> {
-        deserializer.deserialize_map(UniqueMembers).map(UniqueObject)
+        deserializer.deserialize_map(UniqueMembers(&Cell::new(None))).map(UniqueObject)
     }
 }
 
@@ -167,9 +180,24 @@ pub(crate) fn optional_strings<'de, D: Deserializer<'de>>(
 /// (an error that names the member).
 pub fn value_from_str(text: &str) -> Result<Value, serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = UniqueValue.deserialize(&mut deserializer)?;
+    let value = UniqueValue(&Cell::new(None)).deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok(value)
+}
+
+/// Reads a JSON object from `text`, telling a member given twice at any depth (named) from
+/// any other failure.
+pub(crate) fn object_from_str(text: &str) -> Result<JsonObject, UniqueReadError> {
+    let duplicate = Cell::new(None);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let read = deserializer.deserialize_map(UniqueMembers(&duplicate)).and_then(|object| {
+        deserializer.end()?;
+        Ok(object)
+    });
+    read.map_err(|err| match duplicate.take() {
+        Some(key) => UniqueReadError::DuplicateKey(key),
+        None => UniqueReadError::Malformed(err),
+    })
 }
 
 #[cfg(test)]
@@ -188,5 +216,12 @@ mod tests {
         assert!(value_from_str("{} extra").is_err());
         let strings: Result<UniqueStrings, _> = serde_json::from_str(r#"{"lang":"rust","lang":"go"}"#);
         assert!(strings.is_err());
+        let key = |text: &str| match object_from_str(text) {
+            Err(UniqueReadError::DuplicateKey(key)) => Some(key),
+            _ => None,
+        };
+        assert_eq!(key(r#"{"a":{"b":[{"c":1,"c":2}]}}"#).as_deref(), Some("c"));
+        assert!(matches!(object_from_str(r#"{"a":"\ud800"}"#), Err(UniqueReadError::Malformed(_))));
+        assert!(matches!(object_from_str("[]"), Err(UniqueReadError::Malformed(_))));
     }
 }

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
-use wharf_protocol::{JsonObject, ToolArguments};
+use wharf_protocol::{JsonObject, ToolArguments, UniqueReadError};
 
 use crate::error::{Error, RpcError};
 use crate::schema::shape::Shape;
@@ -227,13 +227,15 @@ impl ArgumentSchema {
                 Ok(AcceptedArguments::Checked(text))
             }
             (_, arguments) => {
-                if let Some(key) = arguments.as_ref().and_then(ToolArguments::first_duplicate_key) {
-                    return Err(Refusal::DuplicateKey(key));
-                }
-                let object = arguments.as_ref().map(ToolArguments::to_object).transpose();
-                let mut object = object
-                    .map_err(|err| Refusal::Invalid(format!("the arguments cannot be read: {err}")))?
-                    .unwrap_or_default();
+                // One strict read: a member given twice is refused and named, not read last-wins.
+                let object = arguments.as_ref().map(ToolArguments::to_unique_object).transpose();
+                let mut object = match object {
+                    Ok(object) => object.unwrap_or_default(),
+                    Err(UniqueReadError::DuplicateKey(key)) => return Err(Refusal::DuplicateKey(key)),
+                    Err(UniqueReadError::Malformed(err)) => {
+                        return Err(Refusal::Invalid(format!("the arguments cannot be read: {err}")));
+                    }
+                };
                 self.prepare(&mut object).map_err(Refusal::Invalid)?;
                 Ok(AcceptedArguments::Object(object))
             }

@@ -198,23 +198,22 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         }
     };
     let answer = match first {
-        First::Done(None) if queued.is_empty() && messages.is_empty() => return cancelled(&id, sse),
-        First::Done(None) if !sse => return cancelled(&id, sse),
-        First::Done(None) => {
+        First::Done(outcome) => {
             while let Ok(message) = messages.try_recv() {
                 queued.push(message);
             }
-            Answer::Cancelled
-        }
-        First::Done(Some(outcome)) => {
-            while let Ok(message) = messages.try_recv() {
-                queued.push(message);
+            match outcome {
+                // Cancelled: what the handler sent before still goes out on its stream.
+                None if queued.is_empty() || !sse => return cancelled(&id, sse),
+                None => Answer::Cancelled,
+                Some(outcome) => {
+                    let (status, response) = encode_outcome(outcome, &id, modern);
+                    if queued.is_empty() || !sse {
+                        return reply::json(status, response);
+                    }
+                    Answer::Ready(response)
+                }
             }
-            let (status, response) = encode_outcome(outcome, &id, modern);
-            if queued.is_empty() || !sse {
-                return reply::json(status, response);
-            }
-            Answer::Ready(response)
         }
         First::Message(message) if sse => {
             queued.push(message);
