@@ -388,6 +388,10 @@ impl ser::SerializeStruct for Compound<'_, '_> {
     #[inline]
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
         if self.position == Position::Raw {
+            // As serde_json: only the token's own member holds the text.
+            if key != RAW_VALUE_TOKEN {
+                return Err(not_raw_text());
+            }
             return value.serialize(RawText { out: self.encoder.out });
         }
         self.member(key, value)

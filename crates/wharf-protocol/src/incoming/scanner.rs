@@ -87,6 +87,10 @@ impl<'a> Scanner<'a> {
         if count == 0 || (count > 1 && self.bytes()[digits] == b'0') {
             return None;
         }
+        // serde_json reads `-0` as a float, which the strict decoder refuses as an id.
+        if digits > start && count == 1 && self.bytes()[digits] == b'0' {
+            return None;
+        }
         // A fraction or exponent is not an integer id: the strict decoder says so.
         if matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
             return None;

@@ -2,8 +2,11 @@
 //! variables.
 //!
 //! Matching never backtracks. Each expression consumes the longest run of characters its
-//! operator allows, stopping early where the template's next literal begins, so a URI is read
-//! once from left to right and the time is linear in its length.
+//! operator allows, stopping early where the template's next literal begins (or, when the next
+//! expression starts with its separator, as in `{?q}{&page}`, at the first pair it has no name
+//! for, or after one piece per variable), so a URI is read once from left to right and the time is linear
+//! in its length. A literal that starts with the separator of a several-variable expression
+//! before it therefore ends that expression at its first separator.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -247,12 +250,19 @@ impl UriTemplate {
                             None => continue,
                         }
                     }
-                    let next_literal = match self.parts.get(index + 1) {
-                        Some(Part::Literal(literal)) => Some(literal.as_str()),
-                        Some(Part::Expression(next)) => Some(next.operator.prefix()),
-                        None => None,
+                    let end = match self.parts.get(index + 1) {
+                        Some(Part::Literal(literal)) => extent(rest, expression.operator, Some(literal)),
+                        // `{?q,limit}{&page}`, `{/a,b}{/c}`: the next prefix is this expression's
+                        // separator too, so the names (or the number of variables) tell where
+                        // this one ends.
+                        Some(Part::Expression(next))
+                            if next.operator.prefix().starts_with(expression.operator.separator()) =>
+                        {
+                            shared_separator_extent(rest, expression)
+                        }
+                        Some(Part::Expression(next)) => extent(rest, expression.operator, Some(next.operator.prefix())),
+                        None => extent(rest, expression.operator, None),
                     };
-                    let end = extent(rest, expression.operator, next_literal);
                     let (taken, after) = rest.split_at(end);
                     rest = after;
                     assign(expression, taken, &mut values)?;
@@ -264,20 +274,39 @@ impl UriTemplate {
 }
 
 /// How many bytes of `input` belong to an expression: the longest admitted run, cut at the
-/// first place where the next literal starts.
+/// first place where the next literal starts. The literal is searched for once (in linear
+/// time, however long and repetitive it is), not compared at every offset.
 fn extent(input: &str, operator: Operator, next_literal: Option<&str>) -> usize {
-    let stop = next_literal.filter(|literal| !literal.is_empty());
-    for (offset, c) in input.char_indices() {
-        if let Some(literal) = stop
-            && input[offset..].starts_with(literal)
-        {
-            return offset;
+    // UTF-8 text found in UTF-8 text starts at a character boundary.
+    let literal_at = next_literal
+        .filter(|literal| !literal.is_empty())
+        .and_then(|literal| memchr::memmem::find(input.as_bytes(), literal.as_bytes()))
+        .unwrap_or(input.len());
+    let before_literal = &input[..literal_at];
+    before_literal.char_indices().find(|&(_, c)| !operator.admits(c)).map_or(literal_at, |(offset, _)| offset)
+}
+
+/// How many bytes of `input` belong to an expression followed by one that starts with its
+/// separator: of its admitted run, the `name=value` pairs up to the first whose name it does
+/// not have (named operators), or one piece per variable at most.
+fn shared_separator_extent(input: &str, expression: &Expression) -> usize {
+    let separator = expression.operator.separator();
+    let admitted = extent(input, expression.operator, None);
+    let mut end = 0;
+    for (index, piece) in input[..admitted].split(separator).enumerate() {
+        let belongs = if expression.operator.is_named() {
+            let name = piece.split_once('=').map_or(piece, |(name, _)| name);
+            expression.variables.iter().any(|known| known == name)
+        } else {
+            index < expression.variables.len()
+        };
+        if !belongs {
+            break;
         }
-        if !operator.admits(c) {
-            return offset;
-        }
+        end += piece.len() + separator.len_utf8();
     }
-    input.len()
+    // The separator before the first piece not taken belongs to the next expression.
+    end.saturating_sub(separator.len_utf8()).min(admitted)
 }
 
 fn assign(expression: &Expression, taken: &str, values: &mut BTreeMap<String, String>) -> Option<()> {
@@ -285,7 +314,9 @@ fn assign(expression: &Expression, taken: &str, values: &mut BTreeMap<String, St
     if expression.operator.is_named() {
         for pair in taken.split(separator).filter(|pair| !pair.is_empty()) {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            if !expression.variables.iter().any(|known| known == name) {
+            // The template expands each variable once: a URI that names one twice is not one
+            // of its expansions, and which of the two values was meant cannot be told.
+            if !expression.variables.iter().any(|known| known == name) || values.contains_key(name) {
                 return None;
             }
             values.insert(name.to_owned(), decode(value)?);
@@ -415,6 +446,25 @@ mod tests {
         let template = UriTemplate::parse("map://{x,y}").unwrap();
         assert_eq!(template.matches("map://1,2"), Some(vars(&[("x", "1"), ("y", "2")])));
         assert_eq!(template.matches("map://1,2,3"), None);
+    }
+
+    #[test]
+    fn an_expression_continued_by_one_with_its_separator_matches_by_name_or_count() {
+        let template = UriTemplate::parse("search://items{?q,limit}{&page}").unwrap();
+        let values = template.matches("search://items?q=rust&limit=5&page=2").unwrap();
+        assert_eq!(values.get("q").map(String::as_str), Some("rust"));
+        assert_eq!(values.get("limit").map(String::as_str), Some("5"));
+        assert_eq!(values.get("page").map(String::as_str), Some("2"));
+        let values = template.matches("search://items?q=rust&page=2").unwrap();
+        assert_eq!((values.get("limit"), values.get("page").map(String::as_str)), (None, Some("2")));
+        assert_eq!(template.matches("search://items?q=rust&other=1"), None);
+        assert_eq!(template.matches("search://items?q=rust&q=go"), None, "a variable named twice");
+        let parameters = UriTemplate::parse("x://a{;p,q}{;r}").unwrap();
+        let values = parameters.matches("x://a;p=1;q=2;r=3").unwrap();
+        assert_eq!(values.len(), 3);
+        let path = UriTemplate::parse("x://{/a,b}{/c}").unwrap();
+        let values = path.matches("x:///1/2/3").unwrap();
+        assert_eq!(values.get("c").map(String::as_str), Some("3"));
     }
 
     #[test]
