@@ -89,3 +89,8 @@ pub use transport::connection::serve_connection;
 #[cfg(feature = "http")]
 pub use transport::http::{EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on};
 pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};
+
+/// Hooks for Wharf's differential fuzzer; not part of the API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub use schema::fuzzing;
