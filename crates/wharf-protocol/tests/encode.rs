@@ -9,12 +9,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use wharf_protocol::*;
 
-fn shared_dir() -> PathBuf {
-    match std::env::var_os("WHARF_SHARED_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+#[path = "support/shared_dir.rs"]
+mod shared_dir;
+use shared_dir::shared_dir;
 
 /// Encodes `value` with both encoders and insists on the same bytes (or on both failing).
 #[track_caller]

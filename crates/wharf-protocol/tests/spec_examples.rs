@@ -1,19 +1,14 @@
 //! Every example message of the 2026-07-28 specification decodes into Wharf's types and encodes
 //! back to the same JSON.
 
-use std::path::PathBuf;
-
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wharf_protocol::*;
 
-fn shared_dir() -> PathBuf {
-    match std::env::var_os("WHARF_SHARED_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+#[path = "support/shared_dir.rs"]
+mod shared_dir;
+use shared_dir::{shared_dir, shared_dir_from};
 
 /// Decodes `value` as `T` and encodes it again.
 fn through<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, String> {
@@ -167,4 +162,13 @@ fn every_2026_example_round_trips_through_wharf_types() {
     }
     assert!(failures.is_empty(), "{} examples failed:\n{}", failures.len(), failures.join("\n"));
     assert!(checked >= 88, "only {checked} examples were found in {}", dir.display());
+}
+
+#[test]
+fn without_the_schemas_a_test_says_where_they_come_from() {
+    let missing = std::env::temp_dir().join("wharf-no-shared-here");
+    let message = shared_dir_from(Some(missing.clone().into_os_string())).unwrap_err();
+    assert!(message.contains(&missing.display().to_string()), "{message}");
+    assert!(message.contains("set WHARF_SHARED_DIR"), "{message}");
+    assert!(message.contains("mcp-spec/<revision>/schema.json"), "{message}");
 }

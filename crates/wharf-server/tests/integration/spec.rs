@@ -2,19 +2,15 @@
 //! use, matching each response to the method of the request it answers.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::{Value, json};
 use wharf_protocol::ProtocolVersion;
 use wharf_server::testing::InMemoryClient;
 
-fn shared_dir() -> PathBuf {
-    match std::env::var_os("WHARF_SHARED_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
-}
+#[path = "../../../wharf-protocol/tests/support/shared_dir.rs"]
+mod shared_dir;
+use shared_dir::shared_dir;
 
 type Validators = HashMap<(ProtocolVersion, String), std::sync::Arc<jsonschema::Validator>>;
 
