@@ -270,11 +270,12 @@ impl ArgumentSchema {
             if !message.is_empty() {
                 message.push_str("; ");
             }
+            let wording = choices_refusal(&self.schema, &error).unwrap_or_else(|| error.to_string());
             let path = error.instance_path().to_string();
             if path.is_empty() {
-                let _ = write!(message, "{error}");
+                message.push_str(&wording);
             } else {
-                let _ = write!(message, "`{}`: {error}", path.trim_start_matches('/').replace('/', "."));
+                let _ = write!(message, "`{}`: {wording}", path.trim_start_matches('/').replace('/', "."));
             }
         }
         let Value::Object(object) = instance else { unreachable!("wrapped an object above") };
@@ -289,6 +290,27 @@ impl ArgumentSchema {
         });
         built.as_ref().map_err(String::clone)
     }
+}
+
+/// For a value refused by a `oneOf` or `anyOf` whose branches each allow only strings (enum
+/// variants with documentation, as schemars writes them), the allowed values, instead of the
+/// validator's "not valid under any of the schemas listed".
+fn choices_refusal(schema: &JsonObject, error: &jsonschema::ValidationError<'_>) -> Option<String> {
+    use jsonschema::error::ValidationErrorKind;
+    if !matches!(error.kind(), ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::AnyOf { .. }) {
+        return None;
+    }
+    // The keyword's place in the schema, `$ref`s already resolved: `/$defs/Level/oneOf`.
+    let pointer = error.schema_path().as_str();
+    let (first, rest) = pointer.strip_prefix('/')?.split_once('/').unwrap_or((pointer.strip_prefix('/')?, ""));
+    let first = first.replace("~1", "/").replace("~0", "~");
+    let keyword = schema.get(&first)?;
+    let branches = if rest.is_empty() { keyword } else { keyword.pointer(&format!("/{rest}"))? };
+    let mut choices = Vec::new();
+    for branch in branches.as_array()? {
+        choices.extend(shape::branch_strings(branch.as_object()?)?);
+    }
+    Some(format!("{} is not one of {}", error.instance(), Value::from(choices)))
 }
 
 /// Reads a `T` from arguments held as JSON values.
@@ -400,6 +422,31 @@ mod tests {
         let mut arguments = json!({"days": 30}).as_object().unwrap().clone();
         let message = schema.prepare(&mut arguments).unwrap_err();
         assert!(message.starts_with("`days`: 30 is greater than the maximum of 14"), "{message}");
+    }
+
+    #[test]
+    fn a_documented_enum_value_refused_names_the_allowed_values() {
+        /// How loud.
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        enum Level {
+            /// Quiet.
+            Low,
+            /// Loud.
+            High,
+        }
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Arguments {
+            level: Level,
+            levels: Vec<Level>,
+        }
+        let schema = ArgumentSchema::compile("test", schema_for::<Arguments>()).unwrap();
+        let mut arguments = json!({"level": "Medium", "levels": ["Low", "Loudest"]}).as_object().unwrap().clone();
+        let message = schema.prepare(&mut arguments).unwrap_err();
+        assert!(message.contains(r#"`level`: "Medium" is not one of ["Low","High"]"#), "{message}");
+        assert!(message.contains(r#"`levels.1`: "Loudest" is not one of ["Low","High"]"#), "{message}");
+        assert!(!message.contains("oneOf"), "{message}");
     }
 
     #[test]

@@ -239,7 +239,7 @@ fn strings(value: &Value) -> Option<Vec<String>> {
 
 /// The strings a `oneOf` branch allows, when it is only strings: a `const` or an `enum` of
 /// strings, with `type: "string"` at most and annotations.
-fn branch_strings(branch: &JsonObject) -> Option<Vec<String>> {
+pub(super) fn branch_strings(branch: &JsonObject) -> Option<Vec<String>> {
     let mut choices = None;
     for (keyword, value) in branch {
         match keyword.as_str() {
