@@ -110,12 +110,5 @@ fn serve(http: Option<std::net::SocketAddr>) -> ExitCode {
 }
 
 fn init_logging() {
-    let level = match std::env::var("WHARF_LOG").as_deref() {
-        Ok("trace") => tracing::Level::TRACE,
-        Ok("debug") => tracing::Level::DEBUG,
-        Ok("info") => tracing::Level::INFO,
-        Ok("error") => tracing::Level::ERROR,
-        _ => tracing::Level::WARN,
-    };
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(level).with_ansi(false).init();
+    wharf::logging::init_with_default("warn");
 }

@@ -10,7 +10,17 @@ use serde_json::{Value, json};
 /// Runs `wharf serve`, writes `input` to its stdin, closes stdin, and returns stdout lines,
 /// stderr and the exit status.
 fn run(input: &[u8]) -> (Vec<String>, String, std::process::ExitStatus) {
-    let mut child = start(Stdio::piped());
+    run_logging(input, None)
+}
+
+/// [`run`] with `WHARF_LOG` set to `log` (and `RUST_LOG` unset), or both unset.
+fn run_logging(input: &[u8], log: Option<&str>) -> (Vec<String>, String, std::process::ExitStatus) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wharf"));
+    command.arg("serve").env_remove("RUST_LOG").env_remove("WHARF_LOG");
+    if let Some(log) = log {
+        command.env("WHARF_LOG", log);
+    }
+    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
     // Write on another thread so a full stdout pipe cannot deadlock the test.
@@ -412,4 +422,27 @@ fn an_answer_that_gives_a_member_twice_reaches_the_handler_as_an_error() {
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
     assert!(reply["error"]["message"].as_str().unwrap().contains("`name` is given twice"), "{reply}");
     assert!(child.wait().unwrap().success());
+}
+
+/// Logs go to stderr as `WHARF_LOG` says, every request at debug, and stdout keeps only the
+/// protocol; a value that is no filter is named on stderr and the default used instead.
+#[test]
+fn logs_go_to_stderr_as_wharf_log_says_and_a_bad_filter_is_named() {
+    let mut messages = initialize("2025-11-25");
+    messages.push(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}}));
+    let input = lines(&messages);
+    let (stdout, stderr, status) = run_logging(&input, Some("debug"));
+    assert!(status.success());
+    assert_eq!(by_id(&parse(&stdout), json!(1))["result"]["content"][0]["text"], "hi");
+    let answered = stderr.lines().find(|line| line.contains("request answered") && line.contains("tools/call"));
+    assert!(answered.is_some_and(|line| line.contains("DEBUG") && line.contains("micros=")), "{stderr}");
+
+    let (stdout, stderr, status) = run_logging(&input, Some("loud"));
+    assert!(status.success());
+    assert_eq!(parse(&stdout).len(), 2, "the two answers, nothing else");
+    assert!(stderr.contains(r#"WHARF_LOG="loud" is not a log filter"#), "{stderr}");
+    assert!(!stderr.contains("request answered"), "{stderr}");
+
+    let (_, stderr, _) = run_logging(&input, None);
+    assert!(stderr.is_empty(), "nothing to say at the default level: {stderr}");
 }

@@ -64,14 +64,18 @@
 //!
 //! What every server uses is at the root; the rest is grouped by topic: [`tool`], [`prompt`],
 //! [`resource`], [`completion`], [`request`], [`task`], [`stdio`], `http`, [`content`],
-//! [`testing`] and [`protocol`] (the wire types). Features: `http` (Streamable HTTP, on hyper)
-//! and `macros` (the attribute macros), both on by default; a stdio-only server builds with
-//! `default-features = false`.
+//! [`testing`], [`protocol`] (the wire types) and `logging`. Features: `http` (Streamable HTTP,
+//! on hyper), `macros` (the attribute macros) and `logging` (`logging::init()`, a `tracing`
+//! subscriber on stderr filtered by `WHARF_LOG` or `RUST_LOG`), all on by default; a stdio-only
+//! server builds with `default-features = false`.
 //!
 //! # Crates
 //!
 //! `wharf` re-exports the pieces most servers need. Libraries that extend Wharf should depend
 //! on `wharf-server` (the core) or `wharf-protocol` (the wire types) instead.
+
+#[cfg(feature = "logging")]
+pub mod logging;
 
 // What every server uses, at the root.
 #[cfg(feature = "http")]

@@ -2,5 +2,7 @@
 
 #[tokio::main]
 async fn main() -> Result<(), wharf::Error> {
+    // Logs go to stderr; WHARF_LOG=debug (or RUST_LOG) shows every request.
+    wharf::logging::init();
     wharf::serve_stdio(example_analyze::server()?).await
 }

@@ -109,6 +109,7 @@ where
         return reply::forbidden(refusal);
     }
     let origin = shared.options.cors.then(|| request.headers().get(http::header::ORIGIN).cloned()).flatten();
+    let logged = tracing::enabled!(tracing::Level::DEBUG).then(|| RequestLog::of(&request));
     let mut response = match *request.method() {
         Method::POST => post::handle(&shared, request).await,
         Method::GET => streams::get(&shared, request).await,
@@ -119,7 +120,44 @@ where
     if shared.options.cors {
         reply::add_cors(&shared.options, origin.as_ref(), &mut response);
     }
+    if let Some(logged) = logged {
+        logged.finish(response.status());
+    }
     response
+}
+
+/// What the debug log says of an HTTP request, taken before it is handled.
+struct RequestLog {
+    started: std::time::Instant,
+    method: Method,
+    /// The `Mcp-Method` header of a 2026-07-28 request.
+    mcp_method: Option<String>,
+    /// The session id's first 8 characters: enough to follow a session through the log, too
+    /// few to take it over.
+    session: Option<String>,
+}
+
+impl RequestLog {
+    fn of<B>(request: &Request<B>) -> RequestLog {
+        let header = |name: &str| request.headers().get(name).and_then(|value| value.to_str().ok());
+        RequestLog {
+            started: std::time::Instant::now(),
+            method: request.method().clone(),
+            mcp_method: header(headers::METHOD).map(str::to_owned),
+            session: header(headers::SESSION_ID).map(|id| id.chars().take(8).collect()),
+        }
+    }
+
+    fn finish(self, status: http::StatusCode) {
+        tracing::debug!(
+            http_method = %self.method,
+            mcp_method = self.mcp_method.as_deref(),
+            session = self.session.as_deref(),
+            status = status.as_u16(),
+            micros = self.started.elapsed().as_micros() as u64,
+            "HTTP request"
+        );
+    }
 }
 
 /// Serves `server` over Streamable HTTP on `address` until the process ends.
