@@ -87,7 +87,9 @@ pub use tool::handler::ToolHandler;
 pub use tool::output::{IntoToolResult, Json};
 pub use transport::connection::serve_connection;
 #[cfg(feature = "http")]
-pub use transport::http::{EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on};
+pub use transport::http::{
+    EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on, serve_http_until,
+};
 pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};
 
 /// Hooks for Wharf's differential fuzzer; not part of the API.

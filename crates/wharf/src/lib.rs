@@ -134,7 +134,9 @@ pub mod stdio {
 /// `http` feature, on by default).
 #[cfg(feature = "http")]
 pub mod http {
-    pub use wharf_server::{EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on};
+    pub use wharf_server::{
+        EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on, serve_http_until,
+    };
 }
 
 pub use wharf_server::{content, testing};

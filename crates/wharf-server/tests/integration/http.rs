@@ -732,3 +732,67 @@ async fn a_slow_body_is_answered_408_and_the_connection_closed() {
         assert!(raw.contains("did not arrive in time"), "{raw}");
     }
 }
+
+/// A graceful shutdown (issue 21): once the shutdown future completes, the request in flight
+/// is answered on its SSE stream, the standalone stream and a listener end cleanly (the
+/// listener with its result), no new connection is accepted, and `serve_http_until` returns.
+#[tokio::test]
+async fn a_graceful_shutdown_answers_what_is_in_flight_and_ends_every_stream() {
+    use wharf_server::{RequestContext, ToolDef, serve_http_until};
+    let server = Server::builder("shutdown", "1.0.0")
+        .tool(ToolDef::new("paced", |context: RequestContext| async move {
+            context.progress(1.0, Some(2.0), Some("started")).await;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            "finished"
+        }))
+        .build()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(serve_http_until(server, listener, HttpOptions::default(), async {
+        let _ = stopped.await;
+    }));
+
+    let id = session(port).await;
+    let session_headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let standalone =
+        format!("GET /mcp HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\nmcp-session-id: {id}\r\n\r\n");
+    let mut get = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    get.write_all(standalone.as_bytes()).await.unwrap();
+    let mut get_seen = String::new();
+    read_until(&mut get, &mut get_seen, "\r\n\r\n").await;
+    let (mut listen, mut listen_seen) = open_listener(port, "listen-1", json!({"toolsListChanged": true})).await;
+    read_until(&mut listen, &mut listen_seen, "notifications/subscriptions/acknowledged").await;
+    let paced = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "paced", "_meta": {"progressToken": "p"}}})
+    .to_string();
+    let (mut call, mut call_raw) = post_until(port, &session_headers, &paced, "started").await;
+
+    stop.send(()).unwrap();
+    let finished = tokio::time::timeout(Duration::from_secs(5), async {
+        call.read_to_end(&mut call_raw).await.unwrap();
+        let mut rest = Vec::new();
+        get.read_to_end(&mut rest).await.unwrap();
+        get_seen.push_str(&String::from_utf8_lossy(&rest));
+        rest.clear();
+        listen.read_to_end(&mut rest).await.unwrap();
+        listen_seen.push_str(&String::from_utf8_lossy(&rest));
+    })
+    .await;
+    assert!(finished.is_ok(), "every stream ends: call {call_raw:?}, GET {get_seen}, listen {listen_seen}");
+    let call = parse(&call_raw);
+    let answer = call.events().into_iter().find(|event| event["id"] == 7).expect("the call is answered");
+    assert_eq!(answer["result"]["content"][0]["text"], "finished");
+    // Each stream ends with the last chunk, not a cut connection.
+    assert!(get_seen.ends_with("0\r\n\r\n"), "{get_seen}");
+    assert!(listen_seen.ends_with("0\r\n\r\n"), "{listen_seen}");
+    let listen = parse(listen_seen.as_bytes());
+    assert!(
+        listen.events().iter().any(|event| event["id"] == "listen-1" && event.get("result").is_some()),
+        "{listen:?}"
+    );
+    let served = tokio::time::timeout(Duration::from_secs(5), serving).await.expect("serve_http_until returns");
+    assert!(served.unwrap().is_ok());
+    assert!(TcpStream::connect(("127.0.0.1", port)).await.is_err(), "no connection is accepted after");
+}

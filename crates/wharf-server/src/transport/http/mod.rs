@@ -76,6 +76,14 @@ impl McpService {
     {
         handle(self.shared.clone(), request).await
     }
+
+    /// Begins a graceful shutdown of the endpoint: open standalone streams end and
+    /// `subscriptions/listen` listeners get their result, so that an HTTP server in front
+    /// (axum's graceful shutdown, say) finishes once the requests being answered are.
+    /// [`serve_http_until`] calls it itself.
+    pub fn close_streams(&self) {
+        self.shared.close();
+    }
 }
 
 impl<B> tower_service::Service<Request<B>> for McpService
@@ -167,13 +175,35 @@ pub async fn serve_http(server: Server, address: SocketAddr, options: HttpOption
 }
 
 /// Serves `server` over Streamable HTTP on connections from `listener`, at the options' path;
-/// other paths get 404.
+/// other paths get 404. Runs until the process ends; see [`serve_http_until`] to stop.
 pub async fn serve_http_on(server: Server, listener: TcpListener, options: HttpOptions) -> Result<(), Error> {
+    serve_http_until(server, listener, options, std::future::pending()).await
+}
+
+/// [`serve_http_on`] until `shutdown` completes, then a graceful shutdown: no new connections
+/// or requests are accepted, standalone streams and listeners end cleanly, requests in flight
+/// are answered, and connections close as they finish. Those still busy after
+/// [`HttpOptions::shutdown_grace`] are cut. Returns once every connection is closed.
+pub async fn serve_http_until(
+    server: Server,
+    listener: TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), Error> {
     let header_read_timeout = options.header_read_timeout;
+    let grace = options.shutdown_grace;
     let path: Arc<str> = options.path.clone().into();
     let service = McpService::new(server, options);
+    let mut connections = tokio::task::JoinSet::new();
+    let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let (stream, peer) = match listener.accept().await {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        // Finished connections are collected as new ones come, so the set stays small.
+        while connections.try_join_next().is_some() {}
+        let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
             Err(err) => {
                 // Running out of file descriptors and similar passing conditions must not end
@@ -187,7 +217,8 @@ pub async fn serve_http_on(server: Server, listener: TcpListener, options: HttpO
         let _ = stream.set_nodelay(true);
         let service = service.clone();
         let path = path.clone();
-        tokio::spawn(async move {
+        let mut closing = service.shared.closing();
+        connections.spawn(async move {
             let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
                 let service = service.clone();
                 let path = path.clone();
@@ -202,9 +233,31 @@ pub async fn serve_http_on(server: Server, listener: TcpListener, options: HttpO
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(header_read_timeout)
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
-            if let Err(err) = connection.await {
+            let mut connection = std::pin::pin!(connection);
+            let outcome = tokio::select! {
+                outcome = connection.as_mut() => outcome,
+                () = async { drop(closing.wait_for(|closing| *closing).await) } => {
+                    // The request being answered finishes; no other is read.
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(err) = outcome {
                 tracing::debug!(%peer, %err, "an HTTP connection ended with an error");
             }
         });
     }
+    drop(listener);
+    tracing::info!(connections = connections.len(), "shutting down: answering the requests in flight");
+    service.close_streams();
+    let drained = tokio::time::timeout(grace, async { while connections.join_next().await.is_some() {} }).await;
+    if drained.is_err() {
+        tracing::warn!(
+            connections = connections.len(),
+            ?grace,
+            "connections still busy after the grace period are cut"
+        );
+        connections.shutdown().await;
+    }
+    Ok(())
 }

@@ -26,6 +26,7 @@ pub struct HttpOptions {
     pub(crate) cors: bool,
     pub(crate) always_stream: bool,
     pub(crate) path: String,
+    pub(crate) shutdown_grace: Duration,
 }
 
 /// The hosts a server accepts by default: the loopback names, on any port.
@@ -49,6 +50,7 @@ impl Default for HttpOptions {
             cors: false,
             always_stream: false,
             path: "/mcp".to_owned(),
+            shutdown_grace: Duration::from_secs(10),
         }
     }
 }
@@ -61,9 +63,34 @@ impl HttpOptions {
         self
     }
 
+    /// Adds a `Host` name to those the server answers to (the loopback names by default);
+    /// for a server that is reached by another name.
+    pub fn add_allowed_host(mut self, host: impl Into<String>) -> HttpOptions {
+        if let Some(hosts) = &mut self.allowed_hosts {
+            hosts.push(host.into());
+        }
+        self
+    }
+
+    /// True when only the loopback names are allowed (the default), so that a server bound to
+    /// an address other machines reach would refuse every request they make.
+    pub fn allows_only_loopback_hosts(&self) -> bool {
+        self.allowed_hosts
+            .as_ref()
+            .is_some_and(|hosts| hosts.iter().all(|host| LOOPBACK_HOSTS.contains(&host.as_str())))
+    }
+
     /// Accepts any `Host`. Only for servers behind a proxy that checks it.
     pub fn allow_any_host(mut self) -> HttpOptions {
         self.allowed_hosts = None;
+        self
+    }
+
+    /// Adds a host name to those an `Origin` header may name (the loopback names by default).
+    pub fn add_allowed_origin(mut self, host: impl Into<String>) -> HttpOptions {
+        if let Some(hosts) = &mut self.allowed_origins {
+            hosts.push(host.into());
+        }
         self
     }
 
@@ -124,6 +151,14 @@ impl HttpOptions {
     /// `Last-Event-ID`; the oldest are dropped first. Default 1 MiB.
     pub fn event_store_bytes(mut self, bytes: usize) -> HttpOptions {
         self.event_store_bytes = bytes;
+        self
+    }
+
+    /// How long requests in flight may take to finish once a graceful shutdown begins
+    /// ([`serve_http_until`](crate::serve_http_until)); connections still busy then are cut.
+    /// Default 10 s.
+    pub fn shutdown_grace(mut self, grace: Duration) -> HttpOptions {
+        self.shutdown_grace = grace;
         self
     }
 

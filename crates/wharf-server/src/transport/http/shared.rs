@@ -4,6 +4,7 @@
 use std::sync::{Arc, OnceLock, Weak};
 
 use http::{HeaderMap, Response, StatusCode};
+use tokio::sync::watch;
 use wharf_protocol::{ErrorCode, ProtocolVersion};
 
 use super::body::McpBody;
@@ -23,11 +24,25 @@ pub(crate) struct Shared {
     pub(crate) sessions: SessionTable,
     /// Set once the task that delivers server events to sessions runs.
     event_task: OnceLock<()>,
+    /// True once the endpoint is shutting down: standalone streams end.
+    closing: watch::Sender<bool>,
 }
 
 impl Shared {
     pub(crate) fn new(server: Server, options: HttpOptions, sessions: SessionTable) -> Shared {
-        Shared { server, options, sessions, event_task: OnceLock::new() }
+        Shared { server, options, sessions, event_task: OnceLock::new(), closing: watch::Sender::new(false) }
+    }
+
+    /// Begins a graceful shutdown: standalone streams and listeners end, each cleanly, so that
+    /// only requests still being answered keep connections open.
+    pub(crate) fn close(&self) {
+        self.closing.send_replace(true);
+        self.server.end_subscriptions();
+    }
+
+    /// Tells when [`Shared::close`] has been called.
+    pub(crate) fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
     }
 
     /// Starts, once, the task that turns server events into notifications for sessions.

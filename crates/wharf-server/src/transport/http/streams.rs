@@ -78,6 +78,7 @@ fn standalone(shared: &Arc<Shared>, http_session: Arc<HttpSession>) -> Response<
     let stream = http_session.next_stream();
     let keep_alive = shared.options.keep_alive;
     let retry = shared.options.sse_retry.as_millis();
+    let mut closing = shared.closing();
     tokio::spawn(async move {
         let _active = ActiveGuard::new(http_session.clone());
         let mut sequence = 0;
@@ -96,6 +97,7 @@ fn standalone(shared: &Arc<Shared>, http_session: Arc<HttpSession>) -> Response<
                     None => break,
                 },
                 () = frames.closed() => break,
+                _ = closing.wait_for(|closing| *closing) => break,
                 () = tokio::time::sleep(keep_alive) => sse::keep_alive(),
             };
             if frames.send(frame).await.is_err() {
