@@ -5,7 +5,10 @@ mod ballast;
 mod demo;
 
 use std::io::IsTerminal;
+use std::net::SocketAddr;
 use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
 
 // Every request allocates a handful of small objects, which mimalloc serves faster than the
 // system allocator; its v2 line, because the Rust binding calls aligned entry points that v3
@@ -14,16 +17,40 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const USAGE: &str = "\
-wharf: build and serve Model Context Protocol servers
+/// wharf: build and serve Model Context Protocol servers.
+#[derive(Debug, Parser)]
+#[command(
+    name = "wharf",
+    version,
+    arg_required_else_help = true,
+    after_help = "Logs go to stderr; set WHARF_LOG=debug (or info, warn, error) to see more."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-Usage:
-  wharf serve                    Serve the built-in demo server over stdio (stdin/stdout)
-  wharf serve --http ADDR:PORT   Serve it over Streamable HTTP at http://ADDR:PORT/mcp
-  wharf --version                Print the version
-  wharf --help                   Print this help
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the built-in demo server over stdio (stdin/stdout), or over Streamable HTTP.
+    Serve(ServeArgs),
+}
 
-Logs go to stderr; set WHARF_LOG=debug (or info, warn, error) to see more.";
+#[derive(Debug, Args)]
+struct ServeArgs {
+    /// Serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (127.0.0.1:8080,
+    /// localhost:8080; port 0 picks a free one).
+    #[arg(long, value_name = "HOST:PORT")]
+    http: Option<String>,
+    /// A Host name the HTTP server also answers to, besides the loopback names: needed when
+    /// clients reach it by another name. Repeat for several.
+    #[arg(long = "allowed-host", value_name = "NAME", requires = "http")]
+    allowed_hosts: Vec<String>,
+    /// A host name browser pages may call from (their Origin), besides the loopback names.
+    /// Repeat for several.
+    #[arg(long = "allowed-origin", value_name = "NAME", requires = "http")]
+    allowed_origins: Vec<String>,
+}
 
 const CLIENT_CONFIG: &str = r#"{
   "mcpServers": {
@@ -32,34 +59,15 @@ const CLIENT_CONFIG: &str = r#"{
 }"#;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-        ["serve"] => serve(None),
-        ["serve", "--http", address] => match address.parse() {
-            Ok(address) => serve(Some(address)),
-            Err(err) => {
-                eprintln!("wharf: `{address}` is not an address like 127.0.0.1:8080: {err}");
-                ExitCode::from(2)
-            }
-        },
-        ["--version" | "-V"] => {
-            println!("wharf {}", env!("CARGO_PKG_VERSION"));
-            ExitCode::SUCCESS
-        }
-        ["--help" | "-h" | "help"] | [] => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        other => {
-            eprintln!("wharf: unknown arguments {other:?}\n\n{USAGE}");
-            ExitCode::from(2)
-        }
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve(args) => serve(args),
     }
 }
 
-fn serve(http: Option<std::net::SocketAddr>) -> ExitCode {
+fn serve(args: ServeArgs) -> ExitCode {
     init_logging();
-    if http.is_none() && std::io::stdin().is_terminal() {
+    if args.http.is_none() && std::io::stdin().is_terminal() {
         // A person ran `wharf serve` by hand; stdout must stay clean for the protocol, so the
         // explanation goes to stderr.
         eprintln!(
@@ -78,7 +86,7 @@ fn serve(http: Option<std::net::SocketAddr>) -> ExitCode {
     // Over stdio the transport reads and answers on a thread of its own; the runtime has one
     // thread for the requests that wait, which the demo's handlers rarely do, so more workers
     // would only add wake-ups. HTTP serves many connections at once and uses every core.
-    let runtime = match http {
+    let runtime = match &args.http {
         None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
         Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
     };
@@ -89,26 +97,114 @@ fn serve(http: Option<std::net::SocketAddr>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let outcome = match http {
+    let outcome = match &args.http {
         None => {
             let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
-            runtime.block_on(wharf::stdio::serve_stdio_with(server, options))
+            runtime.block_on(wharf::stdio::serve_stdio_with(server, options)).map_err(|err| err.to_string())
         }
-        Some(address) => {
-            eprintln!("wharf serve: the Wharf demo MCP server, at http://{address}/mcp (Streamable HTTP)");
-            runtime.block_on(wharf::serve_http(server, address, wharf::HttpOptions::default()))
-        }
+        Some(address) => runtime.block_on(serve_http(server, address, &args)),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            tracing::error!(%err, "the transport failed");
-            eprintln!("wharf: {err}");
+        Err(message) => {
+            eprintln!("wharf serve: {message}");
             ExitCode::FAILURE
         }
     }
 }
 
+/// Serves over HTTP at `address` until SIGINT or SIGTERM, then shuts down gracefully. The
+/// banner is printed once listening; an error names the address.
+async fn serve_http(server: wharf::Server, address: &str, args: &ServeArgs) -> Result<(), String> {
+    let mut options = wharf::HttpOptions::default();
+    for host in &args.allowed_hosts {
+        options = options.add_allowed_host(host);
+    }
+    for origin in &args.allowed_origins {
+        options = options.add_allowed_origin(origin);
+    }
+    let listener = bind(address).await?;
+    let local = listener.local_addr().map_err(|err| format!("cannot listen on {address}: {err}"))?;
+    if let Some(warning) = unreachable_warning(local, &options) {
+        eprintln!("wharf serve: warning: {warning}");
+    }
+    eprintln!("wharf serve: the Wharf demo MCP server, at http://{local}/mcp (Streamable HTTP); Ctrl-C stops it");
+    wharf::http::serve_http_until(server, listener, options, shutdown_signal()).await.map_err(|err| err.to_string())?;
+    eprintln!("wharf serve: stopped");
+    Ok(())
+}
+
+/// The warning for a server that other machines can reach but whose requests would all be
+/// refused, since it answers only to the loopback host names.
+fn unreachable_warning(local: SocketAddr, options: &wharf::HttpOptions) -> Option<String> {
+    (!local.ip().is_loopback() && options.allows_only_loopback_hosts()).then(|| {
+        format!(
+            "listening on {local}, which other machines can reach, but only loopback Host names (localhost, \
+             127.0.0.1, [::1]) are allowed, so their requests get 403; add --allowed-host NAME for each name \
+             clients use"
+        )
+    })
+}
+
+/// Listens on the first address `address` resolves to that can be bound.
+async fn bind(address: &str) -> Result<tokio::net::TcpListener, String> {
+    let candidates: Vec<SocketAddr> = tokio::net::lookup_host(address)
+        .await
+        .map_err(|err| format!("`{address}` is not an address like 127.0.0.1:8080 or localhost:8080: {err}"))?
+        .collect();
+    let mut last_error = None;
+    for candidate in &candidates {
+        match tokio::net::TcpListener::bind(candidate).await {
+            Ok(listener) => return Ok(listener),
+            Err(err) => last_error = Some(err),
+        }
+    }
+    Err(match last_error {
+        Some(err) => format!("cannot listen on {address}: {err}"),
+        None => format!("`{address}` resolves to no address"),
+    })
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM, saying so.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+    eprintln!("wharf serve: shutting down; requests in flight may take up to 10 s to finish");
+}
+
 fn init_logging() {
     wharf::logging::init_with_default("warn");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_public_address_with_only_loopback_hosts_is_warned_about() {
+        let public: SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let defaults = wharf::HttpOptions::default();
+        let warning = unreachable_warning(public, &defaults).expect("a warning");
+        assert!(warning.contains("0.0.0.0:8080") && warning.contains("--allowed-host"), "{warning}");
+        assert!(unreachable_warning(loopback, &defaults).is_none());
+        let named = wharf::HttpOptions::default().add_allowed_host("wharf.example");
+        assert!(unreachable_warning(public, &named).is_none());
+        assert!(unreachable_warning(public, &wharf::HttpOptions::default().allow_any_host()).is_none());
+    }
 }

@@ -274,13 +274,27 @@ fn answers_are_written_while_the_next_line_is_still_arriving() {
 }
 
 #[test]
-fn the_command_line_explains_itself() {
-    let output = Command::new(env!("CARGO_BIN_EXE_wharf")).arg("--help").output().unwrap();
+fn the_command_line_explains_itself_and_names_a_bad_argument() {
+    let wharf = || Command::new(env!("CARGO_BIN_EXE_wharf"));
+    let output = wharf().arg("--help").output().unwrap();
     assert!(output.status.success());
-    assert!(String::from_utf8_lossy(&output.stdout).contains("wharf serve"));
-    let output = Command::new(env!("CARGO_BIN_EXE_wharf")).arg("frobnicate").output().unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown arguments"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("serve"));
+    let output = wharf().args(["serve", "--help"]).output().unwrap();
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(help.contains("--http <HOST:PORT>") && help.contains("--allowed-host <NAME>"), "{help}");
+    for (args, named) in [
+        (&["frobnicate"][..], "frobnicate"),
+        (&["serve", "--bogus"][..], "--bogus"),
+        (&["serve", "--http"][..], "--http"),
+        (&["serve", "--allowed-host", "example.com"][..], "--http"),
+    ] {
+        let output = wharf().args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(named), "{args:?}: {stderr}");
+        assert!(!stderr.contains("[\""), "the arguments are named, not listed: {stderr}");
+    }
 }
 
 #[test]
