@@ -71,10 +71,17 @@ fn main() -> ExitCode {
     println!("wharf-fuzz: seed {}, {} targets, {share:?} each", options.seed, targets.len());
     let mut found: Vec<(&str, Finding)> = Vec::new();
     let mut total_cases = 0;
+    let _ = std::fs::create_dir_all(&options.save);
     for (index, target) in targets.iter().enumerate() {
         let replayed = replay(target.as_ref(), &options.corpus.join(target.name()));
         found.extend(replayed.into_iter().map(|finding| (target.name(), finding)));
-        let report = run(target.as_ref(), options.seed.wrapping_add(index as u64), share);
+        let mut save = |finding: &Finding| {
+            let path = options.save.join(format!("{}-{}", target.name(), hash(&finding.case)));
+            let _ = std::fs::write(&path, &finding.case);
+            let kind = finding.message.lines().next().unwrap_or("");
+            println!("{:>13}: found: {kind} (case saved to {})", target.name(), path.display());
+        };
+        let report = run(target.as_ref(), options.seed.wrapping_add(index as u64), share, &mut save);
         total_cases += report.executions;
         let rate = report.executions as f64 / report.elapsed.as_secs_f64().max(1e-9);
         let outcomes: Vec<String> = report
@@ -96,16 +103,19 @@ fn main() -> ExitCode {
     if found.is_empty() {
         return ExitCode::SUCCESS;
     }
-    let _ = std::fs::create_dir_all(&options.save);
-    for (index, (target, finding)) in found.iter().enumerate() {
-        let path = options.save.join(format!("{target}-{index}"));
+    for (target, finding) in &found {
+        let path = options.save.join(format!("{target}-{}", hash(&finding.case)));
         let _ = std::fs::write(&path, &finding.case);
-        println!(
-            "\n== {target}: {} (case saved to {})\n{}",
-            finding.message.lines().next().unwrap_or(""),
-            path.display(),
-            finding.message
-        );
+        let kind = finding.message.lines().next().unwrap_or("");
+        println!("\n== {target}: {kind} (case saved to {})\n{}", path.display(), finding.message);
     }
     ExitCode::FAILURE
+}
+
+/// A short name for a case, the same for the same bytes (FNV-1a).
+fn hash(case: &[u8]) -> String {
+    let hash = case
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x100_0000_01b3));
+    format!("{hash:016x}")
 }

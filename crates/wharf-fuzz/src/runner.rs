@@ -60,8 +60,9 @@ pub fn check(target: &dyn Target, case: &[u8]) -> Result<&'static str, String> {
     }
 }
 
-/// Runs `target` on generated cases from `seed` until the budget is spent.
-pub fn run(target: &dyn Target, seed: u64, budget: Budget) -> Report {
+/// Runs `target` on generated cases from `seed` until the budget is spent; `found` hears of
+/// each finding of a new kind as it is made (a long run's findings are not lost to a crash).
+pub fn run(target: &dyn Target, seed: u64, budget: Budget, found: &mut dyn FnMut(&Finding)) -> Report {
     let mut rng = Rng::new(seed);
     let started = Instant::now();
     let mut report = Report {
@@ -87,7 +88,9 @@ pub fn run(target: &dyn Target, seed: u64, budget: Budget) -> Report {
                 let kind = message.lines().next().unwrap_or_default();
                 let seen = report.findings.iter().any(|found| found.message.lines().next() == Some(kind));
                 if !seen && report.findings.len() < MAX_FINDINGS {
-                    report.findings.push(Finding { case, message });
+                    let finding = Finding { case, message };
+                    found(&finding);
+                    report.findings.push(finding);
                 }
             }
         }

@@ -25,7 +25,7 @@ fn every_saved_case_agrees_with_its_reference() {
 #[test]
 fn a_short_run_of_every_target_finds_nothing() {
     for target in all_targets() {
-        let report = run(target.as_ref(), 20_261_123, Budget::Cases(400));
+        let report = run(target.as_ref(), 20_261_123, Budget::Cases(400), &mut |_| {});
         assert_eq!(report.executions, 400);
         assert!(report.findings.is_empty(), "{}: {}", target.name(), report.findings[0].message);
         // The generator reaches more than one way through the code under test.
