@@ -3,8 +3,9 @@
 //! the expansion works whatever the user imported.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::Type;
+use syn::spanned::Spanned;
 
 use super::check::tool_name;
 use super::parse::{Argument, Param, ToolSpec, last_segment};
@@ -116,9 +117,11 @@ pub(crate) fn tool_def(
         settings.push(quote! { .output::<#output>() });
     }
     let call = call(&call_args);
+    let returns_a_tool_result = returns_a_tool_result(&sig.output);
     quote! {
         {
             #arguments_struct
+            #returns_a_tool_result
             ::wharf::ToolDef::new(#name, move |#(#closure_params),*| {
                 let __this = ::core::clone::Clone::clone(&__this);
                 async move { let _ = &__this; #call }
@@ -202,6 +205,25 @@ fn keyword(key: &str) -> &'static str {
         "min_items" => "minItems",
         "max_items" => "maxItems",
         _ => "uniqueItems",
+    }
+}
+
+/// A check that the return type is one a tool may return, spanned at that type: without it a
+/// wrong type is reported as the whole handler not being one, without naming the type.
+fn returns_a_tool_result(output: &syn::ReturnType) -> TokenStream {
+    let ty = match output {
+        syn::ReturnType::Type(_, ty) => quote! { #ty },
+        syn::ReturnType::Default => quote! { () },
+    };
+    let span = match output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => proc_macro2::Span::call_site(),
+    };
+    quote_spanned! {span=>
+        {
+            fn __wharf_returns_a_tool_result<T: ::wharf::tool::IntoToolResult>() {}
+            __wharf_returns_a_tool_result::<#ty>();
+        }
     }
 }
 
