@@ -62,8 +62,8 @@
 //!
 //! # Modules and features
 //!
-//! What every server uses is at the root; the rest is grouped by topic: [`tool`], [`prompt`],
-//! [`resource`], [`completion`], [`request`], [`task`], [`stdio`], `http`, [`content`],
+//! What every server uses is at the root; the rest is grouped by topic: [`tool`](mod@tool),
+//! [`prompt`](mod@prompt), [`resource`](mod@resource), [`completion`], [`request`], [`task`], [`stdio`], `http`, [`content`],
 //! [`testing`], [`protocol`] (the wire types) and `logging`. Features: `http` (Streamable HTTP,
 //! on hyper), `macros` (the attribute macros) and `logging` (`logging::init()`, a `tracing`
 //! subscriber on stderr filtered by `WHARF_LOG` or `RUST_LOG`), all on by default; a stdio-only
@@ -89,7 +89,7 @@ pub use tool::{Args, Json, State, ToolDef};
 pub use wharf_macros::{prompt, resource, resource_template, tool};
 pub use wharf_server::{Error, RpcError, Server, ServerBuilder, ServerOptions};
 
-/// Tools: [`ToolDef`](tool::ToolDef), the handler trait, the extractors a handler takes and the
+/// Tools: [`tool::ToolDef`], the handler trait, the extractors a handler takes and the
 /// values it returns.
 pub mod tool {
     pub use wharf_server::{
@@ -139,9 +139,11 @@ pub mod http {
     };
 }
 
+#[doc(inline)]
 pub use wharf_server::{content, testing};
 
 /// The MCP wire types, for every protocol revision.
+#[doc(inline)]
 pub use wharf_protocol as protocol;
 
 pub use schemars;
