@@ -84,7 +84,7 @@ pub use prompt::PromptDef;
 pub use request::RequestContext;
 pub use resource::{ResourceDef, TemplateDef};
 pub use stdio::serve_stdio;
-pub use tool::{Args, Json, State, ToolDef};
+pub use tool::{Args, Json, SessionData, State, ToolDef};
 #[cfg(feature = "macros")]
 pub use wharf_macros::{prompt, resource, resource_template, tool};
 pub use wharf_server::{Error, RpcError, Server, ServerBuilder, ServerOptions};

@@ -144,13 +144,35 @@ impl FromToolCall for RequestContext {
     }
 }
 
-/// Shared state given to the server builder with `ServerBuilder::state`.
+/// Shared state given to the server builder with `ServerBuilder::state`; it derefs to `S`.
+///
+/// ```
+/// use wharf_server::{Server, State, ToolDef};
+///
+/// struct Config {
+///     greeting: String,
+/// }
+///
+/// let server = Server::builder("greeter", "1.0.0")
+///     .state(Config { greeting: "Hello".to_owned() })
+///     .tool(ToolDef::new("greet", |config: State<Config>| async move { format!("{}!", config.greeting) }))
+///     .build();
+/// assert!(server.is_ok());
+/// ```
 #[derive(Debug)]
 pub struct State<S>(pub Arc<S>);
 
 impl<S> Clone for State<S> {
     fn clone(&self) -> Self {
         State(self.0.clone())
+    }
+}
+
+impl<S> std::ops::Deref for State<S> {
+    type Target = S;
+
+    fn deref(&self) -> &S {
+        &self.0
     }
 }
 
