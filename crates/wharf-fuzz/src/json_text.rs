@@ -228,13 +228,19 @@ impl<'r> JsonText<'r> {
 
     /// Writes an object whose member names come from `keys` (raw JSON string contents).
     pub fn object(&mut self, depth: usize, keys: &[&str]) {
+        self.object_with(keys, |json, _| json.value(depth));
+    }
+
+    /// Writes an object of up to four members named from `keys`, each value written by
+    /// `value` for its name.
+    pub fn object_with(&mut self, keys: &[&str], mut value: impl FnMut(&mut JsonText<'r>, &str)) {
         self.out.push('{');
         let len = self.rng.below(5);
         for index in 0..len {
             self.separator(index);
             let key = *self.rng.pick(keys);
             self.member_name(key);
-            self.value(depth);
+            value(self, key);
         }
         self.close(len, '}');
     }

@@ -321,25 +321,17 @@ fn param_value(json: &mut JsonText<'_>, key: &str) {
 }
 
 fn meta(json: &mut JsonText<'_>) {
-    json.out.push('{');
-    let len = json.rng.below(5);
-    for index in 0..len {
-        json.separator(index);
-        let key = *json.rng.pick(META_KEYS);
-        json.member_name(key);
-        match key {
-            "progressToken" => id(json),
-            "io.modelcontextprotocol/protocolVersion" => {
-                let version = *json.rng.pick(&["\"2026-07-28\"", "\"2025-11-25\"", "\"1999-01-01\"", "7"]);
-                json.out.push_str(version);
-            }
-            "io.modelcontextprotocol/logLevel" => {
-                let level = *json.rng.pick(&["\"debug\"", "\"warning\"", "\"shout\""]);
-                json.out.push_str(level);
-            }
-            "io.modelcontextprotocol/clientInfo" => json.out.push_str("{\"name\":\"c\",\"version\":\"1\"}"),
-            _ => json.value(2),
+    json.object_with(META_KEYS, |json, key| match key {
+        "progressToken" => id(json),
+        "io.modelcontextprotocol/protocolVersion" => {
+            let version = *json.rng.pick(&["\"2026-07-28\"", "\"2025-11-25\"", "\"1999-01-01\"", "7"]);
+            json.out.push_str(version);
         }
-    }
-    json.close(len, '}');
+        "io.modelcontextprotocol/logLevel" => {
+            let level = *json.rng.pick(&["\"debug\"", "\"warning\"", "\"shout\""]);
+            json.out.push_str(level);
+        }
+        "io.modelcontextprotocol/clientInfo" => json.out.push_str("{\"name\":\"c\",\"version\":\"1\"}"),
+        _ => json.value(2),
+    });
 }
