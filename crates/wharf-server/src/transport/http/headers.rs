@@ -53,25 +53,26 @@ pub(crate) fn decode_value(value: &str) -> Option<String> {
     }
 }
 
-fn mismatch(message: String) -> ErrorObject {
-    ErrorObject::new(ErrorCode::HEADER_MISMATCH, message)
-}
-
 /// Checks the headers a 2026-07-28 request must carry against its body: the revision, the
-/// method and, for `tools/call`, `prompts/get` and `resources/read`, the name or URI.
+/// method and, for `tools/call`, `prompts/get`, `resources/read` and the task methods, the name,
+/// URI or task id. Every problem is named in one error, with the value expected, so that a
+/// client (or a person with curl) fixes them in one go.
 pub(crate) fn check_modern(headers: &HeaderMap, request: &ClientRequest, version: &str) -> Result<(), ErrorObject> {
-    let header_version = text(headers, PROTOCOL_VERSION)
-        .ok_or_else(|| mismatch("Header mismatch: the `MCP-Protocol-Version` header is required".to_owned()))?;
-    if header_version != version {
-        return Err(mismatch(format!(
-            "Header mismatch: `MCP-Protocol-Version` is {header_version} but `_meta` names {version}"
-        )));
+    let mut problems = Vec::new();
+    match text(headers, PROTOCOL_VERSION) {
+        None => problems.push(format!("the `MCP-Protocol-Version` header is required (here: {version})")),
+        Some(header_version) if header_version != version => {
+            problems.push(format!("`MCP-Protocol-Version` is {header_version} but `_meta` names {version}"));
+        }
+        Some(_) => {}
     }
     let method = request.method();
-    let header_method = text(headers, METHOD)
-        .ok_or_else(|| mismatch("Header mismatch: the `Mcp-Method` header is required".to_owned()))?;
-    if header_method != method {
-        return Err(mismatch(format!("Header mismatch: `Mcp-Method` is {header_method} but the body calls {method}")));
+    match text(headers, METHOD) {
+        None => problems.push(format!("the `Mcp-Method` header is required (here: {method})")),
+        Some(header_method) if header_method != method => {
+            problems.push(format!("`Mcp-Method` is {header_method} but the body calls {method}"));
+        }
+        Some(_) => {}
     }
     let name = match request {
         ClientRequest::CallTool(params) => Some(params.name.as_str()),
@@ -82,15 +83,19 @@ pub(crate) fn check_modern(headers: &HeaderMap, request: &ClientRequest, version
         _ => None,
     };
     if let Some(name) = name {
-        let header_name = text(headers, NAME)
-            .ok_or_else(|| mismatch(format!("Header mismatch: `{method}` requires the `Mcp-Name` header")))?;
-        let decoded = decode_value(header_name)
-            .ok_or_else(|| mismatch("Header mismatch: `Mcp-Name` is not valid base64-encoded UTF-8".to_owned()))?;
-        if decoded != name {
-            return Err(mismatch(format!("Header mismatch: `Mcp-Name` is {decoded} but the body names {name}")));
+        match text(headers, NAME).map(decode_value) {
+            None => problems.push(format!("`{method}` requires the `Mcp-Name` header (here: {name})")),
+            Some(None) => problems.push("`Mcp-Name` is not valid base64-encoded UTF-8".to_owned()),
+            Some(Some(decoded)) if decoded != name => {
+                problems.push(format!("`Mcp-Name` is {decoded} but the body names {name}"));
+            }
+            Some(Some(_)) => {}
         }
     }
-    Ok(())
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(ErrorObject::new(ErrorCode::HEADER_MISMATCH, format!("Header mismatch: {}", problems.join("; "))))
 }
 
 #[cfg(test)]
@@ -107,5 +112,29 @@ mod tests {
         assert_eq!(decode_value("=?base64?SGVs!!!bG8=?="), None);
         // Without both ends of the wrapper the value is literal.
         assert_eq!(decode_value("=?base64?SGVsbG8=").as_deref(), Some("=?base64?SGVsbG8="));
+    }
+
+    #[test]
+    fn every_missing_or_different_header_is_named_in_one_error_with_the_value_expected() {
+        let call: ClientRequest = ClientRequest::decode(
+            "tools/call",
+            Some(&serde_json::value::RawValue::from_string(r#"{"name":"echo"}"#.to_owned()).unwrap()),
+        )
+        .unwrap();
+        let error = check_modern(&HeaderMap::new(), &call, "2026-07-28").unwrap_err();
+        assert_eq!(error.code, ErrorCode::HEADER_MISMATCH);
+        assert_eq!(
+            error.message,
+            "Header mismatch: the `MCP-Protocol-Version` header is required (here: 2026-07-28); the `Mcp-Method` \
+             header is required (here: tools/call); `tools/call` requires the `Mcp-Name` header (here: echo)"
+        );
+        let mut headers = HeaderMap::new();
+        headers.insert(PROTOCOL_VERSION, "2026-07-28".parse().unwrap());
+        headers.insert(METHOD, "tools/list".parse().unwrap());
+        headers.insert(NAME, "echo".parse().unwrap());
+        let error = check_modern(&headers, &call, "2026-07-28").unwrap_err();
+        assert_eq!(error.message, "Header mismatch: `Mcp-Method` is tools/list but the body calls tools/call");
+        headers.insert(METHOD, "tools/call".parse().unwrap());
+        assert!(check_modern(&headers, &call, "2026-07-28").is_ok());
     }
 }
