@@ -195,9 +195,21 @@ pub(crate) fn removed_method(method: &str, version: ProtocolVersion) -> RpcError
 
 /// Checks the `_meta` every 2026-07-28 request must carry; the revision it names.
 pub(crate) fn check_stateless_meta(meta: &RequestMeta) -> Result<ProtocolVersion, RpcError> {
-    let requested = meta.protocol_version.as_deref().ok_or_else(|| {
-        RpcError::invalid_params("Invalid params: `_meta` must carry `io.modelcontextprotocol/protocolVersion`")
-    })?;
+    let requested = match (&meta.protocol_version, &meta.client_capabilities) {
+        (Some(requested), _) => requested.as_str(),
+        // Both missing are named at once, so that a first request needs one correction.
+        (None, None) => {
+            return Err(RpcError::invalid_params(
+                "Invalid params: `_meta` must carry `io.modelcontextprotocol/protocolVersion` (\"2026-07-28\") and \
+                 `io.modelcontextprotocol/clientCapabilities` (an object, `{}` for none)",
+            ));
+        }
+        (None, Some(_)) => {
+            return Err(RpcError::invalid_params(
+                "Invalid params: `_meta` must carry `io.modelcontextprotocol/protocolVersion` (\"2026-07-28\")",
+            ));
+        }
+    };
     let version = ProtocolVersion::parse(requested).filter(|version| version.is_stateless()).ok_or_else(|| {
         let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|version| version.as_str()).collect();
         RpcError::from(
@@ -207,7 +219,7 @@ pub(crate) fn check_stateless_meta(meta: &RequestMeta) -> Result<ProtocolVersion
     })?;
     if meta.client_capabilities.is_none() {
         return Err(RpcError::invalid_params(
-            "Invalid params: `_meta` must carry `io.modelcontextprotocol/clientCapabilities`",
+            "Invalid params: `_meta` must carry `io.modelcontextprotocol/clientCapabilities` (an object, `{}` for none)",
         ));
     }
     Ok(version)

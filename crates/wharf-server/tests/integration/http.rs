@@ -796,3 +796,29 @@ async fn a_graceful_shutdown_answers_what_is_in_flight_and_ends_every_stream() {
     assert!(served.unwrap().is_ok());
     assert!(TcpStream::connect(("127.0.0.1", port)).await.is_err(), "no connection is accepted after");
 }
+
+/// A first 2026-07-28 request without its headers and `_meta` learns everything it lacks in
+/// two answers (issue 21): one naming every header with its value, one naming both `_meta`
+/// members.
+#[tokio::test]
+async fn a_bare_2026_request_is_told_everything_it_lacks_at_once() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let bare = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"message": "hi"},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let reply = send(port, "POST", &JSON, &bare.to_string()).await;
+    assert_eq!(reply.status, 400, "{reply:?}");
+    let message = reply.json()["error"]["message"].as_str().unwrap().to_owned();
+    for wanted in ["`MCP-Protocol-Version` header is required (here: 2026-07-28)", "(here: tools/call)", "(here: echo)"]
+    {
+        assert!(message.contains(wanted), "{message}");
+    }
+    let headers =
+        [JSON[0], JSON[1], ("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "echo")];
+    let no_meta = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}});
+    let reply = send(port, "POST", &headers, &no_meta.to_string()).await;
+    let error = &reply.json()["error"];
+    assert_eq!(error["code"], -32602, "{reply:?}");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("protocolVersion") && message.contains("clientCapabilities"), "{message}");
+}
