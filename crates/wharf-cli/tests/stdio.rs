@@ -449,7 +449,7 @@ fn logs_go_to_stderr_as_wharf_log_says_and_a_bad_filter_is_named() {
     assert!(status.success());
     assert_eq!(by_id(&parse(&stdout), json!(1))["result"]["content"][0]["text"], "hi");
     let answered = stderr.lines().find(|line| line.contains("request answered") && line.contains("tools/call"));
-    assert!(answered.is_some_and(|line| line.contains("DEBUG") && line.contains("micros=")), "{stderr}");
+    assert!(answered.is_some_and(|line| line.contains("DEBUG") && line.contains("id=1")), "{stderr}");
 
     let (stdout, stderr, status) = run_logging(&input, Some("loud"));
     assert!(status.success());

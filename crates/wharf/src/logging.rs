@@ -19,6 +19,7 @@
 use std::io::IsTerminal;
 use std::str::FromStr;
 
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -37,14 +38,10 @@ pub fn init_with_default(default: &str) {
     let setting = VARIABLES.iter().find_map(|name| std::env::var(name).ok().map(|value| (*name, value)));
     let (filter, complaint) = filter(setting.as_ref().map(|(name, value)| (*name, value.as_str())), default);
     let stderr = std::io::stderr();
-    // The builder's own filter (info) would hide debug events from the targets below.
-    let installed = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(std::io::stderr)
-        .with_ansi(stderr.is_terminal())
-        .finish()
-        .with(filter)
-        .try_init();
+    // The filter belongs to the layer, so that the most verbose level it lets through is the
+    // process's maximum: a disabled `debug!` then costs one comparison.
+    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(stderr.is_terminal());
+    let installed = tracing_subscriber::registry().with(layer.with_filter(filter)).try_init();
     if let Some(complaint) = complaint
         && installed.is_ok()
     {

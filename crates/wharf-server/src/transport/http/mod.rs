@@ -117,7 +117,7 @@ where
         return reply::forbidden(refusal);
     }
     let origin = shared.options.cors.then(|| request.headers().get(http::header::ORIGIN).cloned()).flatten();
-    let logged = tracing::enabled!(tracing::Level::DEBUG).then(|| RequestLog::of(&request));
+    let logged = tracing::level_enabled!(tracing::Level::DEBUG).then(|| RequestLog::of(&request));
     let mut response = match *request.method() {
         Method::POST => post::handle(&shared, request).await,
         Method::GET => streams::get(&shared, request).await,
