@@ -159,7 +159,15 @@ impl<'a> Scanner<'a> {
     }
 
     /// Decodes the value here with serde as a `T`.
+    ///
+    /// serde_json counts its depth limit from where it starts, which is deeper here than where
+    /// the strict path starts: a container nested more than [`MAX_DEPTH`] deep is left to the
+    /// strict path, so that both refuse the same depths.
     pub(super) fn decode<T: DeserializeOwned>(&mut self) -> Option<T> {
+        if matches!(self.peek()?, b'{' | b'[') {
+            let mut probe = Scanner { text: self.text, at: self.at };
+            probe.skip_value()?;
+        }
         let (value, used) = crate::messages::leading::<T>(self.text.get(self.at..)?)?;
         self.at += used;
         Some(value)
