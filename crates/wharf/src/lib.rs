@@ -39,6 +39,10 @@
 //!
 //! Test a server without processes or ports with [`testing::InMemoryClient`].
 //!
+//! The [`guide`] takes every feature in turn, each with a short example that runs: tools,
+//! structured output, progress and logging, prompts, resources and templates, shared state,
+//! asking the user for input in both eras, tasks, testing, and serving over HTTP (with curl).
+//!
 //! # With the `#[tool]` macro
 //!
 //! The same tool, its argument a parameter and the doc comment its description; `#[arg]`
@@ -150,10 +154,10 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-/// The README's examples, compiled as doctests so they cannot go stale.
+/// The guide: every feature with a short example (the repository's README; its examples are
+/// doctests, so they cannot go stale).
 #[doc = include_str!("../../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;
+pub mod guide {}
 
 /// Items the macros' expansions use; not part of the API.
 #[doc(hidden)]
