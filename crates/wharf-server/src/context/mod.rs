@@ -151,8 +151,9 @@ impl RequestContext {
         &self.inner.server
     }
 
-    /// The shared state of type `S` given to the server builder.
-    pub(crate) fn state<S: Send + Sync + 'static>(&self) -> Option<Arc<S>> {
+    /// The shared state of type `S` given to the server builder (`ServerBuilder::state`), for
+    /// prompt and resource handlers; tools take it as `State<S>`.
+    pub fn state<S: Send + Sync + 'static>(&self) -> Option<Arc<S>> {
         self.inner.server.state().get::<S>()
     }
 

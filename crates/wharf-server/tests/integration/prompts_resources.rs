@@ -129,3 +129,27 @@ async fn lists_are_paginated_with_opaque_cursors() {
     assert_eq!(err.code.0, -32602);
     assert_valid(&client, ProtocolVersion::V2025_11_25);
 }
+
+/// Prompt and resource handlers reach the server's shared state through their context, as
+/// tools do through `State<S>`.
+#[tokio::test]
+async fn prompts_and_resources_reach_the_shared_state() {
+    use wharf_server::{PromptDef, ResourceDef, Server};
+    struct Motto(&'static str);
+    let server = Server::builder("state", "1.0.0")
+        .state(Motto("Keep calm"))
+        .prompt(PromptDef::new("motto", |call| async move {
+            call.context.state::<Motto>().map_or("no state".to_owned(), |motto| motto.0.to_owned())
+        }))
+        .resource(ResourceDef::dynamic("motto://today", "motto", |call| async move {
+            call.context.state::<Motto>().map_or("no state".to_owned(), |motto| format!("{}, today", motto.0))
+        }))
+        .build()
+        .unwrap();
+    let client =
+        InMemoryClient::session(server, ProtocolVersion::V2025_11_25, ClientCapabilities::default()).await.unwrap().0;
+    let prompt = client.request("prompts/get", json!({"name": "motto"})).await.unwrap();
+    assert_eq!(prompt["messages"][0]["content"]["text"], "Keep calm");
+    let read = client.request("resources/read", json!({"uri": "motto://today"})).await.unwrap();
+    assert_eq!(read["contents"][0]["text"], "Keep calm, today");
+}
