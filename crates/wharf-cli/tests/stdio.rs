@@ -460,3 +460,42 @@ fn logs_go_to_stderr_as_wharf_log_says_and_a_bad_filter_is_named() {
     let (_, stderr, _) = run_logging(&input, None);
     assert!(stderr.is_empty(), "nothing to say at the default level: {stderr}");
 }
+
+/// A client that pipelines `initialize`, `initialized` and a call that asks it something hears
+/// the `initialize` answer first: the question cannot overtake it.
+#[test]
+fn the_initialize_answer_comes_before_a_pipelined_calls_question() {
+    use std::io::{BufRead, BufReader};
+    let mut child = start(Stdio::null());
+    let mut stdin = child.stdin.take().unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}}, "clientInfo": {"name": "wire", "version": "1"}}});
+    let mut input = lines(&[
+        init,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet_interactively", "arguments": {}}}),
+    ]);
+    stdin.write_all(&input).unwrap();
+    stdin.flush().unwrap();
+    let (sender, received) = std::sync::mpsc::channel();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first: Value = serde_json::from_str(&received.recv_timeout(Duration::from_secs(10)).unwrap()).unwrap();
+    let second: Value = serde_json::from_str(&received.recv_timeout(Duration::from_secs(10)).unwrap()).unwrap();
+    assert_eq!(first["id"], 0, "the initialize answer first: {first}");
+    assert!(first.get("result").is_some(), "{first}");
+    assert_eq!(second["method"], "elicitation/create", "{second}");
+    // Decline, so the call ends and the server with it.
+    input = lines(&[json!({"jsonrpc": "2.0", "id": second["id"], "result": {"action": "decline"}})]);
+    stdin.write_all(&input).unwrap();
+    drop(stdin);
+    let answer: Value = serde_json::from_str(&received.recv_timeout(Duration::from_secs(10)).unwrap()).unwrap();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(child.wait().unwrap().success());
+}

@@ -152,8 +152,11 @@ where
             request @ ClientRequest::Initialize(_) => {
                 // `initialize` is answered before the next line is read, so that requests a
                 // client pipelines behind it already see the negotiated session. It cannot be
-                // cancelled, so it is not registered as in flight.
+                // cancelled, so it is not registered as in flight. Its answer goes out at once:
+                // a request pipelined behind it may ask the client something (elicitation)
+                // before the gathered answers would have been written.
                 self.gathered.push(answer_now(self.server, self.session, &id, request).await);
+                self.gathered.flush(self.session).await;
             }
             request => {
                 if self.session.is_in_flight(&id) {
