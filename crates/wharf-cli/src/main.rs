@@ -184,7 +184,7 @@ async fn shutdown_signal() {
     }
     #[cfg(not(unix))]
     let _ = tokio::signal::ctrl_c().await;
-    eprintln!("wharf serve: shutting down; requests in flight may take up to 10 s to finish");
+    eprintln!("wharf serve: shutting down; answering the requests in flight");
 }
 
 fn init_logging() {

@@ -108,8 +108,11 @@ pub const NUMBERS: &[&str] = &[
 /// Number-like tokens that are not JSON.
 const BAD_NUMBERS: &[&str] = &["01", ".5", "1.", "-", "+1", "NaN", "Infinity", "-Infinity", "0x10", "1e", "1_000"];
 
-/// JSON white space, and two look-alikes that are not.
-const SPACES: &[&str] = &["", "", "", "", " ", "  ", "\n", "\t", "\r\n", "\u{c}", "\u{a0}"];
+/// JSON white space; none most often.
+const SPACES: &[&str] = &["", "", "", "", " ", "  ", "\n", "\t", "\r\n"];
+
+/// White space JSON does not allow: form feed and no-break space.
+const LOOKALIKE_SPACES: &[&str] = &["\u{c}", "\u{a0}"];
 
 /// Writes JSON text (and now and then something that is not) into a `String`.
 #[derive(Debug)]
@@ -135,7 +138,7 @@ impl<'r> JsonText<'r> {
 
     /// Writes white space, now and then some that JSON does not allow.
     pub fn space(&mut self) {
-        let space = if self.go_invalid() { *self.rng.pick(SPACES) } else { *self.rng.pick(&SPACES[..9]) };
+        let space = if self.go_invalid() { *self.rng.pick(LOOKALIKE_SPACES) } else { *self.rng.pick(SPACES) };
         self.out.push_str(space);
     }
 

@@ -103,11 +103,9 @@ fn main() -> ExitCode {
     if found.is_empty() {
         return ExitCode::SUCCESS;
     }
+    // Each run's findings were saved as they were made; a replayed one names its corpus file.
     for (target, finding) in &found {
-        let path = options.save.join(format!("{target}-{}", hash(&finding.case)));
-        let _ = std::fs::write(&path, &finding.case);
-        let kind = finding.message.lines().next().unwrap_or("");
-        println!("\n== {target}: {kind} (case saved to {})\n{}", path.display(), finding.message);
+        println!("\n== {target}: {}", finding.message);
     }
     ExitCode::FAILURE
 }

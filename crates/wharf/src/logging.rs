@@ -51,7 +51,7 @@ pub fn init_with_default(default: &str) {
 
 /// The filter for `setting` (a variable's name and value), or for `default` when it is unset
 /// or cannot be read; in that case also the complaint to log.
-pub fn filter(setting: Option<(&str, &str)>, default: &str) -> (Targets, Option<String>) {
+fn filter(setting: Option<(&str, &str)>, default: &str) -> (Targets, Option<String>) {
     let fallback = || Targets::from_str(default).unwrap_or_else(|_| Targets::new().with_default(tracing::Level::INFO));
     match setting {
         None => (fallback(), None),
