@@ -1,11 +1,14 @@
 //! Integration tests of the server core. Most are driven through the in-memory client and check
-//! what the server sent against the official schema of the revision in use (`spec.rs`); `http.rs`
-//! writes raw HTTP/1.1 bytes to a served endpoint and reads the raw answers.
+//! what the server sent against the official schema of the revision in use (`spec.rs`);
+//! `http.rs` and `http_streams.rs` write raw HTTP/1.1 bytes to a served endpoint and read the
+//! raw answers.
 
 mod faults;
 mod fixture;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_streams;
 mod input;
 mod listen;
 mod prompts_resources;
