@@ -188,6 +188,14 @@ method_union! {
 }
 
 impl ClientRequest {
+    /// True when the request is a 2026-07-28 stateless one: `server/discover` and
+    /// `subscriptions/listen` always are, and any other request whose `_meta` names a protocol
+    /// version or client capabilities.
+    pub fn is_stateless(&self) -> bool {
+        matches!(self, ClientRequest::Discover(_) | ClientRequest::Listen(_))
+            || self.meta().is_some_and(RequestMeta::is_stateless_request)
+    }
+
     /// The request's `_meta`, if it has one.
     pub fn meta(&self) -> Option<&RequestMeta> {
         match self {

@@ -9,6 +9,7 @@ use wharf_protocol::{Icon, Implementation};
 use crate::error::Error;
 use crate::extensions::Extensions;
 use crate::input::seal::{Sealer, StateKey};
+use crate::layer::Layer;
 use crate::options::ServerOptions;
 use crate::prompt::PromptDef;
 use crate::registry::Registry;
@@ -30,6 +31,7 @@ impl Server {
             errors: Vec::new(),
             state_keys: Vec::new(),
             task_store: None,
+            layers: Vec::new(),
         }
     }
 }
@@ -47,6 +49,7 @@ pub struct ServerBuilder {
     /// Sealing keys, the first seals; empty means a random key for this process.
     state_keys: Vec<StateKey>,
     task_store: Option<Arc<dyn TaskStore>>,
+    layers: Vec<Box<dyn Layer>>,
 }
 
 impl ServerBuilder {
@@ -228,7 +231,16 @@ impl ServerBuilder {
             state: self.state,
             sealer,
             tasks,
+            layers: self.layers,
         })
+    }
+
+    /// Adds middleware around every request (see [`Layer`]). The first layer added is the
+    /// outermost: it sees each request first and its answer last. A server without layers
+    /// pays nothing for them.
+    pub fn layer(mut self, layer: impl Layer) -> ServerBuilder {
+        self.layers.push(Box::new(layer));
+        self
     }
 }
 

@@ -20,12 +20,30 @@ pub(crate) struct Delivery {
     pub(crate) stream: Option<Arc<StreamControl>>,
     /// Who the request acts for, when the transport knows.
     pub(crate) principal: Option<Principal>,
+    /// The HTTP request's headers and extensions, kept only when middleware is installed.
+    #[cfg(feature = "http")]
+    pub(crate) http: Option<Box<HttpParts>>,
+}
+
+/// What middleware may read of the HTTP request that carried an MCP request.
+#[cfg(feature = "http")]
+#[derive(Debug, Default)]
+pub(crate) struct HttpParts {
+    pub(crate) headers: http::HeaderMap,
+    pub(crate) extensions: http::Extensions,
 }
 
 impl Delivery {
     /// Messages about the request go to the session's queue.
     pub(crate) fn to_session(cancel: Cancellation) -> Delivery {
-        Delivery { sink: None, cancel, stream: None, principal: None }
+        Delivery {
+            sink: None,
+            cancel,
+            stream: None,
+            principal: None,
+            #[cfg(feature = "http")]
+            http: None,
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! a handler can answer with.
 
 use std::fmt;
+use std::time::Duration;
 
 use serde_json::Value;
 use wharf_protocol::{ErrorCode, ErrorObject};
@@ -111,6 +112,9 @@ pub struct RpcError {
     /// Set only on the error asking for input returns on a first run (see
     /// [`RpcError::is_input_required`]), so that no handler's own error is taken for it.
     input_required: bool,
+    /// When the client may try again, for errors that refuse a request for now (a rate
+    /// limit); a transport with a status line answers 429 with `Retry-After`.
+    retry_after: Option<Duration>,
 }
 
 /// The message of the error a handler's unanswered input returns on 2026-07-28.
@@ -149,6 +153,24 @@ impl RpcError {
             .with_data(serde_json::json!({ "uri": uri }))
     }
 
+    /// "Too many requests": the request is refused for now, and the client may try again
+    /// after `retry_after`. The code is `-32000` (a server error), `data` carries
+    /// `retryAfterSeconds`, and over HTTP the answer is 429 with a `Retry-After` header.
+    pub fn rate_limited(message: impl Into<String>, retry_after: Duration) -> RpcError {
+        let seconds = retry_after_seconds(retry_after);
+        let mut error =
+            RpcError::new(SERVER_ERROR, message).with_data(serde_json::json!({ "retryAfterSeconds": seconds }));
+        error.retry_after = Some(retry_after);
+        error
+    }
+
+    /// "Request timed out" (`-32001`, the code MCP clients use for a request that took too long),
+    /// with the time allowed in `data`.
+    pub fn timed_out(message: impl Into<String>, allowed: Duration) -> RpcError {
+        let millis = u64::try_from(allowed.as_millis()).unwrap_or(u64::MAX);
+        RpcError::new(REQUEST_TIMED_OUT, message).with_data(serde_json::json!({ "timeoutMs": millis }))
+    }
+
     /// Adds structured `data`.
     pub fn with_data(mut self, data: Value) -> RpcError {
         self.object.data = Some(data);
@@ -177,9 +199,18 @@ impl RpcError {
         self.input_required
     }
 
+    /// When the client may try again, for an error made by [`RpcError::rate_limited`].
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+
     /// The error asking for input returns when the answer is not there yet.
     pub(crate) fn input_required() -> RpcError {
-        RpcError { object: ErrorObject::new(ErrorCode::INTERNAL_ERROR, INPUT_REQUIRED_MESSAGE), input_required: true }
+        RpcError {
+            object: ErrorObject::new(ErrorCode::INTERNAL_ERROR, INPUT_REQUIRED_MESSAGE),
+            input_required: true,
+            retry_after: None,
+        }
     }
 
     pub(crate) fn into_object(self) -> ErrorObject {
@@ -189,6 +220,20 @@ impl RpcError {
 
 impl From<ErrorObject> for RpcError {
     fn from(object: ErrorObject) -> RpcError {
-        RpcError { object, input_required: false }
+        RpcError { object, input_required: false, retry_after: None }
     }
+}
+
+/// The code of [`RpcError::rate_limited`]: the first of JSON-RPC's implementation-defined
+/// server errors.
+const SERVER_ERROR: i64 = -32000;
+
+/// The code of [`RpcError::timed_out`].
+const REQUEST_TIMED_OUT: i64 = -32001;
+
+/// Whole seconds to wait, rounded up, and at least one: `Retry-After` counts whole seconds,
+/// and zero would invite an immediate retry that fails again.
+pub(crate) fn retry_after_seconds(retry_after: Duration) -> u64 {
+    let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+    seconds.max(1)
 }

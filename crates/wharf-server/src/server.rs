@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::events::{ListKind, ServerEvent};
 use crate::extensions::Extensions;
 use crate::input::seal::{Sealer, StateKey};
+use crate::layer::Layer;
 use crate::options::ServerOptions;
 use crate::prompt::PromptDef;
 use crate::registry::{Component, Registry};
@@ -46,6 +47,7 @@ struct Shared {
     /// Bumped to end every open `subscriptions/listen` stream gracefully.
     subscriptions_epoch: watch::Sender<u64>,
     tasks: Tasks,
+    layers: Vec<Box<dyn Layer>>,
 }
 
 /// What a server is made of, as the builder hands it over.
@@ -57,6 +59,7 @@ pub(crate) struct ServerParts {
     pub(crate) state: Extensions,
     pub(crate) sealer: Sealer,
     pub(crate) tasks: Tasks,
+    pub(crate) layers: Vec<Box<dyn Layer>>,
 }
 
 impl Server {
@@ -82,8 +85,14 @@ impl Server {
                 sealer: parts.sealer,
                 subscriptions_epoch: watch::channel(0).0,
                 tasks: parts.tasks,
+                layers: parts.layers,
             }),
         })
+    }
+
+    /// The middleware around every request, outermost first.
+    pub(crate) fn layers(&self) -> &[Box<dyn Layer>] {
+        &self.shared.layers
     }
 
     /// What a request reaches of this server.
@@ -283,6 +292,10 @@ impl Server {
 }
 
 impl ServerCore for Shared {
+    fn layers(&self) -> &[Box<dyn Layer>] {
+        &self.layers
+    }
+
     fn options(&self) -> &ServerOptions {
         &self.options
     }

@@ -6,11 +6,14 @@ use std::sync::Arc;
 
 use crate::extensions::Extensions;
 use crate::input::seal::Sealer;
+use crate::layer::Layer;
 use crate::options::ServerOptions;
 
 /// The part of a server a request reaches while it runs. `Server` implements it; the context
 /// holds it as a trait object.
 pub(crate) trait ServerCore: Send + Sync + 'static {
+    /// The middleware around every request, which also watches what handlers send.
+    fn layers(&self) -> &[Box<dyn Layer>];
     /// The server's options.
     fn options(&self) -> &ServerOptions;
     /// What seals and opens `requestState`.

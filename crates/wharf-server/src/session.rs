@@ -22,6 +22,18 @@ pub(crate) enum Admission {
     TooMany,
 }
 
+/// What carries a connection's messages, as middleware sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Transport {
+    /// Newline-delimited JSON on the process's stdin and stdout.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+    /// Any other byte stream ([`serve_connection`](crate::serve_connection), the in-memory client).
+    Stream,
+}
+
 /// Serialized JSON-RPC messages on their way to the client, one message per item.
 ///
 /// A counted queue also keeps the number of messages sent into it and not yet written out,
@@ -96,6 +108,7 @@ pub(crate) struct InFlight {
 #[derive(Debug)]
 pub(crate) struct Session {
     id: String,
+    transport: Transport,
     negotiated: OnceLock<Negotiated>,
     initialized: AtomicBool,
     /// The level set with `logging/setLevel`, as an index into `LoggingLevel::ALL`; `u8::MAX`
@@ -120,9 +133,10 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Session {
-    pub(crate) fn new(id: String, outbound: impl Into<Outbound>) -> Arc<Session> {
+    pub(crate) fn new(id: String, transport: Transport, outbound: impl Into<Outbound>) -> Arc<Session> {
         Arc::new(Session {
             id,
+            transport,
             negotiated: OnceLock::new(),
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(LEVEL_UNSET),
@@ -138,6 +152,10 @@ impl Session {
 
     pub(crate) fn id(&self) -> &str {
         &self.id
+    }
+
+    pub(crate) fn transport(&self) -> Transport {
+        self.transport
     }
 
     pub(crate) fn outbound(&self) -> &Outbound {

@@ -129,6 +129,16 @@ pub mod task {
     };
 }
 
+/// Middleware at the MCP request level: [`Layer`](middleware::Layer)s added with
+/// [`ServerBuilder::layer`] see every request, in both eras and on every transport, and the
+/// built-in ones limit rates, time out tools, bound concurrency and keep an audit log.
+pub mod middleware {
+    pub use wharf_server::middleware::{Audit, ConcurrencyLimit, Quota, RateKey, RateLimit, Timeout};
+    pub use wharf_server::{
+        Answer, Layer, LayerFuture, McpRequest, Next, OutboundKind, OutboundMessage, Target, Transport, layer_fn,
+    };
+}
+
 /// Newline-delimited JSON-RPC over stdin and stdout, or any pair of byte streams.
 pub mod stdio {
     pub use wharf_server::{StdioOptions, serve_connection, serve_stdio, serve_stdio_with};

@@ -8,6 +8,7 @@
 pub(crate) mod ask;
 mod outbound;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use wharf_protocol::{
@@ -55,6 +56,8 @@ struct Inner {
     /// Set once a 2025-11-25 request became a task: its response has been sent, so what the
     /// handler sends goes to the session instead, marked as the task's.
     legacy_task: OnceLock<LegacyTask>,
+    /// Set when a `tools/call` answered `isError: true`, for middleware to see.
+    tool_error: AtomicBool,
 }
 
 /// The 2025-11-25 task a request became.
@@ -109,6 +112,7 @@ impl RequestContext {
                 input: parts.input,
                 task: OnceLock::new(),
                 legacy_task: OnceLock::new(),
+                tool_error: AtomicBool::new(false),
             }),
         }
     }
@@ -221,6 +225,16 @@ impl RequestContext {
     }
 
     /// From now on, input this request asks for waits for the task's `tasks/update`.
+    /// Notes that the tool call answered a tool error (`isError: true`).
+    pub(crate) fn mark_tool_error(&self) {
+        self.inner.tool_error.store(true, Ordering::Relaxed);
+    }
+
+    /// True once the tool call answered a tool error.
+    pub(crate) fn is_tool_error(&self) -> bool {
+        self.inner.tool_error.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn attach_task(&self, running: Arc<Running>) {
         let _ = self.inner.task.set(running);
     }

@@ -14,6 +14,7 @@ use wharf_protocol::{
 
 use super::RequestContext;
 use crate::error::Error;
+use crate::layer::{OutboundKind, OutboundMessage};
 use crate::session::Outbound;
 use crate::task::RELATED_TASK;
 
@@ -63,7 +64,20 @@ impl RequestContext {
             meta: None,
         });
         let Ok(bytes) = self.encode_outgoing_notification(&notification) else { return false };
+        self.observe(OutboundKind::Notification, notification.method(), &bytes);
         self.inner.session.outbound().send(bytes).await.is_ok()
+    }
+
+    /// Shows a message the handler sends to the server's layers.
+    fn observe(&self, kind: OutboundKind, method: &str, bytes: &[u8]) {
+        let layers = self.inner.server.layers();
+        if layers.is_empty() {
+            return;
+        }
+        let message = OutboundMessage { kind, method, request_id: &self.inner.id, bytes };
+        for layer in layers {
+            layer.outbound(&message);
+        }
     }
 
     fn sink(&self) -> &Outbound {
@@ -110,6 +124,7 @@ impl RequestContext {
                 return Err(err);
             }
         };
+        self.observe(OutboundKind::Request, request.method(), &bytes);
         if self.sink().send(bytes).await.is_err() {
             session.forget_answer(&id);
             return Err(Error::closed());
@@ -128,6 +143,7 @@ impl RequestContext {
     pub(crate) async fn notify(&self, notification: ServerNotification) {
         match self.encode_outgoing_notification(&notification) {
             Ok(bytes) => {
+                self.observe(OutboundKind::Notification, notification.method(), &bytes);
                 let _ = self.sink().send(bytes).await;
             }
             Err(err) => tracing::warn!(%err, method = notification.method(), "a notification could not be encoded"),

@@ -146,7 +146,16 @@ pub(super) async fn call_tool(
     tool: &ToolDef,
     params: Box<CallToolParams>,
 ) -> Result<CallToolResult, RpcError> {
-    start_call(context, tool, params)?.finish(context.protocol_version()).await
+    let outcome = start_call(context, tool, params)?.finish(context.protocol_version()).await;
+    note_tool_error(context, &outcome);
+    outcome
+}
+
+/// Marks the context when a call's result is a tool error, for middleware to see.
+pub(super) fn note_tool_error(context: &RequestContext, outcome: &Result<CallToolResult, RpcError>) {
+    if let Ok(CallToolResult { is_error: Some(true), .. }) = outcome {
+        context.mark_tool_error();
+    }
 }
 
 /// Adapts a tool result to the revision: structured content that a revision cannot carry is

@@ -21,6 +21,7 @@ pub(crate) mod mirrored;
 mod tasks;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use wharf_protocol::{
     ClientRequest, DiscoverResult, EmptyResult, ErrorCode, InitializeParams, InitializeResult, ProtocolVersion,
@@ -31,6 +32,7 @@ use crate::context::{Client, ContextParts, RequestContext};
 use crate::delivery::Delivery;
 use crate::error::RpcError;
 use crate::input::InputRound;
+use crate::layer::{Answer, Endpoint, LayerFuture, McpRequest, Next};
 use crate::listen::listen;
 use crate::prompt::PromptDef;
 use crate::registry::Registry;
@@ -40,7 +42,7 @@ use crate::session::{Negotiated, Session};
 use crate::tool::ToolDef;
 use crate::wire::respond;
 use finish::Finisher;
-use methods::{complete, find_tool, get_prompt, list, read_resource, require, start_call};
+use methods::{complete, find_tool, get_prompt, list, note_tool_error, read_resource, require, start_call};
 use tasks::CallRoute;
 
 /// Handles one request: the encoded response, or the error to answer with, so that a transport
@@ -64,9 +66,16 @@ pub(crate) fn request_outcome(
     // the request would cost an allocation and a free per request.
     async move {
         let method = request.method();
+        if !server.layers().is_empty() {
+            // Boxed: the chain's future is larger than a request's own, and most servers
+            // have no layers.
+            let may_become_task = tasks::may_become_task(&server, &request);
+            let request = McpRequest::new(id, request, session, delivery, may_become_task);
+            return Box::pin(through_layers(&server, request)).await;
+        }
         let outcome = match prepare(&server, session, &id, &mut request, delivery) {
             Ok(Prepared::Answered(response)) => Ok(response),
-            Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool).await,
+            Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool, None).await,
             Err(error) => Err(error),
         };
         // No clock is read here: a start time held in every request's future cost more than
@@ -81,10 +90,40 @@ pub(crate) fn request_outcome(
     }
 }
 
-/// True when the request is to be served statelessly, as 2026-07-28 defines.
-pub(crate) fn is_stateless(request: &ClientRequest) -> bool {
-    matches!(request, ClientRequest::Discover(_) | ClientRequest::Listen(_))
-        || request.meta().is_some_and(RequestMeta::is_stateless_request)
+/// Runs a request through the server's layers, and then, unless a layer answered it, as
+/// [`request_outcome`] runs it without layers.
+async fn through_layers(server: &Server, request: McpRequest) -> Result<Vec<u8>, RpcError> {
+    let method = request.method();
+    let id = request.id().clone();
+    let answer = Next::new(server.layers(), &Dispatcher { server }).run(request).await;
+    match answer.error_object() {
+        None => tracing::debug!(%id, method, "request answered"),
+        Some(error) => {
+            tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed")
+        }
+    }
+    answer.into_outcome()
+}
+
+/// The end of the chain of layers: the server's own dispatch.
+struct Dispatcher<'s> {
+    server: &'s Server,
+}
+
+impl Endpoint for Dispatcher<'_> {
+    fn serve(&self, request: McpRequest) -> LayerFuture<'_> {
+        Box::pin(async move {
+            let (id, mut request, session, delivery, task_after) = request.into_parts();
+            match prepare(self.server, session, &id, &mut request, delivery) {
+                Ok(Prepared::Answered(response)) => Answer::from_outcome(Ok(response), false),
+                Ok(Prepared::Serve(context, tool)) => {
+                    let outcome = serve(self.server, &context, &id, request, tool, task_after).await;
+                    Answer::from_outcome(outcome, context.is_tool_error())
+                }
+                Err(error) => Answer::error(error),
+            }
+        })
+    }
 }
 
 /// What [`prepare`] made of a request.
@@ -105,7 +144,7 @@ fn prepare(
     request: &mut ClientRequest,
     delivery: Delivery,
 ) -> Result<Prepared, RpcError> {
-    if is_stateless(request) {
+    if request.is_stateless() {
         // The request's `_meta` moves into the context; nothing reads it from the params later.
         let meta = std::mem::take(request.meta_mut());
         let version = check_stateless_meta(&meta)?;
@@ -267,6 +306,7 @@ async fn serve(
     id: &RequestId,
     request: ClientRequest,
     found_tool: Option<Arc<ToolDef>>,
+    task_after: Option<Duration>,
 ) -> Result<Vec<u8>, RpcError> {
     let version = context.protocol_version();
     // Each method checks only the capability it needs, under its own look at the registry:
@@ -313,10 +353,11 @@ async fn serve(
                 // adds no layer to the request's future.
                 Ok(started) => {
                     let outcome = started.finish(version).await;
+                    note_tool_error(context, &outcome);
                     out.complete_or_input(context, outcome)
                 }
                 Err((CallRoute::StatelessTask, tool, params)) => {
-                    Box::pin(tasks::call_tool_or_task(server, context, tool, params, &out)).await
+                    Box::pin(tasks::call_tool_or_task(server, context, tool, params, task_after, &out)).await
                 }
                 Err((_, tool, params)) => Box::pin(tasks::legacy_task(server, context, tool, params, &out)).await,
             }

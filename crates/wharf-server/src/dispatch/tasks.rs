@@ -5,6 +5,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Duration;
 
 use serde_json::Value;
 use wharf_protocol::{
@@ -65,6 +66,25 @@ pub(super) fn call_route(
         }
     }
     Ok(CallRoute::Direct)
+}
+
+/// True for a stateless `tools/call` of a tool that may run as a task, from a client that
+/// declared the tasks extension on it: what middleware is told before the call runs.
+pub(super) fn may_become_task(server: &Server, request: &ClientRequest) -> bool {
+    let ClientRequest::CallTool(params) = request else { return false };
+    let declared = params
+        .meta
+        .as_deref()
+        .and_then(|meta| meta.client_capabilities.as_ref())
+        .is_some_and(|capabilities| declares_tasks(capabilities));
+    declared
+        && request.is_stateless()
+        && server.registry().tool(&params.name).is_some_and(|tool| tool.task_support != TaskSupport::Forbidden)
+}
+
+/// True when the client capabilities declare the tasks extension.
+fn declares_tasks(capabilities: &wharf_protocol::ClientCapabilities) -> bool {
+    capabilities.extensions.as_ref().is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION))
 }
 
 /// True for the `tasks/*` methods, which [`serve_task_method`] answers.
@@ -159,12 +179,7 @@ fn no_such_method(request: &ClientRequest, version: ProtocolVersion) -> RpcError
 
 /// The task methods need the client to have declared the tasks extension on this request.
 fn require_tasks(context: &RequestContext) -> Result<(), RpcError> {
-    let declared = context
-        .client_capabilities()
-        .extensions
-        .as_ref()
-        .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION));
-    if declared {
+    if declares_tasks(context.client_capabilities()) {
         return Ok(());
     }
     Err(RpcError::new(
@@ -182,6 +197,7 @@ pub(super) async fn call_tool_or_task(
     context: &RequestContext,
     tool: Arc<ToolDef>,
     params: Box<CallToolParams>,
+    task_after: Option<Duration>,
     out: &Finisher<'_>,
 ) -> Result<Vec<u8>, RpcError> {
     if let Err(missing) = require_tasks(context) {
@@ -193,7 +209,15 @@ pub(super) async fn call_tool_or_task(
     }
     let task_context = context.clone();
     let mut work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });
-    let first = std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await;
+    let first = match task_after {
+        None => std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await,
+        // Middleware asked for the call to stay a call for a while (a timeout that turns long
+        // calls into tasks).
+        Some(wait) => match tokio::time::timeout(wait, &mut work).await {
+            Ok(done) => Poll::Ready(done),
+            Err(_) => Poll::Pending,
+        },
+    };
     match first {
         Poll::Ready(Ok(outcome)) => return out.complete_or_input(context, outcome),
         Poll::Ready(Err(panic)) => {

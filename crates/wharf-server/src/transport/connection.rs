@@ -13,7 +13,7 @@ use tokio::sync::{broadcast, mpsc};
 use crate::error::Error;
 use crate::events::ServerEvent;
 use crate::server::Server;
-use crate::session::{Outbound, Session};
+use crate::session::{Outbound, Session, Transport};
 use crate::session_events::event_notification;
 use crate::transport::read_loop::read_loop;
 use crate::transport::shared_writer::SharedWriter;
@@ -63,7 +63,11 @@ pub(crate) async fn run<R>(
 where
     R: AsyncRead + Unpin + Send + 'static,
 {
-    let session = Session::new(server.next_connection_id(), outbound);
+    let transport = match &reading {
+        Reading::Task(_) => Transport::Stream,
+        Reading::Thread { .. } => Transport::Stdio,
+    };
+    let session = Session::new(server.next_connection_id(), transport, outbound);
     let events_task = tokio::spawn(forward_events(server.clone(), server.subscribe_events(), session.clone()));
 
     let read_result = match reading {

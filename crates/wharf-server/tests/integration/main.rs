@@ -11,6 +11,7 @@ mod http;
 mod http_streams;
 mod input;
 mod listen;
+mod middleware;
 mod prompts_resources;
 mod runtime;
 mod session;

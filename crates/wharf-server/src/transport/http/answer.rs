@@ -20,10 +20,10 @@ use super::sessions::{ActiveGuard, HttpSession};
 use super::shared::Shared;
 use super::sse;
 use crate::cancel::Cancellation;
-use crate::delivery::{Delivery, StreamControl};
+use crate::delivery::{Delivery, HttpParts, StreamControl};
 use crate::dispatch::answer::{Outcome, panic_error};
 use crate::dispatch::request_outcome;
-use crate::error::RpcError;
+use crate::error::{RpcError, retry_after_seconds};
 use crate::panic::CatchUnwind;
 use crate::principal::Principal;
 use crate::session::{Admission, Session};
@@ -39,7 +39,13 @@ pub(super) struct Job {
     pub(super) modern: bool,
     /// True when the client accepts an SSE answer.
     pub(super) sse: bool,
+    pub(super) caller: Caller,
+}
+
+/// Who sent a request, and what middleware may read of the HTTP request that carried it.
+pub(super) struct Caller {
     pub(super) principal: Option<Principal>,
+    pub(super) http: Option<Box<HttpParts>>,
 }
 
 /// The handler's task; dropping the guard stops it when the request's era says a vanished
@@ -101,11 +107,38 @@ fn status_for(code: i64, modern: bool) -> StatusCode {
     }
 }
 
-fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (StatusCode, Vec<u8>) {
+/// The status line of an answer sent as JSON, with the `Retry-After` of a refusal for now.
+struct Status {
+    code: StatusCode,
+    retry_after: Option<u64>,
+}
+
+impl Status {
+    const OK: Status = Status { code: StatusCode::OK, retry_after: None };
+
+    /// The JSON response carrying `message` with this status.
+    fn json(self, message: Vec<u8>) -> Response<McpBody> {
+        let mut response = reply::json(self.code, message);
+        if let Some(seconds) = self.retry_after {
+            response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (Status, Vec<u8>) {
     match outcome {
-        Ok(Ok(response)) => (StatusCode::OK, response),
-        Ok(Err(error)) => (status_for(error.code(), modern), encode_error(Some(id), error)),
-        Err(panic) => (StatusCode::OK, encode_error(Some(id), panic_error(id, &panic))),
+        Ok(Ok(response)) => (Status::OK, response),
+        // A refusal for now (a rate limit) is 429 in both eras: a 2025 client's HTTP stack
+        // understands it as well as a 2026 one's.
+        Ok(Err(error)) if error.retry_after().is_some() => {
+            let retry_after = error.retry_after().map(retry_after_seconds);
+            (Status { code: StatusCode::TOO_MANY_REQUESTS, retry_after }, encode_error(Some(id), error))
+        }
+        Ok(Err(error)) => {
+            (Status { code: status_for(error.code(), modern), retry_after: None }, encode_error(Some(id), error))
+        }
+        Err(panic) => (Status::OK, encode_error(Some(id), panic_error(id, &panic))),
     }
 }
 
@@ -119,7 +152,7 @@ enum First {
 }
 
 pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
-    let Job { session, http_session, id, request, modern, sse, principal } = job;
+    let Job { session, http_session, id, request, modern, sse, caller } = job;
     // A 2026-07-28 request has a session of its own, so only 2025 ids can collide. The bound
     // on a session's requests in flight is the HTTP form of stdio's backpressure: a client
     // cannot be made to wait for its own reads here, so the request over the bound is refused.
@@ -139,7 +172,8 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         sink: Some(sink.into()),
         cancel: cancel.clone(),
         stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
-        principal,
+        principal: caller.principal,
+        http: caller.http,
     };
     let mut work =
         CatchUnwind::new(request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery));
@@ -156,7 +190,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         }
         let (status, response) = encode_outcome(outcome, &id, modern);
         if queued.is_empty() || !sse {
-            return reply::json(status, response);
+            return status.json(response);
         }
         let active = http_session.map(ActiveGuard::new);
         let answer = Answer::Ready(response);
@@ -209,7 +243,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
                 Some(outcome) => {
                     let (status, response) = encode_outcome(outcome, &id, modern);
                     if queued.is_empty() || !sse {
-                        return reply::json(status, response);
+                        return status.json(response);
                     }
                     Answer::Ready(response)
                 }
@@ -226,7 +260,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
                 return cancelled(&id, sse);
             };
             let (status, response) = encode_outcome(drained, &id, modern);
-            return reply::json(status, response);
+            return status.json(response);
         }
         First::Close | First::Stream => Answer::Running(running),
     };

@@ -11,20 +11,20 @@ use wharf_protocol::{
     ClientRequest, DecodeError, ErrorCode, ErrorObject, Incoming, ProtocolVersion, RequestId, RequestMeta, parse_batch,
 };
 
-use super::answer::{Job, run};
+use super::answer::{Caller, Job, run};
 use super::body::{BodyError, BodyLimits, McpBody, read_body};
 use super::headers::{self, SESSION_ID};
 use super::reply;
 use super::sessions::{ActiveGuard, CreateError};
 use super::shared::{SessionRefusal, Shared, legacy_session};
 use crate::cancel::Cancellation;
-use crate::delivery::Delivery;
+use crate::delivery::{Delivery, HttpParts};
 use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused};
 use crate::dispatch::client_messages;
 use crate::dispatch::mirrored::check_mirrored_headers;
-use crate::dispatch::{check_stateless_meta, is_stateless, removed_in_stateless, removed_method, request_outcome};
+use crate::dispatch::{check_stateless_meta, removed_in_stateless, removed_method, request_outcome};
 use crate::principal::Principal;
-use crate::session::Session;
+use crate::session::{Session, Transport};
 use crate::wire::encode_error;
 
 pub(crate) async fn handle<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody>
@@ -33,9 +33,14 @@ where
     B::Data: Send,
     B::Error: std::fmt::Display,
 {
-    let (parts, body) = request.into_parts();
-    let headers = &parts.headers;
+    let (mut parts, body) = request.into_parts();
     let principal = parts.extensions.get::<Principal>().cloned();
+    // Middleware may read the headers and extensions; without it they are not kept.
+    let http = (!shared.server.layers().is_empty()).then(|| {
+        Box::new(HttpParts { headers: parts.headers.clone(), extensions: std::mem::take(&mut parts.extensions) })
+    });
+    let caller = Caller { principal, http };
+    let headers = &parts.headers;
     if !is_json(headers) {
         return reply::refuse(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -78,7 +83,7 @@ where
     };
     let modern_header = headers::names_stateless_revision(headers);
     match incoming {
-        Incoming::Request { id, request } => post_request(shared, headers, modern_header, id, request, principal).await,
+        Incoming::Request { id, request } => post_request(shared, headers, modern_header, id, request, caller).await,
         Incoming::Refused { id, method, .. } if modern_header && removed_in_stateless(&method) => {
             removed_method_reply(&id, &method)
         }
@@ -126,15 +131,15 @@ async fn post_request(
     modern_header: bool,
     id: RequestId,
     request: ClientRequest,
-    principal: Option<Principal>,
+    caller: Caller,
 ) -> Response<McpBody> {
     if modern_header && removed_in_stateless(request.method()) {
         return removed_method_reply(&id, request.method());
     }
-    if modern_header || is_stateless(&request) {
-        modern(shared, headers, id, request, principal).await
+    if modern_header || request.is_stateless() {
+        modern(shared, headers, id, request, caller).await
     } else {
-        legacy(shared, headers, id, request, principal).await
+        legacy(shared, headers, id, request, caller).await
     }
 }
 
@@ -208,7 +213,7 @@ async fn modern(
     headers: &HeaderMap,
     id: RequestId,
     request: ClientRequest,
-    principal: Option<Principal>,
+    caller: Caller,
 ) -> Response<McpBody> {
     let default_meta = RequestMeta::default();
     let meta = request.meta().unwrap_or(&default_meta);
@@ -229,9 +234,9 @@ async fn modern(
     // Every stateless request is a session of its own: nothing it does is seen by another
     // client, and no id it uses can collide with another client's.
     let (outbound, _) = mpsc::channel(1);
-    let session = Session::new(String::new(), outbound);
+    let session = Session::new(String::new(), Transport::Http, outbound);
     let sse = headers::accepts(headers, &["text/event-stream"], true);
-    run(shared, Job { session, http_session: None, id, request, modern: true, sse, principal }).await
+    run(shared, Job { session, http_session: None, id, request, modern: true, sse, caller }).await
 }
 
 /// A request of a 2025 session; `initialize` makes the session.
@@ -240,7 +245,7 @@ async fn legacy(
     headers: &HeaderMap,
     id: RequestId,
     request: ClientRequest,
-    principal: Option<Principal>,
+    caller: Caller,
 ) -> Response<McpBody> {
     let sse = headers::accepts(headers, &["text/event-stream"], true);
     if !matches!(request, ClientRequest::Initialize(_)) {
@@ -249,11 +254,11 @@ async fn legacy(
             Err(refusal) => return refusal.response(),
         };
         let session = http_session.session.clone();
-        let job = Job { session, http_session: Some(http_session), id, request, modern: false, sse, principal };
+        let job = Job { session, http_session: Some(http_session), id, request, modern: false, sse, caller };
         return run(shared, job).await;
     }
     shared.ensure_event_task();
-    let http_session = match shared.sessions.create(Session::new) {
+    let http_session = match shared.sessions.create(|id, outbound| Session::new(id, Transport::Http, outbound)) {
         Ok(created) => created,
         Err(CreateError::Full) => {
             let mut response = reply::refuse(
@@ -270,7 +275,9 @@ async fn legacy(
         }
     };
     let session = http_session.session.clone();
-    let delivery = Delivery::to_session(Cancellation::new());
+    let mut delivery = Delivery::to_session(Cancellation::new());
+    delivery.principal = caller.principal;
+    delivery.http = caller.http;
     let outcome = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery).await;
     match outcome {
         Ok(response) => {

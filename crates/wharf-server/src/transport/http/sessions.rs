@@ -227,6 +227,7 @@ fn random_id() -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::Transport;
     use crate::transport::http::events::MemoryEventStore;
 
     fn table_with(idle_timeout: Duration, max: usize) -> SessionTable {
@@ -238,7 +239,7 @@ mod tests {
     }
 
     fn make(table: &SessionTable) -> Result<Arc<HttpSession>, CreateError> {
-        table.create(Session::new)
+        table.create(|id, outbound| Session::new(id, Transport::Http, outbound))
     }
 
     #[test]

@@ -1,0 +1,80 @@
+//! An audit log of requests through `tracing`: who called what, and how it ended.
+
+use std::time::Instant;
+
+use crate::layer::{Layer, LayerFuture, McpRequest, Next};
+
+/// Logs one event per request at INFO under the target `wharf::audit` (a [`Layer`]): the method,
+/// the target, the principal, the session, the outcome (`ok`, `tool_error` or `error` with its
+/// code) and the time taken in microseconds. Argument values are never logged unless
+/// [`Audit::with_arguments`] asks for them.
+///
+/// By default it logs the requests that name a tool, prompt or resource, and `initialize`;
+/// [`Audit::every_request`] logs all of them. Route the target where audit records belong with
+/// a `tracing` filter, for example `WHARF_LOG=info,wharf::audit=info`.
+#[derive(Debug, Clone, Default)]
+pub struct Audit {
+    arguments: bool,
+    every_request: bool,
+}
+
+impl Audit {
+    /// An audit log of targeted requests, without argument values.
+    pub fn new() -> Audit {
+        Audit::default()
+    }
+
+    /// Also logs the arguments of tool calls, as the client wrote them. They may hold secrets
+    /// or personal data: turn this on only where the log may keep them.
+    pub fn with_arguments(mut self) -> Audit {
+        self.arguments = true;
+        self
+    }
+
+    /// Logs every request, lists and pings included.
+    pub fn every_request(mut self) -> Audit {
+        self.every_request = true;
+        self
+    }
+}
+
+impl Layer for Audit {
+    fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
+        let audited = self.every_request || request.target().is_some() || request.method() == "initialize";
+        if !audited || !tracing::enabled!(target: "wharf::audit", tracing::Level::INFO) {
+            return next.run(request);
+        }
+        let method = request.method();
+        let target = request.target().map(|target| target.as_str().to_owned());
+        let principal = request.principal().map(|principal| principal.as_str().to_owned());
+        let session = request.session_id().map(str::to_owned);
+        let transport = request.transport();
+        let arguments = self.arguments.then(|| request.tool_arguments().map(str::to_owned)).flatten();
+        let id = request.id().clone();
+        Box::pin(async move {
+            let started = Instant::now();
+            let answer = next.run(request).await;
+            let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            let (outcome, code) = match answer.error_object() {
+                Some(error) => ("error", Some(error.code())),
+                None if answer.is_tool_error() => ("tool_error", None),
+                None => ("ok", None),
+            };
+            tracing::info!(
+                target: "wharf::audit",
+                %id,
+                method,
+                target = target.as_deref(),
+                principal = principal.as_deref(),
+                session = session.as_deref(),
+                ?transport,
+                outcome,
+                code,
+                micros,
+                arguments = arguments.as_deref(),
+                "mcp request"
+            );
+            answer
+        })
+    }
+}

@@ -1,0 +1,108 @@
+//! A limit on how many calls of a tool run at once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+
+use crate::error::RpcError;
+use crate::layer::{Answer, Layer, LayerFuture, McpRequest, Next};
+
+/// A limit on the calls of each tool running at once (a [`Layer`]).
+///
+/// A call over the limit waits for a running one to finish (its wait ends if it is cancelled),
+/// or, with [`ConcurrencyLimit::reject_when_busy`], is refused at once with
+/// [`RpcError::rate_limited`] (over HTTP, 429 with `Retry-After`).
+///
+/// ```
+/// use wharf_server::middleware::ConcurrencyLimit;
+///
+/// let limit = ConcurrencyLimit::per_tool(8).tool("render_video", 1).reject_when_busy();
+/// ```
+#[derive(Debug)]
+pub struct ConcurrencyLimit {
+    default: Option<usize>,
+    tools: HashMap<String, usize>,
+    reject: bool,
+    /// One semaphore per tool name seen, made on first use.
+    running: Mutex<HashMap<String, Arc<Semaphore>>>,
+}
+
+/// How many tool names get a semaphore of their own; calls of names past it share one. Names
+/// come from clients, so they are bounded like everything else a client can make the server
+/// keep.
+const MAX_TOOLS: usize = 4096;
+
+impl ConcurrencyLimit {
+    /// At most `limit` calls of each tool at once.
+    pub fn per_tool(limit: usize) -> ConcurrencyLimit {
+        ConcurrencyLimit {
+            default: Some(limit.max(1)),
+            tools: HashMap::new(),
+            reject: false,
+            running: Mutex::default(),
+        }
+    }
+
+    /// Only the tools named with [`ConcurrencyLimit::tool`] are limited.
+    pub fn only_named() -> ConcurrencyLimit {
+        ConcurrencyLimit { default: None, tools: HashMap::new(), reject: false, running: Mutex::default() }
+    }
+
+    /// A limit of its own for one tool.
+    pub fn tool(mut self, name: impl Into<String>, limit: usize) -> ConcurrencyLimit {
+        self.tools.insert(name.into(), limit.max(1));
+        self
+    }
+
+    /// Refuses a call over the limit at once instead of letting it wait.
+    pub fn reject_when_busy(mut self) -> ConcurrencyLimit {
+        self.reject = true;
+        self
+    }
+
+    fn semaphore(&self, tool: &str) -> Option<(Arc<Semaphore>, usize)> {
+        let limit = self.tools.get(tool).copied().or(self.default)?;
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(semaphore) = running.get(tool) {
+            return Some((semaphore.clone(), limit));
+        }
+        let name = if running.len() < MAX_TOOLS { tool } else { "" };
+        let semaphore = running.entry(name.to_owned()).or_insert_with(|| Arc::new(Semaphore::new(limit)));
+        Some((semaphore.clone(), limit))
+    }
+}
+
+impl Layer for ConcurrencyLimit {
+    fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
+        let Some((semaphore, limit)) = request.tool_name().and_then(|tool| self.semaphore(tool)) else {
+            return next.run(request);
+        };
+        if self.reject {
+            let Ok(permit) = semaphore.try_acquire_owned() else {
+                let tool = request.tool_name().unwrap_or_default();
+                let message =
+                    format!("Too many requests: tool `{tool}` already runs {limit} calls at once; retry when one ends");
+                return Box::pin(std::future::ready(Answer::error(RpcError::rate_limited(
+                    message,
+                    Duration::from_secs(1),
+                ))));
+            };
+            return Box::pin(async move {
+                let answer = next.run(request).await;
+                drop(permit);
+                answer
+            });
+        }
+        Box::pin(async move {
+            // The semaphore is never closed, so acquiring only fails if it were.
+            let Ok(permit) = semaphore.acquire_owned().await else {
+                return Answer::error(RpcError::internal("Internal error: the concurrency limit closed"));
+            };
+            let answer = next.run(request).await;
+            drop(permit);
+            answer
+        })
+    }
+}
