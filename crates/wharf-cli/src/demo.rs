@@ -127,7 +127,13 @@ async fn summarize(context: RequestContext, Args(args): Args<SummarizeArgs>) -> 
 }
 
 /// Builds the demo server.
+#[cfg(test)]
 pub(crate) fn server() -> Result<Server, wharf::Error> {
+    builder().build()
+}
+
+/// The demo server, before it is built.
+pub(crate) fn builder() -> wharf::ServerBuilder {
     Server::builder("wharf-demo", env!("CARGO_PKG_VERSION"))
         .title("Wharf demo server")
         .description("The examples Wharf was built from: tools, prompts and resources in every protocol revision")
@@ -192,7 +198,6 @@ pub(crate) fn server() -> Result<Server, wharf::Error> {
             .mime_type("application/json")
             .complete_from("id", USERS.map(|(id, _, _)| id)),
         )
-        .build()
 }
 
 #[cfg(test)]

@@ -50,6 +50,14 @@ struct ServeArgs {
     /// Repeat for several.
     #[arg(long = "allowed-origin", value_name = "NAME", requires = "http")]
     allowed_origins: Vec<String>,
+    /// Log one audit record per tool, prompt and resource request to stderr (target
+    /// `wharf::audit`): who called what and how it ended, never argument values.
+    #[arg(long)]
+    audit: bool,
+    /// Installs one layer that passes every request on, to measure what the layer chain costs
+    /// (scripts/bench).
+    #[arg(long, hide = true)]
+    pass_through_layer: bool,
 }
 
 const CLIENT_CONFIG: &str = r#"{
@@ -66,7 +74,7 @@ fn main() -> ExitCode {
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
-    init_logging();
+    init_logging(args.audit);
     if args.http.is_none() && std::io::stdin().is_terminal() {
         // A person ran `wharf serve` by hand; stdout must stay clean for the protocol, so the
         // explanation goes to stderr.
@@ -76,7 +84,14 @@ fn serve(args: ServeArgs) -> ExitCode {
              To use it from Claude Desktop or Claude Code, add this to the client's configuration:\n{CLIENT_CONFIG}\n"
         );
     }
-    let server = match demo::server() {
+    let mut builder = demo::builder();
+    if args.audit {
+        builder = builder.layer(wharf::middleware::Audit::new());
+    }
+    if args.pass_through_layer {
+        builder = builder.layer(wharf::middleware::layer_fn(|request, next| next.run(request)));
+    }
+    let server = match builder.build() {
         Ok(server) => server,
         Err(err) => {
             eprintln!("wharf: the demo server could not be built: {err}");
@@ -187,8 +202,10 @@ async fn shutdown_signal() {
     eprintln!("wharf serve: shutting down; answering the requests in flight");
 }
 
-fn init_logging() {
-    wharf::logging::init_with_default("warn");
+/// Logs warnings and errors to stderr unless WHARF_LOG or RUST_LOG say otherwise; `--audit`
+/// adds the audit records.
+fn init_logging(audit: bool) {
+    wharf::logging::init_with_default(if audit { "warn,wharf::audit=info" } else { "warn" });
 }
 
 #[cfg(test)]

@@ -15,8 +15,13 @@ fn run(input: &[u8]) -> (Vec<String>, String, std::process::ExitStatus) {
 
 /// [`run`] with `WHARF_LOG` set to `log` (and `RUST_LOG` unset), or both unset.
 fn run_logging(input: &[u8], log: Option<&str>) -> (Vec<String>, String, std::process::ExitStatus) {
+    run_with(input, log, &[])
+}
+
+/// [`run_logging`] with more arguments after `serve`.
+fn run_with(input: &[u8], log: Option<&str>, args: &[&str]) -> (Vec<String>, String, std::process::ExitStatus) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_wharf"));
-    command.arg("serve").env_remove("RUST_LOG").env_remove("WHARF_LOG");
+    command.arg("serve").args(args).env_remove("RUST_LOG").env_remove("WHARF_LOG");
     if let Some(log) = log {
         command.env("WHARF_LOG", log);
     }
@@ -498,4 +503,25 @@ fn the_initialize_answer_comes_before_a_pipelined_calls_question() {
     let answer: Value = serde_json::from_str(&received.recv_timeout(Duration::from_secs(10)).unwrap()).unwrap();
     assert_eq!(answer["id"], 1, "{answer}");
     assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn with_audit_each_call_leaves_a_record_on_stderr_without_its_arguments() {
+    let mut messages = initialize("2025-06-18");
+    messages.push(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "pssst"}}}));
+    messages.push(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "calculator", "arguments": {"operation": "divide", "a": 1, "b": 0}}}));
+    messages.push(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    let (stdout, stderr, status) = run_with(&lines(&messages), None, &["--audit"]);
+    assert!(status.success());
+    let answers = parse(&stdout);
+    assert_eq!(by_id(&answers, json!(1))["result"]["content"][0]["text"], "pssst");
+    let records: Vec<&str> = stderr.lines().filter(|line| line.contains("wharf::audit")).collect();
+    assert_eq!(records.len(), 3, "initialize and two calls, not the list: {stderr}");
+    assert!(records[1].contains("target=\"echo\"") && records[1].contains("outcome=\"ok\""), "{stderr}");
+    assert!(records[1].contains("transport=Stdio") && records[1].contains("session=\"conn-1\""), "{stderr}");
+    assert!(records[2].contains("target=\"calculator\"") && records[2].contains("outcome=\"tool_error\""), "{stderr}");
+    assert!(!stderr.contains("pssst"), "{stderr}");
+    // Without the flag, nothing is audited.
+    let (_, stderr, _) = run(&lines(&messages));
+    assert!(!stderr.contains("wharf::audit"), "{stderr}");
 }

@@ -10,6 +10,7 @@ mod outbound;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::time::Duration;
 
 use wharf_protocol::{
     ClientCapabilities, Implementation, InputRequiredResult, LoggingLevel, ProgressToken, ProtocolVersion, RequestId,
@@ -58,6 +59,8 @@ struct Inner {
     legacy_task: OnceLock<LegacyTask>,
     /// Set when a `tools/call` answered `isError: true`, for middleware to see.
     tool_error: AtomicBool,
+    /// How long a call that may become a task stays a plain call, when middleware said.
+    task_after: Option<Duration>,
 }
 
 /// The 2025-11-25 task a request became.
@@ -91,6 +94,7 @@ pub(crate) struct ContextParts {
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) delivery: Delivery,
     pub(crate) input: Option<Box<InputRound>>,
+    pub(crate) task_after: Option<Duration>,
 }
 
 impl RequestContext {
@@ -113,6 +117,7 @@ impl RequestContext {
                 task: OnceLock::new(),
                 legacy_task: OnceLock::new(),
                 tool_error: AtomicBool::new(false),
+                task_after: parts.task_after,
             }),
         }
     }
@@ -228,6 +233,11 @@ impl RequestContext {
     /// Notes that the tool call answered a tool error (`isError: true`).
     pub(crate) fn mark_tool_error(&self) {
         self.inner.tool_error.store(true, Ordering::Relaxed);
+    }
+
+    /// How long a call that may become a task stays a plain call, when middleware said.
+    pub(crate) fn task_after(&self) -> Option<Duration> {
+        self.inner.task_after
     }
 
     /// True once the tool call answered a tool error.

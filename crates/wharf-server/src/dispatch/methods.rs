@@ -97,12 +97,17 @@ pub(super) enum StartedCall {
 }
 
 impl StartedCall {
-    /// The call's result, adapted to `version`.
-    pub(super) async fn finish(self, version: ProtocolVersion) -> Result<CallToolResult, RpcError> {
-        match self {
-            StartedCall::Running(future) => Ok(tool_result_for(version, future.await?)),
-            StartedCall::Refused(result) => Ok(result),
+    /// The call's result, adapted to the request's revision; a tool error is marked on the
+    /// context, for middleware to see.
+    pub(super) async fn finish(self, context: &RequestContext) -> Result<CallToolResult, RpcError> {
+        let result = match self {
+            StartedCall::Running(future) => tool_result_for(context.protocol_version(), future.await?),
+            StartedCall::Refused(result) => result,
+        };
+        if result.is_error == Some(true) {
+            context.mark_tool_error();
         }
+        Ok(result)
     }
 }
 
@@ -146,16 +151,7 @@ pub(super) async fn call_tool(
     tool: &ToolDef,
     params: Box<CallToolParams>,
 ) -> Result<CallToolResult, RpcError> {
-    let outcome = start_call(context, tool, params)?.finish(context.protocol_version()).await;
-    note_tool_error(context, &outcome);
-    outcome
-}
-
-/// Marks the context when a call's result is a tool error, for middleware to see.
-pub(super) fn note_tool_error(context: &RequestContext, outcome: &Result<CallToolResult, RpcError>) {
-    if let Ok(CallToolResult { is_error: Some(true), .. }) = outcome {
-        context.mark_tool_error();
-    }
+    start_call(context, tool, params)?.finish(context).await
 }
 
 /// Adapts a tool result to the revision: structured content that a revision cannot carry is

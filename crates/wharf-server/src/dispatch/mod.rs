@@ -42,7 +42,7 @@ use crate::session::{Negotiated, Session};
 use crate::tool::ToolDef;
 use crate::wire::respond;
 use finish::Finisher;
-use methods::{complete, find_tool, get_prompt, list, note_tool_error, read_resource, require, start_call};
+use methods::{complete, find_tool, get_prompt, list, read_resource, require, start_call};
 use tasks::CallRoute;
 
 /// Handles one request: the encoded response, or the error to answer with, so that a transport
@@ -67,42 +67,32 @@ pub(crate) fn request_outcome(
     async move {
         let method = request.method();
         if !server.layers().is_empty() {
-            // Boxed: the chain's future is larger than a request's own, and most servers
-            // have no layers.
+            // Only the chain's boxed future is held here, so servers without layers pay
+            // nothing in this future's size.
             let may_become_task = tasks::may_become_task(&server, &request);
-            let request = McpRequest::new(id, request, session, delivery, may_become_task);
-            return Box::pin(through_layers(&server, request)).await;
+            let request = McpRequest::new(id.clone(), request, session, delivery, may_become_task);
+            let answer = Next::new(server.layers(), &Dispatcher { server: &server }).run(request).await;
+            log_outcome(&id, method, answer.error_object());
+            return answer.into_outcome();
         }
-        let outcome = match prepare(&server, session, &id, &mut request, delivery) {
+        let outcome = match prepare(&server, session, &id, &mut request, delivery, None) {
             Ok(Prepared::Answered(response)) => Ok(response),
-            Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool, None).await,
+            Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool).await,
             Err(error) => Err(error),
         };
-        // No clock is read here: a start time held in every request's future cost more than
-        // the log is worth when it is off (the HTTP transport logs durations).
-        match &outcome {
-            Ok(_) => tracing::debug!(%id, method, "request answered"),
-            Err(error) => {
-                tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed")
-            }
-        }
+        log_outcome(&id, method, outcome.as_ref().err());
         outcome
     }
 }
 
-/// Runs a request through the server's layers, and then, unless a layer answered it, as
-/// [`request_outcome`] runs it without layers.
-async fn through_layers(server: &Server, request: McpRequest) -> Result<Vec<u8>, RpcError> {
-    let method = request.method();
-    let id = request.id().clone();
-    let answer = Next::new(server.layers(), &Dispatcher { server }).run(request).await;
-    match answer.error_object() {
+#[inline(always)]
+/// Logs a request's outcome at debug. No clock is read: a start time held in every request's
+/// future cost more than the log is worth when it is off (the HTTP transport logs durations).
+fn log_outcome(id: &RequestId, method: &str, error: Option<&RpcError>) {
+    match error {
         None => tracing::debug!(%id, method, "request answered"),
-        Some(error) => {
-            tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed")
-        }
+        Some(error) => tracing::debug!(%id, method, code = error.code(), message = error.message(), "request failed"),
     }
-    answer.into_outcome()
 }
 
 /// The end of the chain of layers: the server's own dispatch.
@@ -114,10 +104,10 @@ impl Endpoint for Dispatcher<'_> {
     fn serve(&self, request: McpRequest) -> LayerFuture<'_> {
         Box::pin(async move {
             let (id, mut request, session, delivery, task_after) = request.into_parts();
-            match prepare(self.server, session, &id, &mut request, delivery) {
+            match prepare(self.server, session, &id, &mut request, delivery, task_after) {
                 Ok(Prepared::Answered(response)) => Answer::from_outcome(Ok(response), false),
                 Ok(Prepared::Serve(context, tool)) => {
-                    let outcome = serve(self.server, &context, &id, request, tool, task_after).await;
+                    let outcome = serve(self.server, &context, &id, request, tool).await;
                     Answer::from_outcome(outcome, context.is_tool_error())
                 }
                 Err(error) => Answer::error(error),
@@ -143,6 +133,7 @@ fn prepare(
     id: &RequestId,
     request: &mut ClientRequest,
     delivery: Delivery,
+    task_after: Option<Duration>,
 ) -> Result<Prepared, RpcError> {
     if request.is_stateless() {
         // The request's `_meta` moves into the context; nothing reads it from the params later.
@@ -171,6 +162,7 @@ fn prepare(
             log_level: meta.log_level,
             delivery,
             input,
+            task_after,
         });
         return Ok(Prepared::Serve(context, tool));
     }
@@ -214,6 +206,7 @@ fn prepare(
                 log_level: None,
                 delivery,
                 input: None,
+                task_after: None,
             });
             Ok(Prepared::Serve(context, None))
         }
@@ -306,7 +299,6 @@ async fn serve(
     id: &RequestId,
     request: ClientRequest,
     found_tool: Option<Arc<ToolDef>>,
-    task_after: Option<Duration>,
 ) -> Result<Vec<u8>, RpcError> {
     let version = context.protocol_version();
     // Each method checks only the capability it needs, under its own look at the registry:
@@ -352,12 +344,11 @@ async fn serve(
                 // Awaited right here rather than through a helper, so that the common case
                 // adds no layer to the request's future.
                 Ok(started) => {
-                    let outcome = started.finish(version).await;
-                    note_tool_error(context, &outcome);
+                    let outcome = started.finish(context).await;
                     out.complete_or_input(context, outcome)
                 }
                 Err((CallRoute::StatelessTask, tool, params)) => {
-                    Box::pin(tasks::call_tool_or_task(server, context, tool, params, task_after, &out)).await
+                    Box::pin(tasks::call_tool_or_task(server, context, tool, params, &out)).await
                 }
                 Err((_, tool, params)) => Box::pin(tasks::legacy_task(server, context, tool, params, &out)).await,
             }

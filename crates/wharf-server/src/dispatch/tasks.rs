@@ -5,7 +5,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
-use std::time::Duration;
 
 use serde_json::Value;
 use wharf_protocol::{
@@ -197,7 +196,6 @@ pub(super) async fn call_tool_or_task(
     context: &RequestContext,
     tool: Arc<ToolDef>,
     params: Box<CallToolParams>,
-    task_after: Option<Duration>,
     out: &Finisher<'_>,
 ) -> Result<Vec<u8>, RpcError> {
     if let Err(missing) = require_tasks(context) {
@@ -209,7 +207,7 @@ pub(super) async fn call_tool_or_task(
     }
     let task_context = context.clone();
     let mut work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });
-    let first = match task_after {
+    let first = match context.task_after() {
         None => std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await,
         // Middleware asked for the call to stay a call for a while (a timeout that turns long
         // calls into tasks).
