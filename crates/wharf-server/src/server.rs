@@ -101,7 +101,7 @@ impl Server {
     }
     /// Seals `requestState` with the key named `id` from now on, and keeps accepting the key
     /// that sealed until now, so that requests in flight still finish. Give every instance
-    /// of a deployment the same keys (see [`ServerBuilder::request_state_key`]).
+    /// of a deployment the same keys (see [`ServerBuilder::request_state_key`](crate::ServerBuilder::request_state_key)).
     pub fn rotate_request_state_key(&self, id: &str, secret: &[u8]) {
         self.shared.sealer.rotate(StateKey::new(id, secret));
     }

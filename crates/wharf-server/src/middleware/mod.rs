@@ -1,10 +1,10 @@
 //! Built-in [`Layer`](crate::Layer)s: a rate limit, a timeout per tool, a concurrency limit per
 //! tool, and an audit log.
 //!
-//! - [`rate_limit`]: token buckets per principal and/or tool;
-//! - [`timeout`]: a time limit per tool, or a call turned into a task when it outlives it;
-//! - [`concurrency`]: calls of a tool running at once;
-//! - [`audit`]: who called what, with which outcome, through `tracing`.
+//! - [`RateLimit`]: token buckets per principal and/or tool;
+//! - [`Timeout`]: a time limit per tool, or a call turned into a task when it outlives it;
+//! - [`ConcurrencyLimit`]: calls of a tool running at once;
+//! - [`Audit`]: who called what, with which outcome, through `tracing`.
 
 mod audit;
 mod concurrency;
