@@ -54,6 +54,11 @@ struct ServeArgs {
     /// `wharf::audit`): who called what and how it ended, never argument values.
     #[arg(long)]
     audit: bool,
+    /// Export OpenTelemetry spans and metrics over OTLP/HTTP to this base URL
+    /// (http://127.0.0.1:4318: `/v1/traces` and `/v1/metrics` are appended). The standard
+    /// OTEL_EXPORTER_OTLP_ENDPOINT and other OTEL_* variables work too.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
     /// Installs one layer that passes every request on, to measure what the layer chain costs
     /// (scripts/bench).
     #[arg(long, hide = true)]
@@ -74,7 +79,14 @@ fn main() -> ExitCode {
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
-    init_logging(args.audit);
+    let telemetry = match telemetry(args.otlp_endpoint.as_deref()) {
+        Ok(telemetry) => telemetry,
+        Err(err) => {
+            eprintln!("wharf serve: OpenTelemetry could not be set up: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    init_logging(args.audit, telemetry.as_ref());
     if args.http.is_none() && std::io::stdin().is_terminal() {
         // A person ran `wharf serve` by hand; stdout must stay clean for the protocol, so the
         // explanation goes to stderr.
@@ -87,6 +99,9 @@ fn serve(args: ServeArgs) -> ExitCode {
     let mut builder = demo::builder();
     if args.audit {
         builder = builder.layer(wharf::middleware::Audit::new());
+    }
+    if let Some(telemetry) = &telemetry {
+        builder = builder.layer(telemetry.layer());
     }
     if args.pass_through_layer {
         builder = builder.layer(wharf::middleware::layer_fn(|request, next| next.run(request)));
@@ -119,6 +134,13 @@ fn serve(args: ServeArgs) -> ExitCode {
         }
         Some(address) => runtime.block_on(serve_http(server, address, &args)),
     };
+    // The runtime ends first: shutting the exporters down blocks while they send the rest.
+    drop(runtime);
+    if let Some(telemetry) = telemetry
+        && let Err(err) = telemetry.shutdown()
+    {
+        eprintln!("wharf serve: {err}");
+    }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -203,9 +225,29 @@ async fn shutdown_signal() {
 }
 
 /// Logs warnings and errors to stderr unless WHARF_LOG or RUST_LOG say otherwise; `--audit`
-/// adds the audit records.
-fn init_logging(audit: bool) {
-    wharf::logging::init_with_default(if audit { "warn,wharf::audit=info" } else { "warn" });
+/// adds the audit records. With telemetry, spans also go to its exporter.
+fn init_logging(audit: bool, telemetry: Option<&wharf::otel::Telemetry>) {
+    let default = if audit { "warn,wharf::audit=info" } else { "warn" };
+    match telemetry {
+        Some(telemetry) => wharf::logging::init_with_telemetry(default, telemetry),
+        None => wharf::logging::init_with_default(default),
+    }
+}
+
+/// OpenTelemetry, when `--otlp-endpoint` or the standard variables name an endpoint.
+fn telemetry(endpoint: Option<&str>) -> Result<Option<wharf::otel::Telemetry>, wharf::otel::TelemetryError> {
+    let named =
+        ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"]
+            .iter()
+            .any(|name| std::env::var(name).is_ok_and(|value| !value.trim().is_empty()));
+    if endpoint.is_none() && !named {
+        return Ok(None);
+    }
+    let mut builder = wharf::otel::Telemetry::builder("wharf-demo");
+    if let Some(endpoint) = endpoint {
+        builder = builder.otlp_endpoint(endpoint);
+    }
+    builder.build().map(Some)
 }
 
 #[cfg(test)]

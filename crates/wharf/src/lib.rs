@@ -139,6 +139,13 @@ pub mod middleware {
     };
 }
 
+/// OpenTelemetry (the `otel` feature): a SERVER span and a duration per request, named as the
+/// semantic conventions for MCP say, exported over OTLP/HTTP.
+#[cfg(feature = "otel")]
+pub mod otel {
+    pub use wharf_otel::{OtelLayer, Telemetry, TelemetryBuilder, TelemetryError};
+}
+
 /// Newline-delimited JSON-RPC over stdin and stdout, or any pair of byte streams.
 pub mod stdio {
     pub use wharf_server::{StdioOptions, serve_connection, serve_stdio, serve_stdio_with};

@@ -51,6 +51,24 @@ pub fn init_with_default(default: &str) {
 
 /// The filter for `setting` (a variable's name and value), or for `default` when it is unset
 /// or cannot be read; in that case also the complaint to log.
+/// [`init_with_default`], with OpenTelemetry: spans (the MCP layer's, and the handlers' own at
+/// INFO and above) also go to `telemetry`'s exporter, whatever the log filter lets through to
+/// stderr.
+#[cfg(feature = "otel")]
+pub fn init_with_telemetry(default: &str, telemetry: &crate::otel::Telemetry) {
+    let setting = VARIABLES.iter().find_map(|name| std::env::var(name).ok().map(|value| (*name, value)));
+    let (filter, complaint) = filter(setting.as_ref().map(|(name, value)| (*name, value.as_str())), default);
+    let stderr = std::io::stderr();
+    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(stderr.is_terminal());
+    let spans = telemetry.tracing_layer().with_filter(tracing_subscriber::filter::LevelFilter::INFO);
+    let installed = tracing_subscriber::registry().with(layer.with_filter(filter)).with(spans).try_init();
+    if let Some(complaint) = complaint
+        && installed.is_ok()
+    {
+        tracing::warn!("{complaint}");
+    }
+}
+
 fn filter(setting: Option<(&str, &str)>, default: &str) -> (Targets, Option<String>) {
     let fallback = || Targets::from_str(default).unwrap_or_else(|_| Targets::new().with_default(tracing::Level::INFO));
     match setting {

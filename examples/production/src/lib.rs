@@ -1,10 +1,12 @@
 //! Run with: `cargo run -p example-production` (Streamable HTTP on 127.0.0.1:8080). A server
 //! with the middleware a public deployment wants: each caller's tool calls rate-limited, slow
-//! tools timed out, an expensive tool run a few calls at a time, and an audit record per call.
+//! tools timed out, an expensive tool run a few calls at a time, an audit record per call, and
+//! OpenTelemetry spans and metrics for every request.
 
 use std::time::Duration;
 
 use wharf::middleware::{Audit, ConcurrencyLimit, Quota, RateLimit, Timeout};
+use wharf::otel::Telemetry;
 use wharf::{Server, tool};
 
 /// Looks a word up (quick).
@@ -20,12 +22,15 @@ pub async fn render_report(#[arg(description = "How many pages")] pages: u32) ->
     format!("rendered {pages} pages")
 }
 
-/// The server, with its middleware. The first layer is the outermost: the audit log sees every
-/// request, the rate-limited ones included, and its time covers the whole chain.
-pub fn server() -> Result<Server, wharf::Error> {
-    Server::builder("production", "1.0.0")
-        .tool(define_tool())
-        .tool(render_report_tool())
+/// The server, with its middleware. The first layer is the outermost: telemetry (when given)
+/// and the audit log see every request, the rate-limited ones included, and their times cover
+/// the whole chain.
+pub fn server(telemetry: Option<&Telemetry>) -> Result<Server, wharf::Error> {
+    let mut builder = Server::builder("production", "1.0.0").tool(define_tool()).tool(render_report_tool());
+    if let Some(telemetry) = telemetry {
+        builder = builder.layer(telemetry.layer());
+    }
+    builder
         .layer(Audit::new())
         // Ten calls per second for each caller and tool, in bursts of up to twenty; reports
         // are dearer.
@@ -44,7 +49,7 @@ mod tests {
 
     #[tokio::test]
     async fn reports_are_rate_limited_and_definitions_are_not_yet() {
-        let client = InMemoryClient::latest_session(super::server().unwrap()).await;
+        let client = InMemoryClient::latest_session(super::server(None).unwrap()).await;
         for _ in 0..6 {
             client.call_tool("render_report", json!({"pages": 0})).await.unwrap();
         }

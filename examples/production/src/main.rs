@@ -1,11 +1,18 @@
 //! Run with: `cargo run -p example-production` (the server is in `src/lib.rs`). Audit records
-//! go to stderr with the other logs; `WHARF_LOG=info` shows them.
+//! go to stderr with the other logs; with `OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318`
+//! (a collector), spans and metrics go there over OTLP/HTTP.
+
+use wharf::otel::Telemetry;
 
 #[tokio::main]
-async fn main() -> Result<(), wharf::Error> {
-    wharf::logging::init();
-    let server = example_production::server()?;
-    let address = "127.0.0.1:8080".parse().expect("a socket address");
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Exports only when an OTLP endpoint is configured (the OTEL_* variables).
+    let telemetry = Telemetry::builder("production").build()?;
+    wharf::logging::init_with_telemetry("info", &telemetry);
+    let server = example_production::server(Some(&telemetry))?;
+    let address = "127.0.0.1:8080".parse()?;
     eprintln!("production example: http://{address}/mcp");
-    wharf::serve_http(server, address, wharf::HttpOptions::default()).await
+    let served = wharf::serve_http(server, address, wharf::HttpOptions::default()).await;
+    tokio::task::spawn_blocking(move || telemetry.shutdown()).await??;
+    Ok(served?)
 }

@@ -1,0 +1,190 @@
+//! [`OtelLayer`]: the MCP layer that makes a SERVER span of every request and records its
+//! duration, with the attributes the OpenTelemetry semantic conventions for MCP name.
+
+use std::time::Instant;
+
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::Histogram;
+use opentelemetry::propagation::TextMapCompositePropagator;
+use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
+use tracing::Instrument;
+use tracing::field::Empty;
+use tracing_opentelemetry::OpenTelemetrySpanExt;
+use wharf_server::{Answer, Layer, LayerFuture, McpRequest, Next, Target, Transport};
+
+use crate::carrier;
+use crate::names;
+
+/// Traces and measures every request (a [`Layer`]); made by
+/// [`Telemetry::layer`](crate::Telemetry::layer).
+///
+/// Each request gets a `tracing` span that the OpenTelemetry layer of the subscriber turns into
+/// a SERVER span named `{mcp.method.name} {target}` (`tools/call echo`), whose parent is the
+/// trace context in the request's `params._meta` (or, without one, the HTTP request's
+/// `traceparent`, which is otherwise linked). The handler's own spans nest inside it. Its
+/// duration goes to the `mcp.server.operation.duration` histogram.
+pub struct OtelLayer {
+    propagator: TextMapCompositePropagator,
+    duration: Histogram<f64>,
+}
+
+impl std::fmt::Debug for OtelLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OtelLayer").finish_non_exhaustive()
+    }
+}
+
+impl OtelLayer {
+    pub(crate) fn new(duration: Histogram<f64>) -> OtelLayer {
+        let propagator = TextMapCompositePropagator::new(vec![
+            Box::new(TraceContextPropagator::new()),
+            Box::new(BaggagePropagator::new()),
+        ]);
+        OtelLayer { propagator, duration }
+    }
+
+    /// The span of `request`, with its parent and link set.
+    fn span(&self, request: &McpRequest) -> tracing::Span {
+        let method = request.method();
+        let target = request.target();
+        let name = match target {
+            Some(Target::Tool(name) | Target::Prompt(name)) => format!("{method} {name}"),
+            _ => method.to_owned(),
+        };
+        let span = tracing::info_span!(
+            target: "wharf::otel",
+            "mcp.server",
+            otel.name = %name,
+            otel.kind = "server",
+            mcp.method.name = method,
+            gen_ai.tool.name = Empty,
+            gen_ai.prompt.name = Empty,
+            gen_ai.operation.name = Empty,
+            mcp.resource.uri = Empty,
+            jsonrpc.request.id = %request.id(),
+            mcp.protocol.version = Empty,
+            mcp.session.id = Empty,
+            network.transport = transport_name(request.transport()),
+            network.protocol.name = Empty,
+            network.protocol.version = Empty,
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+            otel.status_code = Empty,
+            otel.status_description = Empty,
+        );
+        match target {
+            Some(Target::Tool(name)) => {
+                span.record(names::TOOL, name);
+                span.record(names::OPERATION, names::EXECUTE_TOOL);
+            }
+            Some(Target::Prompt(name)) => {
+                span.record(names::PROMPT, name);
+            }
+            Some(Target::Resource(uri)) if request.method() != "completion/complete" => {
+                span.record(names::RESOURCE_URI, uri);
+            }
+            _ => {}
+        }
+        if let Some(version) = request.protocol_version() {
+            span.record(names::PROTOCOL_VERSION, version.as_str());
+        }
+        if let Some(session) = request.session_id() {
+            span.record("mcp.session.id", session);
+        }
+        if request.transport() == Transport::Http {
+            span.record(names::NETWORK_PROTOCOL, "http");
+            span.record(names::NETWORK_PROTOCOL_VERSION, "1.1");
+        }
+        let parent = request.params().meta().and_then(|meta| carrier::from_meta(&self.propagator, &meta.other));
+        let header = http_traceparent(request).and_then(|value| carrier::from_header(&self.propagator, value));
+        match (parent, header) {
+            (Some(parent), header) => {
+                let _ = span.set_parent(parent);
+                if let Some(header) = header {
+                    span.add_link(header);
+                }
+            }
+            (None, Some(header)) => {
+                use opentelemetry::trace::TraceContextExt;
+                let _ = span.set_parent(opentelemetry::Context::new().with_remote_span_context(header));
+            }
+            (None, None) => {}
+        }
+        span
+    }
+}
+
+/// What `network.transport` calls a transport: `pipe` for stdio, `tcp` for HTTP.
+fn transport_name(transport: Transport) -> &'static str {
+    match transport {
+        Transport::Http => "tcp",
+        _ => "pipe",
+    }
+}
+
+#[cfg(feature = "http")]
+fn http_traceparent(request: &McpRequest) -> Option<&str> {
+    request.http_headers()?.get("traceparent")?.to_str().ok()
+}
+
+#[cfg(not(feature = "http"))]
+fn http_traceparent(_: &McpRequest) -> Option<&str> {
+    None
+}
+
+/// The `error.type` of an answer, if it failed: its JSON-RPC code, or `tool_error`.
+fn error_type(answer: &Answer) -> Option<String> {
+    match answer.error_object() {
+        Some(error) => Some(error.code().to_string()),
+        None if answer.is_tool_error() => Some(names::TOOL_ERROR.to_owned()),
+        None => None,
+    }
+}
+
+impl Layer for OtelLayer {
+    fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
+        let span = self.span(&request);
+        let mut attributes = vec![
+            KeyValue::new(names::METHOD, request.method()),
+            KeyValue::new(names::NETWORK_TRANSPORT, transport_name(request.transport())),
+        ];
+        match request.target() {
+            Some(Target::Tool(name)) => {
+                attributes.push(KeyValue::new(names::TOOL, name.to_owned()));
+                attributes.push(KeyValue::new(names::OPERATION, names::EXECUTE_TOOL));
+            }
+            Some(Target::Prompt(name)) => attributes.push(KeyValue::new(names::PROMPT, name.to_owned())),
+            _ => {}
+        }
+        if let Some(version) = request.protocol_version() {
+            attributes.push(KeyValue::new(names::PROTOCOL_VERSION, version.as_str()));
+        }
+        if request.transport() == Transport::Http {
+            attributes.push(KeyValue::new(names::NETWORK_PROTOCOL, "http"));
+        }
+        let started = Instant::now();
+        let inner_span = span.clone();
+        Box::pin(
+            async move {
+                let answer = next.run(request).await;
+                if let Some(error_type) = error_type(&answer) {
+                    inner_span.record(names::ERROR_TYPE, error_type.as_str());
+                    match answer.error_object() {
+                        Some(error) => {
+                            inner_span.record(names::STATUS_CODE, error_type.as_str());
+                            inner_span.record("otel.status_description", error.message());
+                            attributes.push(KeyValue::new(names::STATUS_CODE, error_type.clone()));
+                        }
+                        None => {
+                            inner_span.record("otel.status_code", "error");
+                        }
+                    }
+                    attributes.push(KeyValue::new(names::ERROR_TYPE, error_type));
+                }
+                self.duration.record(started.elapsed().as_secs_f64(), &attributes);
+                answer
+            }
+            .instrument(span),
+        )
+    }
+}

@@ -1,0 +1,191 @@
+//! [`Telemetry`]: the tracer and meter providers, exporting over OTLP/HTTP, and what a server
+//! and its `tracing` subscriber take from them.
+
+use std::fmt;
+use std::time::Duration;
+
+use opentelemetry::metrics::MeterProvider as _;
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::{MetricExporter, SpanExporter, WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
+use tracing_subscriber::registry::LookupSpan;
+
+use crate::http_client::BlockingClient;
+use crate::layer::OtelLayer;
+use crate::names;
+
+/// Why telemetry could not be set up.
+#[derive(Debug)]
+pub struct TelemetryError(String);
+
+impl fmt::Display for TelemetryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TelemetryError {}
+
+/// How telemetry is exported; see [`Telemetry::builder`].
+#[derive(Debug, Clone)]
+pub struct TelemetryBuilder {
+    service_name: String,
+    otlp_endpoint: Option<String>,
+    export_interval: Option<Duration>,
+    export_timeout: Duration,
+}
+
+impl TelemetryBuilder {
+    /// The OTLP/HTTP base URL (`http://127.0.0.1:4318`): spans go to `/v1/traces` under it and
+    /// metrics to `/v1/metrics`. Without it, the standard `OTEL_EXPORTER_OTLP_ENDPOINT` (and
+    /// the per-signal variables) are read; with neither, nothing is exported.
+    pub fn otlp_endpoint(mut self, base: impl Into<String>) -> TelemetryBuilder {
+        self.otlp_endpoint = Some(base.into());
+        self
+    }
+
+    /// How often metrics are exported (`OTEL_METRIC_EXPORT_INTERVAL` otherwise; 60 s by default).
+    pub fn export_interval(mut self, interval: Duration) -> TelemetryBuilder {
+        self.export_interval = Some(interval);
+        self
+    }
+
+    /// How long one export may take before it is given up (10 s by default).
+    pub fn export_timeout(mut self, timeout: Duration) -> TelemetryBuilder {
+        self.export_timeout = timeout;
+        self
+    }
+
+    /// Sets up the providers and their exporters.
+    pub fn build(self) -> Result<Telemetry, TelemetryError> {
+        let resource = resource(&self.service_name);
+        let export = exports(self.otlp_endpoint.as_deref());
+        let client = BlockingClient::new(self.export_timeout);
+        let signal_url =
+            |path: &str| self.otlp_endpoint.as_deref().map(|base| format!("{}{path}", base.trim_end_matches('/')));
+
+        let mut traces = SdkTracerProvider::builder().with_resource(resource.clone());
+        if export.traces {
+            let mut exporter = SpanExporter::builder().with_http().with_http_client(client.clone());
+            if let Some(url) = signal_url("/v1/traces") {
+                exporter = exporter.with_endpoint(url);
+            }
+            let exporter = exporter.build().map_err(|err| TelemetryError(format!("the OTLP span exporter: {err}")))?;
+            traces = traces.with_batch_exporter(exporter);
+        }
+        let tracer_provider = traces.build();
+
+        let mut metrics = SdkMeterProvider::builder().with_resource(resource);
+        if export.metrics {
+            let mut exporter = MetricExporter::builder().with_http().with_http_client(client);
+            if let Some(url) = signal_url("/v1/metrics") {
+                exporter = exporter.with_endpoint(url);
+            }
+            let exporter =
+                exporter.build().map_err(|err| TelemetryError(format!("the OTLP metric exporter: {err}")))?;
+            let mut reader = PeriodicReader::builder(exporter);
+            if let Some(interval) = self.export_interval {
+                reader = reader.with_interval(interval);
+            }
+            metrics = metrics.with_reader(reader.build());
+        }
+        let meter_provider = metrics.build();
+
+        let tracer = tracer_provider.tracer("wharf");
+        let meter = meter_provider.meter("wharf");
+        let duration = meter
+            .f64_histogram(names::OPERATION_DURATION)
+            .with_unit("s")
+            .with_description("The time the server took to answer an MCP request")
+            .with_boundaries(names::DURATION_BUCKETS.to_vec())
+            .build();
+        Ok(Telemetry { tracer_provider, meter_provider, tracer, duration })
+    }
+}
+
+/// Which signals are exported.
+struct Exports {
+    traces: bool,
+    metrics: bool,
+}
+
+/// Which signals go out: those with an endpoint (given, or in the environment), unless
+/// `OTEL_SDK_DISABLED` or `OTEL_{TRACES,METRICS}_EXPORTER=none` say otherwise.
+fn exports(endpoint: Option<&str>) -> Exports {
+    let set = |name: &str| std::env::var(name).is_ok_and(|value| !value.trim().is_empty());
+    let is =
+        |name: &str, expected: &str| std::env::var(name).is_ok_and(|value| value.trim().eq_ignore_ascii_case(expected));
+    if is("OTEL_SDK_DISABLED", "true") {
+        return Exports { traces: false, metrics: false };
+    }
+    let anywhere = endpoint.is_some() || set("OTEL_EXPORTER_OTLP_ENDPOINT");
+    Exports {
+        traces: (anywhere || set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) && !is("OTEL_TRACES_EXPORTER", "none"),
+        metrics: (anywhere || set("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")) && !is("OTEL_METRICS_EXPORTER", "none"),
+    }
+}
+
+/// The resource: `service.name` from `OTEL_SERVICE_NAME` or `OTEL_RESOURCE_ATTRIBUTES` when
+/// they name one, else `service_name`; the rest of `OTEL_RESOURCE_ATTRIBUTES` too.
+fn resource(service_name: &str) -> Resource {
+    let named_by_environment = std::env::var("OTEL_SERVICE_NAME").is_ok_and(|name| !name.is_empty())
+        || std::env::var("OTEL_RESOURCE_ATTRIBUTES").is_ok_and(|attributes| attributes.contains("service.name="));
+    let builder = Resource::builder();
+    if named_by_environment { builder.build() } else { builder.with_service_name(service_name.to_owned()).build() }
+}
+
+/// OpenTelemetry for a Wharf server: spans and metrics per the semantic conventions for MCP,
+/// exported over OTLP/HTTP.
+///
+/// Add [`Telemetry::layer`] to the server and [`Telemetry::tracing_layer`] to the `tracing`
+/// subscriber; call [`Telemetry::shutdown`] before the process ends, so that what is buffered
+/// is sent.
+pub struct Telemetry {
+    tracer_provider: SdkTracerProvider,
+    meter_provider: SdkMeterProvider,
+    tracer: SdkTracer,
+    duration: opentelemetry::metrics::Histogram<f64>,
+}
+
+impl Telemetry {
+    /// Telemetry for the service `service_name` (`OTEL_SERVICE_NAME` wins when set).
+    pub fn builder(service_name: impl Into<String>) -> TelemetryBuilder {
+        TelemetryBuilder {
+            service_name: service_name.into(),
+            otlp_endpoint: None,
+            export_interval: None,
+            export_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// The MCP layer: a span and a duration per request.
+    pub fn layer(&self) -> OtelLayer {
+        OtelLayer::new(self.duration.clone())
+    }
+
+    /// The `tracing` layer that turns spans (the MCP layer's, and the handlers' own) into
+    /// OpenTelemetry spans.
+    pub fn tracing_layer<S>(&self) -> tracing_opentelemetry::OpenTelemetryLayer<S, SdkTracer>
+    where
+        S: tracing::Subscriber + for<'span> LookupSpan<'span>,
+    {
+        tracing_opentelemetry::layer().with_tracer(self.tracer.clone())
+    }
+
+    /// Sends what is buffered and stops the exporters. It blocks: on an async runtime, call it
+    /// from `spawn_blocking` or after the runtime's work is done.
+    pub fn shutdown(&self) -> Result<(), TelemetryError> {
+        let traces = self.tracer_provider.shutdown();
+        let metrics = self.meter_provider.shutdown();
+        traces.map_err(|err| TelemetryError(format!("shutting the tracer provider down: {err}")))?;
+        metrics.map_err(|err| TelemetryError(format!("shutting the meter provider down: {err}")))
+    }
+}
+
+impl fmt::Debug for Telemetry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Telemetry").finish_non_exhaustive()
+    }
+}
