@@ -155,7 +155,8 @@ impl RpcError {
 
     /// "Too many requests": the request is refused for now, and the client may try again
     /// after `retry_after`. The code is `-32000` (a server error), `data` carries
-    /// `retryAfterSeconds`, and over HTTP the answer is 429 with a `Retry-After` header.
+    /// `retryAfterSeconds`, and over HTTP an answer sent as JSON is 429 with a `Retry-After`
+    /// header (one that goes out on an SSE stream already begun keeps its 200).
     pub fn rate_limited(message: impl Into<String>, retry_after: Duration) -> RpcError {
         let seconds = retry_after_seconds(retry_after);
         let mut error =

@@ -51,8 +51,10 @@ pub trait Layer: Send + Sync + 'static {
     fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a>;
 
     /// Sees each message a handler sends the client while it works (progress, log messages,
-    /// elicitation and sampling requests), just before it is queued. It cannot change or stop
-    /// the message. Called on the handler's task, so it should be quick.
+    /// and in a 2025 session elicitation, sampling and roots requests), just before it is
+    /// queued. It cannot change or stop the message. Input a 2026-07-28 handler asks for is not
+    /// a message (it goes back in the result), so it is not seen here. Called on the handler's
+    /// task, so it should be quick.
     fn outbound(&self, message: &OutboundMessage<'_>) {
         let _ = message;
     }
@@ -135,9 +137,18 @@ pub struct McpRequest {
     request: ClientRequest,
     session: std::sync::Arc<Session>,
     delivery: Delivery,
-    /// Decided by dispatch, which knows the tool's task support.
-    may_become_task: bool,
+    /// Decided by dispatch, which knows the registry.
+    tool: ToolFacts,
     task_after: Option<Duration>,
+}
+
+/// What dispatch knows of a `tools/call`'s tool when the request enters the layers.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ToolFacts {
+    /// The server has the tool (it may still be removed before the call runs).
+    pub(crate) known: bool,
+    /// The call may become a task.
+    pub(crate) may_become_task: bool,
 }
 
 impl McpRequest {
@@ -146,9 +157,9 @@ impl McpRequest {
         request: ClientRequest,
         session: std::sync::Arc<Session>,
         delivery: Delivery,
-        may_become_task: bool,
+        tool: ToolFacts,
     ) -> McpRequest {
-        McpRequest { id, request, session, delivery, may_become_task, task_after: None }
+        McpRequest { id, request, session, delivery, tool, task_after: None }
     }
 
     pub(crate) fn into_parts(self) -> (RequestId, ClientRequest, std::sync::Arc<Session>, Delivery, Option<Duration>) {
@@ -171,7 +182,10 @@ impl McpRequest {
     }
 
     /// The params, to change before passing the request on. What a layer changes is checked
-    /// as the client's own params are: a tool's arguments still meet its schema.
+    /// as the client's own params are (a tool's arguments still meet its schema), except for
+    /// what was checked before the layers ran: the HTTP `Mcp-Param-*` headers against the
+    /// client's params, and [`McpRequest::may_become_task`] and
+    /// [`McpRequest::is_known_tool`], which describe the tool the client named.
     pub fn params_mut(&mut self) -> &mut ClientRequest {
         &mut self.request
     }
@@ -265,8 +279,10 @@ impl McpRequest {
         self.session.transport()
     }
 
-    /// The request's cancellation: cancelling it stops the handler as the client's
-    /// cancellation would (the handler sees [`Cancellation::is_cancelled`]).
+    /// The request's cancellation, which the handler sees ([`Cancellation::is_cancelled`]).
+    /// Cancelling it only raises the flag: a layer that gives up on a request also drops the
+    /// future `next.run` gave it, which stops the handler (as [`Timeout`](crate::middleware::Timeout)
+    /// does).
     pub fn cancellation(&self) -> &Cancellation {
         &self.delivery.cancel
     }
@@ -287,7 +303,14 @@ impl McpRequest {
     /// True when this `tools/call` may become a task: a stateless call of a registered tool
     /// that runs as a task, from a client that declared the tasks extension on it.
     pub fn may_become_task(&self) -> bool {
-        self.may_become_task
+        self.tool.may_become_task
+    }
+
+    /// True for a `tools/call` of a tool the server has. Calls of unknown tools are answered
+    /// with an error; middleware that keeps something per tool name should not keep it for
+    /// names a client made up.
+    pub fn is_known_tool(&self) -> bool {
+        self.tool.known
     }
 
     /// For a call that [may become a task](McpRequest::may_become_task): it stays a plain call
@@ -388,8 +411,9 @@ impl<'a> OutboundMessage<'a> {
         self.method
     }
 
-    /// The id of the client's request whose handler sent the message.
-    pub fn in_reply_to(&self) -> &'a RequestId {
+    /// The id of the client's request whose handler sent the message (unique within its
+    /// session).
+    pub fn request_id(&self) -> &'a RequestId {
         self.request_id
     }
 

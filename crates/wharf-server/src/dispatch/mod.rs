@@ -69,8 +69,8 @@ pub(crate) fn request_outcome(
         if !server.layers().is_empty() {
             // Only the chain's boxed future is held here, so servers without layers pay
             // nothing in this future's size.
-            let may_become_task = tasks::may_become_task(&server, &request);
-            let request = McpRequest::new(id.clone(), request, session, delivery, may_become_task);
+            let facts = tasks::tool_facts(&server, &request);
+            let request = McpRequest::new(id.clone(), request, session, delivery, facts);
             let answer = Next::new(server.layers(), &Dispatcher { server: &server }).run(request).await;
             log_outcome(&id, method, answer.error_object());
             return answer.into_outcome();

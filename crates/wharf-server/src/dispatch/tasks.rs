@@ -15,6 +15,7 @@ use super::finish::Finisher;
 use super::methods::call_tool;
 use crate::context::RequestContext;
 use crate::error::RpcError;
+use crate::layer::ToolFacts;
 use crate::panic::CatchUnwind;
 use crate::principal::Principal;
 use crate::registry::{decode_cursor, encode_cursor};
@@ -67,18 +68,21 @@ pub(super) fn call_route(
     Ok(CallRoute::Direct)
 }
 
-/// True for a stateless `tools/call` of a tool that may run as a task, from a client that
-/// declared the tasks extension on it: what middleware is told before the call runs.
-pub(super) fn may_become_task(server: &Server, request: &ClientRequest) -> bool {
-    let ClientRequest::CallTool(params) = request else { return false };
+/// What middleware is told of a `tools/call`'s tool before the call runs: whether the server
+/// has it, and whether the call may become a task (a stateless call of a tool that may run as
+/// one, from a client that declared the tasks extension on it).
+pub(super) fn tool_facts(server: &Server, request: &ClientRequest) -> ToolFacts {
+    let ClientRequest::CallTool(params) = request else { return ToolFacts::default() };
+    let Some(task_support) = server.registry().tool(&params.name).map(|tool| tool.task_support) else {
+        return ToolFacts::default();
+    };
     let declared = params
         .meta
         .as_deref()
         .and_then(|meta| meta.client_capabilities.as_ref())
         .is_some_and(|capabilities| declares_tasks(capabilities));
-    declared
-        && request.is_stateless()
-        && server.registry().tool(&params.name).is_some_and(|tool| tool.task_support != TaskSupport::Forbidden)
+    let may_become_task = declared && request.is_stateless() && task_support != TaskSupport::Forbidden;
+    ToolFacts { known: true, may_become_task }
 }
 
 /// True when the client capabilities declare the tasks extension.

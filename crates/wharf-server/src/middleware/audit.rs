@@ -5,8 +5,9 @@ use std::time::Instant;
 use crate::layer::{Layer, LayerFuture, McpRequest, Next};
 
 /// Logs one event per request at INFO under the target `wharf::audit` (a [`Layer`]): the method,
-/// the target, the principal, the session, the outcome (`ok`, `tool_error` or `error` with its
-/// code) and the time taken in microseconds. Argument values are never logged unless
+/// the target, the principal, the session, the outcome (`ok`, `tool_error`, `error` with its
+/// code, or `cancelled` when the request ended without an answer) and the time taken in
+/// microseconds. Argument values are never logged unless
 /// [`Audit::with_arguments`] asks for them.
 ///
 /// By default it logs the requests that name a tool, prompt or resource, and `initialize`;
@@ -38,6 +39,49 @@ impl Audit {
     }
 }
 
+/// What the audit record of one request says; logged once, when the request ends, or as
+/// `cancelled` if its future is dropped first (the client cancelled, or a layer outside gave up).
+struct Record {
+    id: String,
+    method: &'static str,
+    target: Option<String>,
+    principal: Option<String>,
+    session: Option<String>,
+    transport: crate::session::Transport,
+    arguments: Option<String>,
+    started: Instant,
+    done: bool,
+}
+
+impl Record {
+    fn log(&mut self, outcome: &'static str, code: Option<i64>) {
+        self.done = true;
+        let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        tracing::info!(
+            target: "wharf::audit",
+            id = %self.id,
+            method = self.method,
+            target = self.target.as_deref(),
+            principal = self.principal.as_deref(),
+            session = self.session.as_deref(),
+            transport = ?self.transport,
+            outcome,
+            code,
+            micros,
+            arguments = self.arguments.as_deref(),
+            "mcp request"
+        );
+    }
+}
+
+impl Drop for Record {
+    fn drop(&mut self) {
+        if !self.done {
+            self.log("cancelled", None);
+        }
+    }
+}
+
 impl Layer for Audit {
     fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
         let audited = self.every_request || request.target().is_some() || request.method() == "initialize";
@@ -50,30 +94,26 @@ impl Layer for Audit {
         let session = request.session_id().map(str::to_owned);
         let transport = request.transport();
         let arguments = self.arguments.then(|| request.tool_arguments().map(str::to_owned)).flatten();
-        let id = request.id().clone();
+        let record = Record {
+            id: request.id().to_string(),
+            method,
+            target,
+            principal,
+            session,
+            transport,
+            arguments,
+            started: Instant::now(),
+            done: false,
+        };
         Box::pin(async move {
-            let started = Instant::now();
+            let mut record = record;
             let answer = next.run(request).await;
-            let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
             let (outcome, code) = match answer.error_object() {
                 Some(error) => ("error", Some(error.code())),
                 None if answer.is_tool_error() => ("tool_error", None),
                 None => ("ok", None),
             };
-            tracing::info!(
-                target: "wharf::audit",
-                %id,
-                method,
-                target = target.as_deref(),
-                principal = principal.as_deref(),
-                session = session.as_deref(),
-                ?transport,
-                outcome,
-                code,
-                micros,
-                arguments = arguments.as_deref(),
-                "mcp request"
-            );
+            record.log(outcome, code);
             answer
         })
     }

@@ -13,7 +13,9 @@ use crate::layer::{Answer, Layer, LayerFuture, McpRequest, Next};
 ///
 /// A call over the limit waits for a running one to finish (its wait ends if it is cancelled),
 /// or, with [`ConcurrencyLimit::reject_when_busy`], is refused at once with
-/// [`RpcError::rate_limited`] (over HTTP, 429 with `Retry-After`).
+/// [`RpcError::rate_limited`] (over HTTP, 429 with `Retry-After`). Calls of tools the server
+/// does not have are not counted. A call that becomes a task answers at once and no longer
+/// counts while its task runs.
 ///
 /// ```
 /// use wharf_server::middleware::ConcurrencyLimit;
@@ -25,14 +27,10 @@ pub struct ConcurrencyLimit {
     default: Option<usize>,
     tools: HashMap<String, usize>,
     reject: bool,
-    /// One semaphore per tool name seen, made on first use.
+    /// One semaphore per tool the server has, made on its first call: only the server's own
+    /// tools get one, so the map is as bounded as the registry.
     running: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
-
-/// How many tool names get a semaphore of their own; calls of names past it share one. Names
-/// come from clients, so they are bounded like everything else a client can make the server
-/// keep.
-const MAX_TOOLS: usize = 4096;
 
 impl ConcurrencyLimit {
     /// At most `limit` calls of each tool at once.
@@ -68,15 +66,15 @@ impl ConcurrencyLimit {
         if let Some(semaphore) = running.get(tool) {
             return Some((semaphore.clone(), limit));
         }
-        let name = if running.len() < MAX_TOOLS { tool } else { "" };
-        let semaphore = running.entry(name.to_owned()).or_insert_with(|| Arc::new(Semaphore::new(limit)));
+        let semaphore = running.entry(tool.to_owned()).or_insert_with(|| Arc::new(Semaphore::new(limit)));
         Some((semaphore.clone(), limit))
     }
 }
 
 impl Layer for ConcurrencyLimit {
     fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
-        let Some((semaphore, limit)) = request.tool_name().and_then(|tool| self.semaphore(tool)) else {
+        let tool = request.tool_name().filter(|_| request.is_known_tool());
+        let Some((semaphore, limit)) = tool.and_then(|tool| self.semaphore(tool)) else {
             return next.run(request);
         };
         if self.reject {

@@ -28,10 +28,11 @@ impl Quota {
         Quota::per(Duration::from_secs(60), count)
     }
 
-    /// `count` requests per `period`, in a burst of up to `count` (at least one).
+    /// `count` requests per `period`, in a burst of up to `count` (at least one). A token
+    /// takes at least a microsecond to come back.
     pub fn per(period: Duration, count: u32) -> Quota {
         let count = count.max(1);
-        Quota { refill: period / count, burst: count }
+        Quota { refill: (period / count).max(MIN_REFILL), burst: count }
     }
 
     /// The same rate with a different burst (at least one): how many requests may come at
@@ -43,9 +44,16 @@ impl Quota {
 
     /// The whole bucket's refill time.
     fn full_refill(&self) -> Duration {
-        self.refill * self.burst
+        self.refill.checked_mul(self.burst).unwrap_or(Duration::MAX)
     }
 }
+
+/// The shortest refill time: a zero one would divide by zero.
+const MIN_REFILL: Duration = Duration::from_micros(1);
+
+/// The tool part of the key for calls of tools the server does not have: one bucket for all of
+/// them, so that made-up names cannot fill the table.
+const UNKNOWN_TOOL: &str = "";
 
 /// What a bucket is kept for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,9 +73,15 @@ pub enum RateKey {
 
 /// A rate limit on requests, as token buckets (a [`Layer`]).
 ///
-/// By default it limits `tools/call`, one bucket per principal and tool. A request over its
-/// quota is answered at once with [`RpcError::rate_limited`] (`-32000`, `retryAfterSeconds` in
-/// `data`; over HTTP, 429 with `Retry-After`), and its handler never runs.
+/// By default it limits `tools/call`, one bucket per principal and tool (calls of tools the
+/// server does not have share one). A request over its quota is answered at once with
+/// [`RpcError::rate_limited`] (`-32000`, `retryAfterSeconds` in `data`; over HTTP, 429 with
+/// `Retry-After` when the answer goes out as JSON), and its handler never runs.
+///
+/// Requests without a principal are keyed by their 2025 session, which a client can replace
+/// by opening another, and all anonymous stateless requests share one bucket: put
+/// authentication in front of a rate limit that must hold per client. Each round of a
+/// 2026-07-28 request that asks for input is a request of its own and takes a token.
 ///
 /// ```
 /// use wharf_server::middleware::{Quota, RateKey, RateLimit};
@@ -94,6 +108,8 @@ struct Bucket {
     /// Tokens left, as of `updated`, in units of one request.
     tokens: f64,
     updated: Instant,
+    /// How long this bucket's quota takes to fill it: past that, it is full again.
+    full_refill: Duration,
 }
 
 impl RateLimit {
@@ -128,8 +144,8 @@ impl RateLimit {
         self
     }
 
-    /// How many buckets are kept at most (10,000 by default). Full buckets are forgotten first;
-    /// past the bound, the bucket updated longest ago goes.
+    /// How many buckets are kept at most (10,000 by default). Buckets that have filled up
+    /// again are forgotten first; past the bound, the tenth updated longest ago goes.
     pub fn max_buckets(mut self, max_buckets: usize) -> RateLimit {
         self.max_buckets = max_buckets.max(1);
         self
@@ -142,7 +158,11 @@ impl RateLimit {
             return None;
         }
         let quota = tool.and_then(|name| self.tools.get(name)).copied().unwrap_or(self.quota);
-        let subject = tool.unwrap_or(request.method());
+        let subject = match tool {
+            Some(name) if request.is_known_tool() => name,
+            Some(_) => UNKNOWN_TOOL,
+            None => request.method(),
+        };
         let caller = || match (request.principal(), request.session_id()) {
             (Some(principal), _) => format!("principal:{}", principal.as_str()),
             (None, Some(session)) => format!("session:{session}"),
@@ -173,9 +193,10 @@ impl RateLimit {
     fn spend(&self, key: BucketKey, quota: Quota, now: Instant) -> Option<Duration> {
         let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
         if buckets.len() >= self.max_buckets && !buckets.contains_key(&key) {
-            make_room(&mut buckets, self.max_buckets, now, self.quota.full_refill());
+            make_room(&mut buckets, self.max_buckets, now);
         }
-        let bucket = buckets.entry(key).or_insert(Bucket { tokens: f64::from(quota.burst), updated: now });
+        let full_refill = quota.full_refill();
+        let bucket = buckets.entry(key).or_insert(Bucket { tokens: f64::from(quota.burst), updated: now, full_refill });
         let refilled = now.saturating_duration_since(bucket.updated).as_secs_f64() / quota.refill.as_secs_f64();
         bucket.tokens = (bucket.tokens + refilled).min(f64::from(quota.burst));
         bucket.updated = now;
@@ -183,20 +204,23 @@ impl RateLimit {
             bucket.tokens -= 1.0;
             return None;
         }
-        Some(quota.refill.mul_f64(1.0 - bucket.tokens))
+        let wait = quota.refill.as_secs_f64() * (1.0 - bucket.tokens);
+        Some(Duration::try_from_secs_f64(wait).unwrap_or(Duration::MAX))
     }
 }
 
 /// Forgets buckets that have filled up again (they hold nothing a new bucket would not), and
-/// if that is not enough, the one updated longest ago.
-fn make_room(buckets: &mut HashMap<BucketKey, Bucket>, max: usize, now: Instant, full_refill: Duration) {
-    buckets.retain(|_, bucket| now.saturating_duration_since(bucket.updated) < full_refill);
-    while buckets.len() >= max {
-        let Some(oldest) = buckets.iter().min_by_key(|(_, bucket)| bucket.updated).map(|(key, _)| key.clone()) else {
-            return;
-        };
-        buckets.remove(&oldest);
+/// if that is not enough, the tenth updated longest ago: a full table then takes one pass per
+/// tenth of its size, not one per request.
+fn make_room(buckets: &mut HashMap<BucketKey, Bucket>, max: usize, now: Instant) {
+    buckets.retain(|_, bucket| now.saturating_duration_since(bucket.updated) < bucket.full_refill);
+    if buckets.len() < max {
+        return;
     }
+    let mut ages: Vec<Instant> = buckets.values().map(|bucket| bucket.updated).collect();
+    let cut = (max / 10).max(1).min(ages.len() - 1);
+    let (_, &mut newest_gone, _) = ages.select_nth_unstable(cut);
+    buckets.retain(|_, bucket| bucket.updated > newest_gone);
 }
 
 impl Layer for RateLimit {
@@ -233,14 +257,40 @@ mod tests {
     }
 
     #[test]
-    fn the_bucket_count_is_bounded() {
-        let limit = RateLimit::new(Quota::per_minute(1)).max_buckets(2);
+    fn the_bucket_count_is_bounded_and_the_oldest_go_first() {
+        let limit = RateLimit::new(Quota::per_minute(1)).max_buckets(20);
         let start = Instant::now();
-        assert_eq!(spend_at(&limit, "a", start), None);
-        assert_eq!(spend_at(&limit, "b", start + Duration::from_secs(1)), None);
-        assert_eq!(spend_at(&limit, "c", start + Duration::from_secs(2)), None);
+        for second in 0..25 {
+            let at = start + Duration::from_secs(second);
+            assert_eq!(spend_at(&limit, &format!("k{second}"), at), None);
+            assert!(limit.buckets.lock().unwrap().len() <= 20);
+        }
         let buckets = limit.buckets.lock().unwrap();
-        assert_eq!(buckets.len(), 2);
-        assert!(!buckets.contains_key(&(Some("a".to_owned()), None)), "the oldest bucket went");
+        assert!(buckets.contains_key(&(Some("k24".to_owned()), None)), "the newest stays");
+        assert!(!buckets.contains_key(&(Some("k0".to_owned()), None)), "the oldest went");
+    }
+
+    #[test]
+    fn buckets_of_a_slower_quota_are_kept_until_they_are_full_again() {
+        let limit = RateLimit::new(Quota::per_second(10)).max_buckets(2);
+        let start = Instant::now();
+        let slow = Quota::per_minute(1);
+        assert_eq!(limit.spend((Some("slow".to_owned()), None), slow, start), None);
+        assert_eq!(spend_at(&limit, "fast", start), None);
+        // Ten seconds later the fast bucket is full again and goes; the slow one is still empty.
+        assert_eq!(spend_at(&limit, "new", start + Duration::from_secs(10)), None);
+        let wait = limit.spend((Some("slow".to_owned()), None), slow, start + Duration::from_secs(10));
+        assert_eq!(wait, Some(Duration::from_secs(50)));
+    }
+
+    #[test]
+    fn extreme_quotas_neither_panic_nor_stop_limiting() {
+        let start = Instant::now();
+        let limit = RateLimit::new(Quota::per(Duration::MAX, 1));
+        assert_eq!(spend_at(&limit, "a", start), None);
+        assert!(spend_at(&limit, "a", start).is_some_and(|wait| wait > Duration::from_secs(1 << 40)));
+        let limit = RateLimit::new(Quota::per(Duration::ZERO, 1));
+        assert_eq!(spend_at(&limit, "a", start), None);
+        assert_eq!(spend_at(&limit, "a", start), Some(MIN_REFILL), "a zero period still spends tokens");
     }
 }

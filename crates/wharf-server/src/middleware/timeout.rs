@@ -16,7 +16,8 @@ use crate::layer::{Answer, Layer, LayerFuture, McpRequest, Next};
 /// With [`Timeout::become_task`], a call that [may become a task](McpRequest::may_become_task)
 /// is not cancelled: it is answered directly if it finishes within the limit, and otherwise
 /// goes on as a task whose id the client gets (the task then lives as long as the server's
-/// task time-to-live allows).
+/// task time-to-live allows). A call that became a task is answered when the task is created,
+/// so the limit does not apply to the task's work.
 ///
 /// ```
 /// use std::time::Duration;
@@ -38,7 +39,7 @@ impl Timeout {
     }
 
     /// Only the tools named with [`Timeout::tool`] get a limit.
-    pub fn per_tool() -> Timeout {
+    pub fn only_named() -> Timeout {
         Timeout { default: None, tools: HashMap::new(), become_task: false }
     }
 
@@ -71,10 +72,14 @@ impl Layer for Timeout {
         }
         let cancellation = request.cancellation().clone();
         Box::pin(async move {
-            match tokio::time::timeout(limit, next.run(request)).await {
-                Ok(answer) => answer,
-                Err(_) => {
+            let mut work = next.run(request);
+            tokio::select! {
+                answer = &mut work => answer,
+                () = tokio::time::sleep(limit) => {
+                    // Cancelled before the handler is dropped, so that what it left running,
+                    // and its own drop code, see the cancellation.
                     cancellation.cancel();
+                    drop(work);
                     tracing::debug!(tool, ?limit, "a tool call timed out");
                     Answer::error(RpcError::timed_out(
                         format!(

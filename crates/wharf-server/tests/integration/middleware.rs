@@ -55,13 +55,7 @@ impl Layer for Recorder {
     fn outbound(&self, message: &OutboundMessage<'_>) {
         let text = std::str::from_utf8(message.bytes()).unwrap();
         assert!(text.contains(message.method()), "{text}");
-        self.push(format!(
-            "{} sent {:?} {} for {}",
-            self.name,
-            message.kind(),
-            message.method(),
-            message.in_reply_to()
-        ));
+        self.push(format!("{} sent {:?} {} for {}", self.name, message.kind(), message.method(), message.request_id()));
     }
 }
 
@@ -264,6 +258,11 @@ async fn the_rate_limit_refuses_with_a_retry_hint_per_principal_and_tool() {
     for _ in 0..5 {
         client.list_tools().await.unwrap();
     }
+    // Made-up tool names share one bucket, so they cannot each bring a fresh burst.
+    for name in ["made_up_1", "made_up_2"] {
+        assert_eq!(client.request("tools/call", json!({"name": name})).await.unwrap_err().code.0, -32602);
+    }
+    assert_eq!(client.request("tools/call", json!({"name": "made_up_3"})).await.unwrap_err().code.0, -32000);
 }
 
 #[tokio::test]
@@ -413,9 +412,11 @@ async fn the_concurrency_limit_queues_calls_or_refuses_them() {
     client.notify("notifications/cancelled", json!({"requestId": 80})).await;
     fixture::slow_was_stopped(&counters).await;
     drop(first);
-    // The cancelled call's permit came back.
+    // The cancelled call's permit came back: another call runs.
+    let steps = counters.slow_steps.load(Ordering::SeqCst);
     let again = client.start_request(RequestId::number(81), "tools/call", json!({"name": "slow"})).await;
-    fixture::slow_has_run(&counters, 2).await;
+    fixture::slow_has_run(&counters, steps + 2).await;
+    client.notify("notifications/cancelled", json!({"requestId": 81})).await;
     drop(again);
 }
 
@@ -456,6 +457,13 @@ async fn audited(audit: Audit) -> Vec<String> {
     client.call_tool("fails", json!({})).await.unwrap();
     client.request("tools/call", json!({"name": "nope"})).await.unwrap_err();
     client.list_tools().await.unwrap();
+    // A call the client cancels leaves a record too.
+    let slow = client.start_request(RequestId::number(500), "tools/call", json!({"name": "slow"})).await;
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    client.notify("notifications/cancelled", json!({"requestId": 500})).await;
+    let cancelled = || String::from_utf8_lossy(&captured.0.lock().unwrap()).contains("outcome=\"cancelled\"");
+    fixture::wait_until(cancelled, "the cancelled call's audit record").await;
+    drop(slow);
     let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     text.lines().filter(|line| line.contains("wharf::audit")).map(str::to_owned).collect()
 }
@@ -463,7 +471,7 @@ async fn audited(audit: Audit) -> Vec<String> {
 #[tokio::test(flavor = "current_thread")]
 async fn the_audit_log_names_who_called_what_and_how_it_ended_but_not_the_arguments() {
     let lines = audited(Audit::new()).await;
-    assert_eq!(lines.len(), 4, "initialize and three calls; the list is not audited: {lines:#?}");
+    assert_eq!(lines.len(), 5, "initialize and four calls; the list is not audited: {lines:#?}");
     assert!(lines[0].contains("method=\"initialize\"") && lines[0].contains("outcome=\"ok\""), "{}", lines[0]);
     assert!(lines[1].contains("method=\"tools/call\" target=\"echo\""), "{}", lines[1]);
     assert!(lines[1].contains("outcome=\"ok\"") && lines[1].contains("micros="), "{}", lines[1]);
@@ -471,9 +479,10 @@ async fn the_audit_log_names_who_called_what_and_how_it_ended_but_not_the_argume
     assert!(lines.iter().all(|line| !line.contains("secret")), "{lines:#?}");
     assert!(lines[2].contains("target=\"fails\"") && lines[2].contains("outcome=\"tool_error\""), "{}", lines[2]);
     assert!(lines[3].contains("outcome=\"error\" code=-32602"), "{}", lines[3]);
+    assert!(lines[4].contains("target=\"slow\"") && lines[4].contains("outcome=\"cancelled\""), "{}", lines[4]);
 
     let lines = audited(Audit::new().with_arguments().every_request()).await;
-    assert_eq!(lines.len(), 5, "{lines:#?}");
+    assert_eq!(lines.len(), 6, "{lines:#?}");
     assert!(lines[1].contains(r#"arguments="{\"message\":\"the secret word\"}""#), "{}", lines[1]);
     assert!(lines[4].contains("method=\"tools/list\""), "{}", lines[4]);
 }
@@ -542,4 +551,49 @@ async fn over_http_layers_read_headers_and_a_rate_limit_is_429_with_retry_after(
     assert_eq!(seen.len(), 5, "{lines:#?}");
     assert!(seen[0].ends_with("stateless=false version=2025-11-25 session=true transport=Http"), "{}", seen[0]);
     assert!(seen[3].ends_with("stateless=true version=2026-07-28 session=false transport=Http"), "{}", seen[3]);
+}
+
+#[tokio::test]
+async fn a_panicking_layer_is_answered_as_an_internal_error_and_the_connection_lives_on() {
+    let server = fixture::builder()
+        .layer(layer_fn(|request, next| {
+            if request.tool_name() == Some("fails") {
+                panic!("the layer broke");
+            }
+            next.run(request)
+        }))
+        .build()
+        .unwrap();
+    let client = InMemoryClient::latest_session(server).await;
+    let broken = client.request("tools/call", json!({"name": "fails"})).await.unwrap_err();
+    assert_eq!(broken.code.0, -32603);
+    assert!(broken.message.contains("the layer broke"), "{}", broken.message);
+    client.call_tool("echo", json!({"message": "still here"})).await.unwrap();
+}
+
+/// Over HTTP, `initialize` runs through the layers too: a layer's panic there is an internal
+/// error, no session is opened, and the next `initialize` works.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn over_http_a_layer_that_panics_on_initialize_opens_no_session() {
+    use crate::http::{JSON, send, session, start};
+
+    let server = fixture::builder()
+        .layer(layer_fn(|request, next| {
+            if request.http_headers().is_some_and(|headers| headers.contains_key("x-panic")) {
+                panic!("the layer broke on initialize");
+            }
+            next.run(request)
+        }))
+        .build()
+        .unwrap();
+    let port = start(server, wharf_server::HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let headers = [JSON[0], JSON[1], ("x-panic", "1")];
+    let reply = send(port, "POST", &headers, &init.to_string()).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.json()["error"]["code"], -32603);
+    assert!(reply.header("mcp-session-id").is_none());
+    assert_eq!(session(port).await.len(), 32);
 }

@@ -108,7 +108,7 @@ fn status_for(code: i64, modern: bool) -> StatusCode {
 }
 
 /// The status line of an answer sent as JSON, with the `Retry-After` of a refusal for now.
-struct Status {
+pub(super) struct Status {
     code: StatusCode,
     retry_after: Option<u64>,
 }
@@ -117,7 +117,7 @@ impl Status {
     const OK: Status = Status { code: StatusCode::OK, retry_after: None };
 
     /// The JSON response carrying `message` with this status.
-    fn json(self, message: Vec<u8>) -> Response<McpBody> {
+    pub(super) fn json(self, message: Vec<u8>) -> Response<McpBody> {
         let mut response = reply::json(self.code, message);
         if let Some(seconds) = self.retry_after {
             response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(seconds));
@@ -126,7 +126,8 @@ impl Status {
     }
 }
 
-fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (Status, Vec<u8>) {
+/// The status and the JSON-RPC message of a request's outcome, a panic's included.
+pub(super) fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (Status, Vec<u8>) {
     match outcome {
         Ok(Ok(response)) => (Status::OK, response),
         // A refusal for now (a rate limit) is 429 in both eras: a 2025 client's HTTP stack

@@ -11,7 +11,7 @@ use wharf_protocol::{
     ClientRequest, DecodeError, ErrorCode, ErrorObject, Incoming, ProtocolVersion, RequestId, RequestMeta, parse_batch,
 };
 
-use super::answer::{Caller, Job, run};
+use super::answer::{Caller, Job, encode_outcome, run};
 use super::body::{BodyError, BodyLimits, McpBody, read_body};
 use super::headers::{self, SESSION_ID};
 use super::reply;
@@ -23,6 +23,7 @@ use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused};
 use crate::dispatch::client_messages;
 use crate::dispatch::mirrored::check_mirrored_headers;
 use crate::dispatch::{check_stateless_meta, removed_in_stateless, removed_method, request_outcome};
+use crate::panic::CatchUnwind;
 use crate::principal::Principal;
 use crate::session::{Session, Transport};
 use crate::wire::encode_error;
@@ -278,18 +279,17 @@ async fn legacy(
     let mut delivery = Delivery::to_session(Cancellation::new());
     delivery.principal = caller.principal;
     delivery.http = caller.http;
-    let outcome = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery).await;
-    match outcome {
-        Ok(response) => {
-            let mut response = reply::json(StatusCode::OK, response);
-            if let Ok(value) = HeaderValue::from_str(session.id()) {
-                response.headers_mut().insert(SESSION_ID, value);
-            }
-            response
-        }
-        Err(error) => {
-            shared.sessions.remove(session.id());
-            reply::json(StatusCode::OK, encode_error(Some(&id), error))
-        }
+    // Layers run here too, so a panic is caught as it is for every other request.
+    let work = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery);
+    let outcome = CatchUnwind::new(work).await;
+    let opened = matches!(outcome, Ok(Ok(_)));
+    let (status, message) = encode_outcome(outcome, &id, false);
+    let mut response = status.json(message);
+    if !opened {
+        // A session whose initialize failed is not one the client can use.
+        shared.sessions.remove(session.id());
+    } else if let Ok(value) = HeaderValue::from_str(session.id()) {
+        response.headers_mut().insert(SESSION_ID, value);
     }
+    response
 }
