@@ -7,6 +7,7 @@ mod demo;
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -59,6 +60,9 @@ struct ServeArgs {
     /// OTEL_EXPORTER_OTLP_ENDPOINT and other OTEL_* variables work too.
     #[arg(long, value_name = "URL")]
     otlp_endpoint: Option<String>,
+    /// Serve the request metrics at http://HOST:PORT/metrics for Prometheus to scrape.
+    #[arg(long, requires = "http")]
+    metrics: bool,
     /// Installs one layer that passes every request on, to measure what the layer chain costs
     /// (scripts/bench).
     #[arg(long, hide = true)]
@@ -79,14 +83,14 @@ fn main() -> ExitCode {
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
-    let telemetry = match telemetry(args.otlp_endpoint.as_deref()) {
-        Ok(telemetry) => telemetry,
+    let telemetry = match telemetry(args.otlp_endpoint.as_deref(), args.metrics) {
+        Ok(telemetry) => telemetry.map(Arc::new),
         Err(err) => {
             eprintln!("wharf serve: OpenTelemetry could not be set up: {err}");
             return ExitCode::FAILURE;
         }
     };
-    init_logging(args.audit, telemetry.as_ref());
+    init_logging(args.audit, telemetry.as_deref());
     if args.http.is_none() && std::io::stdin().is_terminal() {
         // A person ran `wharf serve` by hand; stdout must stay clean for the protocol, so the
         // explanation goes to stderr.
@@ -132,7 +136,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
             runtime.block_on(wharf::stdio::serve_stdio_with(server, options)).map_err(|err| err.to_string())
         }
-        Some(address) => runtime.block_on(serve_http(server, address, &args)),
+        Some(address) => runtime.block_on(serve_http(server, address, &args, telemetry.clone())),
     };
     // The runtime ends first: shutting the exporters down blocks while they send the rest.
     drop(runtime);
@@ -152,8 +156,16 @@ fn serve(args: ServeArgs) -> ExitCode {
 
 /// Serves over HTTP at `address` until SIGINT or SIGTERM, then shuts down gracefully. The
 /// banner is printed once listening; an error names the address.
-async fn serve_http(server: wharf::Server, address: &str, args: &ServeArgs) -> Result<(), String> {
+async fn serve_http(
+    server: wharf::Server,
+    address: &str,
+    args: &ServeArgs,
+    telemetry: Option<Arc<wharf::otel::Telemetry>>,
+) -> Result<(), String> {
     let mut options = wharf::HttpOptions::default();
+    if let Some(telemetry) = telemetry.filter(|_| args.metrics) {
+        options = options.metrics_endpoint("/metrics", move || telemetry.prometheus_text());
+    }
     for host in &args.allowed_hosts {
         options = options.add_allowed_host(host);
     }
@@ -234,16 +246,23 @@ fn init_logging(audit: bool, telemetry: Option<&wharf::otel::Telemetry>) {
     }
 }
 
-/// OpenTelemetry, when `--otlp-endpoint` or the standard variables name an endpoint.
-fn telemetry(endpoint: Option<&str>) -> Result<Option<wharf::otel::Telemetry>, wharf::otel::TelemetryError> {
+/// OpenTelemetry, when `--otlp-endpoint` or the standard variables name an endpoint, or
+/// `--metrics` asks for the scrape endpoint.
+fn telemetry(
+    endpoint: Option<&str>,
+    metrics: bool,
+) -> Result<Option<wharf::otel::Telemetry>, wharf::otel::TelemetryError> {
     let named =
         ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"]
             .iter()
             .any(|name| std::env::var(name).is_ok_and(|value| !value.trim().is_empty()));
-    if endpoint.is_none() && !named {
+    if endpoint.is_none() && !named && !metrics {
         return Ok(None);
     }
     let mut builder = wharf::otel::Telemetry::builder("wharf-demo");
+    if metrics {
+        builder = builder.prometheus();
+    }
     if let Some(endpoint) = endpoint {
         builder = builder.otlp_endpoint(endpoint);
     }

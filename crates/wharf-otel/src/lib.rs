@@ -7,12 +7,13 @@
 //!
 //! The files, from the bottom: `names.rs` (the conventions' names), `carrier.rs` (trace
 //! context from `_meta` and headers), `http_client.rs` (the blocking OTLP client), `layer.rs`,
-//! `telemetry.rs`.
+//! `prometheus.rs` (the text exposition of a scrape), `telemetry.rs`.
 
 mod carrier;
 mod http_client;
 mod layer;
 mod names;
+mod prometheus;
 mod telemetry;
 
 pub use layer::OtelLayer;

@@ -15,6 +15,7 @@ use tracing_subscriber::registry::LookupSpan;
 use crate::http_client::BlockingClient;
 use crate::layer::OtelLayer;
 use crate::names;
+use crate::prometheus::ScrapeReader;
 
 /// Why telemetry could not be set up.
 #[derive(Debug)]
@@ -35,9 +36,17 @@ pub struct TelemetryBuilder {
     otlp_endpoint: Option<String>,
     export_interval: Option<Duration>,
     export_timeout: Duration,
+    prometheus: bool,
 }
 
 impl TelemetryBuilder {
+    /// Also keeps the metrics for scrapes: [`Telemetry::prometheus_text`], which
+    /// `HttpOptions::metrics_endpoint` serves at `/metrics`.
+    pub fn prometheus(mut self) -> TelemetryBuilder {
+        self.prometheus = true;
+        self
+    }
+
     /// The OTLP/HTTP base URL (`http://127.0.0.1:4318`): spans go to `/v1/traces` under it and
     /// metrics to `/v1/metrics`. Without it, the standard `OTEL_EXPORTER_OTLP_ENDPOINT` (and
     /// the per-signal variables) are read; with neither, nothing is exported.
@@ -91,6 +100,10 @@ impl TelemetryBuilder {
             }
             metrics = metrics.with_reader(reader.build());
         }
+        let scrape = self.prometheus.then(ScrapeReader::new);
+        if let Some(scrape) = &scrape {
+            metrics = metrics.with_reader(scrape.clone());
+        }
         let meter_provider = metrics.build();
 
         let tracer = tracer_provider.tracer("wharf");
@@ -101,7 +114,7 @@ impl TelemetryBuilder {
             .with_description("The time the server took to answer an MCP request")
             .with_boundaries(names::DURATION_BUCKETS.to_vec())
             .build();
-        Ok(Telemetry { tracer_provider, meter_provider, tracer, duration })
+        Ok(Telemetry { tracer_provider, meter_provider, tracer, duration, scrape })
     }
 }
 
@@ -147,6 +160,7 @@ pub struct Telemetry {
     meter_provider: SdkMeterProvider,
     tracer: SdkTracer,
     duration: opentelemetry::metrics::Histogram<f64>,
+    scrape: Option<ScrapeReader>,
 }
 
 impl Telemetry {
@@ -157,6 +171,7 @@ impl Telemetry {
             otlp_endpoint: None,
             export_interval: None,
             export_timeout: Duration::from_secs(10),
+            prometheus: false,
         }
     }
 
@@ -172,6 +187,12 @@ impl Telemetry {
         S: tracing::Subscriber + for<'span> LookupSpan<'span>,
     {
         tracing_opentelemetry::layer().with_tracer(self.tracer.clone())
+    }
+
+    /// The metrics now, in the Prometheus text format (`text/plain; version=0.0.4`); empty
+    /// unless the builder asked for [`TelemetryBuilder::prometheus`].
+    pub fn prometheus_text(&self) -> String {
+        self.scrape.as_ref().map(ScrapeReader::render).unwrap_or_default()
     }
 
     /// Sends what is buffered and stops the exporters. It blocks: on an async runtime, call it

@@ -227,6 +227,38 @@ async fn a_2025_03_26_session_may_post_batches() {
     assert!(reply.json()["error"]["message"].as_str().unwrap().contains("2025-03-26"));
 }
 
+/// Sends one request to `path` instead of `/mcp`.
+async fn send_to(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut request = format!("{method} {path} HTTP/1.1\r\nconnection: close\r\ncontent-length: 0\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    parse(&raw)
+}
+
+#[tokio::test]
+async fn the_metrics_path_answers_gets_behind_the_same_guards_and_only_when_asked_for() {
+    let port = start(fixture::server(), HttpOptions::default()).await;
+    let local = format!("localhost:{port}");
+    assert_eq!(send_to(port, "GET", "/metrics", &[("host", &local)]).await.status, 404, "off by default");
+
+    let options = HttpOptions::default().metrics_endpoint("/metrics", || "requests_total 7\n".to_owned());
+    let port = start(fixture::server(), options).await;
+    let local = format!("localhost:{port}");
+    let reply = send_to(port, "GET", "/metrics", &[("host", &local)]).await;
+    assert_eq!((reply.status, reply.body.as_str()), (200, "requests_total 7\n"));
+    assert_eq!(reply.header("content-type"), Some("text/plain; version=0.0.4; charset=utf-8"));
+    assert_eq!(send_to(port, "POST", "/metrics", &[("host", &local)]).await.status, 405);
+    assert_eq!(send_to(port, "GET", "/metrics", &[("host", "evil.example")]).await.status, 403);
+    let head = send_to(port, "HEAD", "/metrics", &[("host", &local)]).await;
+    assert_eq!((head.status, head.body.as_str()), (200, ""));
+}
+
 pub(crate) fn modern_body(id: u64, method: &str, params: Value) -> String {
     let mut params = params;
     params["_meta"] = json!({

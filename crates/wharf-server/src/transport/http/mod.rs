@@ -16,6 +16,7 @@ mod body;
 mod events;
 mod guard;
 mod headers;
+mod metrics;
 mod options;
 mod post;
 mod reply;
@@ -193,6 +194,7 @@ pub async fn serve_http_until(
     let header_read_timeout = options.header_read_timeout;
     let grace = options.shutdown_grace;
     let path: Arc<str> = options.path.clone().into();
+    let metrics = options.metrics.clone();
     let service = McpService::new(server, options);
     let mut connections = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
@@ -217,12 +219,17 @@ pub async fn serve_http_until(
         let _ = stream.set_nodelay(true);
         let service = service.clone();
         let path = path.clone();
+        let metrics = metrics.clone();
         let mut closing = service.shared.closing();
         connections.spawn(async move {
             let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
                 let service = service.clone();
                 let path = path.clone();
+                let metrics = metrics.clone();
                 async move {
+                    if let Some(metrics) = metrics.filter(|metrics| request.uri().path() == metrics.path) {
+                        return Ok(metrics::answer(&service.shared.options, &metrics, &request));
+                    }
                     if request.uri().path() != &*path {
                         return Ok::<_, Infallible>(reply::not_found());
                     }

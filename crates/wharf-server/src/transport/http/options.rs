@@ -1,5 +1,6 @@
 //! The knobs of the Streamable HTTP transport, with safe defaults.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Limits and protections of the Streamable HTTP transport.
@@ -27,6 +28,19 @@ pub struct HttpOptions {
     pub(crate) always_stream: bool,
     pub(crate) path: String,
     pub(crate) shutdown_grace: Duration,
+    pub(crate) metrics: Option<Arc<MetricsEndpoint>>,
+}
+
+/// A path that answers GET with metrics in the Prometheus text format.
+pub(crate) struct MetricsEndpoint {
+    pub(crate) path: String,
+    pub(crate) render: Box<dyn Fn() -> String + Send + Sync>,
+}
+
+impl std::fmt::Debug for MetricsEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricsEndpoint").field("path", &self.path).finish_non_exhaustive()
+    }
 }
 
 /// The hosts a server accepts by default: the loopback names, on any port.
@@ -51,11 +65,26 @@ impl Default for HttpOptions {
             always_stream: false,
             path: "/mcp".to_owned(),
             shutdown_grace: Duration::from_secs(10),
+            metrics: None,
         }
     }
 }
 
 impl HttpOptions {
+    /// Serves metrics for scrapers at `path` (`/metrics`), beside the MCP endpoint: a GET is
+    /// answered with what `render` returns, as the Prometheus text format (for example
+    /// `wharf::otel::Telemetry::prometheus_text`). The same `Host` and `Origin` checks apply.
+    /// Off by default; only [`serve_http`](crate::serve_http) and its kin route it (an app that
+    /// mounts [`McpService`](crate::McpService) routes its own).
+    pub fn metrics_endpoint(
+        mut self,
+        path: impl Into<String>,
+        render: impl Fn() -> String + Send + Sync + 'static,
+    ) -> HttpOptions {
+        self.metrics = Some(Arc::new(MetricsEndpoint { path: path.into(), render: Box::new(render) }));
+        self
+    }
+
     /// The `Host` names (without port) the server answers to; anything else gets 403. The
     /// default is the loopback names, which protects a local server from DNS rebinding.
     pub fn allowed_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> HttpOptions {
