@@ -27,7 +27,7 @@ pub(crate) struct Delivery {
 
 /// What middleware may read of the HTTP request that carried an MCP request.
 #[cfg(feature = "http")]
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct HttpParts {
     pub(crate) headers: http::HeaderMap,
     pub(crate) extensions: http::Extensions,

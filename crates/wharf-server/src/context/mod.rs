@@ -229,7 +229,11 @@ impl RequestContext {
         round.finish(server.sealer(), server.options().request_state_lifetime)
     }
 
-    /// From now on, input this request asks for waits for the task's `tasks/update`.
+    /// True when the handler asked this round for input it has no answer to (2026-07-28).
+    pub(crate) fn lacks_input(&self) -> bool {
+        self.inner.input.as_ref().is_some_and(|round| round.lacks_input())
+    }
+
     /// Notes that the tool call answered a tool error (`isError: true`).
     pub(crate) fn mark_tool_error(&self) {
         self.inner.tool_error.store(true, Ordering::Relaxed);
@@ -245,6 +249,7 @@ impl RequestContext {
         self.inner.tool_error.load(Ordering::Relaxed)
     }
 
+    /// From now on, input this request asks for waits for the task's `tasks/update`.
     pub(crate) fn attach_task(&self, running: Arc<Running>) {
         let _ = self.inner.task.set(running);
     }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use wharf_protocol::{DecodeError, RequestId};
 
-use crate::cancel::Cancellation;
 use crate::delivery::Delivery;
 use crate::error::RpcError;
 use crate::panic::CatchUnwind;
@@ -46,8 +45,8 @@ pub(crate) async fn answer_now(
     session: &Arc<Session>,
     id: &RequestId,
     request: wharf_protocol::ClientRequest,
+    delivery: Delivery,
 ) -> Vec<u8> {
-    let delivery = Delivery::to_session(Cancellation::new());
     let work = request_outcome(server.clone(), session.clone(), id.clone(), request, delivery);
     response_or_panic(CatchUnwind::new(work).await, id)
 }

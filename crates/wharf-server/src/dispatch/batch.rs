@@ -7,6 +7,7 @@ use wharf_protocol::Incoming;
 
 use super::answer::{answer_now, decode_error_response};
 use super::client_messages;
+use crate::delivery::Delivery;
 use crate::error::RpcError;
 use crate::server::Server;
 use crate::session::Session;
@@ -26,12 +27,20 @@ pub(crate) fn allows_batches(session: &Session) -> bool {
 
 /// Handles the messages of a batch in order and returns the array of the responses to its
 /// requests, or `None` when it held only notifications and responses (which get no answer).
-pub(crate) async fn answer_batch(server: &Server, session: &Arc<Session>, items: &[Vec<u8>]) -> Option<Vec<u8>> {
+/// Each request gets the delivery `delivery` makes: who it acts for, as the batch does.
+pub(crate) async fn answer_batch(
+    server: &Server,
+    session: &Arc<Session>,
+    items: &[Vec<u8>],
+    delivery: impl Fn() -> Delivery,
+) -> Option<Vec<u8>> {
     let mut responses: Vec<Vec<u8>> = Vec::new();
     for item in items {
         match Incoming::parse(item) {
             Err(error) => responses.push(decode_error_response(error)),
-            Ok(Incoming::Request { id, request }) => responses.push(answer_now(server, session, &id, request).await),
+            Ok(Incoming::Request { id, request }) => {
+                responses.push(answer_now(server, session, &id, request, delivery()).await);
+            }
             Ok(Incoming::Refused { id, error, .. }) => responses.push(encode_error(Some(&id), RpcError::from(error))),
             Ok(Incoming::Notification { method, params }) => client_messages::notification(session, &method, params),
             Ok(Incoming::Response { id, result }) => client_messages::answer(session, &id, Ok(result)),

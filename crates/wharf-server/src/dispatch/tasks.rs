@@ -214,11 +214,18 @@ pub(super) async fn call_tool_or_task(
     let first = match context.task_after() {
         None => std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await,
         // Middleware asked for the call to stay a call for a while (a timeout that turns long
-        // calls into tasks).
-        Some(wait) => match tokio::time::timeout(wait, &mut work).await {
-            Ok(done) => Poll::Ready(done),
-            Err(_) => Poll::Pending,
-        },
+        // calls into tasks); a handler that asks for input meanwhile is answered at once.
+        Some(wait) => {
+            let mut deadline = std::pin::pin!(tokio::time::sleep(wait));
+            std::future::poll_fn(|cx| match Pin::new(&mut work).poll(cx) {
+                Poll::Ready(done) => Poll::Ready(Poll::Ready(done)),
+                Poll::Pending if context.lacks_input() || deadline.as_mut().poll(cx).is_ready() => {
+                    Poll::Ready(Poll::Pending)
+                }
+                Poll::Pending => Poll::Pending,
+            })
+            .await
+        }
     };
     match first {
         Poll::Ready(Ok(outcome)) => return out.complete_or_input(context, outcome),

@@ -218,6 +218,11 @@ impl InputRound {
         *self.next_state.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(state);
     }
 
+    /// True when the handler asked for input this round has no answer to.
+    pub(crate) fn lacks_input(&self) -> bool {
+        !self.asked.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_empty()
+    }
+
     /// The `InputRequiredResult` that asks for this round's unanswered inputs, with the state
     /// the next round starts from; `None` when the handler asked for nothing it lacked.
     pub(crate) fn finish(&self, sealer: &Sealer, lifetime: Duration) -> Result<Option<InputRequiredResult>, RpcError> {

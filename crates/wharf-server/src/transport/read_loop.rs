@@ -122,7 +122,8 @@ where
                     let Some(permit) = self.permit().await else { return };
                     let (server, session) = (self.server.clone(), self.session.clone());
                     tokio::spawn(async move {
-                        if let Some(array) = answer_batch(&server, &session, &items).await {
+                        let delivery = || Delivery::to_session(Cancellation::new());
+                        if let Some(array) = answer_batch(&server, &session, &items, delivery).await {
                             send(&session, array).await;
                         }
                         drop(permit);
@@ -155,7 +156,8 @@ where
                 // cancelled, so it is not registered as in flight. Its answer goes out at once:
                 // a request pipelined behind it may ask the client something (elicitation)
                 // before the gathered answers would have been written.
-                self.gathered.push(answer_now(self.server, self.session, &id, request).await);
+                let delivery = Delivery::to_session(Cancellation::new());
+                self.gathered.push(answer_now(self.server, self.session, &id, request, delivery).await);
                 self.gathered.flush(self.session).await;
             }
             request => {

@@ -597,3 +597,64 @@ async fn over_http_a_layer_that_panics_on_initialize_opens_no_session() {
     assert!(reply.header("mcp-session-id").is_none());
     assert_eq!(session(port).await.len(), 32);
 }
+
+/// The requests of a 2025-03-26 batch act for the batch's caller: its layers see the HTTP
+/// request's headers, and the principal a layer sets from them reaches each handler.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn over_http_every_request_of_a_batch_passes_the_layers_with_the_http_request() {
+    use crate::http::{JSON, call, send, start};
+
+    let server = fixture::builder()
+        .tool(ToolDef::new("whoami", |context: RequestContext| async move {
+            context.principal().map(|principal| principal.as_str().to_owned()).unwrap_or_default()
+        }))
+        .layer(layer_fn(|mut request, next| {
+            let user = request
+                .http_headers()
+                .and_then(|headers| headers.get("x-user"))
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned);
+            if let Some(user) = user {
+                request.set_principal(wharf_server::Principal::new(user));
+            }
+            next.run(request)
+        }))
+        .build()
+        .unwrap();
+    let port = start(server, wharf_server::HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let reply = send(port, "POST", &JSON, &init.to_string()).await;
+    let id = reply.header("mcp-session-id").unwrap().to_owned();
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("x-user", "ann")];
+    let batch = format!("[{},{}]", call(1, "whoami", json!({})), call(2, "whoami", json!({})));
+    let reply = send(port, "POST", &headers, &batch).await;
+    let answers = reply.json();
+    let texts: Vec<&Value> =
+        answers.as_array().unwrap().iter().map(|answer| &answer["result"]["content"][0]["text"]).collect();
+    assert_eq!(texts, [&json!("ann"), &json!("ann")], "{answers}");
+}
+
+#[tokio::test]
+async fn a_call_kept_a_call_by_the_timeout_answers_its_request_for_input_at_once() {
+    let server = fixture::builder()
+        .tool(
+            ToolDef::new("asks_while_waiting", |context: RequestContext| async move {
+                let (answer, ()) = tokio::join!(
+                    context.input("name").elicit(fixture::ask_for("Who?", "name")),
+                    tokio::time::sleep(Duration::from_secs(20)),
+                );
+                answer.map(|_| "answered")
+            })
+            .task_support(wharf_server::TaskSupport::Optional),
+        )
+        .layer(Timeout::new(Duration::from_secs(30)).become_task())
+        .build()
+        .unwrap();
+    let client = InMemoryClient::stateless(server, with_tasks());
+    let started = Instant::now();
+    let asked = client.request("tools/call", json!({"name": "asks_while_waiting", "arguments": {}})).await.unwrap();
+    assert_eq!(asked["resultType"], "input_required", "{asked}");
+    assert!(started.elapsed() < Duration::from_secs(5), "not after the 30 s limit: {:?}", started.elapsed());
+}

@@ -76,7 +76,7 @@ where
     };
     let message = bytes.trim_ascii();
     if let Some(batch) = parse_batch(message) {
-        return post_batch(shared, headers, batch).await;
+        return post_batch(shared, headers, batch, &caller).await;
     }
     let incoming = match Incoming::parse(message) {
         Ok(incoming) => incoming,
@@ -155,6 +155,7 @@ async fn post_batch(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
     batch: Result<Vec<&serde_json::value::RawValue>, DecodeError>,
+    caller: &Caller,
 ) -> Response<McpBody> {
     let items: Vec<Vec<u8>> = match batch {
         Ok(items) => items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect(),
@@ -172,7 +173,14 @@ async fn post_batch(
         return reply::json(StatusCode::BAD_REQUEST, encode_error(None, batches_refused()));
     }
     let _active = ActiveGuard::new(http_session.clone());
-    match answer_batch(&shared.server, session, &items).await {
+    // Every request of the batch acts for the caller, and its layers see the HTTP request.
+    let delivery = || {
+        let mut delivery = Delivery::to_session(Cancellation::new());
+        delivery.principal = caller.principal.clone();
+        delivery.http = caller.http.clone();
+        delivery
+    };
+    match answer_batch(&shared.server, session, &items, delivery).await {
         Some(array) => reply::json(StatusCode::OK, array),
         None => reply::accepted(),
     }
