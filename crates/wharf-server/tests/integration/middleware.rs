@@ -487,6 +487,22 @@ async fn the_audit_log_names_who_called_what_and_how_it_ended_but_not_the_argume
     assert!(lines[4].contains("method=\"tools/list\""), "{}", lines[4]);
 }
 
+/// A layer that takes the principal from the `x-user` header, as an authenticating layer would.
+#[cfg(feature = "http")]
+fn principal_from_header() -> impl Layer {
+    layer_fn(|mut request, next| {
+        let user = request
+            .http_headers()
+            .and_then(|headers| headers.get("x-user"))
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        if let Some(user) = user {
+            request.set_principal(wharf_server::Principal::new(user));
+        }
+        next.run(request)
+    })
+}
+
 /// Over HTTP: the principal from a header a layer reads, and a rate limit answered with 429
 /// and `Retry-After` in both eras.
 #[cfg(feature = "http")]
@@ -497,17 +513,7 @@ async fn over_http_layers_read_headers_and_a_rate_limit_is_429_with_retry_after(
     let log = Arc::new(Mutex::new(Vec::new()));
     let server = fixture::builder()
         .layer(Recorder { name: "http", log: log.clone() })
-        .layer(layer_fn(|mut request, next| {
-            let user = request
-                .http_headers()
-                .and_then(|headers| headers.get("x-user"))
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_owned);
-            if let Some(user) = user {
-                request.set_principal(wharf_server::Principal::new(user));
-            }
-            next.run(request)
-        }))
+        .layer(principal_from_header())
         .layer(RateLimit::new(Quota::per_minute(1)))
         .build()
         .unwrap();
@@ -609,17 +615,7 @@ async fn over_http_every_request_of_a_batch_passes_the_layers_with_the_http_requ
         .tool(ToolDef::new("whoami", |context: RequestContext| async move {
             context.principal().map(|principal| principal.as_str().to_owned()).unwrap_or_default()
         }))
-        .layer(layer_fn(|mut request, next| {
-            let user = request
-                .http_headers()
-                .and_then(|headers| headers.get("x-user"))
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_owned);
-            if let Some(user) = user {
-                request.set_principal(wharf_server::Principal::new(user));
-            }
-            next.run(request)
-        }))
+        .layer(principal_from_header())
         .build()
         .unwrap();
     let port = start(server, wharf_server::HttpOptions::default()).await;
