@@ -252,11 +252,7 @@ fn telemetry(
     endpoint: Option<&str>,
     metrics: bool,
 ) -> Result<Option<wharf::otel::Telemetry>, wharf::otel::TelemetryError> {
-    let named =
-        ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"]
-            .iter()
-            .any(|name| std::env::var(name).is_ok_and(|value| !value.trim().is_empty()));
-    if endpoint.is_none() && !named && !metrics {
+    if endpoint.is_none() && !wharf::otel::endpoint_in_environment() && !metrics {
         return Ok(None);
     }
     let mut builder = wharf::otel::Telemetry::builder("wharf-demo");

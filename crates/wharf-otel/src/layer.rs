@@ -10,6 +10,7 @@ use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use tracing::Instrument;
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
+use wharf_protocol::ProtocolVersion;
 use wharf_server::{Answer, Layer, LayerFuture, McpRequest, Next, Target, Transport};
 
 use crate::carrier;
@@ -44,9 +45,13 @@ impl OtelLayer {
     }
 
     /// The span of `request`, with its parent and link set.
-    fn span(&self, request: &McpRequest) -> tracing::Span {
+    fn span(
+        &self,
+        request: &McpRequest,
+        target: Option<Target<'_>>,
+        version: Option<ProtocolVersion>,
+    ) -> tracing::Span {
         let method = request.method();
-        let target = request.target();
         let name = match target {
             Some(Target::Tool(name) | Target::Prompt(name)) => format!("{method} {name}"),
             _ => method.to_owned(),
@@ -85,7 +90,7 @@ impl OtelLayer {
             }
             _ => {}
         }
-        if let Some(version) = request.protocol_version() {
+        if let Some(version) = version {
             span.record(names::PROTOCOL_VERSION, version.as_str());
         }
         if let Some(session) = request.session_id() {
@@ -143,12 +148,14 @@ fn error_type(answer: &Answer) -> Option<String> {
 
 impl Layer for OtelLayer {
     fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
-        let span = self.span(&request);
+        let target = request.target();
+        let version = request.protocol_version();
+        let span = self.span(&request, target, version);
         let mut attributes = vec![
             KeyValue::new(names::METHOD, request.method()),
             KeyValue::new(names::NETWORK_TRANSPORT, transport_name(request.transport())),
         ];
-        match request.target() {
+        match target {
             Some(Target::Tool(name)) => {
                 attributes.push(KeyValue::new(names::TOOL, name.to_owned()));
                 attributes.push(KeyValue::new(names::OPERATION, names::EXECUTE_TOOL));
@@ -156,7 +163,7 @@ impl Layer for OtelLayer {
             Some(Target::Prompt(name)) => attributes.push(KeyValue::new(names::PROMPT, name.to_owned())),
             _ => {}
         }
-        if let Some(version) = request.protocol_version() {
+        if let Some(version) = version {
             attributes.push(KeyValue::new(names::PROTOCOL_VERSION, version.as_str()));
         }
         if request.transport() == Transport::Http {

@@ -124,19 +124,34 @@ struct Exports {
     metrics: bool,
 }
 
+/// True when a variable is set to something other than blanks.
+fn set(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|value| !value.trim().is_empty())
+}
+
+/// The variables that name an OTLP endpoint: for every signal, for spans, for metrics.
+const ENDPOINT_VARIABLES: [&str; 3] =
+    ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"];
+
+/// True when the standard variables name an OTLP endpoint for some signal: telemetry built
+/// without [`TelemetryBuilder::otlp_endpoint`] then exports there.
+pub fn endpoint_in_environment() -> bool {
+    ENDPOINT_VARIABLES.iter().any(|name| set(name))
+}
+
 /// Which signals go out: those with an endpoint (given, or in the environment), unless
 /// `OTEL_SDK_DISABLED` or `OTEL_{TRACES,METRICS}_EXPORTER=none` say otherwise.
 fn exports(endpoint: Option<&str>) -> Exports {
-    let set = |name: &str| std::env::var(name).is_ok_and(|value| !value.trim().is_empty());
+    let [all, traces, metrics] = ENDPOINT_VARIABLES.map(set);
     let is =
         |name: &str, expected: &str| std::env::var(name).is_ok_and(|value| value.trim().eq_ignore_ascii_case(expected));
     if is("OTEL_SDK_DISABLED", "true") {
         return Exports { traces: false, metrics: false };
     }
-    let anywhere = endpoint.is_some() || set("OTEL_EXPORTER_OTLP_ENDPOINT");
+    let anywhere = endpoint.is_some() || all;
     Exports {
-        traces: (anywhere || set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) && !is("OTEL_TRACES_EXPORTER", "none"),
-        metrics: (anywhere || set("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")) && !is("OTEL_METRICS_EXPORTER", "none"),
+        traces: (anywhere || traces) && !is("OTEL_TRACES_EXPORTER", "none"),
+        metrics: (anywhere || metrics) && !is("OTEL_METRICS_EXPORTER", "none"),
     }
 }
 

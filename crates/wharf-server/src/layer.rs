@@ -350,6 +350,12 @@ impl Answer {
         Answer { outcome: Ok(respond(&request.id, result)), tool_error: false }
     }
 
+    /// This answer as the future a layer returns, for a layer that answers without waiting:
+    /// `return Answer::error(denied).ready();`.
+    pub fn ready<'a>(self) -> LayerFuture<'a> {
+        Box::pin(std::future::ready(self))
+    }
+
     pub(crate) fn from_outcome(outcome: Result<Vec<u8>, RpcError>, tool_error: bool) -> Answer {
         Answer { outcome, tool_error }
     }

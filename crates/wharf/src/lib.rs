@@ -143,7 +143,7 @@ pub mod middleware {
 /// semantic conventions for MCP say, exported over OTLP/HTTP.
 #[cfg(feature = "otel")]
 pub mod otel {
-    pub use wharf_otel::{OtelLayer, Telemetry, TelemetryBuilder, TelemetryError};
+    pub use wharf_otel::{OtelLayer, Telemetry, TelemetryBuilder, TelemetryError, endpoint_in_environment};
 }
 
 /// Newline-delimited JSON-RPC over stdin and stdout, or any pair of byte streams.

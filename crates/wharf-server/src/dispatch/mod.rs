@@ -85,9 +85,9 @@ pub(crate) fn request_outcome(
     }
 }
 
-#[inline(always)]
 /// Logs a request's outcome at debug. No clock is read: a start time held in every request's
 /// future cost more than the log is worth when it is off (the HTTP transport logs durations).
+#[inline(always)]
 fn log_outcome(id: &RequestId, method: &str, error: Option<&RpcError>) {
     match error {
         None => tracing::debug!(%id, method, "request answered"),

@@ -77,26 +77,23 @@ impl Layer for ConcurrencyLimit {
         let Some((semaphore, limit)) = tool.and_then(|tool| self.semaphore(tool)) else {
             return next.run(request);
         };
-        if self.reject {
-            let Ok(permit) = semaphore.try_acquire_owned() else {
-                let tool = request.tool_name().unwrap_or_default();
-                let message =
-                    format!("Too many requests: tool `{tool}` already runs {limit} calls at once; retry when one ends");
-                return Box::pin(std::future::ready(Answer::error(RpcError::rate_limited(
-                    message,
-                    Duration::from_secs(1),
-                ))));
-            };
-            return Box::pin(async move {
-                let answer = next.run(request).await;
-                drop(permit);
-                answer
-            });
-        }
         Box::pin(async move {
-            // The semaphore is never closed, so acquiring only fails if it were.
-            let Ok(permit) = semaphore.acquire_owned().await else {
-                return Answer::error(RpcError::internal("Internal error: the concurrency limit closed"));
+            let permit = if self.reject {
+                semaphore.try_acquire_owned().map_err(|_| {
+                    let tool = request.tool_name().unwrap_or_default();
+                    let message = format!(
+                        "Too many requests: tool `{tool}` already runs {limit} calls at once; retry when one ends"
+                    );
+                    RpcError::rate_limited(message, Duration::from_secs(1))
+                })
+            } else {
+                // The semaphore is never closed, so acquiring only fails if it were.
+                let acquired = semaphore.acquire_owned().await;
+                acquired.map_err(|_| RpcError::internal("Internal error: the concurrency limit closed"))
+            };
+            let permit = match permit {
+                Ok(permit) => permit,
+                Err(error) => return Answer::error(error),
             };
             let answer = next.run(request).await;
             drop(permit);

@@ -227,7 +227,7 @@ impl Layer for RateLimit {
     fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
         match self.take(&request) {
             None => next.run(request),
-            Some(error) => Box::pin(std::future::ready(crate::layer::Answer::error(error))),
+            Some(error) => crate::layer::Answer::error(error).ready(),
         }
     }
 }

@@ -158,11 +158,11 @@ async fn a_layer_answers_itself_or_rewrites_and_the_handler_does_not_run() {
             let admin = request.principal().is_some_and(|principal| principal.as_str() == "admin");
             if request.target() == Some(Target::Tool("counted")) && !admin {
                 let error = RpcError::new(-32003, "Forbidden: `counted` is for admins");
-                return Box::pin(std::future::ready(Answer::error(error)));
+                return Answer::error(error).ready();
             }
             if request.tool_name() == Some("fortune") {
                 let result = json!({"content": [{"type": "text", "text": "from the layer"}]});
-                return Box::pin(std::future::ready(Answer::result(&request, &result)));
+                return Answer::result(&request, &result).ready();
             }
             next.run(request)
         }))

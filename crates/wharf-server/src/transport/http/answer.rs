@@ -130,14 +130,13 @@ impl Status {
 pub(super) fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (Status, Vec<u8>) {
     match outcome {
         Ok(Ok(response)) => (Status::OK, response),
-        // A refusal for now (a rate limit) is 429 in both eras: a 2025 client's HTTP stack
-        // understands it as well as a 2026 one's.
-        Ok(Err(error)) if error.retry_after().is_some() => {
-            let retry_after = error.retry_after().map(retry_after_seconds);
-            (Status { code: StatusCode::TOO_MANY_REQUESTS, retry_after }, encode_error(Some(id), error))
-        }
         Ok(Err(error)) => {
-            (Status { code: status_for(error.code(), modern), retry_after: None }, encode_error(Some(id), error))
+            // A refusal for now (a rate limit) is 429 in both eras: a 2025 client's HTTP stack
+            // understands it as well as a 2026 one's.
+            let retry_after = error.retry_after().map(retry_after_seconds);
+            let code =
+                if retry_after.is_some() { StatusCode::TOO_MANY_REQUESTS } else { status_for(error.code(), modern) };
+            (Status { code, retry_after }, encode_error(Some(id), error))
         }
         Err(panic) => (Status::OK, encode_error(Some(id), panic_error(id, &panic))),
     }
@@ -280,9 +279,7 @@ fn too_many_in_flight(id: &RequestId, limit: usize) -> Response<McpBody> {
         ErrorCode::INTERNAL_ERROR,
         format!("Too many requests: this session already has {limit} requests in flight; retry when one finishes"),
     ));
-    let mut response = reply::json(StatusCode::TOO_MANY_REQUESTS, encode_error(Some(id), error));
-    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
-    response
+    Status { code: StatusCode::TOO_MANY_REQUESTS, retry_after: Some(1) }.json(encode_error(Some(id), error))
 }
 
 /// Answers with an SSE stream that `pump` feeds from a task of its own.
