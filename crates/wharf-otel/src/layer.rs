@@ -11,22 +11,32 @@ use tracing::Instrument;
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use wharf_protocol::ProtocolVersion;
-use wharf_server::{Answer, Layer, LayerFuture, McpRequest, Next, Target, Transport};
+use wharf_server::{Answer, Layer, LayerFuture, McpRequest, Next, SessionEnd, SessionEndReason, Target, Transport};
 
 use crate::carrier;
 use crate::names;
 
-/// Traces and measures every request (a [`Layer`]); made by
+/// Traces and measures every request, and measures every session (a [`Layer`]); made by
 /// [`Telemetry::layer`](crate::Telemetry::layer).
 ///
 /// Each request gets a `tracing` span that the OpenTelemetry layer of the subscriber turns into
 /// a SERVER span named `{mcp.method.name} {target}` (`tools/call echo`), whose parent is the
 /// trace context in the request's `params._meta` (or, without one, the HTTP request's
 /// `traceparent`, which is otherwise linked). The handler's own spans nest inside it. Its
-/// duration goes to the `mcp.server.operation.duration` histogram.
+/// duration goes to the `mcp.server.operation.duration` histogram, and the duration of each
+/// 2025 session that ends to `mcp.server.session.duration`.
 pub struct OtelLayer {
     propagator: TextMapCompositePropagator,
-    duration: Histogram<f64>,
+    instruments: Instruments,
+}
+
+/// The two histograms the conventions define for servers.
+#[derive(Clone)]
+pub(crate) struct Instruments {
+    /// `mcp.server.operation.duration`.
+    pub(crate) operation: Histogram<f64>,
+    /// `mcp.server.session.duration`.
+    pub(crate) session: Histogram<f64>,
 }
 
 impl std::fmt::Debug for OtelLayer {
@@ -36,12 +46,12 @@ impl std::fmt::Debug for OtelLayer {
 }
 
 impl OtelLayer {
-    pub(crate) fn new(duration: Histogram<f64>) -> OtelLayer {
+    pub(crate) fn new(instruments: Instruments) -> OtelLayer {
         let propagator = TextMapCompositePropagator::new(vec![
             Box::new(TraceContextPropagator::new()),
             Box::new(BaggagePropagator::new()),
         ]);
-        OtelLayer { propagator, duration }
+        OtelLayer { propagator, instruments }
     }
 
     /// The span of `request`, with its parent and link set.
@@ -56,50 +66,39 @@ impl OtelLayer {
             Some(Target::Tool(name) | Target::Prompt(name)) => format!("{method} {name}"),
             _ => method.to_owned(),
         };
+        let (tool, prompt) = match target {
+            Some(Target::Tool(name)) => (Some(name), None),
+            Some(Target::Prompt(name)) => (None, Some(name)),
+            _ => (None, None),
+        };
+        let resource = match target {
+            Some(Target::Resource(uri)) if method != "completion/complete" => Some(uri),
+            _ => None,
+        };
+        let http = request.transport() == Transport::Http;
+        // Every attribute known now is given at creation (an `Option` that is `None` records
+        // nothing): each later `record` is a look-up in the subscriber's registry.
         let span = tracing::info_span!(
             target: "wharf::otel",
             "mcp.server",
-            otel.name = %name,
+            otel.name = name.as_str(),
             otel.kind = "server",
             mcp.method.name = method,
-            gen_ai.tool.name = Empty,
-            gen_ai.prompt.name = Empty,
-            gen_ai.operation.name = Empty,
-            mcp.resource.uri = Empty,
+            gen_ai.tool.name = tool,
+            gen_ai.prompt.name = prompt,
+            gen_ai.operation.name = tool.map(|_| names::EXECUTE_TOOL),
+            mcp.resource.uri = resource,
             jsonrpc.request.id = %request.id(),
-            mcp.protocol.version = Empty,
-            mcp.session.id = Empty,
+            mcp.protocol.version = version.map(ProtocolVersion::as_str),
+            mcp.session.id = request.session_id(),
             network.transport = transport_name(request.transport()),
-            network.protocol.name = Empty,
-            network.protocol.version = Empty,
+            network.protocol.name = http.then_some("http"),
+            network.protocol.version = http.then_some("1.1"),
             error.type = Empty,
             rpc.response.status_code = Empty,
             otel.status_code = Empty,
             otel.status_description = Empty,
         );
-        match target {
-            Some(Target::Tool(name)) => {
-                span.record(names::TOOL, name);
-                span.record(names::OPERATION, names::EXECUTE_TOOL);
-            }
-            Some(Target::Prompt(name)) => {
-                span.record(names::PROMPT, name);
-            }
-            Some(Target::Resource(uri)) if request.method() != "completion/complete" => {
-                span.record(names::RESOURCE_URI, uri);
-            }
-            _ => {}
-        }
-        if let Some(version) = version {
-            span.record(names::PROTOCOL_VERSION, version.as_str());
-        }
-        if let Some(session) = request.session_id() {
-            span.record("mcp.session.id", session);
-        }
-        if request.transport() == Transport::Http {
-            span.record(names::NETWORK_PROTOCOL, "http");
-            span.record(names::NETWORK_PROTOCOL_VERSION, "1.1");
-        }
         let parent = request.params().meta().and_then(|meta| carrier::from_meta(&self.propagator, &meta.other));
         let header = http_traceparent(request).and_then(|value| carrier::from_header(&self.propagator, value));
         match (parent, header) {
@@ -135,6 +134,17 @@ fn http_traceparent(request: &McpRequest) -> Option<&str> {
 #[cfg(not(feature = "http"))]
 fn http_traceparent(_: &McpRequest) -> Option<&str> {
     None
+}
+
+/// The `error.type` of a session that ended: set for the ends that are failures from the
+/// client's side (it expired, was evicted, or its connection failed).
+fn session_error_type(reason: SessionEndReason) -> Option<&'static str> {
+    match reason {
+        SessionEndReason::Expired => Some("timeout"),
+        SessionEndReason::Evicted => Some("evicted"),
+        SessionEndReason::Failed => Some("transport_error"),
+        _ => None,
+    }
 }
 
 /// The `error.type` of an answer, if it failed: its JSON-RPC code, or `tool_error`.
@@ -188,10 +198,24 @@ impl Layer for OtelLayer {
                     }
                     attributes.push(KeyValue::new(names::ERROR_TYPE, error_type));
                 }
-                self.duration.record(started.elapsed().as_secs_f64(), &attributes);
+                self.instruments.operation.record(started.elapsed().as_secs_f64(), &attributes);
                 answer
             }
             .instrument(span),
         )
+    }
+
+    fn session_ended(&self, end: &SessionEnd<'_>) {
+        let mut attributes = vec![
+            KeyValue::new(names::PROTOCOL_VERSION, end.protocol_version().as_str()),
+            KeyValue::new(names::NETWORK_TRANSPORT, transport_name(end.transport())),
+        ];
+        if end.transport() == Transport::Http {
+            attributes.push(KeyValue::new(names::NETWORK_PROTOCOL, "http"));
+        }
+        if let Some(error_type) = session_error_type(end.reason()) {
+            attributes.push(KeyValue::new(names::ERROR_TYPE, error_type));
+        }
+        self.instruments.session.record(end.duration().as_secs_f64(), &attributes);
     }
 }

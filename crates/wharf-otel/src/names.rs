@@ -5,11 +5,9 @@ pub(crate) const METHOD: &str = "mcp.method.name";
 pub(crate) const TOOL: &str = "gen_ai.tool.name";
 pub(crate) const PROMPT: &str = "gen_ai.prompt.name";
 pub(crate) const OPERATION: &str = "gen_ai.operation.name";
-pub(crate) const RESOURCE_URI: &str = "mcp.resource.uri";
 pub(crate) const PROTOCOL_VERSION: &str = "mcp.protocol.version";
 pub(crate) const NETWORK_TRANSPORT: &str = "network.transport";
 pub(crate) const NETWORK_PROTOCOL: &str = "network.protocol.name";
-pub(crate) const NETWORK_PROTOCOL_VERSION: &str = "network.protocol.version";
 pub(crate) const ERROR_TYPE: &str = "error.type";
 pub(crate) const STATUS_CODE: &str = "rpc.response.status_code";
 
@@ -20,6 +18,9 @@ pub(crate) const TOOL_ERROR: &str = "tool_error";
 
 /// The histogram of the time the server takes to answer a request.
 pub(crate) const OPERATION_DURATION: &str = "mcp.server.operation.duration";
+
+/// The histogram of how long 2025 sessions last.
+pub(crate) const SESSION_DURATION: &str = "mcp.server.session.duration";
 
 /// The bucket boundaries, in seconds, the conventions recommend for both MCP duration metrics.
 pub(crate) const DURATION_BUCKETS: [f64; 14] =

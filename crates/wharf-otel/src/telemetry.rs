@@ -13,7 +13,7 @@ use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 use tracing_subscriber::registry::LookupSpan;
 
 use crate::http_client::BlockingClient;
-use crate::layer::OtelLayer;
+use crate::layer::{Instruments, OtelLayer};
 use crate::names;
 use crate::prometheus::ScrapeReader;
 
@@ -108,13 +108,19 @@ impl TelemetryBuilder {
 
         let tracer = tracer_provider.tracer("wharf");
         let meter = meter_provider.meter("wharf");
-        let duration = meter
-            .f64_histogram(names::OPERATION_DURATION)
-            .with_unit("s")
-            .with_description("The time the server took to answer an MCP request")
-            .with_boundaries(names::DURATION_BUCKETS.to_vec())
-            .build();
-        Ok(Telemetry { tracer_provider, meter_provider, tracer, duration, scrape })
+        let histogram = |name: &'static str, description: &'static str| {
+            meter
+                .f64_histogram(name)
+                .with_unit("s")
+                .with_description(description)
+                .with_boundaries(names::DURATION_BUCKETS.to_vec())
+                .build()
+        };
+        let instruments = Instruments {
+            operation: histogram(names::OPERATION_DURATION, "The time the server took to answer an MCP request"),
+            session: histogram(names::SESSION_DURATION, "How long an MCP session lasted"),
+        };
+        Ok(Telemetry { tracer_provider, meter_provider, tracer, instruments, scrape })
     }
 }
 
@@ -174,7 +180,7 @@ pub struct Telemetry {
     tracer_provider: SdkTracerProvider,
     meter_provider: SdkMeterProvider,
     tracer: SdkTracer,
-    duration: opentelemetry::metrics::Histogram<f64>,
+    instruments: Instruments,
     scrape: Option<ScrapeReader>,
 }
 
@@ -190,18 +196,23 @@ impl Telemetry {
         }
     }
 
-    /// The MCP layer: a span and a duration per request.
+    /// The MCP layer: a span and a duration per request, and a duration per session.
     pub fn layer(&self) -> OtelLayer {
-        OtelLayer::new(self.duration.clone())
+        OtelLayer::new(self.instruments.clone())
     }
 
     /// The `tracing` layer that turns spans (the MCP layer's, and the handlers' own) into
-    /// OpenTelemetry spans.
+    /// OpenTelemetry spans. Spans carry their own fields only: no source location, thread, or
+    /// busy and idle times, which cost on every request and say nothing about MCP.
     pub fn tracing_layer<S>(&self) -> tracing_opentelemetry::OpenTelemetryLayer<S, SdkTracer>
     where
         S: tracing::Subscriber + for<'span> LookupSpan<'span>,
     {
-        tracing_opentelemetry::layer().with_tracer(self.tracer.clone())
+        tracing_opentelemetry::layer()
+            .with_tracer(self.tracer.clone())
+            .with_location(false)
+            .with_threads(false)
+            .with_tracked_inactivity(false)
     }
 
     /// The metrics now, in the Prometheus text format (`text/plain; version=0.0.4`); empty

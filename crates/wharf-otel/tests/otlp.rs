@@ -66,10 +66,10 @@ fn named<'a>(spans: &'a [Value], name: &str) -> Vec<&'a Value> {
     spans.iter().filter(|span| span["name"] == name).collect()
 }
 
-/// Posts one raw HTTP/1.1 request and returns the status.
-async fn post(port: u16, headers: &[(&str, &str)], body: &str) -> u16 {
+/// Sends one raw HTTP/1.1 request and returns the whole response.
+async fn send(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> String {
     let mut request = format!(
-        "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
+        "{method} /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
         body.len()
     );
     for (name, value) in headers {
@@ -81,7 +81,21 @@ async fn post(port: u16, headers: &[(&str, &str)], body: &str) -> u16 {
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).await.unwrap();
-    String::from_utf8_lossy(&raw).split(' ').nth(1).unwrap().parse().unwrap()
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+/// POSTs one request and returns the status.
+async fn post(port: u16, headers: &[(&str, &str)], body: &str) -> u16 {
+    send(port, "POST", headers, body).await.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+/// Opens a 2025-11-25 session over HTTP and returns its id.
+async fn open_session(port: u16) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let response = send(port, "POST", &[], &init.to_string()).await;
+    let header = response.lines().find_map(|line| line.strip_prefix("mcp-session-id: "));
+    header.expect("a session id").trim().to_owned()
 }
 
 fn modern_call(id: u64, meta: Value) -> String {
@@ -127,6 +141,13 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_the_conventions_names() {
     let other_trace = "99998888777766665555444433332222";
     let meta = json!({"traceparent": format!("00-{other_trace}-0123456789abcdef-01")});
     assert_eq!(post(http_port, &with_header, &modern_call(2, meta)).await, 200);
+
+    // Two sessions end: the stream's when its client closes, the HTTP one when deleted.
+    client.close().await.unwrap();
+    let id = open_session(http_port).await;
+    let deleted =
+        send(http_port, "DELETE", &[("mcp-session-id", &id), ("mcp-protocol-version", "2025-11-25")], "").await;
+    assert!(deleted.starts_with("HTTP/1.1 204"), "{deleted}");
 
     let shutting = telemetry.clone();
     tokio::task::spawn_blocking(move || shutting.shutdown()).await.unwrap().unwrap();
@@ -202,4 +223,28 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_the_conventions_names() {
     assert!(points.iter().all(|point| attribute(point, "jsonrpc.request.id").is_none()));
     let failed = points.iter().find(|point| attribute(point, "gen_ai.tool.name").as_deref() == Some("fails")).unwrap();
     assert_eq!(attribute(failed, "error.type").as_deref(), Some("tool_error"));
+
+    // The session duration: one per session that ended, by transport and revision, no method.
+    let metric = export["resourceMetrics"][0]["scopeMetrics"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|metric| metric["name"] == "mcp.server.session.duration")
+        .expect("the session duration")
+        .clone();
+    assert_eq!(metric["unit"], "s");
+    let points = metric["histogram"]["dataPoints"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{points:#?}");
+    for (transport, protocol) in [("pipe", None), ("tcp", Some("http"))] {
+        let point = points
+            .iter()
+            .find(|point| attribute(point, "network.transport").as_deref() == Some(transport))
+            .unwrap_or_else(|| panic!("a {transport} session: {points:#?}"));
+        assert_eq!(point["count"], "1");
+        assert_eq!(attribute(point, "mcp.protocol.version").as_deref(), Some("2025-11-25"));
+        assert_eq!(attribute(point, "network.protocol.name").as_deref(), protocol);
+        assert_eq!(attribute(point, "error.type"), None, "closed by the client");
+        assert_eq!(attribute(point, "mcp.method.name"), None);
+        assert_eq!(attribute(point, "mcp.session.id"), None);
+    }
 }

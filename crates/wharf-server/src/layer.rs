@@ -15,6 +15,7 @@ use crate::error::RpcError;
 use crate::extensions::Extensions;
 use crate::principal::Principal;
 use crate::session::{Session, Transport};
+use crate::session_end::SessionEnd;
 use crate::wire::respond;
 
 /// The future a [`Layer`] returns: boxed, and free to borrow the layer and the rest of the chain.
@@ -57,6 +58,14 @@ pub trait Layer: Send + Sync + 'static {
     /// task, so it should be quick.
     fn outbound(&self, message: &OutboundMessage<'_>) {
         let _ = message;
+    }
+
+    /// Hears that a 2025 session ended, and why: its stream closed, it was deleted, expired
+    /// or evicted, or the server stopped. Called once per session that `initialize` opened,
+    /// on whatever thread ended it (an expired HTTP session ends when it is next looked up,
+    /// when a new session is made, or when the server stops), so it should be quick.
+    fn session_ended(&self, end: &SessionEnd<'_>) {
+        let _ = end;
     }
 }
 

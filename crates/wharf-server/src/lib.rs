@@ -43,6 +43,7 @@ pub mod middleware;
 mod options;
 mod schema;
 mod session;
+mod session_end;
 mod wire;
 // Input rounds, tasks, and what server events a 2025 session hears of.
 mod input;
@@ -82,6 +83,7 @@ pub use resource::uri_template::{TemplateError, UriTemplate};
 pub use resource::{IntoResourceContents, ResourceCall, ResourceDef, TemplateDef};
 pub use server::Server;
 pub use session::Transport;
+pub use session_end::{SessionEnd, SessionEndReason};
 pub use task::TaskSupport;
 pub use task::record::{TaskRecord, TaskStatus};
 pub use task::store::{MemoryTaskStore, StoreFuture, TaskStore, TaskStoreError};

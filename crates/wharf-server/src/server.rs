@@ -2,8 +2,10 @@
 //! the run-time API for changing what it offers.
 
 use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Instant;
 
 use tokio::sync::{broadcast, watch};
 use wharf_protocol::{Implementation, JsonObject, META_SERVER_INFO, ProtocolVersion, ServerCapabilities};
@@ -19,6 +21,8 @@ use crate::prompt::PromptDef;
 use crate::registry::{Component, Registry};
 use crate::resource::{ResourceDef, TemplateDef};
 use crate::server_core::ServerCore;
+use crate::session::Session;
+use crate::session_end::{SessionEnd, SessionEndReason};
 use crate::task::Tasks;
 use crate::tool::ToolDef;
 
@@ -93,6 +97,23 @@ impl Server {
     /// The middleware around every request, outermost first.
     pub(crate) fn layers(&self) -> &[Box<dyn Layer>] {
         &self.shared.layers
+    }
+
+    /// Tells the layers that `session` ended at `ended_at`, if `initialize` opened it. A layer
+    /// that panics here is logged and the others still hear of it.
+    pub(crate) fn end_session(&self, session: &Session, reason: SessionEndReason, ended_at: Instant) {
+        let layers = self.layers();
+        if layers.is_empty() {
+            return;
+        }
+        let Some(negotiated) = session.negotiated() else { return };
+        let duration = ended_at.saturating_duration_since(negotiated.at);
+        let end = SessionEnd::new(session, negotiated.version, reason, duration);
+        for layer in layers {
+            if catch_unwind(AssertUnwindSafe(|| layer.session_ended(&end))).is_err() {
+                tracing::error!(session = %session.id(), "a layer panicked on hearing that a session ended");
+            }
+        }
     }
 
     /// What a request reaches of this server.

@@ -93,6 +93,8 @@ impl From<mpsc::Sender<Vec<u8>>> for Outbound {
 #[derive(Debug)]
 pub(crate) struct Negotiated {
     pub(crate) version: ProtocolVersion,
+    /// When `initialize` opened the session.
+    pub(crate) at: std::time::Instant,
     pub(crate) client_capabilities: Arc<ClientCapabilities>,
     pub(crate) client_info: Arc<Implementation>,
 }

@@ -268,6 +268,7 @@ fn initialize(
         .unwrap_or(ProtocolVersion::LATEST_SESSION);
     let negotiated = Negotiated {
         version,
+        at: std::time::Instant::now(),
         client_capabilities: Arc::new(params.capabilities),
         client_info: Arc::new(params.client_info),
     };

@@ -6,6 +6,7 @@
 
 use std::any::Any;
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc};
@@ -14,6 +15,7 @@ use crate::error::Error;
 use crate::events::ServerEvent;
 use crate::server::Server;
 use crate::session::{Outbound, Session, Transport};
+use crate::session_end::SessionEndReason;
 use crate::session_events::event_notification;
 use crate::transport::read_loop::read_loop;
 use crate::transport::shared_writer::SharedWriter;
@@ -100,6 +102,8 @@ where
 
     events_task.abort();
     let _ = events_task.await;
+    let reason = if read_result.is_ok() { SessionEndReason::Closed } else { SessionEndReason::Failed };
+    server.end_session(&session, reason, Instant::now());
     drop(session);
     read_result.and(writer_done.await)
 }

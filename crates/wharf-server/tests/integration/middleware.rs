@@ -11,7 +11,8 @@ use wharf_protocol::{ClientCapabilities, ProtocolVersion, RequestId};
 use wharf_server::middleware::{Audit, ConcurrencyLimit, Quota, RateKey, RateLimit, Timeout};
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{
-    Answer, Layer, LayerFuture, McpRequest, Next, OutboundMessage, RequestContext, RpcError, Target, ToolDef, layer_fn,
+    Answer, Layer, LayerFuture, McpRequest, Next, OutboundMessage, RequestContext, RpcError, SessionEnd,
+    SessionEndReason, Target, ToolDef, Transport, layer_fn,
 };
 
 use crate::fixture::{self, Counters};
@@ -653,4 +654,129 @@ async fn a_call_kept_a_call_by_the_timeout_answers_its_request_for_input_at_once
     let asked = client.request("tools/call", json!({"name": "asks_while_waiting", "arguments": {}})).await.unwrap();
     assert_eq!(asked["resultType"], "input_required", "{asked}");
     assert!(started.elapsed() < Duration::from_secs(5), "not after the 30 s limit: {:?}", started.elapsed());
+}
+
+/// What a layer heard of a session that ended: id, reason, revision, transport, duration.
+type Ended = (String, SessionEndReason, ProtocolVersion, Transport, Duration);
+
+/// Keeps what it hears of sessions that end.
+#[derive(Clone, Default)]
+struct SessionEnds(Arc<Mutex<Vec<Ended>>>);
+
+impl SessionEnds {
+    fn take(&self) -> Vec<Ended> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+impl Layer for SessionEnds {
+    fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
+        next.run(request)
+    }
+
+    fn session_ended(&self, end: &SessionEnd<'_>) {
+        let entry = (end.id().to_owned(), end.reason(), end.protocol_version(), end.transport(), end.duration());
+        self.0.lock().unwrap().push(entry);
+    }
+}
+
+/// A stream's session ends when the client closes it, once, with the negotiated revision and
+/// how long it lasted; a connection that only made stateless requests had no session to end.
+#[tokio::test]
+async fn layers_hear_once_that_a_stream_session_ended() {
+    let ends = SessionEnds::default();
+    let server = fixture::builder().layer(ends.clone()).build().unwrap();
+    let (client, _) =
+        InMemoryClient::session(server.clone(), ProtocolVersion::V2025_06_18, ClientCapabilities::default())
+            .await
+            .unwrap();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    client.call_tool("echo", json!({"message": "hi"})).await.unwrap();
+    assert!(ends.take().is_empty(), "the session is still open");
+    client.close().await.unwrap();
+    let ended = ends.take();
+    assert_eq!(ended.len(), 1, "{ended:?}");
+    let (id, reason, version, transport, duration) = &ended[0];
+    assert!(!id.is_empty());
+    assert_eq!(*reason, SessionEndReason::Closed);
+    assert_eq!(*version, ProtocolVersion::V2025_06_18);
+    assert_eq!(*transport, Transport::Stream);
+    assert!(*duration >= Duration::from_millis(20) && *duration < Duration::from_secs(30), "{duration:?}");
+
+    let stateless = InMemoryClient::stateless(server, ClientCapabilities::default());
+    stateless.call_tool("echo", json!({"message": "no session"})).await.unwrap();
+    stateless.close().await.unwrap();
+    assert!(ends.take().is_empty(), "stateless requests open no session");
+}
+
+/// The headers of a request in the 2025-11-25 session `id`.
+#[cfg(feature = "http")]
+fn in_session(id: &str) -> [(&str, &str); 4] {
+    let json = crate::http::JSON;
+    [json[0], json[1], ("mcp-session-id", id), ("mcp-protocol-version", "2025-11-25")]
+}
+
+/// Over HTTP a session ends when the client deletes it, when it expires, when a new session
+/// evicts it, and, for those still open, when the server stops; each is heard of once.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn over_http_layers_hear_of_deleted_expired_evicted_and_stopped_sessions() {
+    use crate::http::{call, send, session};
+
+    let ends = SessionEnds::default();
+    let server = fixture::builder().layer(ends.clone()).build().unwrap();
+    // Deleted.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let options = wharf_server::HttpOptions::default().max_sessions(2).session_idle_timeout(Duration::from_millis(300));
+    let serving = tokio::spawn(wharf_server::serve_http_until(server, listener, options, async move {
+        let _ = stopped.await;
+    }));
+    let deleted = session(port).await;
+    let headers = in_session(&deleted);
+    assert_eq!(send(port, "DELETE", &headers, "").await.status, 204);
+    assert_eq!(
+        ends.take().iter().map(|end| (end.0.clone(), end.1)).collect::<Vec<_>>(),
+        [(deleted.clone(), SessionEndReason::Closed)]
+    );
+    assert_eq!(send(port, "DELETE", &headers, "").await.status, 404);
+    assert!(ends.take().is_empty(), "a session ends once");
+
+    // Expired: found when it is next named.
+    let expired = session(port).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let headers = in_session(&expired);
+    let reply = send(port, "POST", &headers, &call(1, "echo", json!({"message": "late"}))).await;
+    assert_eq!(reply.status, 404, "{reply:?}");
+    let ended = ends.take();
+    assert_eq!(ended.len(), 1, "{ended:?}");
+    assert_eq!((ended[0].0.as_str(), ended[0].1), (expired.as_str(), SessionEndReason::Expired));
+    assert_eq!(ended[0].3, Transport::Http);
+    assert_eq!(ended[0].2, ProtocolVersion::V2025_11_25);
+    // It lasted until it expired, not until it was found.
+    assert!(ended[0].4 >= Duration::from_millis(280) && ended[0].4 < Duration::from_millis(390), "{:?}", ended[0].4);
+
+    // Evicted: two sessions fill the table; a third evicts the one idle longest.
+    let first = session(port).await;
+    let second = session(port).await;
+    assert!(ends.take().is_empty());
+    let third = session(port).await;
+    let ended = ends.take();
+    assert_eq!(
+        ended.iter().map(|end| (end.0.as_str(), end.1)).collect::<Vec<_>>(),
+        [(first.as_str(), SessionEndReason::Evicted)]
+    );
+
+    // Stopped: the sessions still open end with the server.
+    stop.send(()).unwrap();
+    serving.await.unwrap().unwrap();
+    let ended = ends.take();
+    assert_eq!(ended.len(), 2, "{ended:?}");
+    assert!(ended.iter().all(|end| end.1 == SessionEndReason::ServerStopped), "{ended:?}");
+    let mut ids: Vec<&str> = ended.iter().map(|end| end.0.as_str()).collect();
+    ids.sort_unstable();
+    let mut open = [second.as_str(), third.as_str()];
+    open.sort_unstable();
+    assert_eq!(ids, open);
 }

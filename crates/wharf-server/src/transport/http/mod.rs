@@ -64,7 +64,7 @@ impl McpService {
 
     /// The endpoint with an event store of your own, for example one shared by instances.
     pub fn with_event_store(server: Server, options: HttpOptions, events: Arc<dyn EventStore>) -> McpService {
-        let sessions = SessionTable::new(events, options.session_idle_timeout, options.max_sessions);
+        let sessions = SessionTable::new(events, server.clone(), options.session_idle_timeout, options.max_sessions);
         McpService { shared: Arc::new(Shared::new(server, options, sessions)) }
     }
 

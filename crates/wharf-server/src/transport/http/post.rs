@@ -295,7 +295,7 @@ async fn legacy(
     let mut response = status.json(message);
     if !opened {
         // A session whose initialize failed is not one the client can use.
-        shared.sessions.remove(session.id());
+        shared.sessions.discard(session.id());
     } else if let Ok(value) = HeaderValue::from_str(session.id()) {
         response.headers_mut().insert(SESSION_ID, value);
     }

@@ -11,7 +11,9 @@ use tokio::sync::mpsc;
 use wharf_protocol::ProtocolVersion;
 
 use super::events::EventStore;
+use crate::server::Server;
 use crate::session::Session;
+use crate::session_end::SessionEndReason;
 
 /// How many server-initiated messages wait for a session's standalone GET stream.
 const STANDALONE_BUFFER: usize = 16;
@@ -104,14 +106,18 @@ impl Drop for ActiveGuard {
 }
 
 /// Every session the transport knows; a session that ends, however it ends, takes its stored
-/// events with it.
+/// events with it, and the server's layers hear of it.
 #[derive(Debug)]
 pub(crate) struct SessionTable {
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     events: Arc<dyn EventStore>,
+    /// Told of each session that ends.
+    server: Server,
     epoch: Instant,
     idle_timeout: Duration,
     max_sessions: usize,
+    /// Milliseconds since the epoch when expired sessions were last looked for.
+    last_sweep: AtomicU64,
 }
 
 /// Why no session could be made.
@@ -123,9 +129,29 @@ pub(crate) enum CreateError {
     Random(String),
 }
 
+/// How often, at most, making a session also looks for expired ones, so that each expired
+/// session ends (and is reported) soon after it expires even when nobody names it again.
+const SWEEP_EVERY_MS: u64 = 1000;
+
+/// Sessions taken out of the table, to be ended once its lock is released.
+type Ended = Vec<(Arc<HttpSession>, SessionEndReason, Instant)>;
+
 impl SessionTable {
-    pub(crate) fn new(events: Arc<dyn EventStore>, idle_timeout: Duration, max_sessions: usize) -> SessionTable {
-        SessionTable { sessions: Mutex::new(HashMap::new()), events, epoch: Instant::now(), idle_timeout, max_sessions }
+    pub(crate) fn new(
+        events: Arc<dyn EventStore>,
+        server: Server,
+        idle_timeout: Duration,
+        max_sessions: usize,
+    ) -> SessionTable {
+        SessionTable {
+            sessions: Mutex::new(HashMap::new()),
+            events,
+            server,
+            epoch: Instant::now(),
+            idle_timeout,
+            max_sessions,
+            last_sweep: AtomicU64::new(0),
+        }
     }
 
     pub(crate) fn events(&self) -> &dyn EventStore {
@@ -139,6 +165,13 @@ impl SessionTable {
     fn is_expired(&self, session: &HttpSession, now: u64) -> bool {
         let idle_for = now.saturating_sub(session.last_seen.load(Ordering::Relaxed));
         session.active.load(Ordering::Acquire) == 0 && u128::from(idle_for) > self.idle_timeout.as_millis()
+    }
+
+    /// The moment an expired session expired: its last activity plus the idle timeout.
+    fn expired_at(&self, session: &HttpSession) -> Instant {
+        let last_seen = Duration::from_millis(session.last_seen.load(Ordering::Relaxed));
+        let expired = self.epoch + last_seen + self.idle_timeout;
+        expired.min(Instant::now())
     }
 
     /// Makes a session with a fresh random id. At the limit, expired sessions go first, then
@@ -159,32 +192,40 @@ impl SessionTable {
             next_stream: AtomicU64::new(1),
         });
         let mut sessions = lock(&self.sessions);
-        let mut ended = Vec::new();
-        if sessions.len() >= self.max_sessions {
-            sessions.retain(|id, session| {
+        let mut ended = Ended::new();
+        let swept = self.last_sweep.load(Ordering::Relaxed);
+        if sessions.len() >= self.max_sessions || now.saturating_sub(swept) >= SWEEP_EVERY_MS {
+            self.last_sweep.store(now, Ordering::Relaxed);
+            sessions.retain(|_, session| {
                 let keep = !self.is_expired(session, now);
                 if !keep {
-                    ended.push(id.clone());
+                    ended.push((session.clone(), SessionEndReason::Expired, self.expired_at(session)));
                 }
                 keep
             });
         }
-        if sessions.len() >= self.max_sessions {
+        let result = if sessions.len() >= self.max_sessions {
             let oldest_idle = sessions
                 .iter()
                 .filter(|(_, session)| session.active.load(Ordering::Acquire) == 0)
                 .min_by_key(|(_, session)| session.last_seen.load(Ordering::Relaxed))
                 .map(|(id, _)| id.clone());
-            let Some(oldest) = oldest_idle else { return Err(CreateError::Full) };
-            sessions.remove(&oldest);
-            ended.push(oldest);
+            match oldest_idle.and_then(|oldest| sessions.remove(&oldest)) {
+                Some(evicted) => {
+                    ended.push((evicted, SessionEndReason::Evicted, Instant::now()));
+                    Ok(())
+                }
+                None => Err(CreateError::Full),
+            }
+        } else {
+            Ok(())
+        };
+        if result.is_ok() {
+            sessions.insert(id, session.clone());
         }
-        sessions.insert(id, session.clone());
         drop(sessions);
-        for id in ended {
-            self.events.forget(&id);
-        }
-        Ok(session)
+        self.end(ended);
+        result.map(|()| session)
     }
 
     /// The live session with this id; an expired one is removed and reported as gone.
@@ -193,19 +234,37 @@ impl SessionTable {
         let mut sessions = lock(&self.sessions);
         let session = sessions.get(id)?;
         if self.is_expired(session, now) {
-            sessions.remove(id);
+            let expired = sessions.remove(id)?;
             drop(sessions);
-            self.events.forget(id);
+            let at = self.expired_at(&expired);
+            self.end(vec![(expired, SessionEndReason::Expired, at)]);
             return None;
         }
         session.last_seen.store(now, Ordering::Relaxed);
         Some(session.clone())
     }
 
-    pub(crate) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
+    /// Ends the session with this id, for `reason`.
+    pub(crate) fn remove(&self, id: &str, reason: SessionEndReason) {
         let removed = lock(&self.sessions).remove(id);
+        match removed {
+            Some(session) => self.end(vec![(session, reason, Instant::now())]),
+            None => self.events.forget(id),
+        }
+    }
+
+    /// Drops a session whose `initialize` failed: the client never had it, so it did not end.
+    pub(crate) fn discard(&self, id: &str) {
+        lock(&self.sessions).remove(id);
         self.events.forget(id);
-        removed
+    }
+
+    /// Forgets the stored events of sessions taken out of the table, and tells the layers.
+    fn end(&self, ended: Ended) {
+        for (session, reason, at) in ended {
+            self.events.forget(session.session.id());
+            self.server.end_session(&session.session, reason, at);
+        }
     }
 
     /// Every live session, for delivering server events.
@@ -216,6 +275,27 @@ impl SessionTable {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         lock(&self.sessions).len()
+    }
+}
+
+/// The endpoint is gone (the server stopped, or the service was dropped): the sessions still
+/// open end with it.
+impl Drop for SessionTable {
+    fn drop(&mut self) {
+        let now = self.now();
+        let sessions = std::mem::take(&mut *lock(&self.sessions));
+        let ended = sessions
+            .into_values()
+            .map(|session| {
+                if self.is_expired(&session, now) {
+                    let at = self.expired_at(&session);
+                    (session, SessionEndReason::Expired, at)
+                } else {
+                    (session, SessionEndReason::ServerStopped, Instant::now())
+                }
+            })
+            .collect();
+        self.end(ended);
     }
 }
 
@@ -231,7 +311,8 @@ mod tests {
     use crate::transport::http::events::MemoryEventStore;
 
     fn table_with(idle_timeout: Duration, max: usize) -> SessionTable {
-        SessionTable::new(Arc::new(MemoryEventStore::new(1024)), idle_timeout, max)
+        let server = Server::builder("sessions", "1").build().unwrap();
+        SessionTable::new(Arc::new(MemoryEventStore::new(1024)), server, idle_timeout, max)
     }
 
     fn table(max: usize) -> SessionTable {

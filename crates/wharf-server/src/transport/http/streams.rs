@@ -13,6 +13,7 @@ use super::reply;
 use super::sessions::{ActiveGuard, HttpSession};
 use super::shared::{Shared, legacy_session};
 use super::sse;
+use crate::session_end::SessionEndReason;
 
 pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody> {
     let headers = request.headers();
@@ -120,7 +121,7 @@ pub(crate) fn delete<B>(shared: &Shared, request: Request<B>) -> Response<McpBod
         Err(refusal) => return refusal.response(),
     };
     let id = http_session.session.id();
-    shared.sessions.remove(id);
+    shared.sessions.remove(id, SessionEndReason::Closed);
     tracing::debug!(session = %id, "the client ended its session");
     reply::no_content()
 }
