@@ -69,13 +69,14 @@ pub(crate) fn request_outcome(
         if !server.layers().is_empty() {
             // Only the chain's boxed future is held here, so servers without layers pay
             // nothing in this future's size.
-            let facts = tasks::tool_facts(&server, &request);
+            let (facts, tool) = tasks::tool_facts(&server, &request);
             let request = McpRequest::new(id.clone(), request, session, delivery, facts);
-            let answer = Next::new(server.layers(), &Dispatcher { server: &server }).run(request).await;
+            let dispatcher = Dispatcher { server: &server, tool };
+            let answer = Next::new(server.layers(), &dispatcher).run(request).await;
             log_outcome(&id, method, answer.error_object());
             return answer.into_outcome();
         }
-        let outcome = match prepare(&server, session, &id, &mut request, delivery, None) {
+        let outcome = match prepare(&server, session, &id, &mut request, delivery, None, None) {
             Ok(Prepared::Answered(response)) => Ok(response),
             Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool).await,
             Err(error) => Err(error),
@@ -98,21 +99,28 @@ fn log_outcome(id: &RequestId, method: &str, error: Option<&RpcError>) {
 /// The end of the chain of layers: the server's own dispatch.
 struct Dispatcher<'s> {
     server: &'s Server,
+    /// The tool a `tools/call` named when it entered the layers.
+    tool: Option<Arc<ToolDef>>,
 }
 
 impl Endpoint for Dispatcher<'_> {
     fn serve(&self, request: McpRequest) -> LayerFuture<'_> {
-        Box::pin(async move {
-            let (id, mut request, session, delivery, task_after) = request.into_parts();
-            match prepare(self.server, session, &id, &mut request, delivery, task_after) {
-                Ok(Prepared::Answered(response)) => Answer::from_outcome(Ok(response), false),
-                Ok(Prepared::Serve(context, tool)) => {
-                    let outcome = serve(self.server, &context, &id, request, tool).await;
-                    Answer::from_outcome(outcome, context.is_tool_error())
-                }
-                Err(error) => Answer::error(error),
-            }
-        })
+        // `prepare` never waits, so it runs before the future is made: the boxed future then
+        // holds only what serving needs, and what `prepare` answers needs a small box.
+        let (id, mut request, session, delivery, task_after) = request.into_parts();
+        // A layer may have changed which tool is called.
+        let tool = match (&request, &self.tool) {
+            (ClientRequest::CallTool(params), Some(tool)) if tool.name() == params.name => Some(tool.clone()),
+            _ => None,
+        };
+        match prepare(self.server, session, &id, &mut request, delivery, task_after, tool) {
+            Ok(Prepared::Answered(response)) => Answer::from_outcome(Ok(response), false).ready(),
+            Ok(Prepared::Serve(context, tool)) => Box::pin(async move {
+                let outcome = serve(self.server, &context, &id, request, tool).await;
+                Answer::from_outcome(outcome, context.is_tool_error())
+            }),
+            Err(error) => Answer::error(error).ready(),
+        }
     }
 }
 
@@ -134,6 +142,7 @@ fn prepare(
     request: &mut ClientRequest,
     delivery: Delivery,
     task_after: Option<Duration>,
+    tool: Option<Arc<ToolDef>>,
 ) -> Result<Prepared, RpcError> {
     if request.is_stateless() {
         // The request's `_meta` moves into the context; nothing reads it from the params later.
@@ -141,7 +150,7 @@ fn prepare(
         let version = check_stateless_meta(&meta)?;
         // Whether the tool can ask for input decides whether the call needs an input round.
         let tool = match &*request {
-            ClientRequest::CallTool(params) => server.registry().tool(&params.name).cloned(),
+            ClientRequest::CallTool(params) => tool.or_else(|| server.registry().tool(&params.name).cloned()),
             _ => None,
         };
         let tool_may_ask = tool.as_ref().is_none_or(|tool| tool.reaches_context);
@@ -208,7 +217,7 @@ fn prepare(
                 input: None,
                 task_after: None,
             });
-            Ok(Prepared::Serve(context, None))
+            Ok(Prepared::Serve(context, tool))
         }
     }
 }
@@ -327,10 +336,10 @@ async fn serve(
             Ok(out.cacheable(list::<ToolDef>(server, version, &params)?))
         }
         ClientRequest::CallTool(params) => {
-            // `prepare` found the tool already for stateless calls; `find_tool` checks the
-            // capability in the same look-up that finds it. A direct call's arguments are read
-            // and its handler's future made before anything is awaited; the future holds
-            // neither the tool nor the registry.
+            // The tool was found already for stateless calls and calls that passed layers;
+            // otherwise `find_tool` checks the capability in the same look-up that finds it. A
+            // direct call's arguments are read and its handler's future made before anything is
+            // awaited; the future holds neither the tool nor the registry.
             let call = {
                 let tool = match found_tool {
                     Some(tool) => tool,

@@ -70,19 +70,20 @@ pub(super) fn call_route(
 
 /// What middleware is told of a `tools/call`'s tool before the call runs: whether the server
 /// has it, and whether the call may become a task (a stateless call of a tool that may run as
-/// one, from a client that declared the tasks extension on it).
-pub(super) fn tool_facts(server: &Server, request: &ClientRequest) -> ToolFacts {
-    let ClientRequest::CallTool(params) = request else { return ToolFacts::default() };
-    let Some(task_support) = server.registry().tool(&params.name).map(|tool| tool.task_support) else {
-        return ToolFacts::default();
+/// one, from a client that declared the tasks extension on it); and the tool, so that the call
+/// does not look it up again.
+pub(super) fn tool_facts(server: &Server, request: &ClientRequest) -> (ToolFacts, Option<Arc<ToolDef>>) {
+    let ClientRequest::CallTool(params) = request else { return (ToolFacts::default(), None) };
+    let Some(tool) = server.registry().tool(&params.name).cloned() else {
+        return (ToolFacts::default(), None);
     };
     let declared = params
         .meta
         .as_deref()
         .and_then(|meta| meta.client_capabilities.as_ref())
         .is_some_and(|capabilities| declares_tasks(capabilities));
-    let may_become_task = declared && request.is_stateless() && task_support != TaskSupport::Forbidden;
-    ToolFacts { known: true, may_become_task }
+    let may_become_task = declared && request.is_stateless() && tool.task_support != TaskSupport::Forbidden;
+    (ToolFacts { known: true, may_become_task }, Some(tool))
 }
 
 /// True when the client capabilities declare the tasks extension.
