@@ -14,6 +14,7 @@
 mod component;
 mod errors;
 mod names;
+mod scopes;
 mod tool;
 
 use proc_macro::TokenStream;

@@ -62,6 +62,12 @@ fn attribute(item: &Value, key: &str) -> Option<String> {
     })
 }
 
+/// The metric `name` of an export.
+fn metric_named(export: &Value, name: &str) -> Value {
+    let metrics = export["resourceMetrics"][0]["scopeMetrics"][0]["metrics"].as_array().unwrap();
+    metrics.iter().find(|metric| metric["name"] == name).unwrap_or_else(|| panic!("no {name}: {export}")).clone()
+}
+
 fn named<'a>(spans: &'a [Value], name: &str) -> Vec<&'a Value> {
     spans.iter().filter(|span| span["name"] == name).collect()
 }
@@ -202,15 +208,9 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_the_conventions_names() {
             attribute(&export["resourceMetrics"][0]["resource"], "service.name").as_deref() == Some("otel-test")
         })
         .expect("metrics of this service");
-    let metric = export["resourceMetrics"][0]["scopeMetrics"][0]["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|metric| metric["name"] == "mcp.server.operation.duration")
-        .expect("the operation duration")
-        .clone();
-    assert_eq!(metric["unit"], "s");
-    let points = metric["histogram"]["dataPoints"].as_array().unwrap();
+    let operations = metric_named(&export, "mcp.server.operation.duration");
+    assert_eq!(operations["unit"], "s");
+    let points = operations["histogram"]["dataPoints"].as_array().unwrap();
     let echo_points: Vec<&Value> =
         points.iter().filter(|point| attribute(point, "gen_ai.tool.name").as_deref() == Some("echo")).collect();
     let count: u64 = echo_points.iter().map(|point| point["count"].as_str().unwrap().parse::<u64>().unwrap()).sum();
@@ -225,15 +225,9 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_the_conventions_names() {
     assert_eq!(attribute(failed, "error.type").as_deref(), Some("tool_error"));
 
     // The session duration: one per session that ended, by transport and revision, no method.
-    let metric = export["resourceMetrics"][0]["scopeMetrics"][0]["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|metric| metric["name"] == "mcp.server.session.duration")
-        .expect("the session duration")
-        .clone();
-    assert_eq!(metric["unit"], "s");
-    let points = metric["histogram"]["dataPoints"].as_array().unwrap();
+    let sessions = metric_named(&export, "mcp.server.session.duration");
+    assert_eq!(sessions["unit"], "s");
+    let points = sessions["histogram"]["dataPoints"].as_array().unwrap();
     assert_eq!(points.len(), 2, "{points:#?}");
     for (transport, protocol) in [("pipe", None), ("tcp", Some("http"))] {
         let point = points

@@ -112,9 +112,18 @@ pub struct RpcError {
     /// Set only on the error asking for input returns on a first run (see
     /// [`RpcError::is_input_required`]), so that no handler's own error is taken for it.
     input_required: bool,
-    /// When the client may try again, for errors that refuse a request for now (a rate
-    /// limit); a transport with a status line answers 429 with `Retry-After`.
-    retry_after: Option<Duration>,
+    /// What a transport with a status line says of a refusal beyond the JSON-RPC error.
+    refusal: Option<Box<Refusal>>,
+}
+
+/// Refusals a transport with a status line reports in its own terms.
+#[derive(Debug, Clone, PartialEq)]
+enum Refusal {
+    /// Refused for now (a rate limit): 429 with `Retry-After`.
+    RetryAfter(Duration),
+    /// The principal lacks scopes the request needs: 403 with an `insufficient_scope`
+    /// challenge naming them.
+    InsufficientScope(Box<[Box<str>]>),
 }
 
 /// The message of the error a handler's unanswered input returns on 2026-07-28.
@@ -161,7 +170,20 @@ impl RpcError {
         let seconds = retry_after_seconds(retry_after);
         let mut error =
             RpcError::new(SERVER_ERROR, message).with_data(serde_json::json!({ "retryAfterSeconds": seconds }));
-        error.retry_after = Some(retry_after);
+        error.refusal = Some(Box::new(Refusal::RetryAfter(retry_after)));
+        error
+    }
+
+    /// "Insufficient scope": the principal's credentials lack scopes that `what` requires
+    /// (`-32003`, with the scopes in `data.requiredScopes`). Over HTTP the answer is 403 with a
+    /// `WWW-Authenticate: Bearer error="insufficient_scope"` challenge naming every scope, so
+    /// that the client can ask its authorization server for them (step-up authorization).
+    pub fn insufficient_scope<S: Into<String>>(what: &str, scopes: impl IntoIterator<Item = S>) -> RpcError {
+        let scopes: Box<[Box<str>]> = scopes.into_iter().map(|scope| scope.into().into_boxed_str()).collect();
+        let names: Vec<&str> = scopes.iter().map(|scope| &**scope).collect();
+        let message = format!("Insufficient scope: {what} requires the scopes {}", names.join(" "));
+        let mut error = RpcError::new(FORBIDDEN, message).with_data(serde_json::json!({ "requiredScopes": names }));
+        error.refusal = Some(Box::new(Refusal::InsufficientScope(scopes)));
         error
     }
 
@@ -202,7 +224,20 @@ impl RpcError {
 
     /// When the client may try again, for an error made by [`RpcError::rate_limited`].
     pub fn retry_after(&self) -> Option<Duration> {
-        self.retry_after
+        match self.refusal.as_deref() {
+            Some(Refusal::RetryAfter(after)) => Some(*after),
+            _ => None,
+        }
+    }
+
+    /// The scopes an [`insufficient_scope`](RpcError::insufficient_scope) error names; empty
+    /// for every other error.
+    pub fn required_scopes(&self) -> impl Iterator<Item = &str> {
+        let scopes = match self.refusal.as_deref() {
+            Some(Refusal::InsufficientScope(scopes)) => &scopes[..],
+            _ => &[],
+        };
+        scopes.iter().map(|scope| &**scope)
     }
 
     /// The error asking for input returns when the answer is not there yet.
@@ -210,7 +245,7 @@ impl RpcError {
         RpcError {
             object: ErrorObject::new(ErrorCode::INTERNAL_ERROR, INPUT_REQUIRED_MESSAGE),
             input_required: true,
-            retry_after: None,
+            refusal: None,
         }
     }
 
@@ -221,13 +256,16 @@ impl RpcError {
 
 impl From<ErrorObject> for RpcError {
     fn from(object: ErrorObject) -> RpcError {
-        RpcError { object, input_required: false, retry_after: None }
+        RpcError { object, input_required: false, refusal: None }
     }
 }
 
 /// The code of [`RpcError::rate_limited`]: the first of JSON-RPC's implementation-defined
 /// server errors.
 const SERVER_ERROR: i64 = -32000;
+
+/// The code of [`RpcError::insufficient_scope`]: a server error beside the rate limit's.
+const FORBIDDEN: i64 = -32003;
 
 /// The code of [`RpcError::timed_out`].
 const REQUEST_TIMED_OUT: i64 = -32001;

@@ -34,6 +34,7 @@ mod message_buffer;
 mod panic;
 mod principal;
 mod random;
+mod scopes;
 // Data.
 mod delivery;
 mod error;

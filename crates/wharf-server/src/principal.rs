@@ -1,24 +1,160 @@
-//! Who a request acts for, as the authentication in front of the server established it.
+//! Who a request acts for, as the authentication in front of the server established it: an
+//! identity (issuer and subject), and the client, scopes and claims it came with.
 
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-/// The authenticated identity behind a request, for example an OAuth token's subject.
+use wharf_protocol::JsonObject;
+
+/// The authenticated identity behind a request, for example an OAuth token's issuer and subject.
+///
+/// Its identity ([`Principal::as_str`]) is the issuer and the subject alone: two tokens of the
+/// same user, a refreshed one with other scopes say, are the same principal, so they share a
+/// session, its tasks and its `requestState`. The client id, scopes and claims are attributes
+/// of the request, not of the identity, and do not take part in equality.
 ///
 /// An authentication layer in front of [`McpService`](crate::McpService) inserts it into the
-/// `http::Request`'s extensions; handlers read it with
-/// [`RequestContext::principal`](crate::RequestContext::principal), and the `requestState` of
-/// a multi round-trip request is only accepted back from the principal it was issued to.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Principal(Arc<str>);
+/// `http::Request`'s extensions (the `wharf-auth` crate does, from a verified bearer token);
+/// handlers read it with [`RequestContext::principal`](crate::RequestContext::principal).
+#[derive(Debug, Clone)]
+pub struct Principal(Arc<Attributes>);
+
+#[derive(Debug, Clone)]
+struct Attributes {
+    /// `subject`, or `issuer` and `subject` separated by a space (an issuer is a URL, which
+    /// has none): one string, so that the identity is compared and hashed at once.
+    identity: Box<str>,
+    /// Where `subject` starts in `identity`.
+    subject_at: usize,
+    client_id: Option<Box<str>>,
+    scopes: Box<[Box<str>]>,
+    claims: Option<JsonObject>,
+}
 
 impl Principal {
-    /// A principal with this identifier.
-    pub fn new(id: impl Into<Arc<str>>) -> Principal {
-        Principal(id.into())
+    /// A principal with this identifier and no issuer.
+    pub fn new(id: impl Into<String>) -> Principal {
+        let identity: String = id.into();
+        Principal(Arc::new(Attributes {
+            identity: identity.into_boxed_str(),
+            subject_at: 0,
+            client_id: None,
+            scopes: Box::new([]),
+            claims: None,
+        }))
     }
 
-    /// The identifier.
+    /// The principal `subject` of `issuer`, as an access token names them (`iss` and `sub`).
+    pub fn issued(issuer: &str, subject: &str) -> Principal {
+        let principal = Principal::new(format!("{issuer} {subject}"));
+        let mut attributes = Arc::unwrap_or_clone(principal.0);
+        attributes.subject_at = issuer.len() + 1;
+        Principal(Arc::new(attributes))
+    }
+
+    /// With the OAuth client the request came through.
+    pub fn with_client_id(self, client_id: impl Into<String>) -> Principal {
+        self.changed(|attributes| attributes.client_id = Some(client_id.into().into_boxed_str()))
+    }
+
+    /// With the scopes its credentials grant.
+    pub fn with_scopes<S: Into<String>>(self, scopes: impl IntoIterator<Item = S>) -> Principal {
+        let scopes: Box<[Box<str>]> = scopes.into_iter().map(|scope| scope.into().into_boxed_str()).collect();
+        self.changed(|attributes| attributes.scopes = scopes)
+    }
+
+    /// With the verified claims of its credentials (an access token's payload).
+    pub fn with_claims(self, claims: JsonObject) -> Principal {
+        self.changed(|attributes| attributes.claims = Some(claims))
+    }
+
+    fn changed(self, change: impl FnOnce(&mut Attributes)) -> Principal {
+        let mut attributes = Arc::unwrap_or_clone(self.0);
+        change(&mut attributes);
+        Principal(Arc::new(attributes))
+    }
+
+    /// The identity: the subject, preceded by the issuer and a space when there is one.
+    /// Equal for every request of the same user of the same issuer.
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.0.identity
+    }
+
+    /// The issuer, for a principal made with [`Principal::issued`].
+    pub fn issuer(&self) -> Option<&str> {
+        let at = self.0.subject_at;
+        (at > 0).then(|| &self.0.identity[..at - 1])
+    }
+
+    /// The subject: who within the issuer.
+    pub fn subject(&self) -> &str {
+        &self.0.identity[self.0.subject_at..]
+    }
+
+    /// The OAuth client the request came through, when known.
+    pub fn client_id(&self) -> Option<&str> {
+        self.0.client_id.as_deref()
+    }
+
+    /// The scopes granted.
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.0.scopes.iter().map(|scope| &**scope)
+    }
+
+    /// True when `scope` was granted.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.0.scopes.iter().any(|granted| **granted == *scope)
+    }
+
+    /// The scopes of `required` that were not granted.
+    pub fn missing_scopes<'s>(&self, required: &'s [Box<str>]) -> Vec<&'s str> {
+        required.iter().map(|scope| &**scope).filter(|scope| !self.has_scope(scope)).collect()
+    }
+
+    /// The verified claims, when the authentication kept them.
+    pub fn claims(&self) -> Option<&JsonObject> {
+        self.0.claims.as_ref()
+    }
+}
+
+impl PartialEq for Principal {
+    fn eq(&self, other: &Principal) -> bool {
+        self.0.identity == other.0.identity
+    }
+}
+
+impl Eq for Principal {}
+
+impl Hash for Principal {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.identity.hash(state);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_identity_is_the_issuer_and_subject_and_nothing_else() {
+        let first = Principal::issued("https://issuer.example", "ann").with_scopes(["files:read"]);
+        let refreshed = Principal::issued("https://issuer.example", "ann").with_scopes(["files:read", "files:write"]);
+        assert_eq!(first, refreshed);
+        assert_eq!(first.as_str(), "https://issuer.example ann");
+        assert_eq!(first.issuer(), Some("https://issuer.example"));
+        assert_eq!(first.subject(), "ann");
+        assert!(refreshed.has_scope("files:write") && !first.has_scope("files:write"));
+        assert_ne!(first, Principal::issued("https://other.example", "ann"));
+        assert_ne!(first, Principal::new("ann"));
+        let plain = Principal::new("a b");
+        assert_eq!((plain.issuer(), plain.subject()), (None, "a b"));
+    }
+
+    #[test]
+    fn missing_scopes_are_named_in_order() {
+        let principal = Principal::new("bo").with_scopes(["a", "c"]).with_client_id("cli");
+        let required: Vec<Box<str>> = ["a", "b", "c", "d"].into_iter().map(Box::from).collect();
+        assert_eq!(principal.missing_scopes(&required), ["b", "d"]);
+        assert_eq!(principal.client_id(), Some("cli"));
     }
 }

@@ -12,6 +12,7 @@ use crate::error::{Error, RpcError};
 use crate::events::ListKind;
 use crate::prompt::PromptDef;
 use crate::resource::{ResourceDef, TemplateDef};
+use crate::scopes::Scopes;
 use crate::task::TaskSupport;
 use crate::tool::ToolDef;
 
@@ -22,6 +23,9 @@ pub(crate) struct Registry {
     pub(crate) prompts: BTreeMap<String, Arc<PromptDef>>,
     pub(crate) resources: BTreeMap<String, Arc<ResourceDef>>,
     pub(crate) templates: BTreeMap<String, Arc<TemplateDef>>,
+    /// How many components require scopes: while any does, what a principal is shown depends
+    /// on who it is.
+    scoped: usize,
 }
 
 /// One kind of component, as the registry keeps it: adding, removing, enabling and listing
@@ -39,6 +43,8 @@ pub(crate) trait Component: Clone + Send + Sync + 'static {
     fn set_enabled(&mut self, enabled: bool);
     /// Checks everything that can be wrong with the definition.
     fn validate(&mut self) -> Result<(), Error>;
+    /// What a principal must be granted to see and use it.
+    fn scopes(&self) -> &Scopes;
     /// The registered components of this kind.
     fn entries(registry: &Registry) -> &BTreeMap<String, Arc<Self>>;
     /// The registered components of this kind, to change.
@@ -67,6 +73,10 @@ macro_rules! component {
                 <$component>::validate(self)
             }
 
+            fn scopes(&self) -> &Scopes {
+                &self.scopes
+            }
+
             fn entries(registry: &Registry) -> &BTreeMap<String, Arc<Self>> {
                 &registry.$entries
             }
@@ -88,17 +98,25 @@ impl Registry {
     pub(crate) fn add<C: Component>(&mut self, mut component: C) -> Result<(), Error> {
         component.validate()?;
         let key = component.key().to_owned();
-        let entries = C::entries_mut(self);
-        if entries.contains_key(&key) {
+        component.scopes().check().map_err(|message| Error::registration(format!("{} `{key}`: {message}", C::WHAT)))?;
+        if C::entries_mut(self).contains_key(&key) {
             return Err(Error::registration(format!("{} `{key}` is registered twice; names must be unique", C::WHAT)));
         }
-        entries.insert(key, Arc::new(component));
+        self.scoped += usize::from(!component.scopes().is_empty());
+        C::entries_mut(self).insert(key, Arc::new(component));
         Ok(())
     }
 
     /// Removes a component; false if there was none under `key`.
     pub(crate) fn remove<C: Component>(&mut self, key: &str) -> bool {
-        C::entries_mut(self).remove(key).is_some()
+        let Some(removed) = C::entries_mut(self).remove(key) else { return false };
+        self.scoped -= usize::from(!removed.scopes().is_empty());
+        true
+    }
+
+    /// True while some component requires scopes, so that lists and reads differ by principal.
+    pub(crate) fn is_scoped(&self) -> bool {
+        self.scoped > 0
     }
 
     /// Sets a component's `enabled` flag: `None` if there is none under `key`, else whether

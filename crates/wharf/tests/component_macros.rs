@@ -60,8 +60,22 @@ async fn page(number: u32) -> String {
     format!("page {number}")
 }
 
+/// The audit trail.
+#[resource("audit://trail", scopes = ["audit:read"])]
+async fn audit_trail() -> String {
+    "trail".to_owned()
+}
+
+/// An incident report.
+#[prompt(scopes = ["incidents:write"])]
+async fn incident() -> String {
+    "Report the incident".to_owned()
+}
+
 fn server() -> Server {
     Server::builder("components", "1.0")
+        .prompt(incident_prompt())
+        .resource(audit_trail_resource())
         .prompt(code_review_prompt())
         .prompt(time_based_greeting_prompt())
         .resource(app_config_resource())
@@ -148,4 +162,18 @@ async fn resources_and_templates_with_typed_variables_and_completion() {
         .await
         .unwrap();
     assert_eq!(completed["completion"]["values"], json!(["alice", "albert"]));
+}
+
+#[tokio::test]
+async fn scoped_prompts_and_resources_are_hidden_and_refused_without_their_scopes() {
+    let (client, _) =
+        InMemoryClient::session(server(), ProtocolVersion::V2025_11_25, ClientCapabilities::default()).await.unwrap();
+    let prompts = client.request("prompts/list", json!({})).await.unwrap();
+    assert!(prompts["prompts"].as_array().unwrap().iter().all(|prompt| prompt["name"] != "incident"), "{prompts}");
+    let resources = client.request("resources/list", json!({})).await.unwrap();
+    assert!(resources["resources"].as_array().unwrap().iter().all(|resource| resource["uri"] != "audit://trail"));
+    let refused = client.request("prompts/get", json!({"name": "incident"})).await.unwrap_err();
+    assert_eq!((refused.code.0, refused.data.unwrap()["requiredScopes"].clone()), (-32003, json!(["incidents:write"])));
+    let refused = client.request("resources/read", json!({"uri": "audit://trail"})).await.unwrap_err();
+    assert_eq!(refused.code.0, -32003);
 }

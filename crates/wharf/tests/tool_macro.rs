@@ -250,3 +250,45 @@ async fn session_data_lasts_as_long_as_the_session() {
     assert_eq!(text(first.call_tool("remember", json!({"note": "eggs"})).await.unwrap()), "milk, eggs");
     assert_eq!(text(second.call_tool("remember", json!({"note": "tea"})).await.unwrap()), "tea", "another session");
 }
+
+/// Empties the trash.
+#[tool(scopes = ["trash:empty", "files:write"])]
+async fn empty_trash() -> String {
+    "emptied".to_owned()
+}
+
+#[tokio::test]
+async fn a_tool_with_scopes_is_only_for_principals_granted_them() {
+    use wharf::middleware::layer_fn;
+    use wharf::request::Principal;
+
+    // A stand-in for the authentication in front: the principal named by a `_meta` key.
+    let server = Server::builder("scoped", "1.0.0")
+        .tool(empty_trash_tool())
+        .layer(layer_fn(|mut request, next| {
+            let granted = request
+                .params()
+                .meta()
+                .and_then(|meta| meta.other.get("test/scopes"))
+                .and_then(|scopes| scopes.as_str())
+                .map(str::to_owned);
+            if let Some(granted) = granted {
+                request.set_principal(Principal::new("ann").with_scopes(granted.split(' ')));
+            }
+            next.run(request)
+        }))
+        .build()
+        .unwrap();
+    let client = InMemoryClient::stateless(server, ClientCapabilities::default());
+    let list = |scopes: &str| client.request("tools/list", json!({"_meta": {"test/scopes": scopes}}));
+    assert_eq!(list("trash:empty").await.unwrap()["tools"], json!([]));
+    let listed = list("trash:empty files:write").await.unwrap();
+    assert_eq!(listed["tools"][0]["name"], "empty_trash");
+    let call =
+        |scopes: &str| client.request("tools/call", json!({"name": "empty_trash", "_meta": {"test/scopes": scopes}}));
+    let refused = call("files:write").await.unwrap_err();
+    assert_eq!(refused.code.0, -32003);
+    assert_eq!(refused.data.unwrap()["requiredScopes"], json!(["trash:empty", "files:write"]));
+    let done = call("files:write trash:empty").await.unwrap();
+    assert_eq!(done["content"][0]["text"], "emptied");
+}

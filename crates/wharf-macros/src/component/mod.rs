@@ -69,6 +69,19 @@ impl Options {
         Ok(None)
     }
 
+    /// The builder call for `scopes = [...]`, if given.
+    pub(crate) fn scopes(&self) -> syn::Result<Option<proc_macro2::TokenStream>> {
+        for (name, value, _) in &self.values {
+            if name == "scopes" {
+                let value = value.as_ref().ok_or_else(|| {
+                    syn::Error::new(name.span(), "`scopes` takes a list: `scopes = [\"files:read\"]`")
+                })?;
+                return Ok(crate::scopes::setting(&crate::scopes::parse(value)?));
+            }
+        }
+        Ok(None)
+    }
+
     /// The tokens inside `key(...)`.
     pub(crate) fn group(&self, key: &str) -> Option<(&Ident, &proc_macro2::TokenStream)> {
         self.values

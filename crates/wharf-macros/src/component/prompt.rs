@@ -11,8 +11,8 @@ use crate::errors::Errors;
 use crate::names::{snake_case, valid_tool_name};
 use crate::tool::parse::doc_comment;
 
-const FUNCTION_OPTIONS: &[&str] = &["name", "title", "description"];
-const TEMPLATE_OPTIONS: &[&str] = &["name", "title", "description", "describe", "optional", "complete"];
+const FUNCTION_OPTIONS: &[&str] = &["name", "title", "description", "scopes"];
+const TEMPLATE_OPTIONS: &[&str] = &["name", "title", "description", "describe", "optional", "complete", "scopes"];
 
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     match syn::parse2::<syn::Item>(item)? {
@@ -59,6 +59,10 @@ fn common(
     }
     if let Ok(Some(title)) = options.string("title") {
         settings.push(quote! { .title(#title) });
+    }
+    match options.scopes() {
+        Ok(scopes) => settings.extend(scopes),
+        Err(error) => errors.push(error),
     }
     (name, settings)
 }

@@ -11,7 +11,7 @@ use crate::errors::Errors;
 use crate::names::snake_case;
 use crate::tool::parse::doc_comment;
 
-const OPTIONS: &[&str] = &["name", "title", "description", "mime_type"];
+const OPTIONS: &[&str] = &["name", "title", "description", "mime_type", "scopes"];
 
 /// Which of the two attributes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::R
     if let Some(mime_type) = options.string("mime_type")? {
         settings.push(quote! { .mime_type(#mime_type) });
     }
+    settings.extend(options.scopes()?);
     let template_variables = match kind {
         Kind::Template => match variables(&address.value()) {
             Ok(found) if found.is_empty() => {

@@ -100,6 +100,7 @@ pub(crate) fn tool_def(
             })
         });
     }
+    settings.extend(crate::scopes::setting(&options.scopes));
     for icon in &options.icons {
         settings.push(quote! {
             .icon(::wharf::protocol::Icon { src: ::std::string::String::from(#icon), ..::core::default::Default::default() })

@@ -20,9 +20,11 @@ pub(crate) struct ToolOptions {
     pub(crate) open_world: bool,
     pub(crate) icons: Vec<LitStr>,
     pub(crate) task: Option<LitStr>,
+    pub(crate) scopes: Vec<LitStr>,
 }
 
-const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, icon, task";
+const TOOL_OPTIONS: &str =
+    "name, title, description, read_only, destructive, idempotent, open_world, icon, task, scopes";
 
 impl ToolOptions {
     pub(crate) fn parse(attr: TokenStream) -> syn::Result<ToolOptions> {
@@ -35,6 +37,7 @@ impl ToolOptions {
                 "description" => options.description = Some(meta.value()?.parse()?),
                 "icon" => options.icons.push(meta.value()?.parse()?),
                 "task" => options.task = Some(meta.value()?.parse()?),
+                "scopes" => options.scopes = crate::scopes::parse(&meta.value()?.parse()?)?,
                 "read_only" => options.read_only = true,
                 "destructive" => options.destructive = true,
                 "idempotent" => options.idempotent = true,

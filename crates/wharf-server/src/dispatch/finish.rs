@@ -97,11 +97,13 @@ impl Finisher<'_> {
         bytes
     }
 
-    /// A result that carries cache hints on 2026-07-28.
+    /// A result that carries cache hints on 2026-07-28: shared by everyone, unless some
+    /// component requires scopes, when what each principal is shown is its own.
     pub(super) fn cacheable<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
         if self.version.is_stateless() {
             let ttl = u64::try_from(self.server.options().cache_ttl.as_millis()).unwrap_or(u64::MAX);
-            result.set_cache_hints(ttl, CacheScope::Public);
+            let scope = if self.server.registry().is_scoped() { CacheScope::Private } else { CacheScope::Public };
+            result.set_cache_hints(ttl, scope);
         }
         self.complete(result)
     }

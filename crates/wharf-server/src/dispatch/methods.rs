@@ -13,6 +13,7 @@ use wharf_protocol::{
 use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
 use crate::context::RequestContext;
 use crate::error::RpcError;
+use crate::principal::Principal;
 use crate::prompt::{PromptDef, prompt_for};
 use crate::registry::{Component, Registry, page};
 use crate::resource::{ResourceDef, TemplateDef, resource_for, template_for};
@@ -59,16 +60,29 @@ listed!(PromptDef, Prompt, ListPromptsResult, prompts, prompt_for);
 listed!(ResourceDef, Resource, ListResourcesResult, resources, resource_for);
 listed!(TemplateDef, ResourceTemplate, ListResourceTemplatesResult, resource_templates, template_for);
 
-/// One page of the enabled components of a kind, each as a client of `version` may see it.
+/// One page of the enabled components of a kind that `principal` may use, each as a client of
+/// `version` may see it.
 pub(super) fn list<C: Listed>(
     server: &Server,
     version: ProtocolVersion,
     params: &PaginatedParams,
+    principal: Option<&Principal>,
 ) -> Result<C::Page, RpcError> {
     let registry = server.registry();
     let size = server.options().page_size;
-    let (items, next_cursor) = page(C::entries(&registry), params.cursor.as_deref(), size, C::enabled)?;
+    let shown = |component: &C| component.enabled() && component.scopes().allow(principal);
+    let (items, next_cursor) = page(C::entries(&registry), params.cursor.as_deref(), size, shown)?;
     Ok(C::page(items.into_iter().map(|item| item.for_version(version)).collect(), next_cursor))
+}
+
+/// Refuses `principal` the use of `component` unless it was granted every scope the component
+/// requires: `insufficient_scope`, naming them all.
+pub(super) fn check_scopes<C: Component>(component: &C, principal: Option<&Principal>) -> Result<(), RpcError> {
+    let scopes = component.scopes();
+    if scopes.allow(principal) {
+        return Ok(());
+    }
+    Err(RpcError::insufficient_scope(&format!("the {} `{}`", C::WHAT, component.key()), scopes.names()))
 }
 
 /// `-32601` for a method whose capability the server does not offer.
@@ -178,6 +192,7 @@ pub(super) async fn get_prompt(
         .registry()
         .prompt(&params.name)
         .ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {}", params.name)))?;
+    check_scopes(&*prompt, context.principal())?;
     prompt.render(params.arguments.unwrap_or_default(), context.clone()).await
 }
 
@@ -196,8 +211,14 @@ pub(super) async fn read_resource(
         }
     };
     let contents = match (resource, template) {
-        (Some(resource), _) => resource.read(context.clone()).await,
-        (None, Some((template, variables))) => template.read(&params.uri, variables, context.clone()).await,
+        (Some(resource), _) => {
+            check_scopes(&*resource, context.principal())?;
+            resource.read(context.clone()).await
+        }
+        (None, Some((template, variables))) => {
+            check_scopes(&*template, context.principal())?;
+            template.read(&params.uri, variables, context.clone()).await
+        }
         (None, None) => return Err(not_found()),
     };
     let contents =
@@ -227,6 +248,7 @@ pub(super) async fn complete(
             CompletionReference::Prompt { name, .. } => {
                 let prompt =
                     registry.prompt(name).ok_or_else(|| RpcError::invalid_params(format!("Unknown prompt: {name}")))?;
+                check_scopes(&*prompt, context.principal())?;
                 let declared = prompt.definition.arguments.iter().flatten().any(|known| known.name == argument);
                 if !declared {
                     return Err(RpcError::invalid_params(format!("Prompt `{name}` has no argument `{argument}`")));
@@ -237,6 +259,7 @@ pub(super) async fn complete(
                 let template = registry
                     .template(uri)
                     .ok_or_else(|| RpcError::invalid_params(format!("Unknown resource template: {uri}")))?;
+                check_scopes(&*template, context.principal())?;
                 let declared =
                     template.template.as_ref().is_ok_and(|parsed| parsed.variables().contains(&argument.as_str()));
                 if !declared {

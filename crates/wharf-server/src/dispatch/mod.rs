@@ -34,6 +34,7 @@ use crate::error::RpcError;
 use crate::input::InputRound;
 use crate::layer::{Answer, Endpoint, LayerFuture, McpRequest, Next};
 use crate::listen::listen;
+use crate::principal::Principal;
 use crate::prompt::PromptDef;
 use crate::registry::Registry;
 use crate::resource::{ResourceDef, TemplateDef};
@@ -42,7 +43,7 @@ use crate::session::{Negotiated, Session};
 use crate::tool::ToolDef;
 use crate::wire::respond;
 use finish::Finisher;
-use methods::{complete, find_tool, get_prompt, list, read_resource, require, start_call};
+use methods::{check_scopes, complete, find_tool, get_prompt, list, read_resource, require, start_call};
 use tasks::CallRoute;
 
 /// Handles one request: the encoded response, or the error to answer with, so that a transport
@@ -196,6 +197,7 @@ fn prepare(
                 ClientRequest::Subscribe(params) | ClientRequest::Unsubscribe(params) => {
                     require(server.registry().has_resources(), "resources", request.method())?;
                     if matches!(request, ClientRequest::Subscribe(_)) {
+                        check_subscription(server, &params.uri, delivery.principal.as_ref())?;
                         session.subscribe(&params.uri);
                     } else {
                         session.unsubscribe(&params.uri);
@@ -219,6 +221,19 @@ fn prepare(
             });
             Ok(Prepared::Serve(context, tool))
         }
+    }
+}
+
+/// Refuses a subscription to a resource (or a URI of a template) whose scopes the principal
+/// lacks: its updates are for those who may read it.
+fn check_subscription(server: &Server, uri: &str, principal: Option<&Principal>) -> Result<(), RpcError> {
+    let registry = server.registry();
+    if let Some(resource) = registry.resource(uri) {
+        return check_scopes(&*resource, principal);
+    }
+    match registry.match_template(uri) {
+        Some((template, _)) => check_scopes(&*template, principal),
+        None => Ok(()),
     }
 }
 
@@ -333,7 +348,7 @@ async fn serve(
         }
         ClientRequest::ListTools(params) => {
             offers(Registry::has_tools, "tools")?;
-            Ok(out.cacheable(list::<ToolDef>(server, version, &params)?))
+            Ok(out.cacheable(list::<ToolDef>(server, version, &params, context.principal())?))
         }
         ClientRequest::CallTool(params) => {
             // The tool was found already for stateless calls and calls that passed layers;
@@ -345,6 +360,7 @@ async fn serve(
                     Some(tool) => tool,
                     None => find_tool(&server.registry(), &params.name)?.clone(),
                 };
+                check_scopes(&*tool, context.principal())?;
                 match tasks::call_route(context, &tool, &params)? {
                     CallRoute::Direct => Ok(start_call(context, &tool, params)?),
                     route => Err((route, tool, params)),
@@ -370,7 +386,7 @@ async fn serve(
         }
         ClientRequest::ListPrompts(params) => {
             offers(Registry::has_prompts, "prompts")?;
-            Ok(out.cacheable(list::<PromptDef>(server, version, &params)?))
+            Ok(out.cacheable(list::<PromptDef>(server, version, &params, context.principal())?))
         }
         ClientRequest::GetPrompt(params) => {
             offers(Registry::has_prompts, "prompts")?;
@@ -379,11 +395,11 @@ async fn serve(
         }
         ClientRequest::ListResources(params) => {
             offers(Registry::has_resources, "resources")?;
-            Ok(out.cacheable(list::<ResourceDef>(server, version, &params)?))
+            Ok(out.cacheable(list::<ResourceDef>(server, version, &params, context.principal())?))
         }
         ClientRequest::ListResourceTemplates(params) => {
             offers(Registry::has_resources, "resources")?;
-            Ok(out.cacheable(list::<TemplateDef>(server, version, &params)?))
+            Ok(out.cacheable(list::<TemplateDef>(server, version, &params, context.principal())?))
         }
         ClientRequest::ReadResource(params) => {
             offers(Registry::has_resources, "resources")?;

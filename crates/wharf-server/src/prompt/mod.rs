@@ -13,6 +13,7 @@ use crate::completion::{CompletionCall, CompletionFn, completion_fn, fixed_compl
 use crate::context::RequestContext;
 use crate::error::{Error, RpcError};
 use crate::future::BoxFuture;
+use crate::scopes::Scopes;
 
 /// One `prompts/get` call, as a dynamic prompt handler sees it.
 #[derive(Debug)]
@@ -96,6 +97,8 @@ pub struct PromptDef {
     body: Body,
     pub(crate) completions: HashMap<String, CompletionFn>,
     pub(crate) enabled: bool,
+    /// What a principal must be granted to see and use it.
+    pub(crate) scopes: Scopes,
     problems: Vec<String>,
 }
 
@@ -132,6 +135,7 @@ impl PromptDef {
             body,
             completions: HashMap::new(),
             enabled: true,
+            scopes: Scopes::default(),
             problems,
         }
     }
@@ -182,6 +186,14 @@ impl PromptDef {
         S: Into<String>,
     {
         self.completions.insert(argument.into(), fixed_completion(values.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// Requires OAuth scopes of whoever lists or uses it: a principal whose credentials lack
+    /// one does not see it, and is refused with `insufficient_scope` (over HTTP, 403 naming
+    /// the scopes) if it names it anyway. Requests without a principal never see it.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> PromptDef {
+        self.scopes = Scopes::new(scopes);
         self
     }
 

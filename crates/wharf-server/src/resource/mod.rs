@@ -17,6 +17,7 @@ use crate::content::{blob_contents, text_contents};
 use crate::context::RequestContext;
 use crate::error::{Error, RpcError};
 use crate::future::BoxFuture;
+use crate::scopes::Scopes;
 use uri_template::UriTemplate;
 
 /// One `resources/read` call, as a resource handler sees it.
@@ -145,6 +146,8 @@ pub struct ResourceDef {
     pub(crate) definition: Resource,
     contents: Contents,
     pub(crate) enabled: bool,
+    /// What a principal must be granted to see and use it.
+    pub(crate) scopes: Scopes,
 }
 
 impl ResourceDef {
@@ -173,7 +176,12 @@ impl ResourceDef {
     }
 
     fn with(uri: String, name: String, contents: Contents, size: Option<u64>) -> ResourceDef {
-        ResourceDef { definition: Resource { uri, name, size, ..Resource::default() }, contents, enabled: true }
+        ResourceDef {
+            definition: Resource { uri, name, size, ..Resource::default() },
+            contents,
+            enabled: true,
+            scopes: Scopes::default(),
+        }
     }
 
     /// The MIME type.
@@ -197,6 +205,14 @@ impl ResourceDef {
     /// Adds an icon.
     pub fn icon(mut self, icon: Icon) -> ResourceDef {
         self.definition.icons.get_or_insert_with(Vec::new).push(icon);
+        self
+    }
+
+    /// Requires OAuth scopes of whoever lists or uses it: a principal whose credentials lack
+    /// one does not see it, and is refused with `insufficient_scope` (over HTTP, 403 naming
+    /// the scopes) if it names it anyway. Requests without a principal never see it.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> ResourceDef {
+        self.scopes = Scopes::new(scopes);
         self
     }
 
@@ -262,6 +278,8 @@ pub struct TemplateDef {
     handler: ReadFn,
     pub(crate) completions: HashMap<String, CompletionFn>,
     pub(crate) enabled: bool,
+    /// What a principal must be granted to see and use it.
+    pub(crate) scopes: Scopes,
 }
 
 impl TemplateDef {
@@ -281,6 +299,7 @@ impl TemplateDef {
             handler,
             completions: HashMap::new(),
             enabled: true,
+            scopes: Scopes::default(),
         }
     }
 
@@ -325,6 +344,14 @@ impl TemplateDef {
         S: Into<String>,
     {
         self.completions.insert(variable.into(), fixed_completion(values.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// Requires OAuth scopes of whoever lists or uses it: a principal whose credentials lack
+    /// one does not see it, and is refused with `insufficient_scope` (over HTTP, 403 naming
+    /// the scopes) if it names it anyway. Requests without a principal never see it.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> TemplateDef {
+        self.scopes = Scopes::new(scopes);
         self
     }
 

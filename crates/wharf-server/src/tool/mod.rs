@@ -14,6 +14,7 @@ use wharf_protocol::{Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations, T
 
 use crate::error::Error;
 use crate::schema::{ArgumentReader, ArgumentSchema, schema_for};
+use crate::scopes::Scopes;
 use crate::task::TaskSupport;
 use extract::sealed::Token;
 use handler::{Erased, ErasedToolHandler, ToolHandler};
@@ -39,6 +40,8 @@ pub struct ToolDef {
     pub(crate) schema: Result<Arc<ArgumentSchema>, String>,
     pub(crate) handler: Arc<dyn ErasedToolHandler>,
     pub(crate) enabled: bool,
+    /// What a principal must be granted to see and use it.
+    pub(crate) scopes: Scopes,
     /// Arguments mirrored into `Mcp-Param-*` headers; filled in at registration.
     pub(crate) header_params: Vec<HeaderParam>,
     pub(crate) task_support: TaskSupport,
@@ -71,6 +74,7 @@ impl ToolDef {
             schema: compiled,
             handler: Arc::new(Erased { handler, marker: std::marker::PhantomData }),
             enabled: true,
+            scopes: Scopes::default(),
             header_params: Vec::new(),
             task_support: TaskSupport::Forbidden,
         }
@@ -167,6 +171,14 @@ impl ToolDef {
     /// Sets `_meta` on the tool definition.
     pub fn meta(mut self, meta: JsonObject) -> ToolDef {
         self.definition.meta = Some(meta);
+        self
+    }
+
+    /// Requires OAuth scopes of whoever lists or uses it: a principal whose credentials lack
+    /// one does not see it, and is refused with `insufficient_scope` (over HTTP, 403 naming
+    /// the scopes) if it names it anyway. Requests without a principal never see it.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> ToolDef {
+        self.scopes = Scopes::new(scopes);
         self
     }
 

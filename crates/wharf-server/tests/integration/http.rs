@@ -390,7 +390,7 @@ async fn a_session_over_its_in_flight_bound_gets_429_until_one_finishes() {
 }
 
 /// The whole body of a response the service made.
-async fn body_of(response: http::Response<wharf_server::McpBody>) -> Value {
+pub(crate) async fn body_of(response: http::Response<wharf_server::McpBody>) -> Value {
     use http_body::Body as _;
     let mut body = std::pin::pin!(response.into_body());
     let mut bytes = Vec::new();
@@ -399,7 +399,7 @@ async fn body_of(response: http::Response<wharf_server::McpBody>) -> Value {
             bytes.extend_from_slice(&data);
         }
     }
-    serde_json::from_slice(&bytes).unwrap()
+    if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap() }
 }
 
 #[tokio::test]

@@ -14,6 +14,8 @@ mod listen;
 mod middleware;
 mod prompts_resources;
 mod runtime;
+#[cfg(feature = "http")]
+mod scopes;
 mod session;
 mod spec;
 mod stateless;

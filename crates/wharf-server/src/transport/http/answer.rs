@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use bytes::Bytes;
-use http::header::{HeaderValue, RETRY_AFTER};
+use http::header::{HeaderName, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{Response, StatusCode};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -26,6 +26,7 @@ use crate::dispatch::request_outcome;
 use crate::error::{RpcError, retry_after_seconds};
 use crate::panic::CatchUnwind;
 use crate::principal::Principal;
+use crate::scopes::is_scope_token;
 use crate::session::{Admission, Session};
 use crate::wire::encode_error;
 
@@ -107,20 +108,21 @@ fn status_for(code: i64, modern: bool) -> StatusCode {
     }
 }
 
-/// The status line of an answer sent as JSON, with the `Retry-After` of a refusal for now.
+/// The status line of an answer sent as JSON, with the header a refusal adds: `Retry-After`
+/// for a refusal for now, `WWW-Authenticate` for a principal that lacks scopes.
 pub(super) struct Status {
     code: StatusCode,
-    retry_after: Option<u64>,
+    header: Option<(HeaderName, HeaderValue)>,
 }
 
 impl Status {
-    const OK: Status = Status { code: StatusCode::OK, retry_after: None };
+    const OK: Status = Status { code: StatusCode::OK, header: None };
 
     /// The JSON response carrying `message` with this status.
     pub(super) fn json(self, message: Vec<u8>) -> Response<McpBody> {
         let mut response = reply::json(self.code, message);
-        if let Some(seconds) = self.retry_after {
-            response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(seconds));
+        if let Some((name, value)) = self.header {
+            response.headers_mut().insert(name, value);
         }
         response
     }
@@ -131,15 +133,33 @@ pub(super) fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> 
     match outcome {
         Ok(Ok(response)) => (Status::OK, response),
         Ok(Err(error)) => {
-            // A refusal for now (a rate limit) is 429 in both eras: a 2025 client's HTTP stack
-            // understands it as well as a 2026 one's.
-            let retry_after = error.retry_after().map(retry_after_seconds);
-            let code =
-                if retry_after.is_some() { StatusCode::TOO_MANY_REQUESTS } else { status_for(error.code(), modern) };
-            (Status { code, retry_after }, encode_error(Some(id), error))
+            // A refusal for now (a rate limit) is 429, and a lack of scopes 403 with the
+            // challenge of RFC 6750 §3.1, in both eras: a 2025 client's HTTP stack understands
+            // them as well as a 2026 one's.
+            let scopes: Vec<&str> = error.required_scopes().collect();
+            let status = if let Some(after) = error.retry_after() {
+                let header = (RETRY_AFTER, HeaderValue::from(retry_after_seconds(after)));
+                Status { code: StatusCode::TOO_MANY_REQUESTS, header: Some(header) }
+            } else if !scopes.is_empty() {
+                let challenge = insufficient_scope_challenge(&scopes);
+                Status { code: StatusCode::FORBIDDEN, header: Some((WWW_AUTHENTICATE, challenge)) }
+            } else {
+                Status { code: status_for(error.code(), modern), header: None }
+            };
+            (status, encode_error(Some(id), error))
         }
         Err(panic) => (Status::OK, encode_error(Some(id), panic_error(id, &panic))),
     }
+}
+
+/// `Bearer error="insufficient_scope", scope="…"`: every scope the operation needs, so that
+/// the client asks for them all at once. A scope that is not an RFC 6749 scope token (which
+/// registration refuses, but a handler's own error may name) is left out rather than quoted.
+fn insufficient_scope_challenge(scopes: &[&str]) -> HeaderValue {
+    let tokens: Vec<&str> = scopes.iter().copied().filter(|scope| is_scope_token(scope)).collect();
+    let challenge = format!("Bearer error=\"insufficient_scope\", scope=\"{}\"", tokens.join(" "));
+    HeaderValue::from_str(&challenge)
+        .unwrap_or_else(|_| HeaderValue::from_static("Bearer error=\"insufficient_scope\""))
 }
 
 /// What decides the form of the answer: the outcome, a message before it, or a request to
@@ -279,7 +299,8 @@ fn too_many_in_flight(id: &RequestId, limit: usize) -> Response<McpBody> {
         ErrorCode::INTERNAL_ERROR,
         format!("Too many requests: this session already has {limit} requests in flight; retry when one finishes"),
     ));
-    Status { code: StatusCode::TOO_MANY_REQUESTS, retry_after: Some(1) }.json(encode_error(Some(id), error))
+    Status { code: StatusCode::TOO_MANY_REQUESTS, header: Some((RETRY_AFTER, HeaderValue::from_static("1"))) }
+        .json(encode_error(Some(id), error))
 }
 
 /// Answers with an SSE stream that `pump` feeds from a task of its own.

@@ -97,7 +97,7 @@ where
                 };
                 return reply::error(status, Some(&id), error);
             }
-            match legacy_session(shared, headers) {
+            match legacy_session(shared, headers, caller.principal.as_ref()) {
                 Ok(_) => reply::error(StatusCode::OK, Some(&id), error),
                 Err(refusal) => refusal.response(),
             }
@@ -107,7 +107,7 @@ where
                 // 2026-07-28 defines no notifications from client to server over HTTP.
                 return reply::accepted();
             }
-            match legacy_session(shared, headers) {
+            match legacy_session(shared, headers, caller.principal.as_ref()) {
                 Ok(http_session) => {
                     client_messages::notification(&http_session.session, &method, params);
                     reply::accepted()
@@ -115,8 +115,8 @@ where
                 Err(refusal) => refusal.response(),
             }
         }
-        Incoming::Response { id, result } => answer(shared, headers, &id, Ok(result)),
-        Incoming::Error { id: Some(id), error } => answer(shared, headers, &id, Err(error)),
+        Incoming::Response { id, result } => answer(shared, headers, &caller, &id, Ok(result)),
+        Incoming::Error { id: Some(id), error } => answer(shared, headers, &caller, &id, Err(error)),
         Incoming::Error { id: None, error } => {
             client_messages::unaddressed_error(&error);
             reply::accepted()
@@ -161,7 +161,7 @@ async fn post_batch(
         Ok(items) => items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect(),
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
-    let http_session = match legacy_session(shared, headers) {
+    let http_session = match legacy_session(shared, headers, caller.principal.as_ref()) {
         Ok(http_session) => http_session,
         Err(SessionRefusal::Missing) => {
             return reply::json(StatusCode::BAD_REQUEST, encode_error(None, batches_refused()));
@@ -204,10 +204,11 @@ fn is_json(headers: &HeaderMap) -> bool {
 fn answer(
     shared: &Shared,
     headers: &HeaderMap,
+    caller: &Caller,
     id: &RequestId,
     answer: Result<&serde_json::value::RawValue, ErrorObject>,
 ) -> Response<McpBody> {
-    match legacy_session(shared, headers) {
+    match legacy_session(shared, headers, caller.principal.as_ref()) {
         Ok(http_session) => {
             client_messages::answer(&http_session.session, id, answer);
             reply::accepted()
@@ -258,7 +259,7 @@ async fn legacy(
 ) -> Response<McpBody> {
     let sse = headers::accepts(headers, &["text/event-stream"], true);
     if !matches!(request, ClientRequest::Initialize(_)) {
-        let http_session = match legacy_session(shared, headers) {
+        let http_session = match legacy_session(shared, headers, caller.principal.as_ref()) {
             Ok(http_session) => http_session,
             Err(refusal) => return refusal.response(),
         };
@@ -267,7 +268,10 @@ async fn legacy(
         return run(shared, job).await;
     }
     shared.ensure_event_task();
-    let http_session = match shared.sessions.create(|id, outbound| Session::new(id, Transport::Http, outbound)) {
+    let http_session = match shared
+        .sessions
+        .create(caller.principal.clone(), |id, outbound| Session::new(id, Transport::Http, outbound))
+    {
         Ok(created) => created,
         Err(CreateError::Full) => {
             let mut response = reply::refuse(

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use wharf_protocol::ProtocolVersion;
 
 use super::events::EventStore;
+use crate::principal::Principal;
 use crate::server::Server;
 use crate::session::Session;
 use crate::session_end::SessionEndReason;
@@ -30,6 +31,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[derive(Debug)]
 pub(crate) struct HttpSession {
     pub(crate) session: Arc<Session>,
+    /// Who opened it: only requests of the same principal reach it.
+    pub(crate) principal: Option<Principal>,
     /// Milliseconds since the table's epoch when the client was last heard from.
     last_seen: AtomicU64,
     /// Requests running and streams open; a session with any is never idle.
@@ -178,6 +181,7 @@ impl SessionTable {
     /// the one idle longest.
     pub(crate) fn create(
         &self,
+        principal: Option<Principal>,
         outbound_for: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> Arc<Session>,
     ) -> Result<Arc<HttpSession>, CreateError> {
         let id = random_id().map_err(CreateError::Random)?;
@@ -185,6 +189,7 @@ impl SessionTable {
         let now = self.now();
         let session = Arc::new(HttpSession {
             session: outbound_for(id.clone(), sender),
+            principal,
             last_seen: AtomicU64::new(now),
             active: AtomicUsize::new(0),
             standalone: Mutex::new(Some(receiver)),
@@ -320,7 +325,7 @@ mod tests {
     }
 
     fn make(table: &SessionTable) -> Result<Arc<HttpSession>, CreateError> {
-        table.create(|id, outbound| Session::new(id, Transport::Http, outbound))
+        table.create(None, |id, outbound| Session::new(id, Transport::Http, outbound))
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::options::HttpOptions;
 use super::reply;
 use super::sessions::{HttpSession, SessionTable};
 use crate::events::ServerEvent;
+use crate::principal::Principal;
 use crate::server::Server;
 use crate::session_events::event_notification;
 
@@ -101,13 +102,24 @@ impl SessionRefusal {
 }
 
 /// The 2025 session a message names: 400 without `Mcp-Session-Id`, 404 for an unknown or
-/// ended session, 400 for an unsupported `MCP-Protocol-Version`.
-pub(crate) fn legacy_session(shared: &Shared, headers: &HeaderMap) -> Result<Arc<HttpSession>, SessionRefusal> {
+/// ended session, 400 for an unsupported `MCP-Protocol-Version`. A session belongs to the
+/// principal that opened it: to anyone else it is unknown, so that a session id alone does not
+/// let another user in.
+pub(crate) fn legacy_session(
+    shared: &Shared,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Result<Arc<HttpSession>, SessionRefusal> {
     if let Some(version) = headers::text(headers, PROTOCOL_VERSION)
         && ProtocolVersion::parse(version).is_none()
     {
         return Err(SessionRefusal::UnsupportedVersion(version.to_owned()));
     }
     let id = headers::text(headers, SESSION_ID).ok_or(SessionRefusal::Missing)?;
-    shared.sessions.get(id).ok_or(SessionRefusal::Unknown)
+    let http_session = shared.sessions.get(id).ok_or(SessionRefusal::Unknown)?;
+    if http_session.principal.as_ref() != principal {
+        tracing::warn!(session = %id.chars().take(8).collect::<String>(), "a request named another principal's session");
+        return Err(SessionRefusal::Unknown);
+    }
+    Ok(http_session)
 }

@@ -13,6 +13,7 @@ use super::reply;
 use super::sessions::{ActiveGuard, HttpSession};
 use super::shared::{Shared, legacy_session};
 use super::sse;
+use crate::principal::Principal;
 use crate::session_end::SessionEndReason;
 
 pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody> {
@@ -27,7 +28,7 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
             "Not acceptable: a GET stream needs `Accept: text/event-stream`",
         );
     }
-    let http_session = match legacy_session(shared, headers) {
+    let http_session = match legacy_session(shared, headers, request.extensions().get::<Principal>()) {
         Ok(http_session) => http_session,
         Err(refusal) => return refusal.response(),
     };
@@ -116,7 +117,7 @@ pub(crate) fn delete<B>(shared: &Shared, request: Request<B>) -> Response<McpBod
     if headers::names_stateless_revision(headers) {
         return reply::post_only();
     }
-    let http_session = match legacy_session(shared, headers) {
+    let http_session = match legacy_session(shared, headers, request.extensions().get::<Principal>()) {
         Ok(http_session) => http_session,
         Err(refusal) => return refusal.response(),
     };
