@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::scopes::Scopes;
 use crate::task::record::TaskRecord;
 
 /// Which list a change touched.
@@ -16,7 +17,9 @@ pub(crate) enum ListKind {
 /// Something that every connection may need to hear about.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ServerEvent {
-    ListChanged(ListKind),
+    /// A list changed because of a component requiring these scopes: only those who may see
+    /// it hear of the change.
+    ListChanged(ListKind, Scopes),
     ResourceUpdated(Arc<str>),
     /// A task changed.
     Task(Arc<TaskRecord>),

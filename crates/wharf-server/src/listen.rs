@@ -19,6 +19,8 @@ use wharf_protocol::{
 
 use crate::context::RequestContext;
 use crate::events::{ListKind, ServerEvent};
+use crate::principal::Principal;
+use crate::scopes::Scopes;
 use crate::server::Server;
 
 /// Serves one listener until the server ends its subscriptions, or the client ends it.
@@ -29,8 +31,7 @@ pub(crate) async fn listen(
     params: ListenParams,
 ) -> ListenResult {
     let honored = honored(&params.notifications, &server.capabilities());
-    let principal = context.principal().map(|principal| principal.as_str().to_owned());
-    let tag = Tag { meta: subscription_meta(id), principal };
+    let tag = Tag { meta: subscription_meta(id), principal: context.principal().cloned() };
     // Subscribing before acknowledging: nothing that happens after the acknowledgement is
     // missed.
     let mut events = server.subscribe_events();
@@ -62,7 +63,7 @@ pub(crate) async fn listen(
 /// What every notification of one listener carries, and whose tasks it may hear of.
 struct Tag {
     meta: JsonObject,
-    principal: Option<String>,
+    principal: Option<Principal>,
 }
 
 /// `_meta` naming the subscription: the JSON-RPC id of the listen request.
@@ -100,13 +101,15 @@ fn concerns(watched: &str, updated: &str) -> bool {
 fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Tag) -> Option<ServerNotification> {
     let meta = || NotificationMeta { meta: Some(tag.meta.clone()) };
     match event {
-        ServerEvent::ListChanged(ListKind::Tools) if filter.tools_list_changed == Some(true) => {
+        // A change to what the listener's principal cannot see did not change its view.
+        ServerEvent::ListChanged(_, scopes) if !scopes.allow(tag.principal.as_ref()) => None,
+        ServerEvent::ListChanged(ListKind::Tools, _) if filter.tools_list_changed == Some(true) => {
             Some(ServerNotification::ToolListChanged(meta()))
         }
-        ServerEvent::ListChanged(ListKind::Prompts) if filter.prompts_list_changed == Some(true) => {
+        ServerEvent::ListChanged(ListKind::Prompts, _) if filter.prompts_list_changed == Some(true) => {
             Some(ServerNotification::PromptListChanged(meta()))
         }
-        ServerEvent::ListChanged(ListKind::Resources) if filter.resources_list_changed == Some(true) => {
+        ServerEvent::ListChanged(ListKind::Resources, _) if filter.resources_list_changed == Some(true) => {
             Some(ServerNotification::ResourceListChanged(meta()))
         }
         ServerEvent::ResourceUpdated(uri)
@@ -119,7 +122,8 @@ fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Tag)
         }
         // Only tasks of the listener's own principal: a task id is no key to another's task.
         ServerEvent::Task(task)
-            if task.principal == tag.principal && filter.task_ids.iter().flatten().any(|id| *id == task.task_id) =>
+            if task.principal.as_deref() == tag.principal.as_ref().map(Principal::as_str)
+                && filter.task_ids.iter().flatten().any(|id| *id == task.task_id) =>
         {
             let mut params = task.detailed();
             params.insert("_meta".to_owned(), Value::Object(tag.meta.clone()));
@@ -133,7 +137,7 @@ fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Tag)
 fn everything_changed(filter: &SubscriptionFilter, tag: &Tag) -> Vec<ServerNotification> {
     let mut notifications: Vec<ServerNotification> = [ListKind::Tools, ListKind::Prompts, ListKind::Resources]
         .into_iter()
-        .filter_map(|kind| notification_for(filter, &ServerEvent::ListChanged(kind), tag))
+        .filter_map(|kind| notification_for(filter, &ServerEvent::ListChanged(kind, Scopes::default()), tag))
         .collect();
     for uri in filter.resource_subscriptions.iter().flatten() {
         notifications.push(ServerNotification::ResourceUpdated(ResourceUriParams {
@@ -168,12 +172,25 @@ mod tests {
                 ..Default::default()
             }))
         };
-        let alice = Tag { meta: JsonObject::new(), principal: Some("alice".to_owned()) };
+        let alice = Tag { meta: JsonObject::new(), principal: Some(Principal::new("alice")) };
         assert!(notification_for(&filter, &task(Some("alice")), &alice).is_some());
         assert!(notification_for(&filter, &task(Some("bob")), &alice).is_none());
         assert!(notification_for(&filter, &task(None), &alice).is_none());
         let other_id = SubscriptionFilter { task_ids: Some(vec!["t2".to_owned()]), ..SubscriptionFilter::default() };
         assert!(notification_for(&other_id, &task(Some("alice")), &alice).is_none());
+    }
+
+    #[test]
+    fn listeners_hear_of_list_changes_only_to_what_they_may_see() {
+        let filter = SubscriptionFilter { tools_list_changed: Some(true), ..SubscriptionFilter::default() };
+        let scoped = ServerEvent::ListChanged(ListKind::Tools, Scopes::new(["tools:admin"]));
+        let tag = |principal: Option<Principal>| Tag { meta: JsonObject::new(), principal };
+        let admin = tag(Some(Principal::new("ann").with_scopes(["tools:admin"])));
+        assert!(notification_for(&filter, &scoped, &admin).is_some());
+        assert!(notification_for(&filter, &scoped, &tag(Some(Principal::new("bo")))).is_none());
+        assert!(notification_for(&filter, &scoped, &tag(None)).is_none());
+        let open = ServerEvent::ListChanged(ListKind::Tools, Scopes::default());
+        assert!(notification_for(&filter, &open, &tag(None)).is_some());
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::options::ServerOptions;
 use crate::prompt::PromptDef;
 use crate::registry::{Component, Registry};
 use crate::resource::{ResourceDef, TemplateDef};
+use crate::scopes::Scopes;
 use crate::server_core::ServerCore;
 use crate::session::Session;
 use crate::session_end::{SessionEnd, SessionEndReason};
@@ -213,35 +214,41 @@ impl Server {
         format!("conn-{}", self.shared.next_connection.fetch_add(1, Ordering::Relaxed))
     }
 
-    /// Runs `change` on the registry and tells connected clients when it changed a list.
-    fn change_registry<R>(&self, kind: ListKind, change: impl FnOnce(&mut Registry) -> (R, bool)) -> R {
+    /// Runs `change` on the registry and tells connected clients when it changed a list: the
+    /// change gives the scopes of the component it touched.
+    fn change_registry<R>(&self, kind: ListKind, change: impl FnOnce(&mut Registry) -> (R, Option<Scopes>)) -> R {
         let (outcome, changed) = change(&mut self.registry_mut());
-        if changed {
+        if let Some(scopes) = changed {
             // No receivers just means no client is connected.
-            let _ = self.shared.events.send(ServerEvent::ListChanged(kind));
+            let _ = self.shared.events.send(ServerEvent::ListChanged(kind, scopes));
         }
         outcome
     }
 
     fn add<C: Component>(&self, component: C) -> Result<(), Error> {
+        let scopes = component.scopes().clone();
         self.change_registry(C::LIST, |registry| {
             let added = registry.add(component);
-            let changed = added.is_ok();
+            let changed = added.is_ok().then_some(scopes);
             (added, changed)
         })
     }
 
     fn remove<C: Component>(&self, key: &str) -> bool {
         self.change_registry(C::LIST, |registry| {
+            let scopes = C::entries(registry).get(key).map(|component| component.scopes().clone());
             let removed = registry.remove::<C>(key);
-            (removed, removed)
+            (removed, scopes.filter(|_| removed))
         })
     }
 
     fn set_enabled<C: Component>(&self, key: &str, enabled: bool) -> bool {
-        self.change_registry(C::LIST, |registry| match registry.set_enabled::<C>(key, enabled) {
-            Some(changed) => (true, changed),
-            None => (false, false),
+        self.change_registry(C::LIST, |registry| {
+            let scopes = C::entries(registry).get(key).map(|component| component.scopes().clone());
+            match registry.set_enabled::<C>(key, enabled) {
+                Some(changed) => (true, scopes.filter(|_| changed)),
+                None => (false, None),
+            }
         })
     }
 

@@ -12,6 +12,7 @@ use wharf_protocol::{ClientCapabilities, ErrorObject, Implementation, LoggingLev
 
 use crate::cancel::Cancellation;
 use crate::extensions::Extensions;
+use crate::principal::Principal;
 
 #[cfg(feature = "http")]
 /// The answer of [`Session::admits`].
@@ -112,6 +113,9 @@ pub(crate) struct Session {
     id: String,
     transport: Transport,
     negotiated: OnceLock<Negotiated>,
+    /// The principal whose `initialize` opened the session, which decides the list changes
+    /// it hears of.
+    principal: OnceLock<Principal>,
     initialized: AtomicBool,
     /// The level set with `logging/setLevel`, as an index into `LoggingLevel::ALL`; `u8::MAX`
     /// means the client never set one and every message is sent.
@@ -140,6 +144,7 @@ impl Session {
             id,
             transport,
             negotiated: OnceLock::new(),
+            principal: OnceLock::new(),
             initialized: AtomicBool::new(false),
             log_level: AtomicU8::new(LEVEL_UNSET),
             in_flight: Mutex::new(HashMap::new()),
@@ -172,9 +177,19 @@ impl Session {
         self.negotiated.get()
     }
 
-    /// Records the outcome of `initialize`; false if the session was already initialized.
-    pub(crate) fn negotiate(&self, negotiated: Negotiated) -> bool {
-        self.negotiated.set(negotiated).is_ok()
+    /// Records the outcome of `initialize`, and who sent it; false if the session was already
+    /// initialized.
+    pub(crate) fn negotiate(&self, negotiated: Negotiated, principal: Option<&Principal>) -> bool {
+        let first = self.negotiated.set(negotiated).is_ok();
+        if first && let Some(principal) = principal {
+            let _ = self.principal.set(principal.clone());
+        }
+        first
+    }
+
+    /// The principal that opened the session, if it had one.
+    pub(crate) fn principal(&self) -> Option<&Principal> {
+        self.principal.get()
     }
 
     pub(crate) fn mark_initialized(&self) {

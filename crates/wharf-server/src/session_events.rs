@@ -19,13 +19,15 @@ pub(crate) fn event_notification(
         return None;
     }
     let notification = match event {
-        ServerEvent::ListChanged(ListKind::Tools) if capabilities.tools.is_some() => {
+        // A change to what the session's principal cannot see did not change its view.
+        ServerEvent::ListChanged(_, scopes) if !scopes.allow(session.principal()) => return None,
+        ServerEvent::ListChanged(ListKind::Tools, _) if capabilities.tools.is_some() => {
             ServerNotification::ToolListChanged(NotificationMeta::default())
         }
-        ServerEvent::ListChanged(ListKind::Prompts) if capabilities.prompts.is_some() => {
+        ServerEvent::ListChanged(ListKind::Prompts, _) if capabilities.prompts.is_some() => {
             ServerNotification::PromptListChanged(NotificationMeta::default())
         }
-        ServerEvent::ListChanged(ListKind::Resources) if capabilities.resources.is_some() => {
+        ServerEvent::ListChanged(ListKind::Resources, _) if capabilities.resources.is_some() => {
             ServerNotification::ResourceListChanged(NotificationMeta::default())
         }
         ServerEvent::ResourceUpdated(uri) if session.is_subscribed(uri) => {
@@ -43,4 +45,48 @@ pub(crate) fn event_notification(
         _ => return None,
     };
     Some(encode_notification(&notification))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use tokio::sync::mpsc;
+    use wharf_protocol::{ClientCapabilities, Implementation};
+
+    use super::*;
+    use crate::principal::Principal;
+    use crate::scopes::Scopes;
+    use crate::session::{Negotiated, Transport};
+
+    fn session_of(principal: Option<&Principal>) -> Arc<Session> {
+        let (sender, _receiver) = mpsc::channel(1);
+        let session = Session::new("s".to_owned(), Transport::Stream, sender);
+        let negotiated = Negotiated {
+            version: ProtocolVersion::V2025_11_25,
+            at: Instant::now(),
+            client_capabilities: Arc::new(ClientCapabilities::default()),
+            client_info: Arc::new(Implementation::default()),
+        };
+        assert!(session.negotiate(negotiated, principal));
+        session.mark_initialized();
+        session
+    }
+
+    #[test]
+    fn a_list_change_reaches_only_the_sessions_whose_view_it_changed() {
+        let capabilities = ServerCapabilities { tools: Some(Default::default()), ..Default::default() };
+        let admin = Principal::new("ann").with_scopes(["tools:admin"]);
+        let reader = Principal::new("bo").with_scopes(["files:read"]);
+        let scoped = ServerEvent::ListChanged(ListKind::Tools, Scopes::new(["tools:admin"]));
+        let open = ServerEvent::ListChanged(ListKind::Tools, Scopes::default());
+        let heard = |principal: Option<&Principal>, event: &ServerEvent| {
+            event_notification(&capabilities, &session_of(principal), event).is_some()
+        };
+        assert!(heard(Some(&admin), &scoped));
+        assert!(!heard(Some(&reader), &scoped));
+        assert!(!heard(None, &scoped));
+        assert!(heard(Some(&reader), &open) && heard(None, &open));
+    }
 }

@@ -179,7 +179,8 @@ fn prepare(
 
     match request {
         ClientRequest::Initialize(params) => {
-            initialize(server, &session, id, std::mem::take(&mut **params)).map(Prepared::Answered)
+            let principal = delivery.principal.as_ref();
+            initialize(server, &session, id, std::mem::take(&mut **params), principal).map(Prepared::Answered)
         }
         ClientRequest::Ping(_) => Ok(Prepared::Answered(respond(id, &EmptyResult::default()))),
         request => {
@@ -284,6 +285,7 @@ fn initialize(
     session: &Arc<Session>,
     id: &RequestId,
     params: InitializeParams,
+    principal: Option<&Principal>,
 ) -> Result<Vec<u8>, RpcError> {
     // Echo the client's revision when it is a session revision we serve; otherwise offer the
     // newest session revision and let the client decide.
@@ -296,7 +298,7 @@ fn initialize(
         client_capabilities: Arc::new(params.capabilities),
         client_info: Arc::new(params.client_info),
     };
-    if !session.negotiate(negotiated) {
+    if !session.negotiate(negotiated, principal) {
         return Err(RpcError::invalid_request("Invalid request: this session is already initialized"));
     }
     let mut capabilities = server.capabilities();
