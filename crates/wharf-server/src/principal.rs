@@ -101,19 +101,24 @@ impl Principal {
         self.0.scopes.iter().map(|scope| &**scope)
     }
 
-    /// True when `scope` was granted.
+    /// True when `scope` was granted, or a broader scope that implies it: `files` implies
+    /// `files:read` and `files:read:own` (a scope covers those that extend it after a `:`), as
+    /// 2026-07-28 asks servers to honour scope hierarchies.
     pub fn has_scope(&self, scope: &str) -> bool {
-        self.0.scopes.iter().any(|granted| **granted == *scope)
-    }
-
-    /// The scopes of `required` that were not granted.
-    pub fn missing_scopes<'s>(&self, required: &'s [Box<str>]) -> Vec<&'s str> {
-        required.iter().map(|scope| &**scope).filter(|scope| !self.has_scope(scope)).collect()
+        self.0.scopes.iter().any(|granted| covers(granted, scope))
     }
 
     /// The verified claims, when the authentication kept them.
     pub fn claims(&self) -> Option<&JsonObject> {
         self.0.claims.as_ref()
+    }
+}
+
+/// True when the scope `granted` is `required` or a broader scope above it.
+fn covers(granted: &str, required: &str) -> bool {
+    match required.strip_prefix(granted) {
+        Some(rest) => rest.is_empty() || rest.starts_with(':'),
+        None => false,
     }
 }
 
@@ -151,10 +156,17 @@ mod tests {
     }
 
     #[test]
-    fn missing_scopes_are_named_in_order() {
-        let principal = Principal::new("bo").with_scopes(["a", "c"]).with_client_id("cli");
-        let required: Vec<Box<str>> = ["a", "b", "c", "d"].into_iter().map(Box::from).collect();
-        assert_eq!(principal.missing_scopes(&required), ["b", "d"]);
+    fn a_broader_scope_implies_the_narrower_ones_below_it() {
+        let principal = Principal::new("cy").with_scopes(["files", "mail:read"]);
+        assert!(principal.has_scope("files") && principal.has_scope("files:read") && principal.has_scope("files:a:b"));
+        assert!(principal.has_scope("mail:read") && !principal.has_scope("mail") && !principal.has_scope("mail:send"));
+        assert!(!principal.has_scope("filesystem") && !principal.has_scope("file"));
+    }
+
+    #[test]
+    fn the_client_id_is_kept() {
+        let principal = Principal::new("bo").with_scopes(["a"]).with_client_id("cli");
         assert_eq!(principal.client_id(), Some("cli"));
+        assert_eq!(principal.scopes().collect::<Vec<_>>(), ["a"]);
     }
 }

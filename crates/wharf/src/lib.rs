@@ -156,7 +156,8 @@ pub mod stdio {
 #[cfg(feature = "http")]
 pub mod http {
     pub use wharf_server::{
-        EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, serve_http, serve_http_on, serve_http_until,
+        AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore,
+        serve_http, serve_http_on, serve_http_until,
     };
 }
 

@@ -228,7 +228,7 @@ async fn a_2025_03_26_session_may_post_batches() {
 }
 
 /// Sends one request to `path` instead of `/mcp`.
-async fn send_to(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
+pub(crate) async fn send_to(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
     let mut request = format!("{method} {path} HTTP/1.1\r\nconnection: close\r\ncontent-length: 0\r\n");
     for (name, value) in headers {
         request.push_str(&format!("{name}: {value}\r\n"));

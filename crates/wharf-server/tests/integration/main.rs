@@ -3,6 +3,8 @@
 //! `http.rs` and `http_streams.rs` write raw HTTP/1.1 bytes to a served endpoint and read the
 //! raw answers.
 
+#[cfg(feature = "http")]
+mod auth_hook;
 mod faults;
 mod fixture;
 #[cfg(feature = "http")]

@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, RequestId};
 
+use super::auth::challenge;
 use super::body::McpBody;
 use super::reply;
 use super::sessions::{ActiveGuard, HttpSession};
@@ -26,7 +27,6 @@ use crate::dispatch::request_outcome;
 use crate::error::{RpcError, retry_after_seconds};
 use crate::panic::CatchUnwind;
 use crate::principal::Principal;
-use crate::scopes::is_scope_token;
 use crate::session::{Admission, Session};
 use crate::wire::encode_error;
 
@@ -129,7 +129,12 @@ impl Status {
 }
 
 /// The status and the JSON-RPC message of a request's outcome, a panic's included.
-pub(super) fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> (Status, Vec<u8>) {
+pub(super) fn encode_outcome(
+    outcome: Outcome,
+    id: &RequestId,
+    modern: bool,
+    resource_metadata: Option<&str>,
+) -> (Status, Vec<u8>) {
     match outcome {
         Ok(Ok(response)) => (Status::OK, response),
         Ok(Err(error)) => {
@@ -141,7 +146,7 @@ pub(super) fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> 
                 let header = (RETRY_AFTER, HeaderValue::from(retry_after_seconds(after)));
                 Status { code: StatusCode::TOO_MANY_REQUESTS, header: Some(header) }
             } else if !scopes.is_empty() {
-                let challenge = insufficient_scope_challenge(&scopes);
+                let challenge = challenge(Some("insufficient_scope"), "", &scopes, resource_metadata);
                 Status { code: StatusCode::FORBIDDEN, header: Some((WWW_AUTHENTICATE, challenge)) }
             } else {
                 Status { code: status_for(error.code(), modern), header: None }
@@ -150,16 +155,6 @@ pub(super) fn encode_outcome(outcome: Outcome, id: &RequestId, modern: bool) -> 
         }
         Err(panic) => (Status::OK, encode_error(Some(id), panic_error(id, &panic))),
     }
-}
-
-/// `Bearer error="insufficient_scope", scope="…"`: every scope the operation needs, so that
-/// the client asks for them all at once. A scope that is not an RFC 6749 scope token (which
-/// registration refuses, but a handler's own error may name) is left out rather than quoted.
-fn insufficient_scope_challenge(scopes: &[&str]) -> HeaderValue {
-    let tokens: Vec<&str> = scopes.iter().copied().filter(|scope| is_scope_token(scope)).collect();
-    let challenge = format!("Bearer error=\"insufficient_scope\", scope=\"{}\"", tokens.join(" "));
-    HeaderValue::from_str(&challenge)
-        .unwrap_or_else(|_| HeaderValue::from_static("Bearer error=\"insufficient_scope\""))
 }
 
 /// What decides the form of the answer: the outcome, a message before it, or a request to
@@ -208,7 +203,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         while let Ok(message) = messages.try_recv() {
             queued.push(message);
         }
-        let (status, response) = encode_outcome(outcome, &id, modern);
+        let (status, response) = encode_outcome(outcome, &id, modern, shared.resource_metadata());
         if queued.is_empty() || !sse {
             return status.json(response);
         }
@@ -261,7 +256,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
                 None if queued.is_empty() || !sse => return cancelled(&id, sse),
                 None => Answer::Cancelled,
                 Some(outcome) => {
-                    let (status, response) = encode_outcome(outcome, &id, modern);
+                    let (status, response) = encode_outcome(outcome, &id, modern, shared.resource_metadata());
                     if queued.is_empty() || !sse {
                         return status.json(response);
                     }
@@ -279,7 +274,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
             let Some(drained) = drain_until_done(&mut running, &mut messages).await else {
                 return cancelled(&id, sse);
             };
-            let (status, response) = encode_outcome(drained, &id, modern);
+            let (status, response) = encode_outcome(drained, &id, modern, shared.resource_metadata());
             return status.json(response);
         }
         First::Close | First::Stream => Answer::Running(running),
@@ -447,7 +442,7 @@ impl Pump {
                     }
                     match outcome {
                         Some(outcome) => {
-                            let (_, response) = encode_outcome(outcome, &id, modern);
+                            let (_, response) = encode_outcome(outcome, &id, modern, None);
                             stream.send(&response).await;
                         }
                         None => tracing::debug!(%id, "the request was cancelled; its stream ends without an answer"),

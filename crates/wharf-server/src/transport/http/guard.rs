@@ -14,16 +14,22 @@ pub(crate) enum Refusal {
 
 /// Checks `Host` and `Origin` against the allowlists.
 pub(crate) fn check(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Refusal> {
-    if let Some(allowed) = &options.allowed_hosts {
-        let host = headers.get(HOST).and_then(|value| value.to_str().ok()).and_then(authority_host);
-        if !host.is_some_and(|host| is_listed(allowed, host)) {
-            return Err(Refusal::Host);
-        }
-    }
+    check_host(options, headers)?;
     if let (Some(allowed), Some(origin)) = (&options.allowed_origins, headers.get(ORIGIN)) {
         let host = origin.to_str().ok().and_then(origin_host);
         if !host.is_some_and(|host| is_listed(allowed, host)) {
             return Err(Refusal::Origin);
+        }
+    }
+    Ok(())
+}
+
+/// Checks `Host` alone: for documents any web page may read.
+pub(crate) fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Refusal> {
+    if let Some(allowed) = &options.allowed_hosts {
+        let host = headers.get(HOST).and_then(|value| value.to_str().ok()).and_then(authority_host);
+        if !host.is_some_and(|host| is_listed(allowed, host)) {
+            return Err(Refusal::Host);
         }
     }
     Ok(())

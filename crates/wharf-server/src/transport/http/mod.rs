@@ -4,6 +4,7 @@
 //!
 //! - `options`: the limits and protections, with safe defaults.
 //! - `guard`: the `Host` and `Origin` allowlists.
+//! - `auth`: the hook that authenticates every request, and its bearer challenges.
 //! - `post`: POSTed messages of both eras, routed by era and session.
 //! - `answer`: running a request into a JSON or SSE response.
 //! - `streams`: GET streams (standalone and resumed), DELETE.
@@ -12,6 +13,7 @@
 //! - `body`, `sse`, `headers`, `reply`: the pieces of requests and responses.
 
 mod answer;
+mod auth;
 mod body;
 mod events;
 mod guard;
@@ -35,6 +37,7 @@ use std::task::{Context, Poll};
 use http::{Method, Request, Response};
 use tokio::net::TcpListener;
 
+pub use auth::{AuthFuture, AuthRefusal, Authenticator};
 pub use body::McpBody;
 pub use events::{EventStore, MemoryEventStore};
 pub use options::HttpOptions;
@@ -78,6 +81,13 @@ impl McpService {
         handle(self.shared.clone(), request).await
     }
 
+    /// True when `path` is a document the endpoint serves to anyone beside its own path (the
+    /// protected resource metadata of [`HttpOptions::authenticate`]): an app that mounts the
+    /// service routes those paths to it too.
+    pub fn publishes(&self, path: &str) -> bool {
+        self.shared.options.auth.as_ref().is_some_and(|auth| auth.0.public_document(path).is_some())
+    }
+
     /// Begins a graceful shutdown of the endpoint: open standalone streams end and
     /// `subscriptions/listen` listeners get their result, so that an HTTP server in front
     /// (axum's graceful shutdown, say) finishes once the requests being answered are.
@@ -113,12 +123,40 @@ where
     B::Data: Send,
     B::Error: std::fmt::Display,
 {
+    if let Some(auth) = &shared.options.auth
+        && let Some(document) = auth.0.public_document(request.uri().path())
+    {
+        return reply::public_document(&shared.options, &request, document);
+    }
     if let Err(refusal) = guard::check(&shared.options, request.headers()) {
         tracing::warn!(?refusal, "refusing a request from an unexpected host or origin");
         return reply::forbidden(refusal);
     }
     let origin = shared.options.cors.then(|| request.headers().get(http::header::ORIGIN).cloned()).flatten();
     let logged = tracing::level_enabled!(tracing::Level::DEBUG).then(|| RequestLog::of(&request));
+    let request = match &shared.options.auth {
+        // A preflight carries no credentials; it is answered below, as without authentication.
+        Some(auth) if !(request.method() == Method::OPTIONS && shared.options.cors) => {
+            let (mut parts, body) = request.into_parts();
+            match auth.0.authenticate(&parts).await {
+                Ok(principal) => {
+                    parts.extensions.insert(principal);
+                    Request::from_parts(parts, body)
+                }
+                Err(refusal) => {
+                    let mut response = reply::unauthenticated(&refusal, &*auth.0);
+                    if shared.options.cors {
+                        reply::add_cors(&shared.options, origin.as_ref(), &mut response);
+                    }
+                    if let Some(logged) = logged {
+                        logged.finish(response.status());
+                    }
+                    return response;
+                }
+            }
+        }
+        _ => request,
+    };
     let mut response = match *request.method() {
         Method::POST => post::handle(&shared, request).await,
         Method::GET => streams::get(&shared, request).await,
@@ -230,7 +268,7 @@ pub async fn serve_http_until(
                     if let Some(metrics) = metrics.filter(|metrics| request.uri().path() == metrics.path) {
                         return Ok(metrics::answer(&service.shared.options, &metrics, &request));
                     }
-                    if request.uri().path() != &*path {
+                    if request.uri().path() != &*path && !service.publishes(request.uri().path()) {
                         return Ok::<_, Infallible>(reply::not_found());
                     }
                     Ok(service.handle(request).await)

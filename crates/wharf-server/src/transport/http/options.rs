@@ -3,6 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::auth::Authenticator;
+
 /// Limits and protections of the Streamable HTTP transport.
 ///
 /// The defaults are safe for a server on a developer's machine: only loopback `Host` and
@@ -29,6 +31,7 @@ pub struct HttpOptions {
     pub(crate) path: String,
     pub(crate) shutdown_grace: Duration,
     pub(crate) metrics: Option<Arc<MetricsEndpoint>>,
+    pub(crate) auth: Option<AuthHook>,
 }
 
 /// A path that answers GET with metrics in the Prometheus text format.
@@ -40,6 +43,16 @@ pub(crate) struct MetricsEndpoint {
 impl std::fmt::Debug for MetricsEndpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MetricsEndpoint").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+/// The authenticator an endpoint runs, shared by its clones.
+#[derive(Clone)]
+pub(crate) struct AuthHook(pub(crate) Arc<dyn Authenticator>);
+
+impl std::fmt::Debug for AuthHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authenticator").field("resource_metadata", &self.0.resource_metadata_url()).finish()
     }
 }
 
@@ -66,11 +79,22 @@ impl Default for HttpOptions {
             path: "/mcp".to_owned(),
             shutdown_grace: Duration::from_secs(10),
             metrics: None,
+            auth: None,
         }
     }
 }
 
 impl HttpOptions {
+    /// Authenticates every request with `authenticator` before anything reads it (the
+    /// `wharf-auth` crate's OAuth resource server, or your own): a request it refuses gets its
+    /// 401, 400 or 403 with a bearer challenge, and the principal it finds reaches handlers and
+    /// owns the sessions it opens. The documents it publishes (the protected resource
+    /// metadata) are served to anyone, at their own paths beside the endpoint.
+    pub fn authenticate(mut self, authenticator: impl Authenticator) -> HttpOptions {
+        self.auth = Some(AuthHook(Arc::new(authenticator)));
+        self
+    }
+
     /// Serves metrics for scrapers at `path` (`/metrics`), beside the MCP endpoint: a GET is
     /// answered with what `render` returns, as the Prometheus text format (for example
     /// `wharf::otel::Telemetry::prometheus_text`). The same `Host` and `Origin` checks apply.

@@ -9,6 +9,7 @@ use http::{Response, StatusCode};
 use tokio::sync::mpsc;
 use wharf_protocol::{ErrorCode, ErrorObject, RequestId};
 
+use super::auth::{AuthRefusal, Authenticator};
 use super::body::McpBody;
 use super::guard::Refusal;
 use super::options::HttpOptions;
@@ -113,6 +114,46 @@ pub(crate) fn preflight() -> Response<McpBody> {
              last-event-id",
         ),
     );
+    response
+}
+
+/// The answer to a request the authenticator refused: its status, its bearer challenge, and
+/// a JSON-RPC error saying the same.
+pub(crate) fn unauthenticated(refusal: &AuthRefusal, authenticator: &dyn Authenticator) -> Response<McpBody> {
+    let mut response = refuse(refusal.status(), ErrorCode::INVALID_REQUEST, refusal.message());
+    response.headers_mut().insert(http::header::WWW_AUTHENTICATE, refusal.challenge(authenticator));
+    response
+}
+
+/// A document anyone may read (the protected resource metadata): JSON to GET and HEAD, with
+/// CORS open to every origin, since browser clients fetch it before they can authenticate.
+/// `Host` is still checked; `Origin` is not, because the document is public.
+pub(crate) fn public_document<B>(
+    options: &HttpOptions,
+    request: &http::Request<B>,
+    document: Bytes,
+) -> Response<McpBody> {
+    if let Err(refusal) = super::guard::check_host(options, request.headers()) {
+        return forbidden(refusal);
+    }
+    let mut response = match *request.method() {
+        http::Method::GET | http::Method::HEAD => {
+            with_body(StatusCode::OK, Some("application/json"), McpBody::full(document))
+        }
+        http::Method::OPTIONS => {
+            let mut response = no_content();
+            let headers = response.headers_mut();
+            headers.insert(ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+            headers.insert(ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("mcp-protocol-version"));
+            response
+        }
+        _ => {
+            let mut response = with_body(StatusCode::METHOD_NOT_ALLOWED, None, McpBody::empty());
+            response.headers_mut().insert(http::header::ALLOW, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+            return response;
+        }
+    };
+    response.headers_mut().insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
     response
 }
 

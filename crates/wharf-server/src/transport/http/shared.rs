@@ -41,6 +41,12 @@ impl Shared {
         self.server.end_subscriptions();
     }
 
+    /// The protected resource metadata URL that challenges name, when requests are
+    /// authenticated.
+    pub(crate) fn resource_metadata(&self) -> Option<&str> {
+        self.options.auth.as_ref().and_then(|auth| auth.0.resource_metadata_url())
+    }
+
     /// Tells when [`Shared::close`] has been called.
     pub(crate) fn closing(&self) -> watch::Receiver<bool> {
         self.closing.subscribe()
