@@ -139,6 +139,15 @@ pub mod middleware {
     };
 }
 
+/// An OAuth 2.1 resource server (the `auth` feature): install it with
+/// [`HttpOptions::authenticate`](crate::HttpOptions::authenticate).
+#[cfg(feature = "auth")]
+pub mod auth {
+    pub use wharf_auth::{
+        ConfigError, JwtVerifier, ResourceServer, ResourceServerBuilder, ResourceUrl, TokenVerifier, VerifyFuture,
+    };
+}
+
 /// OpenTelemetry (the `otel` feature): a SERVER span and a duration per request, named as the
 /// semantic conventions for MCP say, exported over OTLP/HTTP.
 #[cfg(feature = "otel")]

@@ -1,0 +1,87 @@
+//! The bearer token of a request: from its one `Authorization: Bearer` header (RFC 6750 §2.1),
+//! never from the query string, with its syntax checked before anyone decodes it.
+
+use http::HeaderMap;
+use http::header::AUTHORIZATION;
+use wharf_server::AuthRefusal;
+
+/// The longest token accepted; longer ones are refused before they are decoded.
+pub(crate) const MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+/// The token a request presents. No `Authorization` header, or another scheme than `Bearer`,
+/// is a request without credentials (401 without an error code); two headers, an empty or
+/// ill-formed token, or a token in the query string as well, a malformed request (400); an
+/// oversized token an invalid one (401).
+pub(crate) fn token<'a>(headers: &'a HeaderMap, query: Option<&str>) -> Result<&'a str, AuthRefusal> {
+    let mut values = headers.get_all(AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Err(AuthRefusal::missing());
+    };
+    if values.next().is_some() {
+        return Err(AuthRefusal::invalid_request("more than one Authorization header"));
+    }
+    let value = value.to_str().map_err(|_| AuthRefusal::invalid_request("the Authorization header is not text"))?;
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(AuthRefusal::missing());
+    }
+    let token = token.trim_start_matches(' ');
+    if token.is_empty() || !is_token68(token) {
+        return Err(AuthRefusal::invalid_request("the bearer token is not a token68 value"));
+    }
+    if query.is_some_and(has_access_token) {
+        return Err(AuthRefusal::invalid_request("the token is sent in more than one way"));
+    }
+    if token.len() > MAX_TOKEN_BYTES {
+        return Err(AuthRefusal::invalid_token("the token is too long"));
+    }
+    Ok(token)
+}
+
+/// RFC 7235 `token68`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
+fn is_token68(token: &str) -> bool {
+    let body = token.trim_end_matches('=');
+    !body.is_empty()
+        && body
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'+' | b'/'))
+}
+
+/// True when the query string carries an `access_token` parameter (RFC 6750 §2.3), which this
+/// server never reads.
+fn has_access_token(query: &str) -> bool {
+    query.split('&').any(|pair| pair.split('=').next() == Some("access_token"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(values: &[&str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append(AUTHORIZATION, value.parse().unwrap());
+        }
+        headers
+    }
+
+    fn code(result: Result<&str, AuthRefusal>) -> Option<&'static str> {
+        result.unwrap_err().error_code()
+    }
+
+    #[test]
+    fn one_bearer_header_is_read_and_everything_else_refused() {
+        let good = headers(&["Bearer abc.DEF-_~+/9=="]);
+        assert_eq!(token(&good, None).unwrap(), "abc.DEF-_~+/9==");
+        assert_eq!(token(&headers(&["bearer  abc"]), None).unwrap(), "abc");
+        assert_eq!(code(token(&HeaderMap::new(), Some("access_token=abc"))), None, "the query is never read");
+        assert_eq!(code(token(&headers(&["Basic YW5uOnB3"]), None)), None);
+        assert_eq!(code(token(&headers(&["Bearer a", "Bearer b"]), None)), Some("invalid_request"));
+        assert_eq!(code(token(&headers(&["Bearer"]), None)), Some("invalid_request"));
+        assert_eq!(code(token(&headers(&["Bearer a b"]), None)), Some("invalid_request"));
+        assert_eq!(code(token(&headers(&["Bearer ===="]), None)), Some("invalid_request"));
+        assert_eq!(code(token(&good, Some("x=1&access_token=abc"))), Some("invalid_request"));
+        let long = format!("Bearer {}", "a".repeat(MAX_TOKEN_BYTES + 1));
+        assert_eq!(code(token(&headers(&[&long]), None)), Some("invalid_token"));
+    }
+}

@@ -1,0 +1,97 @@
+//! Fetching the issuer's documents (its metadata and keys): a GET of JSON over HTTPS, or HTTP
+//! for an issuer on a loopback address, bounded in time and size.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty, Limited};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+
+/// The largest document accepted.
+const MAX_DOCUMENT_BYTES: usize = 1024 * 1024;
+
+/// How long one fetch may take, connection included.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A client for the issuer's documents: HTTPS with the system's roots, or plain HTTP to a
+/// loopback address (an issuer beside the server, as in tests).
+#[derive(Clone)]
+pub(crate) struct Fetcher {
+    client: Client<hyper_rustls::HttpsConnector<HttpConnector>, Empty<Bytes>>,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher").finish_non_exhaustive()
+    }
+}
+
+/// Why a document could not be had.
+pub(crate) type FetchError = String;
+
+impl Fetcher {
+    pub(crate) fn new() -> Result<Fetcher, FetchError> {
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_native_roots()
+            .map_err(|err| format!("no root certificates: {err}"))?
+            .https_or_http()
+            .enable_http1()
+            .build();
+        Ok(Fetcher { client: Client::builder(TokioExecutor::new()).build(connector) })
+    }
+
+    /// The JSON object at `url`: `https`, or `http` only to a loopback host.
+    pub(crate) async fn json(&self, url: &str) -> Result<Value, FetchError> {
+        if !(url.starts_with("https://") || is_loopback_http(url)) {
+            return Err(format!("{url} is neither https nor a loopback address"));
+        }
+        let uri: http::Uri = url.parse().map_err(|err| format!("{url}: {err}"))?;
+        let request = http::Request::get(uri)
+            .header(http::header::ACCEPT, "application/json")
+            .body(Empty::new())
+            .map_err(|err| format!("{url}: {err}"))?;
+        let fetched = tokio::time::timeout(FETCH_TIMEOUT, async {
+            let response = self.client.request(request).await.map_err(|err| format!("{url}: {err}"))?;
+            if !response.status().is_success() {
+                return Err(format!("{url} answered {}", response.status()));
+            }
+            let body = Limited::new(response.into_body(), MAX_DOCUMENT_BYTES);
+            body.collect().await.map(|collected| collected.to_bytes()).map_err(|err| format!("{url}: {err}"))
+        })
+        .await
+        .map_err(|_| format!("{url} did not answer within {FETCH_TIMEOUT:?}"))??;
+        let value: Value = serde_json::from_slice(&fetched).map_err(|err| format!("{url} is not JSON: {err}"))?;
+        if !value.is_object() {
+            return Err(format!("{url} is not a JSON object"));
+        }
+        Ok(value)
+    }
+}
+
+/// True for `http://127.0.0.1…`, `http://[::1]…` and `http://localhost…`.
+pub(crate) fn is_loopback_http(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("http://") else { return false };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = if host.starts_with('[') {
+        host.split(']').next().map(|h| &h[1..]).unwrap_or_default()
+    } else {
+        host.split(':').next().unwrap_or_default()
+    };
+    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_is_only_for_loopback_issuers() {
+        assert!(is_loopback_http("http://127.0.0.1:8080/.well-known/openid-configuration"));
+        assert!(is_loopback_http("http://[::1]:9/x") && is_loopback_http("http://localhost/x"));
+        assert!(!is_loopback_http("http://id.example.com/x") && !is_loopback_http("http://127.0.0.1.nip.io/x"));
+        assert!(!is_loopback_http("https://127.0.0.1/x"), "https needs no exception");
+    }
+}

@@ -1,0 +1,29 @@
+//! An OAuth 2.1 resource server for Wharf's HTTP transport: the protected resource metadata
+//! (RFC 9728), bearer tokens from the `Authorization` header only (RFC 6750), JWT access tokens
+//! (RFC 9068) verified against the issuer's keys and bound to this resource (RFC 8707), and the
+//! [`Principal`](wharf_server::Principal) each token stands for, with its scopes.
+//!
+//! Floors, from the bottom: `error.rs`; `bearer.rs` (the token of a request), `resource.rs`
+//! (the resource URL, where its metadata lives, the document), `fetch.rs` (GETs of the
+//! issuer's JSON); `claims.rs` (issuer, audience, time, scopes), `jwt.rs` (header, key,
+//! signature), `discovery.rs` (the issuer's metadata), `cache.rs` (verified tokens by hash);
+//! `keys.rs` (the issuer's keys, refetched for an unknown `kid`); `verifier.rs`
+//! (`TokenVerifier`, `JwtVerifier`); `resource_server.rs` (`ResourceServer`, the
+//! `wharf_server::Authenticator`).
+
+mod bearer;
+mod cache;
+mod claims;
+mod discovery;
+mod error;
+mod fetch;
+mod jwt;
+mod keys;
+mod resource;
+mod resource_server;
+mod verifier;
+
+pub use error::ConfigError;
+pub use resource::ResourceUrl;
+pub use resource_server::{ResourceServer, ResourceServerBuilder};
+pub use verifier::{JwtVerifier, TokenVerifier, VerifyFuture};

@@ -1,0 +1,248 @@
+//! [`ResourceServer`]: the OAuth 2.1 resource server an HTTP endpoint runs in front of every
+//! request ([`HttpOptions::authenticate`](wharf_server::HttpOptions::authenticate)), and its
+//! builder.
+
+use std::time::{Duration, SystemTime};
+
+use bytes::Bytes;
+use wharf_server::{AuthFuture, AuthRefusal, Authenticator, Principal};
+
+use crate::bearer;
+use crate::cache::VerifiedTokens;
+use crate::error::ConfigError;
+use crate::fetch::{Fetcher, is_loopback_http};
+use crate::resource::{ResourceUrl, metadata_document};
+use crate::verifier::{JwtVerifier, TokenVerifier};
+
+/// Authenticates each request by its bearer token, and publishes the protected resource
+/// metadata that tells clients where to get one.
+///
+/// ```no_run
+/// # fn build() -> Result<(), wharf_auth::ConfigError> {
+/// let auth = wharf_auth::ResourceServer::builder("https://mcp.example.com/mcp")
+///     .issuer("https://id.example.com/realms/main")
+///     .required_scopes(["mcp"])
+///     .build()?;
+/// let options = wharf_server::HttpOptions::default()
+///     .allowed_hosts(["mcp.example.com"])
+///     .authenticate(auth);
+/// # let _ = options; Ok(()) }
+/// ```
+pub struct ResourceServer {
+    resource: ResourceUrl,
+    metadata_url: String,
+    metadata_paths: Vec<String>,
+    metadata: Bytes,
+    required_scopes: Vec<String>,
+    verifier: Box<dyn TokenVerifier>,
+    verified: VerifiedTokens,
+}
+
+impl std::fmt::Debug for ResourceServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceServer").field("resource", &self.resource).finish_non_exhaustive()
+    }
+}
+
+/// How a [`ResourceServer`] is configured.
+#[derive(Debug)]
+pub struct ResourceServerBuilder {
+    resource: String,
+    issuer: Option<String>,
+    audiences: Vec<String>,
+    required_scopes: Vec<String>,
+    scopes_supported: Option<Vec<String>>,
+    resource_name: Option<String>,
+    accept_plain_jwt: bool,
+    leeway: Duration,
+    key_refetch_interval: Duration,
+    cache_capacity: usize,
+    cache_max_age: Duration,
+    verifier: Option<VerifierSlot>,
+}
+
+/// A verifier of the user's own.
+struct VerifierSlot(Box<dyn TokenVerifier>);
+
+impl std::fmt::Debug for VerifierSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenVerifier")
+    }
+}
+
+impl ResourceServer {
+    /// A resource server for the MCP endpoint clients call at `resource` (its URL, such as
+    /// `https://mcp.example.com/mcp`).
+    pub fn builder(resource: impl Into<String>) -> ResourceServerBuilder {
+        ResourceServerBuilder {
+            resource: resource.into(),
+            issuer: None,
+            audiences: Vec::new(),
+            required_scopes: Vec::new(),
+            scopes_supported: None,
+            resource_name: None,
+            accept_plain_jwt: true,
+            leeway: Duration::from_secs(30),
+            key_refetch_interval: Duration::from_secs(30),
+            cache_capacity: 10_000,
+            cache_max_age: Duration::from_secs(300),
+            verifier: None,
+        }
+    }
+
+    /// The resource URL.
+    pub fn resource(&self) -> &ResourceUrl {
+        &self.resource
+    }
+
+    async fn principal(&self, request: &http::request::Parts) -> Result<Principal, AuthRefusal> {
+        let token = bearer::token(&request.headers, request.uri.query())?;
+        let key = VerifiedTokens::key(token);
+        let now = SystemTime::now();
+        let principal = match self.verified.get(&key, now) {
+            Some(principal) => principal,
+            None => {
+                let principal = self.verifier.verify(token).await?;
+                self.verified.insert(key, &principal, now);
+                principal
+            }
+        };
+        let missing: Vec<&str> =
+            self.required_scopes.iter().map(String::as_str).filter(|scope| !principal.has_scope(scope)).collect();
+        if !missing.is_empty() {
+            return Err(AuthRefusal::insufficient_scope(format!(
+                "every request needs the scopes {}",
+                missing.join(" ")
+            )));
+        }
+        Ok(principal)
+    }
+}
+
+impl ResourceServerBuilder {
+    /// The authorization server whose tokens are accepted, by its issuer URL: its keys are
+    /// found from that alone (RFC 8414, then OpenID Connect discovery), and tokens must name
+    /// it as `iss`.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> ResourceServerBuilder {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// Another audience tokens may name instead of the resource URL (the default, and always
+    /// accepted).
+    pub fn audience(mut self, audience: impl Into<String>) -> ResourceServerBuilder {
+        self.audiences.push(audience.into());
+        self
+    }
+
+    /// Scopes every request needs; a token without them gets 403 `insufficient_scope`. They
+    /// are also what a 401 challenge asks for.
+    pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> ResourceServerBuilder {
+        self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The scopes the metadata offers clients (`scopes_supported`); the required scopes by
+    /// default. `offline_access` is never published.
+    pub fn scopes_supported<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> ResourceServerBuilder {
+        self.scopes_supported = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// A name for people, in the metadata (`resource_name`).
+    pub fn resource_name(mut self, name: impl Into<String>) -> ResourceServerBuilder {
+        self.resource_name = Some(name.into());
+        self
+    }
+
+    /// Whether tokens typed `JWT` (or not typed), as many providers issue them, are accepted
+    /// beside RFC 9068's `at+jwt`. On by default.
+    pub fn accept_plain_jwt(mut self, accept: bool) -> ResourceServerBuilder {
+        self.accept_plain_jwt = accept;
+        self
+    }
+
+    /// How far clocks may disagree when `exp`, `nbf` and `iat` are checked (30 s).
+    pub fn leeway(mut self, leeway: Duration) -> ResourceServerBuilder {
+        self.leeway = leeway;
+        self
+    }
+
+    /// The least time between two fetches of the issuer's keys when tokens name a key it does
+    /// not have (30 s): rotation is followed, and made-up key ids cost the issuer nothing.
+    pub fn key_refetch_interval(mut self, interval: Duration) -> ResourceServerBuilder {
+        self.key_refetch_interval = interval;
+        self
+    }
+
+    /// How long a verified token is trusted without being verified again, at most (5 min;
+    /// never past its expiry), and how many are kept (10,000).
+    pub fn verified_tokens(mut self, max_age: Duration, capacity: usize) -> ResourceServerBuilder {
+        self.cache_max_age = max_age;
+        self.cache_capacity = capacity.max(1);
+        self
+    }
+
+    /// Verifies tokens with `verifier` instead of as JWTs of the issuer (an introspection
+    /// endpoint, a store of your own). The issuer is still published in the metadata.
+    pub fn verifier(mut self, verifier: impl TokenVerifier) -> ResourceServerBuilder {
+        self.verifier = Some(VerifierSlot(Box::new(verifier)));
+        self
+    }
+
+    /// The resource server, or what is wrong with its configuration.
+    pub fn build(self) -> Result<ResourceServer, ConfigError> {
+        let resource = ResourceUrl::parse(&self.resource)?;
+        let issuer = self.issuer.ok_or_else(|| ConfigError::new("a resource server needs the issuer of its tokens"))?;
+        if !(issuer.starts_with("https://") || is_loopback_http(&issuer)) {
+            return Err(ConfigError::new(format!("the issuer `{issuer}` is neither https nor a loopback address")));
+        }
+        let mut audiences = vec![resource.clone()];
+        for audience in &self.audiences {
+            audiences.push(ResourceUrl::parse(audience)?);
+        }
+        let verifier: Box<dyn TokenVerifier> = match self.verifier {
+            Some(VerifierSlot(verifier)) => verifier,
+            None => {
+                let fetcher = Fetcher::new().map_err(ConfigError::new)?;
+                Box::new(JwtVerifier::new(
+                    issuer.clone(),
+                    audiences,
+                    self.leeway,
+                    self.accept_plain_jwt,
+                    fetcher,
+                    self.key_refetch_interval,
+                ))
+            }
+        };
+        let scopes_supported = self.scopes_supported.unwrap_or_else(|| self.required_scopes.clone());
+        let document = metadata_document(&resource, &[issuer], &scopes_supported, self.resource_name.as_deref());
+        Ok(ResourceServer {
+            metadata_url: resource.metadata_url(),
+            metadata_paths: resource.metadata_paths(),
+            metadata: Bytes::from(document.to_string()),
+            resource,
+            required_scopes: self.required_scopes,
+            verifier,
+            verified: VerifiedTokens::new(self.cache_capacity, self.cache_max_age),
+        })
+    }
+}
+
+impl Authenticator for ResourceServer {
+    fn authenticate<'a>(&'a self, request: &'a http::request::Parts) -> AuthFuture<'a> {
+        Box::pin(self.principal(request))
+    }
+
+    fn resource_metadata_url(&self) -> Option<&str> {
+        Some(&self.metadata_url)
+    }
+
+    fn challenge_scopes(&self) -> &[String] {
+        &self.required_scopes
+    }
+
+    fn public_document(&self, path: &str) -> Option<Bytes> {
+        self.metadata_paths.iter().any(|known| known == path).then(|| self.metadata.clone())
+    }
+}
