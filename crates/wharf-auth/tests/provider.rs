@@ -1,0 +1,278 @@
+//! wharf-auth against a real OpenID provider: `interop/oidc/provider.mjs` (the certified
+//! `oidc-provider` package), which `scripts/test` starts and names in `WHARF_TEST_OIDC_DIR`.
+//! Tokens come from it by client credentials; a Wharf HTTP endpoint behind a `ResourceServer`
+//! that knows only the provider's issuer URL accepts the good ones, refuses every bad one with
+//! 401 before any handler runs, follows a key rotation, and steps up missing scopes.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use hmac::{Hmac, Mac};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use wharf_auth::ResourceServer;
+use wharf_server::{HttpOptions, Server, ToolDef};
+
+/// One HTTP/1.1 exchange: status, headers (lower-case names), body.
+async fn exchange(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Vec<(String, String)>, String) {
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    (status, headers, body.to_owned())
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+}
+
+struct Provider {
+    port: u16,
+}
+
+impl Provider {
+    fn issuer(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// An access token by client credentials for `resource` with `scope`.
+    async fn token(&self, scope: &str, resource: &str) -> String {
+        let basic = format!("Basic {}", STANDARD.encode("wharf-test:wharf-test-secret"));
+        let form = format!("grant_type=client_credentials&scope={}&resource={resource}", scope.replace(' ', "%20"));
+        let headers = [("authorization", basic.as_str()), ("content-type", "application/x-www-form-urlencoded")];
+        let (status, _, body) = exchange(self.port, "POST", "/token", &headers, &form).await;
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<Value>(&body).unwrap()["access_token"].as_str().unwrap().to_owned()
+    }
+
+    async fn control(&self, path: &str) -> String {
+        let (status, _, body) = exchange(self.port, "GET", path, &[], "").await;
+        assert_eq!(status, 200, "{path}: {body}");
+        body
+    }
+}
+
+/// A served endpoint behind a resource server for the provider; its port and handler runs.
+async fn endpoint(provider: &Provider) -> (u16, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = |name: &str| {
+        let runs = runs.clone();
+        ToolDef::new(name, move || {
+            let runs = runs.clone();
+            async move {
+                runs.fetch_add(1, Ordering::SeqCst);
+                "done"
+            }
+        })
+    };
+    let server = Server::builder("guarded", "1.0.0")
+        .tool(counted("echo"))
+        .tool(counted("admin").scopes(["tools:admin"]))
+        .build()
+        .unwrap();
+    let auth = ResourceServer::builder(format!("http://127.0.0.1:{port}/mcp"))
+        .issuer(provider.issuer())
+        .required_scopes(["mcp"])
+        .leeway(Duration::from_secs(1))
+        .key_refetch_interval(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    tokio::spawn(wharf_server::serve_http_on(server, listener, HttpOptions::default().authenticate(auth)));
+    (port, runs)
+}
+
+fn call(tool: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string()
+}
+
+/// Status and challenge of a stateless `tools/call` of `tool` with `authorization`.
+async fn call_with(port: u16, tool: &str, authorization: Option<&str>) -> (u16, Option<String>, String) {
+    let mut headers = vec![
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", tool),
+    ];
+    if let Some(authorization) = authorization {
+        headers.push(("authorization", authorization));
+    }
+    let (status, headers, body) = exchange(port, "POST", "/mcp", &headers, &call(tool)).await;
+    (status, header(&headers, "www-authenticate").map(str::to_owned), body)
+}
+
+/// A token with its payload replaced, the signature kept.
+fn with_payload(token: &str, change: impl FnOnce(&mut Value)) -> String {
+    let mut parts: Vec<String> = token.split('.').map(str::to_owned).collect();
+    let mut payload: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(&parts[1]).unwrap()).unwrap();
+    change(&mut payload);
+    parts[1] = URL_SAFE_NO_PAD.encode(payload.to_string());
+    parts.join(".")
+}
+
+/// A token signed as `header` says with HMAC-SHA256 under `secret`.
+fn hmac_signed(header: Value, payload: &Value, secret: &[u8]) -> String {
+    let signed =
+        format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(payload.to_string()));
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret).unwrap();
+    mac.update(signed.as_bytes());
+    format!("{signed}.{}", URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()))
+}
+
+fn claims(token: &str) -> Value {
+    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(token.split('.').nth(1).unwrap()).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the OpenID provider scripts/test starts (WHARF_TEST_OIDC_DIR)"]
+async fn tokens_of_a_real_provider_are_verified_and_bad_ones_refused() {
+    let dir = std::env::var("WHARF_TEST_OIDC_DIR").expect("WHARF_TEST_OIDC_DIR names the provider's directory");
+    let provider = Provider { port: std::fs::read_to_string(format!("{dir}/port")).unwrap().trim().parse().unwrap() };
+    provider.control("/test/keys?sign=key-a&publish=key-a").await;
+    provider.control("/test/ttl?seconds=300").await;
+    let (port, runs) = endpoint(&provider).await;
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let metadata = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+
+    // The metadata, found without a token, names the resource exactly and the provider.
+    for path in ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"] {
+        let (status, headers, body) = exchange(port, "GET", path, &[], "").await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(header(&headers, "access-control-allow-origin"), Some("*"));
+        let document: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(document["resource"], resource.as_str());
+        assert_eq!(document["authorization_servers"], json!([provider.issuer()]));
+        assert_eq!(document["scopes_supported"], json!(["mcp"]));
+        assert_eq!(document["bearer_methods_supported"], json!(["header"]));
+    }
+
+    // No token: 401 with the metadata and the scopes every request needs, no error code.
+    let (status, challenge, _) = call_with(port, "echo", None).await;
+    assert_eq!((status, challenge), (401, Some(format!("Bearer scope=\"mcp\", resource_metadata=\"{metadata}\""))));
+
+    // A good token works, and is verified once.
+    let good = provider.token("mcp files:read", &resource).await;
+    assert_eq!(claims(&good)["aud"], resource.as_str());
+    let bearer = format!("Bearer {good}");
+    let (status, _, body) = call_with(port, "echo", Some(&bearer)).await;
+    assert_eq!(status, 200, "{body}");
+    let fetches = provider.control("/test/jwks-fetches").await;
+    assert_eq!(call_with(port, "echo", Some(&bearer)).await.0, 200);
+    assert_eq!(provider.control("/test/jwks-fetches").await, fetches, "the keys are kept");
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+
+    // A tool that needs a scope the token lacks: the step-up 403, naming it and the metadata.
+    let (status, challenge, _) = call_with(port, "admin", Some(&bearer)).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        challenge.unwrap(),
+        format!("Bearer error=\"insufficient_scope\", scope=\"tools:admin\", resource_metadata=\"{metadata}\"")
+    );
+    let admin = format!("Bearer {}", provider.token("mcp tools:admin", &resource).await);
+    assert_eq!(call_with(port, "admin", Some(&admin)).await.0, 200);
+    // A token without the scope every request needs.
+    let narrow = format!("Bearer {}", provider.token("files:read", &resource).await);
+    let (status, challenge, _) = call_with(port, "echo", Some(&narrow)).await;
+    assert_eq!(status, 403);
+    assert!(challenge.unwrap().starts_with("Bearer error=\"insufficient_scope\""));
+    let runs_before = runs.load(Ordering::SeqCst);
+
+    // Every bad token is 401 invalid_token (or 400 for a malformed header) and runs nothing.
+    let other_resource =
+        format!("Bearer {}", provider.token("mcp", &format!("http://127.0.0.1:{port}/mcp-other")).await);
+    let prefix_resource = format!("Bearer {}", provider.token("mcp", &format!("http://127.0.0.1:{port}/")).await);
+    let tampered = format!("Bearer {}", with_payload(&good, |claims| claims["scope"] = json!("mcp tools:admin")));
+    let wrong_issuer = format!("Bearer {}", with_payload(&good, |claims| claims["iss"] = json!("http://127.0.0.1:1")));
+    let payload = claims(&good);
+    let unsigned = format!(
+        "Bearer {}.{}.",
+        URL_SAFE_NO_PAD.encode(json!({"alg": "none", "typ": "at+jwt"}).to_string()),
+        URL_SAFE_NO_PAD.encode(payload.to_string())
+    );
+    let pem = provider.control("/test/public-pem?kid=key-a").await;
+    let confused = format!(
+        "Bearer {}",
+        hmac_signed(json!({"alg": "HS256", "typ": "at+jwt", "kid": "key-a"}), &payload, pem.as_bytes())
+    );
+    let unknown_kid = format!(
+        "Bearer {}",
+        hmac_signed(json!({"alg": "RS256", "typ": "at+jwt", "kid": "made-up"}), &payload, b"whatever")
+    );
+    let oversized = format!("Bearer {}", "a".repeat(20_000));
+    for (what, authorization) in [
+        ("for another resource", other_resource.as_str()),
+        ("for a prefix of this resource", prefix_resource.as_str()),
+        ("tampered", tampered.as_str()),
+        ("from another issuer", wrong_issuer.as_str()),
+        ("alg none", unsigned.as_str()),
+        ("HS256 with the public key", confused.as_str()),
+        ("an unknown kid", unknown_kid.as_str()),
+        ("oversized", oversized.as_str()),
+        ("garbage", "Bearer abc.def.ghi"),
+    ] {
+        let (status, challenge, body) = call_with(port, "echo", Some(authorization)).await;
+        assert_eq!(status, 401, "{what}: {body}");
+        assert!(challenge.as_deref().unwrap().starts_with("Bearer error=\"invalid_token\""), "{what}: {challenge:?}");
+        assert!(!body.contains(&authorization[7..authorization.len().min(40)]), "{what}: the token is never echoed");
+    }
+    let (status, challenge, _) = call_with(port, "echo", Some("Bearer not a token")).await;
+    assert_eq!(status, 400);
+    assert!(challenge.unwrap().starts_with("Bearer error=\"invalid_request\""));
+    assert_eq!(runs.load(Ordering::SeqCst), runs_before, "no refused request reached a handler");
+
+    // A flood of made-up key ids costs the provider at most one fetch of its keys.
+    let fetches: u32 = provider.control("/test/jwks-fetches").await.parse().unwrap();
+    for _ in 0..20 {
+        assert_eq!(call_with(port, "echo", Some(&unknown_kid)).await.0, 401);
+    }
+    let after: u32 = provider.control("/test/jwks-fetches").await.parse().unwrap();
+    assert!(after <= fetches + 1, "{fetches} -> {after}");
+
+    // The provider rotates to a new key: tokens signed with it are accepted without a restart.
+    provider.control("/test/keys?sign=key-b&publish=key-a,key-b").await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    let rotated = format!("Bearer {}", provider.token("mcp", &resource).await);
+    let (status, _, body) = call_with(port, "echo", Some(&rotated)).await;
+    assert_eq!(status, 200, "the new key is fetched: {body}");
+
+    // Expired tokens are refused, and a verified token is not trusted past its expiry.
+    provider.control("/test/ttl?seconds=1").await;
+    let short = format!("Bearer {}", provider.token("mcp", &resource).await);
+    assert_eq!(call_with(port, "echo", Some(&short)).await.0, 200);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let (status, challenge, _) = call_with(port, "echo", Some(&short)).await;
+    assert_eq!(status, 401);
+    assert!(challenge.unwrap().contains("expired"));
+    provider.control("/test/ttl?seconds=300").await;
+    provider.control("/test/keys?sign=key-a&publish=key-a").await;
+}
