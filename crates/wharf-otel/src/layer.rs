@@ -66,11 +66,7 @@ impl OtelLayer {
             Some(Target::Tool(name) | Target::Prompt(name)) => format!("{method} {name}"),
             _ => method.to_owned(),
         };
-        let (tool, prompt) = match target {
-            Some(Target::Tool(name)) => (Some(name), None),
-            Some(Target::Prompt(name)) => (None, Some(name)),
-            _ => (None, None),
-        };
+        let (tool, prompt) = tool_and_prompt(target);
         let resource = match target {
             Some(Target::Resource(uri)) if method != "completion/complete" => Some(uri),
             _ => None,
@@ -118,6 +114,24 @@ impl OtelLayer {
     }
 }
 
+/// The tool or prompt a request names, for the attributes that carry them.
+fn tool_and_prompt(target: Option<Target<'_>>) -> (Option<&str>, Option<&str>) {
+    match target {
+        Some(Target::Tool(name)) => (Some(name), None),
+        Some(Target::Prompt(name)) => (None, Some(name)),
+        _ => (None, None),
+    }
+}
+
+/// The network attributes both metrics carry: the transport, and `http` over HTTP.
+fn network_attributes(transport: Transport) -> Vec<KeyValue> {
+    let mut attributes = vec![KeyValue::new(names::NETWORK_TRANSPORT, transport_name(transport))];
+    if transport == Transport::Http {
+        attributes.push(KeyValue::new(names::NETWORK_PROTOCOL, "http"));
+    }
+    attributes
+}
+
 /// What `network.transport` calls a transport: `pipe` for stdio, `tcp` for HTTP.
 fn transport_name(transport: Transport) -> &'static str {
     match transport {
@@ -161,23 +175,18 @@ impl Layer for OtelLayer {
         let target = request.target();
         let version = request.protocol_version();
         let span = self.span(&request, target, version);
-        let mut attributes = vec![
-            KeyValue::new(names::METHOD, request.method()),
-            KeyValue::new(names::NETWORK_TRANSPORT, transport_name(request.transport())),
-        ];
-        match target {
-            Some(Target::Tool(name)) => {
-                attributes.push(KeyValue::new(names::TOOL, name.to_owned()));
+        let mut attributes = network_attributes(request.transport());
+        attributes.push(KeyValue::new(names::METHOD, request.method()));
+        match tool_and_prompt(target) {
+            (Some(tool), _) => {
+                attributes.push(KeyValue::new(names::TOOL, tool.to_owned()));
                 attributes.push(KeyValue::new(names::OPERATION, names::EXECUTE_TOOL));
             }
-            Some(Target::Prompt(name)) => attributes.push(KeyValue::new(names::PROMPT, name.to_owned())),
+            (_, Some(prompt)) => attributes.push(KeyValue::new(names::PROMPT, prompt.to_owned())),
             _ => {}
         }
         if let Some(version) = version {
             attributes.push(KeyValue::new(names::PROTOCOL_VERSION, version.as_str()));
-        }
-        if request.transport() == Transport::Http {
-            attributes.push(KeyValue::new(names::NETWORK_PROTOCOL, "http"));
         }
         let started = Instant::now();
         let inner_span = span.clone();
@@ -206,13 +215,8 @@ impl Layer for OtelLayer {
     }
 
     fn session_ended(&self, end: &SessionEnd<'_>) {
-        let mut attributes = vec![
-            KeyValue::new(names::PROTOCOL_VERSION, end.protocol_version().as_str()),
-            KeyValue::new(names::NETWORK_TRANSPORT, transport_name(end.transport())),
-        ];
-        if end.transport() == Transport::Http {
-            attributes.push(KeyValue::new(names::NETWORK_PROTOCOL, "http"));
-        }
+        let mut attributes = network_attributes(end.transport());
+        attributes.push(KeyValue::new(names::PROTOCOL_VERSION, end.protocol_version().as_str()));
         if let Some(error_type) = session_error_type(end.reason()) {
             attributes.push(KeyValue::new(names::ERROR_TYPE, error_type));
         }

@@ -7,6 +7,8 @@ use std::time::Duration;
 use serde_json::Value;
 use wharf_protocol::{ErrorCode, ErrorObject};
 
+use crate::scopes::Scopes;
+
 /// An error from building or serving a server.
 ///
 /// The kind is private; ask with the `is_*` methods. `Display` gives one sentence that says what
@@ -123,7 +125,7 @@ enum Refusal {
     RetryAfter(Duration),
     /// The principal lacks scopes the request needs: 403 with an `insufficient_scope`
     /// challenge naming them.
-    InsufficientScope(Box<[Box<str>]>),
+    InsufficientScope(Scopes),
 }
 
 /// The message of the error a handler's unanswered input returns on 2026-07-28.
@@ -179,8 +181,8 @@ impl RpcError {
     /// `WWW-Authenticate: Bearer error="insufficient_scope"` challenge naming every scope, so
     /// that the client can ask its authorization server for them (step-up authorization).
     pub fn insufficient_scope<S: Into<String>>(what: &str, scopes: impl IntoIterator<Item = S>) -> RpcError {
-        let scopes: Box<[Box<str>]> = scopes.into_iter().map(|scope| scope.into().into_boxed_str()).collect();
-        let names: Vec<&str> = scopes.iter().map(|scope| &**scope).collect();
+        let scopes = Scopes::new(scopes);
+        let names: Vec<&str> = scopes.names().collect();
         let message = format!("Insufficient scope: {what} requires the scopes {}", names.join(" "));
         let mut error = RpcError::new(FORBIDDEN, message).with_data(serde_json::json!({ "requiredScopes": names }));
         error.refusal = Some(Box::new(Refusal::InsufficientScope(scopes)));
@@ -234,10 +236,10 @@ impl RpcError {
     /// for every other error.
     pub fn required_scopes(&self) -> impl Iterator<Item = &str> {
         let scopes = match self.refusal.as_deref() {
-            Some(Refusal::InsufficientScope(scopes)) => &scopes[..],
-            _ => &[],
+            Some(Refusal::InsufficientScope(scopes)) => Some(scopes),
+            _ => None,
         };
-        scopes.iter().map(|scope| &**scope)
+        scopes.into_iter().flat_map(Scopes::names)
     }
 
     /// The error asking for input returns when the answer is not there yet.

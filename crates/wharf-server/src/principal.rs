@@ -46,10 +46,7 @@ impl Principal {
 
     /// The principal `subject` of `issuer`, as an access token names them (`iss` and `sub`).
     pub fn issued(issuer: &str, subject: &str) -> Principal {
-        let principal = Principal::new(format!("{issuer} {subject}"));
-        let mut attributes = Arc::unwrap_or_clone(principal.0);
-        attributes.subject_at = issuer.len() + 1;
-        Principal(Arc::new(attributes))
+        Principal::new(format!("{issuer} {subject}")).changed(|attributes| attributes.subject_at = issuer.len() + 1)
     }
 
     /// With the OAuth client the request came through.
