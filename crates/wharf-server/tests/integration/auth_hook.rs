@@ -155,7 +155,7 @@ async fn a_session_belongs_to_the_token_that_opened_it_and_scopes_step_up_with_t
     assert_eq!(step_up.status, 403);
     assert_eq!(
         challenge(&step_up),
-        format!("Bearer error=\"insufficient_scope\", scope=\"tools:admin\", resource_metadata=\"{METADATA}\"")
+        format!("Bearer error=\"insufficient_scope\", scope=\"mcp tools:admin\", resource_metadata=\"{METADATA}\"")
     );
     let own = send(port, "POST", &with_token("Bearer bo-token", &in_session), &call(3, "work", json!({}))).await;
     assert_eq!(own.status, 200);

@@ -14,7 +14,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, RequestId};
 
-use super::auth::challenge;
+use super::auth::{Authenticator, challenge};
 use super::body::McpBody;
 use super::reply;
 use super::sessions::{ActiveGuard, HttpSession};
@@ -133,19 +133,30 @@ pub(super) fn encode_outcome(
     outcome: Outcome,
     id: &RequestId,
     modern: bool,
-    resource_metadata: Option<&str>,
+    authenticator: Option<&dyn Authenticator>,
 ) -> (Status, Vec<u8>) {
     match outcome {
         Ok(Ok(response)) => (Status::OK, response),
         Ok(Err(error)) => {
             // A refusal for now (a rate limit) is 429, and a lack of scopes 403 with the
             // challenge of RFC 6750 §3.1, in both eras: a 2025 client's HTTP stack understands
-            // them as well as a 2026 one's.
-            let scopes: Vec<&str> = error.required_scopes().collect();
+            // them as well as a 2026 one's. The challenge names every scope the operation
+            // needs, those every request needs included: a 2025-11-25 client asks for what it
+            // names and nothing more, and would otherwise lose them.
+            let mut scopes: Vec<&str> = Vec::new();
+            if error.required_scopes().next().is_some() {
+                let everywhere = authenticator.map(|auth| auth.challenge_scopes()).unwrap_or_default();
+                for scope in everywhere.iter().map(String::as_str).chain(error.required_scopes()) {
+                    if !scopes.contains(&scope) {
+                        scopes.push(scope);
+                    }
+                }
+            }
             let status = if let Some(after) = error.retry_after() {
                 let header = (RETRY_AFTER, HeaderValue::from(retry_after_seconds(after)));
                 Status { code: StatusCode::TOO_MANY_REQUESTS, header: Some(header) }
             } else if !scopes.is_empty() {
+                let resource_metadata = authenticator.and_then(|auth| auth.resource_metadata_url());
                 let challenge = challenge(Some("insufficient_scope"), "", &scopes, resource_metadata);
                 Status { code: StatusCode::FORBIDDEN, header: Some((WWW_AUTHENTICATE, challenge)) }
             } else {
@@ -203,7 +214,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         while let Ok(message) = messages.try_recv() {
             queued.push(message);
         }
-        let (status, response) = encode_outcome(outcome, &id, modern, shared.resource_metadata());
+        let (status, response) = encode_outcome(outcome, &id, modern, shared.authenticator());
         if queued.is_empty() || !sse {
             return status.json(response);
         }
@@ -256,7 +267,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
                 None if queued.is_empty() || !sse => return cancelled(&id, sse),
                 None => Answer::Cancelled,
                 Some(outcome) => {
-                    let (status, response) = encode_outcome(outcome, &id, modern, shared.resource_metadata());
+                    let (status, response) = encode_outcome(outcome, &id, modern, shared.authenticator());
                     if queued.is_empty() || !sse {
                         return status.json(response);
                     }
@@ -274,7 +285,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
             let Some(drained) = drain_until_done(&mut running, &mut messages).await else {
                 return cancelled(&id, sse);
             };
-            let (status, response) = encode_outcome(drained, &id, modern, shared.resource_metadata());
+            let (status, response) = encode_outcome(drained, &id, modern, shared.authenticator());
             return status.json(response);
         }
         First::Close | First::Stream => Answer::Running(running),

@@ -295,7 +295,7 @@ async fn legacy(
     let work = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery);
     let outcome = CatchUnwind::new(work).await;
     let opened = matches!(outcome, Ok(Ok(_)));
-    let (status, message) = encode_outcome(outcome, &id, false, shared.resource_metadata());
+    let (status, message) = encode_outcome(outcome, &id, false, shared.authenticator());
     let mut response = status.json(message);
     if !opened {
         // A session whose initialize failed is not one the client can use.

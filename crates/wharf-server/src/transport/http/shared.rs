@@ -7,6 +7,7 @@ use http::{HeaderMap, Response, StatusCode};
 use tokio::sync::watch;
 use wharf_protocol::{ErrorCode, ProtocolVersion};
 
+use super::auth::Authenticator;
 use super::body::McpBody;
 use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::options::HttpOptions;
@@ -41,10 +42,10 @@ impl Shared {
         self.server.end_subscriptions();
     }
 
-    /// The protected resource metadata URL that challenges name, when requests are
-    /// authenticated.
-    pub(crate) fn resource_metadata(&self) -> Option<&str> {
-        self.options.auth.as_ref().and_then(|auth| auth.0.resource_metadata_url())
+    /// What authenticates requests, when something does: its challenges name the metadata
+    /// URL and the scopes every request needs.
+    pub(crate) fn authenticator(&self) -> Option<&dyn Authenticator> {
+        self.options.auth.as_ref().map(|auth| &*auth.0)
     }
 
     /// Tells when [`Shared::close`] has been called.
