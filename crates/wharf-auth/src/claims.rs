@@ -16,6 +16,8 @@ pub(crate) struct Expected<'a> {
     pub(crate) issuer: &'a str,
     pub(crate) audiences: &'a [ResourceUrl],
     pub(crate) leeway: Duration,
+    /// JWTs must carry `exp`; an introspection answer may leave it out (RFC 7662 §2.2).
+    pub(crate) expiry_required: bool,
 }
 
 /// Why the claims were refused: said in the challenge's `error_description`, so it never
@@ -43,7 +45,8 @@ pub(crate) fn principal(claims: JsonObject, expected: &Expected<'_>, now: System
     let seconds = |name: &str| claims.get(name).and_then(Value::as_f64);
     let leeway = expected.leeway.as_secs_f64();
     match seconds("exp") {
-        None => return Err("the token has no expiry"),
+        None if expected.expiry_required => return Err("the token has no expiry"),
+        None => {}
         Some(expiry) if now.as_secs_f64() >= expiry + leeway => return Err("the token has expired"),
         Some(_) => {}
     }
@@ -85,7 +88,8 @@ mod tests {
 
     fn check(claims: Value) -> Result<Principal, Refusal> {
         let audiences = [ResourceUrl::parse("https://mcp.example.com/mcp").unwrap()];
-        let expected = Expected { issuer: ISSUER, audiences: &audiences, leeway: Duration::from_secs(30) };
+        let expected =
+            Expected { issuer: ISSUER, audiences: &audiences, leeway: Duration::from_secs(30), expiry_required: true };
         let Value::Object(claims) = claims else { unreachable!() };
         principal(claims, &expected, UNIX_EPOCH + Duration::from_secs(NOW))
     }

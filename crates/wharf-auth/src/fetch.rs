@@ -1,10 +1,11 @@
-//! Fetching the issuer's documents (its metadata and keys): a GET of JSON over HTTPS, or HTTP
-//! for an issuer on a loopback address, bounded in time and size.
+//! Talking to the issuer: a GET of its JSON documents (metadata, keys) or a form POST that
+//! answers JSON (token introspection), over HTTPS, or HTTP for an issuer on a loopback
+//! address, bounded in time and size. Errors name the URL, never what was sent.
 
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty, Limited};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -20,7 +21,7 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 /// loopback address (an issuer beside the server, as in tests).
 #[derive(Clone)]
 pub(crate) struct Fetcher {
-    client: Client<hyper_rustls::HttpsConnector<HttpConnector>, Empty<Bytes>>,
+    client: Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -45,14 +46,21 @@ impl Fetcher {
 
     /// The JSON object at `url`: `https`, or `http` only to a loopback host.
     pub(crate) async fn json(&self, url: &str) -> Result<Value, FetchError> {
-        if !(url.starts_with("https://") || is_loopback_http(url)) {
-            return Err(format!("{url} is neither https nor a loopback address"));
-        }
-        let uri: http::Uri = url.parse().map_err(|err| format!("{url}: {err}"))?;
-        let request = http::Request::get(uri)
+        let request = http::Request::get(checked(url)?).header(http::header::ACCEPT, "application/json");
+        self.send(url, request, Bytes::new()).await
+    }
+
+    /// The JSON object `url` answers to a POST of the form `body`, sent with `authorization`.
+    pub(crate) async fn post_form(&self, url: &str, authorization: &str, body: String) -> Result<Value, FetchError> {
+        let request = http::Request::post(checked(url)?)
             .header(http::header::ACCEPT, "application/json")
-            .body(Empty::new())
-            .map_err(|err| format!("{url}: {err}"))?;
+            .header(http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(http::header::AUTHORIZATION, authorization);
+        self.send(url, request, Bytes::from(body)).await
+    }
+
+    async fn send(&self, url: &str, request: http::request::Builder, body: Bytes) -> Result<Value, FetchError> {
+        let request = request.body(Full::new(body)).map_err(|err| format!("{url}: {err}"))?;
         let fetched = tokio::time::timeout(FETCH_TIMEOUT, async {
             let response = self.client.request(request).await.map_err(|err| format!("{url}: {err}"))?;
             if !response.status().is_success() {
@@ -69,6 +77,14 @@ impl Fetcher {
         }
         Ok(value)
     }
+}
+
+/// `url` as a URI, if it is `https`, or `http` to a loopback host.
+fn checked(url: &str) -> Result<http::Uri, FetchError> {
+    if !(url.starts_with("https://") || is_loopback_http(url)) {
+        return Err(format!("{url} is neither https nor a loopback address"));
+    }
+    url.parse().map_err(|err| format!("{url}: {err}"))
 }
 
 /// True for `http://127.0.0.1…`, `http://[::1]…` and `http://localhost…`.

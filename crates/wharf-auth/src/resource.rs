@@ -48,6 +48,16 @@ impl ResourceUrl {
         &self.url
     }
 
+    /// The host name, without the port: what clients send as `Host`, for
+    /// `HttpOptions::add_allowed_host`.
+    pub fn host(&self) -> &str {
+        let authority = &self.url[self.url.find("://").map_or(0, |at| at + 3)..self.path_at];
+        match authority.strip_prefix('[') {
+            Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+            None => authority.split(':').next().unwrap_or_default(),
+        }
+    }
+
     /// The path, empty at the root of the host.
     pub fn path(&self) -> &str {
         &self.url[self.path_at..]
@@ -126,6 +136,13 @@ mod tests {
         ] {
             assert!(ResourceUrl::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_host_is_the_authority_without_its_port() {
+        assert_eq!(ResourceUrl::parse("https://MCP.example.com:8443/mcp").unwrap().host(), "mcp.example.com");
+        assert_eq!(ResourceUrl::parse("http://127.0.0.1:9/mcp").unwrap().host(), "127.0.0.1");
+        assert_eq!(ResourceUrl::parse("http://[::1]:9").unwrap().host(), "::1");
     }
 
     #[test]

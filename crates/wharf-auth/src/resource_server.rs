@@ -11,6 +11,7 @@ use crate::bearer;
 use crate::cache::VerifiedTokens;
 use crate::error::ConfigError;
 use crate::fetch::{Fetcher, is_loopback_http};
+use crate::introspection::{ClientCredentials, IntrospectionVerifier};
 use crate::resource::{ResourceUrl, metadata_document};
 use crate::verifier::{JwtVerifier, TokenVerifier};
 
@@ -58,6 +59,8 @@ pub struct ResourceServerBuilder {
     key_refetch_interval: Duration,
     cache_capacity: usize,
     cache_max_age: Duration,
+    introspection: Option<ClientCredentials>,
+    introspection_endpoint: Option<String>,
     verifier: Option<VerifierSlot>,
 }
 
@@ -86,6 +89,8 @@ impl ResourceServer {
             key_refetch_interval: Duration::from_secs(30),
             cache_capacity: 10_000,
             cache_max_age: Duration::from_secs(300),
+            introspection: None,
+            introspection_endpoint: None,
             verifier: None,
         }
     }
@@ -183,6 +188,28 @@ impl ResourceServerBuilder {
         self
     }
 
+    /// Verifies every token by asking the issuer (RFC 7662 introspection), authenticating as
+    /// the client `client_id` with `client_secret` (`client_secret_basic`), instead of as a
+    /// JWT: for issuers that hand out opaque tokens. The endpoint is the issuer metadata's
+    /// `introspection_endpoint` unless [`introspection_endpoint`](Self::introspection_endpoint)
+    /// names it. The answer must say `active`, name this resource in `aud`, and be in its time
+    /// window; a verified token is then kept like any other (until its `exp`, at most
+    /// [`verified_tokens`](Self::verified_tokens)' age).
+    pub fn introspection(
+        mut self,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> ResourceServerBuilder {
+        self.introspection = Some(ClientCredentials { id: client_id.into(), secret: client_secret.into() });
+        self
+    }
+
+    /// The introspection endpoint, when the issuer's metadata does not name it.
+    pub fn introspection_endpoint(mut self, url: impl Into<String>) -> ResourceServerBuilder {
+        self.introspection_endpoint = Some(url.into());
+        self
+    }
+
     /// Verifies tokens with `verifier` instead of as JWTs of the issuer (an introspection
     /// endpoint, a store of your own). The issuer is still published in the metadata.
     pub fn verifier(mut self, verifier: impl TokenVerifier) -> ResourceServerBuilder {
@@ -201,19 +228,32 @@ impl ResourceServerBuilder {
         for audience in &self.audiences {
             audiences.push(ResourceUrl::parse(audience)?);
         }
-        let verifier: Box<dyn TokenVerifier> = match self.verifier {
-            Some(VerifierSlot(verifier)) => verifier,
-            None => {
-                let fetcher = Fetcher::new().map_err(ConfigError::new)?;
-                Box::new(JwtVerifier::new(
-                    issuer.clone(),
-                    audiences,
-                    self.leeway,
-                    self.accept_plain_jwt,
-                    fetcher,
-                    self.key_refetch_interval,
-                ))
-            }
+        if let Some(endpoint) = &self.introspection_endpoint
+            && !(endpoint.starts_with("https://") || is_loopback_http(endpoint))
+        {
+            return Err(ConfigError::new(format!(
+                "the introspection endpoint `{endpoint}` is neither https nor a loopback address"
+            )));
+        }
+        let verifier: Box<dyn TokenVerifier> = match (self.verifier, self.introspection) {
+            (Some(VerifierSlot(verifier)), _) => verifier,
+            (None, Some(credentials)) => Box::new(IntrospectionVerifier::new(
+                issuer.clone(),
+                audiences,
+                self.leeway,
+                credentials,
+                self.introspection_endpoint,
+                Fetcher::new().map_err(ConfigError::new)?,
+                self.key_refetch_interval,
+            )),
+            (None, None) => Box::new(JwtVerifier::new(
+                issuer.clone(),
+                audiences,
+                self.leeway,
+                self.accept_plain_jwt,
+                Fetcher::new().map_err(ConfigError::new)?,
+                self.key_refetch_interval,
+            )),
         };
         let scopes_supported = self.scopes_supported.unwrap_or_else(|| self.required_scopes.clone());
         let document = metadata_document(&resource, &[issuer], &scopes_supported, self.resource_name.as_deref());

@@ -66,7 +66,8 @@ impl JwtVerifier {
             Unverified::UnknownKey => AuthRefusal::invalid_token("the token is signed with an unknown key"),
             Unverified::Invalid(why) => AuthRefusal::invalid_token(why),
         })?;
-        let expected = Expected { issuer: &self.issuer, audiences: &self.audiences, leeway: self.leeway };
+        let expected =
+            Expected { issuer: &self.issuer, audiences: &self.audiences, leeway: self.leeway, expiry_required: true };
         claims::principal(claims, &expected, SystemTime::now()).map_err(AuthRefusal::invalid_token)
     }
 }

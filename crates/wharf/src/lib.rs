@@ -144,7 +144,8 @@ pub mod middleware {
 #[cfg(feature = "auth")]
 pub mod auth {
     pub use wharf_auth::{
-        ConfigError, JwtVerifier, ResourceServer, ResourceServerBuilder, ResourceUrl, TokenVerifier, VerifyFuture,
+        ConfigError, IntrospectionVerifier, JwtVerifier, ResourceServer, ResourceServerBuilder, ResourceUrl,
+        TokenVerifier, VerifyFuture,
     };
 }
 
