@@ -126,6 +126,34 @@ async fn summarize(context: RequestContext, Args(args): Args<SummarizeArgs>) -> 
     Ok(format!("Summary from {}: {}", answer.model, answer.text()))
 }
 
+/// The scope `admin_report` needs.
+pub(crate) const ADMIN_SCOPE: &str = "demo:admin";
+
+/// What `admin_report` tells its caller: who the server takes it to be.
+fn admin_report(context: &RequestContext) -> String {
+    let Some(principal) = context.principal() else { return "No principal: this request was not authenticated".into() };
+    let scopes: Vec<&str> = principal.scopes().collect();
+    format!(
+        "Admin report for {} (issuer {}, client {}); granted scopes: {}",
+        principal.subject(),
+        principal.issuer().unwrap_or("none"),
+        principal.client_id().unwrap_or("unknown"),
+        scopes.join(" ")
+    )
+}
+
+/// Adds the tools that only make sense behind authentication: `admin_report`, which needs the
+/// scope [`ADMIN_SCOPE`] of its own, so that a client can see the list hide it and the call
+/// ask for the scope (the step-up).
+pub(crate) fn with_authenticated_tools(builder: wharf::ServerBuilder) -> wharf::ServerBuilder {
+    builder.tool(
+        ToolDef::new("admin_report", |context: RequestContext| async move { admin_report(&context) })
+            .description("Say who the server takes the caller to be; needs the demo:admin scope")
+            .read_only()
+            .scopes([ADMIN_SCOPE]),
+    )
+}
+
 /// Builds the demo server.
 #[cfg(test)]
 pub(crate) fn server() -> Result<Server, wharf::Error> {

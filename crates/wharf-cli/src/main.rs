@@ -63,6 +63,28 @@ struct ServeArgs {
     /// Serve the request metrics at http://HOST:PORT/metrics for Prometheus to scrape.
     #[arg(long, requires = "http")]
     metrics: bool,
+    /// Require an OAuth 2.1 access token from this issuer on every HTTP request: the server
+    /// becomes a resource server, finds the issuer's keys from its URL alone, publishes its
+    /// protected resource metadata, and adds the `admin_report` tool, which needs the scope
+    /// `demo:admin` of its own.
+    #[arg(long, value_name = "URL", requires = "http")]
+    auth_issuer: Option<String>,
+    /// The URL clients call this MCP endpoint at, which tokens must be issued for (their
+    /// `aud`): http://HOST:PORT/mcp as bound by default; set it behind a proxy or a public name.
+    #[arg(long, value_name = "URL", requires = "auth_issuer")]
+    auth_resource: Option<String>,
+    /// Another audience tokens may be issued for instead of the resource URL. Repeat for several.
+    #[arg(long = "auth-audience", value_name = "URL", requires = "auth_issuer")]
+    auth_audiences: Vec<String>,
+    /// A scope every request needs (a token without it gets 403 insufficient_scope). Repeat
+    /// for several.
+    #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth_issuer")]
+    auth_scopes: Vec<String>,
+    /// Verify opaque tokens by asking the issuer (RFC 7662 introspection), as this client; its
+    /// secret is read from WHARF_AUTH_CLIENT_SECRET, never from the command line, where other
+    /// users of the machine could read it.
+    #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
+    auth_introspection_client: Option<String>,
     /// Installs one layer that passes every request on, to measure what the layer chain costs
     /// (scripts/bench).
     #[arg(long, hide = true)]
@@ -101,6 +123,9 @@ fn serve(args: ServeArgs) -> ExitCode {
         );
     }
     let mut builder = demo::builder();
+    if args.auth_issuer.is_some() {
+        builder = demo::with_authenticated_tools(builder);
+    }
     if args.audit {
         builder = builder.layer(wharf::middleware::Audit::new());
     }
@@ -174,6 +199,9 @@ async fn serve_http(
     }
     let listener = bind(address).await?;
     let local = listener.local_addr().map_err(|err| format!("cannot listen on {address}: {err}"))?;
+    if let Some(issuer) = &args.auth_issuer {
+        options = options.authenticate(resource_server(issuer, local, args)?);
+    }
     if let Some(warning) = unreachable_warning(local, &options) {
         eprintln!("wharf serve: warning: {warning}");
     }
@@ -181,6 +209,37 @@ async fn serve_http(
     wharf::http::serve_http_until(server, listener, options, shutdown_signal()).await.map_err(|err| err.to_string())?;
     eprintln!("wharf serve: stopped");
     Ok(())
+}
+
+/// The OAuth resource server `--auth-issuer` and its companions describe, for an endpoint
+/// listening at `local`.
+fn resource_server(issuer: &str, local: SocketAddr, args: &ServeArgs) -> Result<wharf::auth::ResourceServer, String> {
+    let resource = match &args.auth_resource {
+        Some(resource) => resource.clone(),
+        None if local.ip().is_unspecified() => {
+            return Err(format!(
+                "listening on {local}, so the URL clients use is not known: name it with --auth-resource URL"
+            ));
+        }
+        None => format!("http://{local}/mcp"),
+    };
+    let mut scopes_supported = args.auth_scopes.clone();
+    scopes_supported.push(demo::ADMIN_SCOPE.to_owned());
+    let mut builder = wharf::auth::ResourceServer::builder(resource)
+        .issuer(issuer)
+        .required_scopes(args.auth_scopes.iter().cloned())
+        .scopes_supported(scopes_supported)
+        .resource_name("Wharf demo server");
+    for audience in &args.auth_audiences {
+        builder = builder.audience(audience);
+    }
+    if let Some(client) = &args.auth_introspection_client {
+        let secret = std::env::var("WHARF_AUTH_CLIENT_SECRET").map_err(|_| {
+            "--auth-introspection-client needs the client's secret in WHARF_AUTH_CLIENT_SECRET".to_owned()
+        })?;
+        builder = builder.introspection(client, secret);
+    }
+    builder.build().map_err(|err| format!("the OAuth resource server could not be set up: {err}"))
 }
 
 /// The warning for a server that other machines can reach but whose requests would all be
@@ -268,6 +327,46 @@ fn telemetry(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn serve_args(line: &[&str]) -> ServeArgs {
+        match Cli::try_parse_from(line).unwrap().command {
+            Command::Serve(args) => args,
+        }
+    }
+
+    #[test]
+    fn the_auth_flags_make_a_resource_server_for_the_bound_address_or_the_named_url() {
+        let issuer = "http://127.0.0.1:9";
+        let args = serve_args(&["wharf", "serve", "--http", "0.0.0.0:0", "--auth-issuer", issuer]);
+        let public: SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        let refused = resource_server(issuer, public, &args).unwrap_err();
+        assert!(refused.contains("--auth-resource"), "{refused}");
+        let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let bound = resource_server(issuer, loopback, &args).unwrap();
+        assert_eq!(bound.resource().as_str(), "http://127.0.0.1:8080/mcp");
+        let named = serve_args(&[
+            "wharf",
+            "serve",
+            "--http",
+            "0.0.0.0:0",
+            "--auth-issuer",
+            issuer,
+            "--auth-resource",
+            "https://MCP.example.com/mcp/",
+            "--auth-scope",
+            "mcp",
+        ]);
+        assert_eq!(resource_server(issuer, public, &named).unwrap().resource().as_str(), "https://mcp.example.com/mcp");
+        let untrusted =
+            serve_args(&["wharf", "serve", "--http", "127.0.0.1:0", "--auth-issuer", "http://id.example.com"]);
+        let refused = resource_server("http://id.example.com", loopback, &untrusted).unwrap_err();
+        assert!(refused.contains("neither https nor a loopback"), "{refused}");
+        assert!(Cli::try_parse_from(["wharf", "serve", "--auth-issuer", issuer]).is_err(), "auth needs --http");
+        assert!(
+            Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--auth-scope", "mcp"]).is_err(),
+            "a scope needs an issuer"
+        );
+    }
 
     #[test]
     fn a_public_address_with_only_loopback_hosts_is_warned_about() {
