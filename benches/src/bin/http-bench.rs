@@ -8,12 +8,18 @@
 //! server's, then what 1,000 idle 2025 sessions cost in resident memory. The baseline runs
 //! twice, with the request body of each era, and answers a 2026-07-28 request with the bytes
 //! `wharf serve` writes (`resultType`, and its `serverInfo` in `_meta`).
+//!
+//! With `BENCH_OIDC_ISSUER` naming the test OpenID provider (`interop/oidc`, which
+//! `scripts/bench` starts), it also runs `wharf serve --http` as an OAuth resource server
+//! against plain `wharf serve --http` at 64 clients, interleaved, every request carrying a
+//! bearer token the provider issued, and prints auth on / auth off.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use wharf_bench::http::{Connection, ServerProcess};
-use wharf_bench::measure::{EraRuns, Measurement, cpu_time, peak_rss_kib, report, rss_kib};
+use wharf_bench::measure::{EraRuns, Measurement, cpu_time, median, median_ratio, peak_rss_kib, report, rss_kib};
 use wharf_bench::stdio::{answer_line, server_info};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,25 +57,35 @@ fn session_body(id: usize) -> String {
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-/// Opens a 2025-11-25 session on `connection` and returns its id.
-async fn open_session(connection: &mut Connection) -> String {
-    let response = connection.post("/mcp", &[ACCEPT, JSON], INITIALIZE.as_bytes()).await.expect("initialize");
+/// Opens a 2025-11-25 session on `connection`, with `authorization` when it is given, and
+/// returns its id.
+async fn open_session(connection: &mut Connection, authorization: Option<&str>) -> String {
+    let mut headers = vec![ACCEPT, JSON];
+    headers.extend(authorization.map(|value| ("Authorization", value)));
+    let response = connection.post("/mcp", &headers, INITIALIZE.as_bytes()).await.expect("initialize");
     assert_eq!(response.status, 200, "initialize: {}", String::from_utf8_lossy(&response.body));
     let session = response.session_id.expect("initialize answered without Mcp-Session-Id");
-    let headers = [ACCEPT, JSON, ("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    headers.extend([("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")]);
     let response = connection.post("/mcp", &headers, INITIALIZED.as_bytes()).await.expect("initialized");
     assert_eq!(response.status, 202);
     session
 }
 
-/// One client: `count` requests, one at a time, on its own connection; returns the latencies.
-async fn client(address: SocketAddr, mode: Mode, count: usize, first_id: usize) -> Vec<Duration> {
+/// One client: `count` requests, one at a time, on its own connection, with `authorization`
+/// when it is given; returns the latencies.
+async fn client(
+    address: SocketAddr,
+    mode: Mode,
+    count: usize,
+    first_id: usize,
+    authorization: Option<Arc<str>>,
+) -> Vec<Duration> {
     let mut connection = Connection::open(address).await.expect("connect");
     let session = match mode {
-        Mode::Session => open_session(&mut connection).await,
+        Mode::Session => open_session(&mut connection, authorization.as_deref()).await,
         Mode::BareSession | Mode::BareStateless | Mode::Stateless => String::new(),
     };
-    let headers: Vec<(&str, &str)> = match mode {
+    let mut headers: Vec<(&str, &str)> = match mode {
         Mode::Session => vec![ACCEPT, JSON, ("Mcp-Session-Id", &session), ("MCP-Protocol-Version", "2025-11-25")],
         Mode::BareSession => vec![ACCEPT, JSON],
         Mode::BareStateless | Mode::Stateless => vec![
@@ -80,6 +96,9 @@ async fn client(address: SocketAddr, mode: Mode, count: usize, first_id: usize) 
             ("Mcp-Name", "echo"),
         ],
     };
+    if let Some(authorization) = &authorization {
+        headers.push(("Authorization", authorization));
+    }
     let mut latencies = Vec::with_capacity(count);
     for id in first_id..first_id + count {
         let body = if mode.stateless() { stateless_body(id) } else { session_body(id) };
@@ -104,17 +123,22 @@ fn load(
     mode: Mode,
     clients: usize,
     count: usize,
+    authorization: Option<Arc<str>>,
 ) -> (Duration, Vec<Duration>) {
     let per_client = count / clients;
     runtime.block_on(async move {
-        let warm_up: Vec<_> =
-            (0..clients).map(|client_number| tokio::spawn(client(address, mode, 10, client_number * 10 + 1))).collect();
+        let warm_up: Vec<_> = (0..clients)
+            .map(|client_number| tokio::spawn(client(address, mode, 10, client_number * 10 + 1, authorization.clone())))
+            .collect();
         for warm in warm_up {
             warm.await.expect("a warm-up client");
         }
         let started = Instant::now();
         let tasks: Vec<_> = (0..clients)
-            .map(|client_number| tokio::spawn(client(address, mode, per_client, 1_000 + client_number * per_client)))
+            .map(|client_number| {
+                let first_id = 1_000 + client_number * per_client;
+                tokio::spawn(client(address, mode, per_client, first_id, authorization.clone()))
+            })
             .collect();
         let mut latencies = Vec::with_capacity(count);
         for task in tasks {
@@ -134,9 +158,10 @@ fn run(
     mode: Mode,
     clients: usize,
     count: usize,
+    authorization: Option<Arc<str>>,
 ) -> Measurement {
     let server = ServerProcess::start(program, args);
-    let (elapsed, latencies) = load(runtime, server.address, mode, clients, count);
+    let (elapsed, latencies) = load(runtime, server.address, mode, clients, count, authorization);
     Measurement::new(latencies.len(), elapsed, latencies, peak_rss_kib(server.pid()), cpu_time(server.pid()))
 }
 
@@ -151,7 +176,7 @@ fn idle_session_cost(runtime: &tokio::runtime::Runtime, wharf: &str, sessions: u
         runtime.block_on(async move {
             let mut connection = Connection::open(address).await.expect("connect");
             for _ in 0..count {
-                open_session(&mut connection).await;
+                open_session(&mut connection, None).await;
             }
         })
     };
@@ -163,6 +188,46 @@ fn idle_session_cost(runtime: &tokio::runtime::Runtime, wharf: &str, sessions: u
     let after = rss_kib(server.pid());
     let growth = after.saturating_sub(before);
     (after, growth as f64 * 1024.0 / sessions as f64)
+}
+
+/// The resource URL the authenticated server says it is, which tokens are issued for.
+const RESOURCE: &str = "http://127.0.0.1/mcp";
+
+/// A fresh access token for [`RESOURCE`] with the scope `mcp`, by client credentials from the
+/// test provider at `issuer`, as an `Authorization` value.
+fn bearer_token(runtime: &tokio::runtime::Runtime, issuer: &str) -> Arc<str> {
+    let address: SocketAddr = issuer.trim_start_matches("http://").parse().expect("a loopback issuer");
+    let form = format!("grant_type=client_credentials&scope=mcp&resource={RESOURCE}");
+    // `wharf-test:wharf-test-secret`, the provider's test client.
+    let basic = "Basic d2hhcmYtdGVzdDp3aGFyZi10ZXN0LXNlY3JldA==";
+    let headers = [("Authorization", basic), ("Content-Type", "application/x-www-form-urlencoded")];
+    let response = runtime.block_on(async {
+        let mut connection = Connection::open(address).await.expect("connect to the provider");
+        connection.post("/token", &headers, form.as_bytes()).await.expect("a token response")
+    });
+    assert_eq!(response.status, 200, "token: {}", String::from_utf8_lossy(&response.body));
+    let body: serde_json::Value = serde_json::from_slice(&response.body).expect("a JSON token response");
+    Arc::from(format!("Bearer {}", body["access_token"].as_str().expect("an access token")))
+}
+
+/// `wharf serve --http` with and without `--auth-issuer`, at 64 clients, round by round; every
+/// authenticated request carries a token that is verified once and then found by its hash.
+fn compare_auth(runtime: &tokio::runtime::Runtime, wharf: &str, issuer: &str, count: usize, rounds: usize) {
+    let plain = ["serve", "--http", "{addr}"];
+    let guarded =
+        ["serve", "--http", "{addr}", "--auth-issuer", issuer, "--auth-resource", RESOURCE, "--auth-scope", "mcp"];
+    let clients = 64;
+    for mode in [Mode::Stateless, Mode::Session] {
+        let (mut off, mut on) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            off.push(run(runtime, wharf, &plain, mode, clients, count, None));
+            on.push(run(runtime, wharf, &guarded, mode, clients, count, Some(bearer_token(runtime, issuer))));
+        }
+        let ratio = median_ratio(&on, &off);
+        let era = if mode == Mode::Stateless { "2026 stateless" } else { "2025 session" };
+        report(&format!("wharf --http ({era}) auth off"), "64 clients", &median(off), 1.0);
+        report(&format!("wharf --http ({era}) auth on"), "64 clients", &median(on), ratio);
+    }
 }
 
 fn main() {
@@ -187,7 +252,7 @@ fn main() {
         let mode = if mode == "session" { Mode::Session } else { Mode::Stateless };
         let (clients, requests) =
             (clients.parse().expect("a client count"), requests.parse().expect("a request count"));
-        let (elapsed, latencies) = load(&runtime, address, mode, clients, requests);
+        let (elapsed, latencies) = load(&runtime, address, mode, clients, requests, None);
         let measured = Measurement::new(latencies.len(), elapsed, latencies, 0, None);
         report(&format!("{mode:?} against {address}"), &format!("{clients} clients"), &measured, 1.0);
         return;
@@ -198,16 +263,20 @@ fn main() {
         let mut runs = EraRuns::default();
         let wharf_args = ["serve", "--http", "{addr}"];
         for _ in 0..rounds {
-            runs.bare_session.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareSession, clients, n));
-            runs.session.push(run(&runtime, &wharf, &wharf_args, Mode::Session, clients, n));
-            runs.bare_stateless.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareStateless, clients, n));
-            runs.stateless.push(run(&runtime, &wharf, &wharf_args, Mode::Stateless, clients, n));
+            runs.bare_session.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareSession, clients, n, None));
+            runs.session.push(run(&runtime, &wharf, &wharf_args, Mode::Session, clients, n, None));
+            runs.bare_stateless.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareStateless, clients, n, None));
+            runs.stateless.push(run(&runtime, &wharf, &wharf_args, Mode::Stateless, clients, n, None));
             if let Some(before) = &before {
-                runs.before_session.push(run(&runtime, before, &wharf_args, Mode::Session, clients, n));
-                runs.before_stateless.push(run(&runtime, before, &wharf_args, Mode::Stateless, clients, n));
+                runs.before_session.push(run(&runtime, before, &wharf_args, Mode::Session, clients, n, None));
+                runs.before_stateless.push(run(&runtime, before, &wharf_args, Mode::Stateless, clients, n, None));
             }
         }
         runs.report("bare hyper echo", "body", "wharf --http", &format!("{clients} clients"));
+    }
+
+    if let Ok(issuer) = std::env::var("BENCH_OIDC_ISSUER") {
+        compare_auth(&runtime, &wharf, &issuer, count, rounds);
     }
 
     let sessions = 1_000;
