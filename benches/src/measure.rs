@@ -75,6 +75,19 @@ pub fn median_ratio(runs: &[Measurement], baselines: &[Measurement]) -> f64 {
     ratios[ratios.len() / 2]
 }
 
+/// The median over rounds of `runs[i]`'s processor time per request divided by
+/// `baselines[i]`'s (`None` when a run has none). Linux counts processor time in 10 ms ticks,
+/// so a comparison within a few percent needs runs of a second or more (`BENCH_REQUESTS`).
+pub fn median_cpu_ratio(runs: &[Measurement], baselines: &[Measurement]) -> Option<f64> {
+    let mut ratios = runs
+        .iter()
+        .zip(baselines)
+        .map(|(run, base)| Some(run.server_cpu_per_request?.as_secs_f64() / base.server_cpu_per_request?.as_secs_f64()))
+        .collect::<Option<Vec<f64>>>()?;
+    ratios.sort_by(f64::total_cmp);
+    ratios.get(ratios.len() / 2).copied()
+}
+
 /// The runs of one configuration in both eras, each era's server beside a baseline fed that
 /// era's requests, round by round.
 #[derive(Debug, Default)]
@@ -108,6 +121,12 @@ impl EraRuns {
                 median_ratio(&self.stateless, &self.before_stateless),
             )
         });
+        let cpu_ratios = compared.then(|| {
+            (
+                median_cpu_ratio(&self.session, &self.before_session),
+                median_cpu_ratio(&self.stateless, &self.before_stateless),
+            )
+        });
         report(&format!("{bare} (2025 {what})"), concurrency, &median(self.bare_session), 1.0);
         report(&format!("{wharf} (2025 session)"), concurrency, &median(self.session), session_ratio);
         if let Some((before_session, ..)) = before_ratios {
@@ -119,6 +138,12 @@ impl EraRuns {
             report(&format!("{wharf} before (2026)"), concurrency, &median(self.before_stateless), before_stateless);
             println!(
                 "{concurrency}: this build / the build before, per round: session {session:.2}, stateless {stateless:.2}"
+            );
+        }
+        if let Some((Some(session), Some(stateless))) = cpu_ratios {
+            println!(
+                "{concurrency}: server CPU per request, this build / the build before, per round: session \
+                 {session:.3}, stateless {stateless:.3}"
             );
         }
     }
@@ -155,4 +180,14 @@ fn proc_status_kib(pid: u32, field: &str) -> u64 {
                 .and_then(|line| line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()))
         })
         .unwrap_or(0)
+}
+
+/// The build to compare with in the same rounds: `WHARF_BEFORE` (the `wharf` binary of the
+/// build before a change) and `WHARF_BEFORE_ARGS` (more arguments for it after `serve ...`,
+/// split at spaces; `--pass-through-layer` with this build's own binary compares no layer with
+/// one).
+pub fn compared_build() -> Option<(String, Vec<String>)> {
+    let program = std::env::var("WHARF_BEFORE").ok()?;
+    let args = std::env::var("WHARF_BEFORE_ARGS").unwrap_or_default();
+    Some((program, args.split_whitespace().map(str::to_owned).collect()))
 }

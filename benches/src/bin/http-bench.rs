@@ -19,7 +19,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use wharf_bench::http::{Connection, ServerProcess};
-use wharf_bench::measure::{EraRuns, Measurement, cpu_time, median, median_ratio, peak_rss_kib, report, rss_kib};
+use wharf_bench::measure::{
+    EraRuns, Measurement, compared_build, cpu_time, median, median_ratio, peak_rss_kib, report, rss_kib,
+};
 use wharf_bench::stdio::{answer_line, server_info};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -235,7 +237,7 @@ fn main() {
     let wharf = format!("{target}/wharf");
     let bare = format!("{target}/bare-http-echo");
     // The build before a change, to compare with in the same rounds.
-    let before = std::env::var("WHARF_BEFORE").ok();
+    let before = compared_build();
     let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(40_000);
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
     let info = server_info(&answer_line(&wharf, &["serve"], &stateless_body(1)));
@@ -267,9 +269,10 @@ fn main() {
             runs.session.push(run(&runtime, &wharf, &wharf_args, Mode::Session, clients, n, None));
             runs.bare_stateless.push(run(&runtime, &bare, &["{addr}", &info], Mode::BareStateless, clients, n, None));
             runs.stateless.push(run(&runtime, &wharf, &wharf_args, Mode::Stateless, clients, n, None));
-            if let Some(before) = &before {
-                runs.before_session.push(run(&runtime, before, &wharf_args, Mode::Session, clients, n, None));
-                runs.before_stateless.push(run(&runtime, before, &wharf_args, Mode::Stateless, clients, n, None));
+            if let Some((before, extra)) = &before {
+                let args: Vec<&str> = wharf_args.iter().copied().chain(extra.iter().map(String::as_str)).collect();
+                runs.before_session.push(run(&runtime, before, &args, Mode::Session, clients, n, None));
+                runs.before_stateless.push(run(&runtime, before, &args, Mode::Stateless, clients, n, None));
             }
         }
         runs.report("bare hyper echo", "body", "wharf --http", &format!("{clients} clients"));

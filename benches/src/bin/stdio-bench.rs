@@ -10,7 +10,7 @@
 //! ratio is the median of each round's ratio, because one run on a shared two-core machine
 //! varies by tens of percent.
 
-use wharf_bench::measure::{EraRuns, median_ratio};
+use wharf_bench::measure::{EraRuns, compared_build, median_ratio};
 use wharf_bench::stdio::{answer_line, drive, server_info, spawn};
 
 fn session_setup() -> Vec<String> {
@@ -37,7 +37,7 @@ fn main() {
     let wharf = format!("{target}/wharf");
     let bare = format!("{target}/bare-echo");
     // The build before a change, to compare with in the same rounds.
-    let before = std::env::var("WHARF_BEFORE").ok();
+    let before = compared_build();
     let count: usize = std::env::var("BENCH_REQUESTS").ok().and_then(|n| n.parse().ok()).unwrap_or(100_000);
 
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
@@ -57,15 +57,10 @@ fn main() {
             runs.session.push(drive(spawn(&wharf, &["serve"]), &session_setup(), n, window, session_request));
             runs.bare_stateless.push(drive(spawn(&bare, &[&info]), &[], n, window, stateless_request));
             runs.stateless.push(drive(spawn(&wharf, &["serve"]), &[], n, window, stateless_request));
-            if let Some(before) = &before {
-                runs.before_session.push(drive(
-                    spawn(before, &["serve"]),
-                    &session_setup(),
-                    n,
-                    window,
-                    session_request,
-                ));
-                runs.before_stateless.push(drive(spawn(before, &["serve"]), &[], n, window, stateless_request));
+            if let Some((before, extra)) = &before {
+                let args: Vec<&str> = std::iter::once("serve").chain(extra.iter().map(String::as_str)).collect();
+                runs.before_session.push(drive(spawn(before, &args), &session_setup(), n, window, session_request));
+                runs.before_stateless.push(drive(spawn(before, &args), &[], n, window, stateless_request));
             }
         }
         let in_flight = format!("{window} in flight");

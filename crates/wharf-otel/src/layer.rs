@@ -57,7 +57,7 @@ impl OtelLayer {
     /// The span of `request`, with its parent and link set.
     fn span(
         &self,
-        request: &McpRequest,
+        request: &McpRequest<'_>,
         target: Option<Target<'_>>,
         version: Option<ProtocolVersion>,
     ) -> tracing::Span {
@@ -141,12 +141,12 @@ fn transport_name(transport: Transport) -> &'static str {
 }
 
 #[cfg(feature = "http")]
-fn http_traceparent(request: &McpRequest) -> Option<&str> {
+fn http_traceparent<'r>(request: &'r McpRequest<'_>) -> Option<&'r str> {
     request.http_headers()?.get("traceparent")?.to_str().ok()
 }
 
 #[cfg(not(feature = "http"))]
-fn http_traceparent(_: &McpRequest) -> Option<&str> {
+fn http_traceparent(_: &McpRequest<'_>) -> Option<&str> {
     None
 }
 
@@ -171,7 +171,7 @@ fn error_type(answer: &Answer) -> Option<String> {
 }
 
 impl Layer for OtelLayer {
-    fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
+    fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         let target = request.target();
         let version = request.protocol_version();
         let span = self.span(&request, target, version);
@@ -190,7 +190,7 @@ impl Layer for OtelLayer {
         }
         let started = Instant::now();
         let inner_span = span.clone();
-        Box::pin(
+        LayerFuture::new(
             async move {
                 let answer = next.run(request).await;
                 if let Some(error_type) = error_type(&answer) {

@@ -32,7 +32,7 @@ use crate::context::{Client, ContextParts, RequestContext};
 use crate::delivery::Delivery;
 use crate::error::RpcError;
 use crate::input::InputRound;
-use crate::layer::{Answer, Endpoint, LayerFuture, McpRequest, Next};
+use crate::layer::{Answer, McpRequest, RequestCell, RequestParts, run_chain};
 use crate::listen::listen;
 use crate::principal::Principal;
 use crate::prompt::PromptDef;
@@ -67,21 +67,45 @@ pub(crate) fn request_outcome(
     // the request would cost an allocation and a free per request.
     async move {
         let method = request.method();
-        if !server.layers().is_empty() {
-            // Only the chain's boxed future is held here, so servers without layers pay
-            // nothing in this future's size.
-            let (facts, tool) = tasks::tool_facts(&server, &request);
-            let request = McpRequest::new(id.clone(), request, session, delivery, facts);
-            let dispatcher = Dispatcher { server: &server, tool };
-            let answer = Next::new(server.layers(), &dispatcher).run(request).await;
+        if server.layers().is_empty() {
+            let outcome = match prepare(&server, session, &id, &mut request, delivery, None, None) {
+                Ok(Prepared::Answered(response)) => Ok(response),
+                Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool).await,
+                Err(error) => Err(error),
+            };
+            log_outcome(&id, method, outcome.as_ref().err());
+            return outcome;
+        }
+        let (facts, tool) = tasks::tool_facts(&server, &request);
+        let mut slot = Some(RequestParts::new(id.clone(), request, session, delivery, facts));
+        let wrapped = {
+            // The server's work for layers that wrap what comes back, made before they run and
+            // held here rather than boxed; it waits for the request the last layer passes on.
+            // A chain that only passed the request on leaves it in `slot`, and it is served
+            // below as a request without layers is (the same steps, kept apart from the branch
+            // above so that servers without layers pay nothing for this one).
+            let cell = RequestCell::default();
+            let work = std::pin::pin!(Some(serve_layered(&server, &cell, &tool)));
+            let chain = run_chain(server.layers(), McpRequest::new(&mut slot), &cell, work);
+            match chain.passed_on() {
+                Ok(()) => None,
+                Err(chain) => Some(chain.await),
+            }
+        };
+        if let Some(answer) = wrapped {
             log_outcome(&id, method, answer.error_object());
             return answer.into_outcome();
         }
-        let outcome = match prepare(&server, session, &id, &mut request, delivery, None, None) {
-            Ok(Prepared::Answered(response)) => Ok(response),
-            Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, request, tool).await,
-            Err(error) => Err(error),
+        let Some(mut parts) = slot else {
+            return Err(RpcError::internal("Internal error: the layers lost the request"));
         };
+        let tool = still_called(&parts, tool);
+        let outcome =
+            match prepare(&server, parts.session, &id, &mut parts.request, parts.delivery, parts.task_after, tool) {
+                Ok(Prepared::Answered(response)) => Ok(response),
+                Ok(Prepared::Serve(context, tool)) => serve(&server, &context, &id, parts.request, tool).await,
+                Err(error) => Err(error),
+            };
         log_outcome(&id, method, outcome.as_ref().err());
         outcome
     }
@@ -97,31 +121,34 @@ fn log_outcome(id: &RequestId, method: &str, error: Option<&RpcError>) {
     }
 }
 
-/// The end of the chain of layers: the server's own dispatch.
-struct Dispatcher<'s> {
-    server: &'s Server,
-    /// The tool a `tools/call` named when it entered the layers.
-    tool: Option<Arc<ToolDef>>,
+/// The end of a chain of layers that wraps what comes back: the server's own dispatch of the
+/// request the last layer passes on.
+async fn serve_layered(server: &Server, cell: &RequestCell, tool: &Option<Arc<ToolDef>>) -> Answer {
+    // Only `Next::run` makes what polls this, and it fills the cell first.
+    let Some(mut parts) = cell.take() else {
+        return Answer::error(RpcError::internal("Internal error: no request reached the server"));
+    };
+    let tool = still_called(&parts, tool.clone());
+    let id = parts.id;
+    match prepare(server, parts.session, &id, &mut parts.request, parts.delivery, parts.task_after, tool) {
+        Ok(Prepared::Answered(response)) => Answer::from_outcome(Ok(response), false),
+        Ok(Prepared::Serve(context, tool)) => {
+            let outcome = serve(server, &context, &id, parts.request, tool).await;
+            Answer::from_outcome(outcome, context.is_tool_error())
+        }
+        Err(error) => Answer::error(error),
+    }
 }
 
-impl Endpoint for Dispatcher<'_> {
-    fn serve(&self, request: McpRequest) -> LayerFuture<'_> {
-        // `prepare` never waits, so it runs before the future is made: the boxed future then
-        // holds only what serving needs, and what `prepare` answers needs a small box.
-        let (id, mut request, session, delivery, task_after) = request.into_parts();
-        // A layer may have changed which tool is called.
-        let tool = match (&request, &self.tool) {
-            (ClientRequest::CallTool(params), Some(tool)) if tool.name() == params.name => Some(tool.clone()),
-            _ => None,
-        };
-        match prepare(self.server, session, &id, &mut request, delivery, task_after, tool) {
-            Ok(Prepared::Answered(response)) => Answer::from_outcome(Ok(response), false).ready(),
-            Ok(Prepared::Serve(context, tool)) => Box::pin(async move {
-                let outcome = serve(self.server, &context, &id, request, tool).await;
-                Answer::from_outcome(outcome, context.is_tool_error())
-            }),
-            Err(error) => Answer::error(error).ready(),
-        }
+/// The tool a `tools/call` named when it entered the layers, unless a layer renamed it.
+fn still_called(parts: &RequestParts, tool: Option<Arc<ToolDef>>) -> Option<Arc<ToolDef>> {
+    let tool = tool?;
+    if !parts.params_changed {
+        return Some(tool);
+    }
+    match &parts.request {
+        ClientRequest::CallTool(params) if tool.name() == params.name => Some(tool),
+        _ => None,
     }
 }
 

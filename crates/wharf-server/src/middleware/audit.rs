@@ -83,7 +83,7 @@ impl Drop for Record {
 }
 
 impl Layer for Audit {
-    fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
+    fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         let audited = self.every_request || request.target().is_some() || request.method() == "initialize";
         if !audited || !tracing::enabled!(target: "wharf::audit", tracing::Level::INFO) {
             return next.run(request);
@@ -105,7 +105,7 @@ impl Layer for Audit {
             started: Instant::now(),
             done: false,
         };
-        Box::pin(async move {
+        LayerFuture::new(async move {
             let mut record = record;
             let answer = next.run(request).await;
             let (outcome, code) = match answer.error_object() {

@@ -72,12 +72,12 @@ impl ConcurrencyLimit {
 }
 
 impl Layer for ConcurrencyLimit {
-    fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
+    fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         let tool = request.tool_name().filter(|_| request.is_known_tool());
         let Some((semaphore, limit)) = tool.and_then(|tool| self.semaphore(tool)) else {
             return next.run(request);
         };
-        Box::pin(async move {
+        LayerFuture::new(async move {
             let permit = if self.reject {
                 semaphore.try_acquire_owned().map_err(|_| {
                     let tool = request.tool_name().unwrap_or_default();

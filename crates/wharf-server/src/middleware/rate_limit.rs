@@ -152,7 +152,7 @@ impl RateLimit {
     }
 
     /// Takes a token for `request`: `None` when it may go on, otherwise the error to answer.
-    fn take(&self, request: &McpRequest) -> Option<RpcError> {
+    fn take(&self, request: &McpRequest<'_>) -> Option<RpcError> {
         let tool = request.tool_name();
         if tool.is_none() && (!self.every_request || matches!(request.method(), "ping" | "initialize")) {
             return None;
@@ -224,7 +224,7 @@ fn make_room(buckets: &mut HashMap<BucketKey, Bucket>, max: usize, now: Instant)
 }
 
 impl Layer for RateLimit {
-    fn handle<'a>(&'a self, request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
+    fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         match self.take(&request) {
             None => next.run(request),
             Some(error) => crate::layer::Answer::error(error).ready(),

@@ -61,7 +61,7 @@ impl Timeout {
 }
 
 impl Layer for Timeout {
-    fn handle<'a>(&'a self, mut request: McpRequest, next: Next<'a>) -> LayerFuture<'a> {
+    fn handle<'a>(&'a self, mut request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         let Some((tool, limit)) = request.tool_name().and_then(|tool| Some((tool.to_owned(), self.limit_for(tool)?)))
         else {
             return next.run(request);
@@ -71,7 +71,7 @@ impl Layer for Timeout {
             return next.run(request);
         }
         let cancellation = request.cancellation().clone();
-        Box::pin(async move {
+        LayerFuture::new(async move {
             let mut work = next.run(request);
             tokio::select! {
                 answer = &mut work => answer,
