@@ -12,7 +12,7 @@ pub enum OutboundKind {
     Request,
 }
 
-/// A message a handler sends the client while it works, as [`Layer::outbound`] sees it.
+/// A message a handler sends the client while it works, as [`Layer::outbound`](crate::Layer::outbound) sees it.
 #[derive(Debug)]
 pub struct OutboundMessage<'a> {
     pub(crate) kind: OutboundKind,
