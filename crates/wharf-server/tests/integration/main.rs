@@ -14,6 +14,7 @@ mod http_streams;
 mod input;
 mod listen;
 mod middleware;
+mod middleware_chain;
 mod prompts_resources;
 mod runtime;
 #[cfg(feature = "http")]
