@@ -85,6 +85,15 @@ struct ServeArgs {
     /// users of the machine could read it.
     #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
     auth_introspection_client: Option<String>,
+    /// Keep 2025 sessions in this Redis (or Valkey), redis://HOST:PORT/DB, so that several
+    /// `wharf serve --http` instances behind a load balancer serve any request of any session.
+    /// A password goes in the URL (redis://:PASSWORD@HOST:PORT/) and is never logged.
+    #[arg(long, value_name = "URL", requires = "http")]
+    redis: Option<String>,
+    /// The prefix of every Redis key this server writes, so that servers sharing one Redis
+    /// keep apart.
+    #[arg(long, value_name = "PREFIX", default_value = "wharf", requires = "redis")]
+    redis_prefix: String,
     /// Installs one layer that passes every request on, to measure what the layer chain costs
     /// (scripts/bench).
     #[arg(long, hide = true)]
@@ -196,6 +205,10 @@ async fn serve_http(
     }
     for origin in &args.allowed_origins {
         options = options.add_allowed_origin(origin);
+    }
+    if let Some(url) = &args.redis {
+        let redis = wharf::redis::Redis::connect(url).map_err(|err| err.to_string())?.prefix(&args.redis_prefix);
+        options = options.session_store(redis.session_store());
     }
     let listener = bind(address).await?;
     let local = listener.local_addr().map_err(|err| format!("cannot listen on {address}: {err}"))?;
@@ -362,6 +375,12 @@ mod tests {
         let refused = resource_server("http://id.example.com", loopback, &untrusted).unwrap_err();
         assert!(refused.contains("neither https nor a loopback"), "{refused}");
         assert!(Cli::try_parse_from(["wharf", "serve", "--auth-issuer", issuer]).is_err(), "auth needs --http");
+        assert!(
+            Cli::try_parse_from(["wharf", "serve", "--redis", "redis://127.0.0.1/"]).is_err(),
+            "Redis needs --http"
+        );
+        let shared = serve_args(&["wharf", "serve", "--http", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1/"]);
+        assert_eq!((shared.redis.as_deref(), shared.redis_prefix.as_str()), (Some("redis://127.0.0.1:1/"), "wharf"));
         assert!(
             Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--auth-scope", "mcp"]).is_err(),
             "a scope needs an issuer"

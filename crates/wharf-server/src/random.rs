@@ -14,6 +14,12 @@ pub(crate) fn hex_id() -> Result<String, getrandom::Error> {
     Ok(id)
 }
 
+/// True for text that [`hex_id`] could have made.
+#[cfg(feature = "http")]
+pub(crate) fn is_hex_id(text: &str) -> bool {
+    text.len() == 32 && text.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -24,6 +30,8 @@ mod tests {
         let second = hex_id().unwrap();
         assert_eq!(first.len(), 32);
         assert!(first.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte)), "{first}");
+        #[cfg(feature = "http")]
+        assert!(is_hex_id(&first) && !is_hex_id("abc") && !is_hex_id(&first.to_uppercase()));
         assert_ne!(first, second);
     }
 }

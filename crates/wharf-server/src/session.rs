@@ -305,6 +305,14 @@ impl Session {
         lock(&self.subscriptions).remove(uri);
     }
 
+    #[cfg(feature = "http")]
+    /// Makes the subscriptions exactly `uris`: a shared session's, as another instance left them.
+    pub(crate) fn replace_subscriptions(&self, uris: impl IntoIterator<Item = String>) {
+        let mut subscriptions = lock(&self.subscriptions);
+        subscriptions.clear();
+        subscriptions.extend(uris);
+    }
+
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)
     }

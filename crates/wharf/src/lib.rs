@@ -167,8 +167,16 @@ pub mod stdio {
 pub mod http {
     pub use wharf_server::{
         AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore,
-        serve_http, serve_http_on, serve_http_until,
+        SessionChange, SessionStore, SessionStoreError, StoredSession, serve_http, serve_http_on, serve_http_until,
     };
+}
+
+/// Stores on Redis or Valkey shared by several instances of a server behind a load balancer
+/// (the `redis` feature): install them with
+/// [`HttpOptions::session_store`](crate::http::HttpOptions::session_store).
+#[cfg(feature = "redis")]
+pub mod redis {
+    pub use wharf_redis::{Redis, RedisError, RedisSessionStore};
 }
 
 #[doc(inline)]

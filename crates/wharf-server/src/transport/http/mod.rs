@@ -9,6 +9,7 @@
 //! - `answer`: running a request into a JSON or SSE response.
 //! - `streams`: GET streams (standalone and resumed), DELETE.
 //! - `sessions`, `events`: 2025 sessions, resumable streams and the event store.
+//! - `session_store`, `session_record`: 2025 sessions kept in a store that instances share.
 //! - `shared`: what every request of the endpoint shares, and the 2025 session a request names.
 //! - `body`, `sse`, `headers`, `reply`: the pieces of requests and responses.
 
@@ -22,6 +23,8 @@ mod metrics;
 mod options;
 mod post;
 mod reply;
+mod session_record;
+mod session_store;
 mod sessions;
 mod shared;
 mod sse;
@@ -41,6 +44,7 @@ pub use auth::{AuthFuture, AuthRefusal, Authenticator};
 pub use body::McpBody;
 pub use events::{EventStore, MemoryEventStore};
 pub use options::HttpOptions;
+pub use session_store::{SessionChange, SessionStore, SessionStoreError, StoredSession};
 
 use crate::error::Error;
 use crate::server::Server;
@@ -67,7 +71,9 @@ impl McpService {
 
     /// The endpoint with an event store of your own, for example one shared by instances.
     pub fn with_event_store(server: Server, options: HttpOptions, events: Arc<dyn EventStore>) -> McpService {
-        let sessions = SessionTable::new(events, server.clone(), options.session_idle_timeout, options.max_sessions);
+        let shared_store = options.session_store.is_some();
+        let sessions =
+            SessionTable::new(events, server.clone(), options.session_idle_timeout, options.max_sessions, shared_store);
         McpService { shared: Arc::new(Shared::new(server, options, sessions)) }
     }
 
@@ -160,7 +166,7 @@ where
     let mut response = match *request.method() {
         Method::POST => post::handle(&shared, request).await,
         Method::GET => streams::get(&shared, request).await,
-        Method::DELETE => streams::delete(&shared, request),
+        Method::DELETE => streams::delete(&shared, request).await,
         Method::OPTIONS if shared.options.cors => reply::preflight(),
         _ => reply::method_not_allowed(),
     };

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::auth::Authenticator;
+use super::session_store::SessionStore;
 
 /// Limits and protections of the Streamable HTTP transport.
 ///
@@ -32,6 +33,7 @@ pub struct HttpOptions {
     pub(crate) shutdown_grace: Duration,
     pub(crate) metrics: Option<Arc<MetricsEndpoint>>,
     pub(crate) auth: Option<AuthHook>,
+    pub(crate) session_store: Option<SharedSessions>,
 }
 
 /// A path that answers GET with metrics in the Prometheus text format.
@@ -55,6 +57,10 @@ impl std::fmt::Debug for AuthHook {
         f.debug_struct("Authenticator").field("resource_metadata", &self.0.resource_metadata_url()).finish()
     }
 }
+
+/// The store an endpoint keeps its 2025 sessions in, shared by its clones.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedSessions(pub(crate) Arc<dyn SessionStore>);
 
 /// The hosts a server accepts by default: the loopback names, on any port.
 pub(crate) const LOOPBACK_HOSTS: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "::1"];
@@ -80,6 +86,7 @@ impl Default for HttpOptions {
             shutdown_grace: Duration::from_secs(10),
             metrics: None,
             auth: None,
+            session_store: None,
         }
     }
 }
@@ -106,6 +113,17 @@ impl HttpOptions {
         render: impl Fn() -> String + Send + Sync + 'static,
     ) -> HttpOptions {
         self.metrics = Some(Arc::new(MetricsEndpoint { path: path.into(), render: Box::new(render) }));
+        self
+    }
+
+    /// Keeps 2025 sessions in `store`, which every instance of the server shares, so that any
+    /// instance serves any request of a session (the `wharf-redis` crate's store, or your own).
+    /// Each request of a session then loads it from the store once; a session expires once no
+    /// instance has heard from its client for the idle timeout, and `max_sessions` bounds the
+    /// sessions each instance holds at once. Off by default: sessions live in the instance
+    /// that opened them.
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> HttpOptions {
+        self.session_store = Some(SharedSessions(store));
         self
     }
 

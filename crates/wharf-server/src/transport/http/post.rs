@@ -15,7 +15,9 @@ use super::answer::{Caller, Job, encode_outcome, run};
 use super::body::{BodyError, BodyLimits, McpBody, read_body};
 use super::headers::{self, SESSION_ID};
 use super::reply;
-use super::sessions::{ActiveGuard, CreateError};
+use super::session_record;
+use super::session_store::{SessionChange, SessionStoreError};
+use super::sessions::{ActiveGuard, CreateError, HttpSession};
 use super::shared::{SessionRefusal, Shared, legacy_session};
 use crate::cancel::Cancellation;
 use crate::delivery::{Delivery, HttpParts};
@@ -97,7 +99,7 @@ where
                 };
                 return reply::error(status, Some(&id), error);
             }
-            match legacy_session(shared, headers, caller.principal.as_ref()) {
+            match legacy_session(shared, headers, caller.principal.as_ref()).await {
                 Ok(_) => reply::error(StatusCode::OK, Some(&id), error),
                 Err(refusal) => refusal.response(),
             }
@@ -107,16 +109,20 @@ where
                 // 2026-07-28 defines no notifications from client to server over HTTP.
                 return reply::accepted();
             }
-            match legacy_session(shared, headers, caller.principal.as_ref()) {
+            match legacy_session(shared, headers, caller.principal.as_ref()).await {
                 Ok(http_session) => {
+                    let initialized = method == "notifications/initialized";
                     client_messages::notification(&http_session.session, &method, params);
+                    if initialized {
+                        return store_change(shared, &http_session.session, SessionChange::Initialized).await;
+                    }
                     reply::accepted()
                 }
                 Err(refusal) => refusal.response(),
             }
         }
-        Incoming::Response { id, result } => answer(shared, headers, &caller, &id, Ok(result)),
-        Incoming::Error { id: Some(id), error } => answer(shared, headers, &caller, &id, Err(error)),
+        Incoming::Response { id, result } => answer(shared, headers, &caller, &id, Ok(result)).await,
+        Incoming::Error { id: Some(id), error } => answer(shared, headers, &caller, &id, Err(error)).await,
         Incoming::Error { id: None, error } => {
             client_messages::unaddressed_error(&error);
             reply::accepted()
@@ -161,7 +167,7 @@ async fn post_batch(
         Ok(items) => items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect(),
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
-    let http_session = match legacy_session(shared, headers, caller.principal.as_ref()) {
+    let http_session = match legacy_session(shared, headers, caller.principal.as_ref()).await {
         Ok(http_session) => http_session,
         Err(SessionRefusal::Missing) => {
             return reply::json(StatusCode::BAD_REQUEST, encode_error(None, batches_refused()));
@@ -201,14 +207,14 @@ fn is_json(headers: &HeaderMap) -> bool {
 }
 
 /// The client's answer to a request the server sent in the session the headers name.
-fn answer(
-    shared: &Shared,
+async fn answer(
+    shared: &Arc<Shared>,
     headers: &HeaderMap,
     caller: &Caller,
     id: &RequestId,
     answer: Result<&serde_json::value::RawValue, ErrorObject>,
 ) -> Response<McpBody> {
-    match legacy_session(shared, headers, caller.principal.as_ref()) {
+    match legacy_session(shared, headers, caller.principal.as_ref()).await {
         Ok(http_session) => {
             client_messages::answer(&http_session.session, id, answer);
             reply::accepted()
@@ -259,11 +265,16 @@ async fn legacy(
 ) -> Response<McpBody> {
     let sse = headers::accepts(headers, &["text/event-stream"], true);
     if !matches!(request, ClientRequest::Initialize(_)) {
-        let http_session = match legacy_session(shared, headers, caller.principal.as_ref()) {
+        let http_session = match legacy_session(shared, headers, caller.principal.as_ref()).await {
             Ok(http_session) => http_session,
             Err(refusal) => return refusal.response(),
         };
         let session = http_session.session.clone();
+        if shared.options.session_store.is_some()
+            && let Some(change) = session_change(&request)
+        {
+            return changing(shared, session, http_session, id, request, caller, change).await;
+        }
         let job = Job { session, http_session: Some(http_session), id, request, modern: false, sse, caller };
         return run(shared, job).await;
     }
@@ -295,6 +306,17 @@ async fn legacy(
     let work = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery);
     let outcome = CatchUnwind::new(work).await;
     let opened = matches!(outcome, Ok(Ok(_)));
+    if opened && let Some(store) = &shared.options.session_store {
+        let kept = match session_record::opened(&session) {
+            Some(record) => store.0.open(session.id(), &record, shared.options.session_idle_timeout).await,
+            None => Err(SessionStoreError("initialize settled nothing to keep".to_owned())),
+        };
+        if let Err(err) = kept {
+            tracing::warn!(%err, "a new session could not be stored");
+            shared.sessions.discard(session.id());
+            return reply::store_unavailable();
+        }
+    }
     let (status, message) = encode_outcome(outcome, &id, false, shared.authenticator());
     let mut response = status.json(message);
     if !opened {
@@ -304,4 +326,57 @@ async fn legacy(
         response.headers_mut().insert(SESSION_ID, value);
     }
     response
+}
+
+/// The change a request of a 2025 session makes to what a shared store keeps of it, if any.
+fn session_change(request: &ClientRequest) -> Option<SessionChange> {
+    match request {
+        ClientRequest::SetLevel(params) => Some(session_record::change_of_level(params.level)),
+        ClientRequest::Subscribe(params) => Some(SessionChange::Subscribed(params.uri.clone())),
+        ClientRequest::Unsubscribe(params) => Some(SessionChange::Unsubscribed(params.uri.clone())),
+        _ => None,
+    }
+}
+
+/// A request that changes a shared session: answered in JSON once the store holds the change,
+/// so that the client's next request, wherever it lands, sees it.
+async fn changing(
+    shared: &Arc<Shared>,
+    session: Arc<Session>,
+    http_session: Arc<HttpSession>,
+    id: RequestId,
+    request: ClientRequest,
+    caller: Caller,
+    change: SessionChange,
+) -> Response<McpBody> {
+    let job = Job {
+        session: session.clone(),
+        http_session: Some(http_session),
+        id,
+        request,
+        modern: false,
+        sse: false,
+        caller,
+    };
+    let response = run(shared, job).await;
+    if !session_record::shows(&session, &change) {
+        // The request failed (an unknown resource, say): there is no change to keep.
+        return response;
+    }
+    match store_change(shared, &session, change).await.status() {
+        StatusCode::ACCEPTED => response,
+        _ => reply::store_unavailable(),
+    }
+}
+
+/// Records a change to a shared session: 202, or 503 while the store does not answer.
+async fn store_change(shared: &Shared, session: &Session, change: SessionChange) -> Response<McpBody> {
+    let Some(store) = &shared.options.session_store else { return reply::accepted() };
+    match store.0.change(session.id(), &change, shared.options.session_idle_timeout).await {
+        Ok(()) => reply::accepted(),
+        Err(err) => {
+            tracing::warn!(%err, "a session change could not be stored");
+            reply::store_unavailable()
+        }
+    }
 }

@@ -3,7 +3,7 @@
 use bytes::Bytes;
 use http::header::{
     ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_EXPOSE_HEADERS, ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_TYPE, HeaderValue, VARY,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_TYPE, HeaderValue, RETRY_AFTER, VARY,
 };
 use http::{Response, StatusCode};
 use tokio::sync::mpsc;
@@ -49,6 +49,17 @@ pub(crate) fn too_slow() -> Response<McpBody> {
         "Request timeout: the request body did not arrive in time",
     );
     response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// 503 with `Retry-After` while a shared store does not answer: the request may be sent again.
+pub(crate) fn store_unavailable() -> Response<McpBody> {
+    let mut response = refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::INTERNAL_ERROR,
+        "Service unavailable: the session store does not answer; try again shortly",
+    );
+    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from_static("1"));
     response
 }
 

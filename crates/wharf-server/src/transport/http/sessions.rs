@@ -13,7 +13,7 @@ use wharf_protocol::ProtocolVersion;
 use super::events::EventStore;
 use crate::principal::Principal;
 use crate::server::Server;
-use crate::session::Session;
+use crate::session::{Session, Transport};
 use crate::session_end::SessionEndReason;
 
 /// How many server-initiated messages wait for a session's standalone GET stream.
@@ -121,6 +121,10 @@ pub(crate) struct SessionTable {
     max_sessions: usize,
     /// Milliseconds since the epoch when expired sessions were last looked for.
     last_sweep: AtomicU64,
+    /// True when a shared store keeps the sessions: one that leaves this table only because it
+    /// idled here, was evicted, or the endpoint stopped lives on for the other instances, and
+    /// does not end.
+    shared: bool,
 }
 
 /// Why no session could be made.
@@ -145,8 +149,10 @@ impl SessionTable {
         server: Server,
         idle_timeout: Duration,
         max_sessions: usize,
+        shared: bool,
     ) -> SessionTable {
         SessionTable {
+            shared,
             sessions: Mutex::new(HashMap::new()),
             events,
             server,
@@ -185,10 +191,43 @@ impl SessionTable {
         outbound_for: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> Arc<Session>,
     ) -> Result<Arc<HttpSession>, CreateError> {
         let id = random_id().map_err(CreateError::Random)?;
+        self.insert(id, |id, outbound| (outbound_for(id, outbound), principal))
+    }
+
+    /// Serves here a session that another instance opened, as a shared store keeps it: a
+    /// session of this id, settled by `settle`, which gives the principal that opened it (None
+    /// when the stored session is not one Wharf can read).
+    pub(crate) fn adopt(
+        &self,
+        id: &str,
+        settle: impl FnOnce(&Session) -> Option<Option<Principal>>,
+    ) -> Result<Option<Arc<HttpSession>>, CreateError> {
+        let mut unreadable = false;
+        let adopted = self.insert(id.to_owned(), |id, outbound| {
+            let session = Session::new(id, Transport::Http, outbound);
+            let principal = settle(&session).unwrap_or_else(|| {
+                unreadable = true;
+                None
+            });
+            (session, principal)
+        })?;
+        if unreadable {
+            lock(&self.sessions).remove(id);
+            return Ok(None);
+        }
+        Ok(Some(adopted))
+    }
+
+    fn insert(
+        &self,
+        id: String,
+        make: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> (Arc<Session>, Option<Principal>),
+    ) -> Result<Arc<HttpSession>, CreateError> {
         let (sender, receiver) = mpsc::channel(STANDALONE_BUFFER);
         let now = self.now();
+        let (session, principal) = make(id.clone(), sender);
         let session = Arc::new(HttpSession {
-            session: outbound_for(id.clone(), sender),
+            session,
             principal,
             last_seen: AtomicU64::new(now),
             active: AtomicUsize::new(0),
@@ -197,6 +236,10 @@ impl SessionTable {
             next_stream: AtomicU64::new(1),
         });
         let mut sessions = lock(&self.sessions);
+        if let Some(existing) = sessions.get(&id) {
+            // Two requests adopted the same shared session at once: both are served by one.
+            return Ok(existing.clone());
+        }
         let mut ended = Ended::new();
         let swept = self.last_sweep.load(Ordering::Relaxed);
         if sessions.len() >= self.max_sessions || now.saturating_sub(swept) >= SWEEP_EVERY_MS {
@@ -258,15 +301,33 @@ impl SessionTable {
         }
     }
 
+    /// Ends this instance's copy of a shared session that the store no longer has: it was
+    /// deleted elsewhere, or expired for every instance.
+    pub(crate) fn gone(&self, id: &str) {
+        let removed = lock(&self.sessions).remove(id);
+        if let Some(session) = removed {
+            self.end(vec![(session, SessionEndReason::Closed, Instant::now())]);
+        }
+    }
+
     /// Drops a session whose `initialize` failed: the client never had it, so it did not end.
     pub(crate) fn discard(&self, id: &str) {
         lock(&self.sessions).remove(id);
         self.events.forget(id);
     }
 
-    /// Forgets the stored events of sessions taken out of the table, and tells the layers.
+    /// Forgets the stored events of sessions taken out of the table, and tells the layers of
+    /// those that ended (with a shared store, only those closed or found gone).
     fn end(&self, ended: Ended) {
         for (session, reason, at) in ended {
+            let lives_on = self.shared
+                && matches!(
+                    reason,
+                    SessionEndReason::Expired | SessionEndReason::Evicted | SessionEndReason::ServerStopped
+                );
+            if lives_on {
+                continue;
+            }
             self.events.forget(session.session.id());
             self.server.end_session(&session.session, reason, at);
         }
@@ -312,12 +373,11 @@ fn random_id() -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Transport;
     use crate::transport::http::events::MemoryEventStore;
 
     fn table_with(idle_timeout: Duration, max: usize) -> SessionTable {
         let server = Server::builder("sessions", "1").build().unwrap();
-        SessionTable::new(Arc::new(MemoryEventStore::new(1024)), server, idle_timeout, max)
+        SessionTable::new(Arc::new(MemoryEventStore::new(1024)), server, idle_timeout, max, false)
     }
 
     fn table(max: usize) -> SessionTable {

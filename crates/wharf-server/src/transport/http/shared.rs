@@ -12,9 +12,12 @@ use super::body::McpBody;
 use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::options::HttpOptions;
 use super::reply;
+use super::session_record;
+use super::session_store::SessionStore;
 use super::sessions::{HttpSession, SessionTable};
 use crate::events::ServerEvent;
 use crate::principal::Principal;
+use crate::random;
 use crate::server::Server;
 use crate::session_events::event_notification;
 
@@ -86,6 +89,8 @@ pub(crate) enum SessionRefusal {
     UnsupportedVersion(String),
     Missing,
     Unknown,
+    /// The shared session store did not answer.
+    StoreUnavailable,
 }
 
 impl SessionRefusal {
@@ -104,16 +109,17 @@ impl SessionRefusal {
             SessionRefusal::Unknown => {
                 reply::refuse(StatusCode::NOT_FOUND, ErrorCode::INVALID_REQUEST, "Session not found: initialize again")
             }
+            SessionRefusal::StoreUnavailable => reply::store_unavailable(),
         }
     }
 }
 
 /// The 2025 session a message names: 400 without `Mcp-Session-Id`, 404 for an unknown or
-/// ended session, 400 for an unsupported `MCP-Protocol-Version`. A session belongs to the
-/// principal that opened it: to anyone else it is unknown, so that a session id alone does not
-/// let another user in.
-pub(crate) fn legacy_session(
-    shared: &Shared,
+/// ended session, 400 for an unsupported `MCP-Protocol-Version`, 503 while a shared session
+/// store does not answer. A session belongs to the principal that opened it: to anyone else it
+/// is unknown, so that a session id alone does not let another user in.
+pub(crate) async fn legacy_session(
+    shared: &Arc<Shared>,
     headers: &HeaderMap,
     principal: Option<&Principal>,
 ) -> Result<Arc<HttpSession>, SessionRefusal> {
@@ -123,10 +129,51 @@ pub(crate) fn legacy_session(
         return Err(SessionRefusal::UnsupportedVersion(version.to_owned()));
     }
     let id = headers::text(headers, SESSION_ID).ok_or(SessionRefusal::Missing)?;
-    let http_session = shared.sessions.get(id).ok_or(SessionRefusal::Unknown)?;
+    let http_session = match &shared.options.session_store {
+        None => shared.sessions.get(id).ok_or(SessionRefusal::Unknown)?,
+        Some(store) => stored_session(shared, &*store.0, id).await?,
+    };
     if http_session.principal.as_ref() != principal {
         tracing::warn!(session = %id.chars().take(8).collect::<String>(), "a request named another principal's session");
         return Err(SessionRefusal::Unknown);
     }
     Ok(http_session)
+}
+
+/// A session of the shared store, loaded once per request (which keeps it alive for every
+/// instance): this instance's copy brought up to date, or a new copy of a session another
+/// instance opened.
+async fn stored_session(
+    shared: &Arc<Shared>,
+    store: &dyn SessionStore,
+    id: &str,
+) -> Result<Arc<HttpSession>, SessionRefusal> {
+    if !random::is_hex_id(id) {
+        // Not an id this server made: nothing to ask the store about.
+        return Err(SessionRefusal::Unknown);
+    }
+    let stored = match store.load(id, shared.options.session_idle_timeout).await {
+        Ok(Some(stored)) => stored,
+        Ok(None) => {
+            shared.sessions.gone(id);
+            return Err(SessionRefusal::Unknown);
+        }
+        Err(err) => {
+            tracing::warn!(%err, "a session could not be loaded");
+            return Err(SessionRefusal::StoreUnavailable);
+        }
+    };
+    if let Some(local) = shared.sessions.get(id) {
+        session_record::refresh(&local.session, &stored);
+        return Ok(local);
+    }
+    shared.ensure_event_task();
+    match shared.sessions.adopt(id, |session| session_record::adopt(session, &stored)) {
+        Ok(Some(adopted)) => Ok(adopted),
+        Ok(None) => {
+            tracing::warn!(session = %id.chars().take(8).collect::<String>(), "a stored session could not be read");
+            Err(SessionRefusal::Unknown)
+        }
+        Err(_) => Err(SessionRefusal::StoreUnavailable),
+    }
 }

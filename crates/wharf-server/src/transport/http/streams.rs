@@ -28,7 +28,7 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
             "Not acceptable: a GET stream needs `Accept: text/event-stream`",
         );
     }
-    let http_session = match legacy_session(shared, headers, request.extensions().get::<Principal>()) {
+    let http_session = match legacy_session(shared, headers, request.extensions().get::<Principal>()).await {
         Ok(http_session) => http_session,
         Err(refusal) => return refusal.response(),
     };
@@ -112,16 +112,22 @@ fn standalone(shared: &Arc<Shared>, http_session: Arc<HttpSession>) -> Response<
     reply::event_stream(body)
 }
 
-pub(crate) fn delete<B>(shared: &Shared, request: Request<B>) -> Response<McpBody> {
+pub(crate) async fn delete<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody> {
     let headers = request.headers();
     if headers::names_stateless_revision(headers) {
         return reply::post_only();
     }
-    let http_session = match legacy_session(shared, headers, request.extensions().get::<Principal>()) {
+    let http_session = match legacy_session(shared, headers, request.extensions().get::<Principal>()).await {
         Ok(http_session) => http_session,
         Err(refusal) => return refusal.response(),
     };
     let id = http_session.session.id();
+    if let Some(store) = &shared.options.session_store
+        && let Err(err) = store.0.close(id).await
+    {
+        tracing::warn!(%err, "a session could not be deleted from the store");
+        return reply::store_unavailable();
+    }
     shared.sessions.remove(id, SessionEndReason::Closed);
     tracing::debug!(session = %id, "the client ended its session");
     reply::no_content()

@@ -1,0 +1,71 @@
+//! [`Redis`]: one multiplexed connection to Redis shared by every store of a server. It
+//! connects on first use and reconnects after a failure, and every command has a deadline, so
+//! that while Redis is down requests fail at once (and are answered 503) instead of waiting.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+use crate::keys::Keys;
+
+/// How long a command may wait for Redis's answer.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long connecting may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Why a Redis connection could not be set up: the URL is not one the client understands.
+#[derive(Debug)]
+pub struct RedisError(String);
+
+impl std::fmt::Display for RedisError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot use Redis: {}", self.0)
+    }
+}
+
+impl std::error::Error for RedisError {}
+
+/// A connection to Redis (or Valkey) and the prefix of every key Wharf writes there.
+#[derive(Clone)]
+pub struct Redis {
+    pub(crate) connection: ConnectionManager,
+    pub(crate) keys: Arc<Keys>,
+}
+
+impl std::fmt::Debug for Redis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL may hold a password: it is not kept, and never shown.
+        f.debug_struct("Redis").field("keys", &self.keys).finish_non_exhaustive()
+    }
+}
+
+impl Redis {
+    /// A connection to the Redis at `url` (`redis://host:port/db`, with a user and password
+    /// if it needs them), made on first use; keys start with `wharf`. Fails only for a URL
+    /// that is not one; an unreachable Redis shows as each request's 503 until it answers.
+    pub fn connect(url: &str) -> Result<Redis, RedisError> {
+        let client = redis::Client::open(url).map_err(|err| RedisError(without_secrets(&err)))?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(CONNECT_TIMEOUT))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(200));
+        let connection =
+            ConnectionManager::new_lazy_with_config(client, config).map_err(|err| RedisError(without_secrets(&err)))?;
+        Ok(Redis { connection, keys: Arc::new(Keys::new("wharf")) })
+    }
+
+    /// Puts every key under `prefix` instead of `wharf`: servers that share one Redis keep
+    /// apart by their prefixes.
+    pub fn prefix(mut self, prefix: &str) -> Redis {
+        self.keys = Arc::new(Keys::new(prefix));
+        self
+    }
+}
+
+/// What the client says went wrong, by its kind only: its text may quote the URL, and with it
+/// a password.
+pub(crate) fn without_secrets(err: &redis::RedisError) -> String {
+    format!("{:?} error", err.kind())
+}

@@ -1,0 +1,34 @@
+//! Key names: everything under one configurable prefix, and each session's keys with the
+//! session id as their Redis Cluster hash tag, so that one session's keys share a slot and a
+//! pipeline over them reaches one node.
+
+/// Names the keys of one deployment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Keys {
+    prefix: String,
+}
+
+impl Keys {
+    pub(crate) fn new(prefix: &str) -> Keys {
+        Keys { prefix: prefix.to_owned() }
+    }
+
+    /// The hash that holds what is kept of a 2025 session.
+    pub(crate) fn session(&self, id: &str) -> String {
+        format!("{}:{{{id}}}:session", self.prefix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_key_is_under_the_prefix_and_tagged_by_the_session_id() {
+        let key = Keys::new("fleet").session("0123abcd");
+        assert_eq!(key, "fleet:{0123abcd}:session");
+        // Redis Cluster hashes only what is between the first `{` and the next `}`.
+        let tag = &key[key.find('{').unwrap() + 1..key.find('}').unwrap()];
+        assert_eq!(tag, "0123abcd");
+    }
+}

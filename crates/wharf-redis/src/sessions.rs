@@ -1,0 +1,165 @@
+//! [`RedisSessionStore`]: 2025 sessions in one Redis hash each. The field `opened` holds what
+//! `initialize` settled; `initialized`, `level` and one `sub:<uri>` field per subscription
+//! hold what changes, each written on its own so that instances changing different parts at
+//! once lose nothing. Every command that reaches a session also pushes its expiry out by the
+//! idle timeout, in the same round trip.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use wharf_server::{SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession};
+
+use crate::connection::{Redis, without_secrets};
+
+const OPENED: &str = "opened";
+const INITIALIZED: &str = "initialized";
+const LEVEL: &str = "level";
+const SUBSCRIPTION: &str = "sub:";
+
+/// Keeps 2025 sessions in Redis for every instance of a server.
+#[derive(Debug, Clone)]
+pub struct RedisSessionStore {
+    redis: Redis,
+}
+
+impl Redis {
+    /// The store of 2025 sessions, for
+    /// [`HttpOptions::session_store`](wharf_server::HttpOptions::session_store).
+    pub fn session_store(&self) -> Arc<RedisSessionStore> {
+        Arc::new(RedisSessionStore { redis: self.clone() })
+    }
+}
+
+fn millis(idle: Duration) -> u64 {
+    u64::try_from(idle.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+fn unavailable(err: &redis::RedisError) -> SessionStoreError {
+    SessionStoreError(without_secrets(err))
+}
+
+/// A session from its hash's fields; None when `opened` is missing (the session was deleted,
+/// and a late change wrote a field of it again).
+fn stored(fields: HashMap<String, Vec<u8>>) -> Option<StoredSession> {
+    let mut session = StoredSession::default();
+    for (field, value) in fields {
+        match field.as_str() {
+            OPENED => session.opened = value,
+            INITIALIZED => session.initialized = true,
+            LEVEL => session.log_level = String::from_utf8(value).ok(),
+            _ => {
+                if let Some(uri) = field.strip_prefix(SUBSCRIPTION) {
+                    session.subscriptions.push(uri.to_owned());
+                }
+            }
+        }
+    }
+    (!session.opened.is_empty()).then_some(session)
+}
+
+impl SessionStore for RedisSessionStore {
+    fn open<'a>(
+        &'a self,
+        id: &'a str,
+        opened: &'a [u8],
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>> {
+        Box::pin(async move {
+            let key = self.redis.keys.session(id);
+            let mut connection = self.redis.connection.clone();
+            redis::pipe()
+                .atomic()
+                .cmd("HSET")
+                .arg(&key)
+                .arg(OPENED)
+                .arg(opened)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(millis(idle))
+                .ignore()
+                .query_async::<()>(&mut connection)
+                .await
+                .map_err(|err| unavailable(&err))
+        })
+    }
+
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<Option<StoredSession>, SessionStoreError>> {
+        Box::pin(async move {
+            let key = self.redis.keys.session(id);
+            let mut connection = self.redis.connection.clone();
+            let (fields, _): (HashMap<String, Vec<u8>>, i64) = redis::pipe()
+                .cmd("HGETALL")
+                .arg(&key)
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(millis(idle))
+                .query_async(&mut connection)
+                .await
+                .map_err(|err| unavailable(&err))?;
+            Ok(stored(fields))
+        })
+    }
+
+    fn change<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a SessionChange,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>> {
+        Box::pin(async move {
+            let key = self.redis.keys.session(id);
+            let mut pipe = redis::pipe();
+            pipe.atomic();
+            match change {
+                SessionChange::Initialized => pipe.cmd("HSET").arg(&key).arg(INITIALIZED).arg("1"),
+                SessionChange::LogLevel(level) => pipe.cmd("HSET").arg(&key).arg(LEVEL).arg(level),
+                SessionChange::Subscribed(uri) => {
+                    pipe.cmd("HSET").arg(&key).arg(format!("{SUBSCRIPTION}{uri}")).arg("1")
+                }
+                SessionChange::Unsubscribed(uri) => pipe.cmd("HDEL").arg(&key).arg(format!("{SUBSCRIPTION}{uri}")),
+                _ => return Ok(()),
+            };
+            pipe.ignore().cmd("PEXPIRE").arg(&key).arg(millis(idle)).ignore();
+            let mut connection = self.redis.connection.clone();
+            pipe.query_async::<()>(&mut connection).await.map_err(|err| unavailable(&err))
+        })
+    }
+
+    fn close<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<(), SessionStoreError>> {
+        Box::pin(async move {
+            let mut connection = self.redis.connection.clone();
+            redis::cmd("DEL")
+                .arg(self.redis.keys.session(id))
+                .query_async::<()>(&mut connection)
+                .await
+                .map_err(|err| unavailable(&err))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hash_without_what_initialize_settled_is_no_session() {
+        let late_change = HashMap::from([("level".to_owned(), b"debug".to_vec())]);
+        assert_eq!(stored(late_change), None);
+        let whole = HashMap::from([
+            (OPENED.to_owned(), b"{}".to_vec()),
+            (INITIALIZED.to_owned(), b"1".to_vec()),
+            (LEVEL.to_owned(), b"warning".to_vec()),
+            ("sub:file:///a".to_owned(), b"1".to_vec()),
+        ]);
+        let session = stored(whole).unwrap();
+        assert!(session.initialized);
+        assert_eq!(session.log_level.as_deref(), Some("warning"));
+        assert_eq!(session.subscriptions, vec!["file:///a".to_owned()]);
+    }
+}

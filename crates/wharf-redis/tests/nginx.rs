@@ -1,0 +1,163 @@
+//! A fleet as it is deployed: three `wharf serve --http --redis` processes behind nginx, which
+//! sends each request to the next instance in turn (round robin, no stickiness, no buffering
+//! of SSE), sharing one `redis-server`. Every process is started here on free loopback ports
+//! and killed at the end. Needs `redis-server`, `nginx` and the `wharf` binary in `WHARF_BIN`:
+//! `scripts/test` installs the Debian packages, builds the binary and runs it with `--ignored`.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::json;
+use support::{RedisServer, Reply, free_port, initialize, request, send};
+
+/// A child process killed when the test ends, however it ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `wharf serve --http 127.0.0.1:0 --redis URL` and waits for the banner naming its port.
+fn wharf_instance(redis_url: &str) -> (Killed, u16) {
+    let program = std::env::var("WHARF_BIN").expect("WHARF_BIN names the wharf binary (scripts/test sets it)");
+    let mut child = Command::new(program)
+        .args(["serve", "--http", "127.0.0.1:0", "--redis", redis_url, "--redis-prefix", "nginx-fleet"])
+        .env("WHARF_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let child = Killed(child);
+    let port = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .take(20)
+        .find_map(|line| line.split("http://127.0.0.1:").nth(1)?.split('/').next()?.parse::<u16>().ok())
+        .expect("wharf serve printed its address");
+    // Whatever else it writes is read and dropped, so that it never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, port)
+}
+
+/// nginx in front of `upstreams`, as the README's deployment section configures it.
+struct Nginx {
+    port: u16,
+    dir: PathBuf,
+    _child: Killed,
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn nginx(upstreams: &[u16]) -> Nginx {
+    let port = free_port();
+    let dir = std::env::temp_dir().join(format!("wharf-nginx-test-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let servers: String = upstreams.iter().map(|port| format!("    server 127.0.0.1:{port};\n")).collect();
+    let config = format!(
+        "daemon off;\nmaster_process off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log warn;\n\
+         events {{ worker_connections 256; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {dir}/body;\n  proxy_temp_path {dir}/proxy;\n\
+         fastcgi_temp_path {dir}/fastcgi;\n  uwsgi_temp_path {dir}/uwsgi;\n  scgi_temp_path {dir}/scgi;\n\
+         upstream wharf {{\n{servers}  }}\n\
+         server {{\n    listen 127.0.0.1:{port};\n    location /mcp {{\n\
+               proxy_pass http://wharf;\n      proxy_http_version 1.1;\n      proxy_set_header Connection \"\";\n\
+               proxy_set_header Host $host;\n      proxy_buffering off;\n      proxy_read_timeout 1h;\n\
+               add_header X-Upstream $upstream_addr always;\n    }}\n  }}\n}}\n",
+        dir = dir.display()
+    );
+    std::fs::write(dir.join("nginx.conf"), config).unwrap();
+    let program = std::env::var("WHARF_NGINX").unwrap_or_else(|_| "nginx".to_owned());
+    let child = Command::new(&program)
+        .arg("-p")
+        .arg(&dir)
+        .arg("-c")
+        .arg(dir.join("nginx.conf"))
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|err| panic!("{program} must be installed for this test (scripts/test installs it): {err}"));
+    let nginx = Nginx { port, dir, _child: Killed(child) };
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return nginx;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    panic!("nginx did not listen on {port}");
+}
+
+fn upstream(reply: &Reply) -> String {
+    reply.header("x-upstream").unwrap_or_else(|| panic!("nginx names the instance: {reply:?}")).to_owned()
+}
+
+fn echo(id: u64) -> String {
+    request(id, "tools/call", json!({"name": "echo", "arguments": {"message": format!("hello {id}")}}))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs redis-server, nginx and WHARF_BIN (scripts/test provides them)"]
+async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_instance() {
+    let redis = RedisServer::start();
+    let mut instances: Vec<(Killed, u16)> = (0..3).map(|_| wharf_instance(&redis.url())).collect();
+    let proxy = nginx(&instances.iter().map(|(_, port)| *port).collect::<Vec<_>>());
+
+    let opened = initialize(proxy.port).await;
+    assert_eq!(opened.status, 200, "{opened:?}");
+    let id = opened.header("mcp-session-id").expect("a session id").to_owned();
+    let mut served = vec![upstream(&opened)];
+    let initialized =
+        send(proxy.port, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(initialized.status, 202, "{initialized:?}");
+    served.push(upstream(&initialized));
+    for n in 1..=9 {
+        let reply = send(proxy.port, "POST", Some(&id), &echo(n)).await;
+        assert_eq!(reply.status, 200, "{reply:?}");
+        assert_eq!(reply.json()["result"]["content"][0]["text"], format!("hello {n}"));
+        served.push(upstream(&reply));
+    }
+    // A streamed answer (progress and log messages before the result) passes unbuffered.
+    let countdown = request(
+        10,
+        "tools/call",
+        json!({"name": "countdown", "arguments": {"steps": 2},
+        "_meta": {"progressToken": "t"}}),
+    );
+    let streamed = send(proxy.port, "POST", Some(&id), &countdown).await;
+    assert_eq!(streamed.status, 200, "{streamed:?}");
+    assert!(streamed.body.contains("notifications/progress") && streamed.body.contains("\"id\":10"), "{streamed:?}");
+    served.push(upstream(&streamed));
+    eprintln!("instances that served each request, in order: {served:?}");
+    for pair in served.windows(2) {
+        assert_ne!(pair[0], pair[1], "each request went to another instance than the one before: {served:?}");
+    }
+    let mut distinct = served.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3, "all three instances served: {served:?}");
+
+    // One instance dies without a word: the session goes on on the other two.
+    let (killed, _) = instances.remove(0);
+    drop(killed);
+    for n in 20..26 {
+        let reply = send(proxy.port, "POST", Some(&id), &echo(n)).await;
+        assert_eq!(reply.status, 200, "request {n} after an instance died: {reply:?}");
+    }
+
+    // Deleted through one instance, the session is gone on every one.
+    assert_eq!(send(proxy.port, "DELETE", Some(&id), "").await.status, 204);
+    for n in 30..33 {
+        assert_eq!(send(proxy.port, "POST", Some(&id), &echo(n)).await.status, 404);
+    }
+}

@@ -1,0 +1,140 @@
+//! What the tests of shared stores use: a `redis-server` of their own, and raw HTTP/1.1
+//! requests with their answers.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::net::TcpListener as StdListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A free loopback port, for a process that binds it next.
+pub fn free_port() -> u16 {
+    StdListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A `redis-server` of this test's own, persisting every write so that a restart keeps them.
+pub struct RedisServer {
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+}
+
+impl RedisServer {
+    pub fn start() -> RedisServer {
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!("wharf-redis-test-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut server = RedisServer { port, dir, child: None };
+        server.run();
+        server
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Starts the process and waits, a bounded time, until it answers.
+    pub fn run(&mut self) {
+        let program = std::env::var("WHARF_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
+        let child = Command::new(&program)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| {
+                panic!("{program} must be installed for these tests (scripts/test installs it): {err}")
+            });
+        self.child = Some(child);
+        for _ in 0..200 {
+            if let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", self.port)) {
+                use std::io::{Read, Write};
+                let mut answer = [0u8; 7];
+                if stream.write_all(b"PING\r\n").is_ok()
+                    && stream.read_exact(&mut answer).is_ok()
+                    && &answer == b"+PONG\r\n"
+                {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!("redis-server did not answer on port {}", self.port);
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name).then(|| value.trim())
+        })
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|err| panic!("not JSON ({err}): {self:?}"))
+    }
+}
+
+/// One request on a connection of its own, in raw bytes; the answer must come within 10 s.
+pub async fn send(port: u16, method: &str, session: Option<&str>, body: &str) -> Reply {
+    let mut request = format!(
+        "{method} /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        request.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split(' ').nth(1).and_then(|status| status.parse().ok()).unwrap_or(0);
+    Reply { status, head: head.to_owned(), body: body.to_owned() }
+}
+
+/// `initialize` for revision 2025-11-25.
+pub async fn initialize(port: u16) -> Reply {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fleet-test", "version": "1"}}});
+    send(port, "POST", None, &init.to_string()).await
+}
+
+/// A request's body.
+pub fn request(id: u64, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}

@@ -1,0 +1,86 @@
+//! Where 2025 sessions are kept when several server instances share them: the
+//! [`SessionStore`] trait. Without one (the default), a session lives only in the instance
+//! that opened it.
+
+use std::fmt::Debug;
+use std::time::Duration;
+
+use crate::task::store::StoreFuture;
+
+/// What a shared store keeps of one 2025 session: what `initialize` settled, written once,
+/// and the parts that change later, each written on its own so that two instances changing
+/// different parts at once lose neither change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoredSession {
+    /// What `initialize` settled (revision, client info and capabilities, the principal), in
+    /// a form only Wharf reads.
+    pub opened: Vec<u8>,
+    /// True once the client sent `notifications/initialized`.
+    pub initialized: bool,
+    /// The level the client set with `logging/setLevel`, by its wire name.
+    pub log_level: Option<String>,
+    /// The resource URIs the client subscribed to.
+    pub subscriptions: Vec<String>,
+}
+
+/// One change to a stored session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionChange {
+    /// The client sent `notifications/initialized`.
+    Initialized,
+    /// The client set its log level (the level's wire name).
+    LogLevel(String),
+    /// The client subscribed to a resource.
+    Subscribed(String),
+    /// The client unsubscribed from a resource.
+    Unsubscribed(String),
+}
+
+/// The store could not be reached or did not answer; requests that need it are answered 503
+/// with `Retry-After` meanwhile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionStoreError(pub String);
+
+impl std::fmt::Display for SessionStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the session store is unavailable: {}", self.0)
+    }
+}
+
+impl std::error::Error for SessionStoreError {}
+
+/// Keeps 2025 sessions where every instance of a server finds them, so that any instance
+/// serves any request of a session (behind a load balancer without sticky sessions).
+///
+/// Every request of a session loads it once ([`SessionStore::load`]), which also keeps it
+/// alive for another `idle`: a session expires fleet-wide once no instance has heard from its
+/// client for that long, and a session deleted on one instance is gone for all of them.
+pub trait SessionStore: Send + Sync + Debug + 'static {
+    /// Keeps a new session for `idle`. Fails when the store is unreachable.
+    fn open<'a>(
+        &'a self,
+        id: &'a str,
+        opened: &'a [u8],
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>>;
+
+    /// The session, its expiry pushed `idle` into the future; `None` once it was deleted or
+    /// expired.
+    fn load<'a>(
+        &'a self,
+        id: &'a str,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<Option<StoredSession>, SessionStoreError>>;
+
+    /// Records one change to a session that exists.
+    fn change<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a SessionChange,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>>;
+
+    /// Deletes the session, for every instance.
+    fn close<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<(), SessionStoreError>>;
+}
