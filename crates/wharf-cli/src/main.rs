@@ -100,6 +100,32 @@ struct ServeArgs {
     pass_through_layer: bool,
 }
 
+/// Where instances behind one load balancer find the keys that seal `requestState`, so that
+/// state sealed by one instance opens on the others: `ID=HEX,...`, the first key sealing and
+/// the others only opening (to rotate, put a new key first and keep the old one after it until
+/// the state it sealed has expired). An environment variable, because other users of the
+/// machine can read command lines.
+const STATE_KEYS_VARIABLE: &str = "WHARF_REQUEST_STATE_KEYS";
+
+/// The keys in `text` (`ID=HEX` separated by commas), each secret decoded from hex.
+fn request_state_keys(text: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    text.split(',')
+        .filter(|key| !key.trim().is_empty())
+        .map(|key| {
+            let (id, hex) = key.trim().split_once('=').ok_or("each key is ID=HEX")?;
+            if id.is_empty() {
+                return Err("a key needs an id before `=`".to_owned());
+            }
+            let secret = (0..hex.len())
+                .step_by(2)
+                .map(|at| hex.get(at..at + 2).and_then(|pair| u8::from_str_radix(pair, 16).ok()))
+                .collect::<Option<Vec<u8>>>()
+                .ok_or_else(|| format!("the secret of key `{id}` is not hex"))?;
+            Ok((id.to_owned(), secret))
+        })
+        .collect()
+}
+
 const CLIENT_CONFIG: &str = r#"{
   "mcpServers": {
     "wharf-demo": { "command": "wharf", "args": ["serve"] }
@@ -143,6 +169,19 @@ fn serve(args: ServeArgs) -> ExitCode {
     }
     if args.pass_through_layer {
         builder = builder.layer(wharf::middleware::layer_fn(|request, next| next.run(request)));
+    }
+    if let Ok(keys) = std::env::var(STATE_KEYS_VARIABLE) {
+        match request_state_keys(&keys) {
+            Ok(keys) => {
+                for (id, secret) in keys {
+                    builder = builder.request_state_key(&id, &secret);
+                }
+            }
+            Err(err) => {
+                eprintln!("wharf serve: {STATE_KEYS_VARIABLE}: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
     }
     let server = match builder.build() {
         Ok(server) => server,
@@ -345,6 +384,16 @@ mod tests {
         match Cli::try_parse_from(line).unwrap().command {
             Command::Serve(args) => args,
         }
+    }
+
+    #[test]
+    fn request_state_keys_are_ids_and_hex_secrets_the_first_one_sealing() {
+        let keys = request_state_keys("new=00ff10, old=0a0b").unwrap();
+        assert_eq!(keys, vec![("new".to_owned(), vec![0, 255, 16]), ("old".to_owned(), vec![10, 11])]);
+        assert!(request_state_keys("nokey").is_err());
+        assert!(request_state_keys("=00").is_err());
+        assert!(request_state_keys("k=0g").unwrap_err().contains("not hex"));
+        assert!(request_state_keys("k=123").is_err(), "an odd number of digits");
     }
 
     #[test]

@@ -29,6 +29,8 @@ impl std::error::Error for RedisError {}
 /// A connection to Redis (or Valkey) and the prefix of every key Wharf writes there.
 #[derive(Clone)]
 pub struct Redis {
+    /// For connections of their own (subscriptions, which a shared connection cannot carry).
+    pub(crate) client: redis::Client,
     pub(crate) connection: ConnectionManager,
     pub(crate) keys: Arc<Keys>,
 }
@@ -51,9 +53,9 @@ impl Redis {
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_millis(200));
-        let connection =
-            ConnectionManager::new_lazy_with_config(client, config).map_err(|err| RedisError(without_secrets(&err)))?;
-        Ok(Redis { connection, keys: Arc::new(Keys::new("wharf")) })
+        let connection = ConnectionManager::new_lazy_with_config(client.clone(), config)
+            .map_err(|err| RedisError(without_secrets(&err)))?;
+        Ok(Redis { client, connection, keys: Arc::new(Keys::new("wharf")) })
     }
 
     /// Puts every key under `prefix` instead of `wharf`: servers that share one Redis keep

@@ -13,6 +13,11 @@ impl Keys {
         Keys { prefix: prefix.to_owned() }
     }
 
+    /// The channel on which instances relay clients' messages to each other.
+    pub(crate) fn relay(&self) -> String {
+        format!("{}:relay", self.prefix)
+    }
+
     /// The hash that holds what is kept of a 2025 session.
     pub(crate) fn session(&self, id: &str) -> String {
         format!("{}:{{{id}}}:session", self.prefix)

@@ -2,13 +2,17 @@
 //! `initialize` settled; `initialized`, `level` and one `sub:<uri>` field per subscription
 //! hold what changes, each written on its own so that instances changing different parts at
 //! once lose nothing. Every command that reaches a session also pushes its expiry out by the
-//! idle timeout, in the same round trip.
+//! idle timeout, in the same round trip. Clients' messages that one instance cannot place are
+//! published on one channel of the deployment, to which every instance subscribes.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use wharf_server::{SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession};
+use futures_util::StreamExt;
+
+use tokio::sync::mpsc;
+use wharf_server::{Relayed, SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession};
 
 use crate::connection::{Redis, without_secrets};
 
@@ -131,6 +135,24 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
+    fn relay<'a>(&'a self, session: &'a str, message: &'a [u8]) -> StoreFuture<'a, Result<(), SessionStoreError>> {
+        Box::pin(async move {
+            let mut connection = self.redis.connection.clone();
+            redis::cmd("PUBLISH")
+                .arg(self.redis.keys.relay())
+                .arg(relay_payload(session, message))
+                .query_async::<()>(&mut connection)
+                .await
+                .map_err(|err| unavailable(&err))
+        })
+    }
+
+    fn relayed(&self) -> mpsc::Receiver<Relayed> {
+        let (sender, receiver) = mpsc::channel(RELAYED_BUFFER);
+        tokio::spawn(listen_for_relayed(self.redis.clone(), sender));
+        receiver
+    }
+
     fn close<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
             let mut connection = self.redis.connection.clone();
@@ -140,6 +162,62 @@ impl SessionStore for RedisSessionStore {
                 .await
                 .map_err(|err| unavailable(&err))
         })
+    }
+}
+
+/// How many relayed messages wait for the endpoint to take them; more are dropped.
+const RELAYED_BUFFER: usize = 1024;
+/// How long to wait before subscribing again after the subscription failed.
+const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(200);
+
+/// A relayed message on the wire: the session id, a newline, the client's message.
+fn relay_payload(session: &str, message: &[u8]) -> Vec<u8> {
+    let mut payload = Vec::with_capacity(session.len() + 1 + message.len());
+    payload.extend_from_slice(session.as_bytes());
+    payload.push(b'\n');
+    payload.extend_from_slice(message);
+    payload
+}
+
+fn relayed_from(payload: &[u8]) -> Option<Relayed> {
+    let newline = payload.iter().position(|byte| *byte == b'\n')?;
+    let session = std::str::from_utf8(&payload[..newline]).ok()?.to_owned();
+    Some(Relayed { session, message: payload[newline + 1..].to_vec() })
+}
+
+/// Subscribes to the relay channel and hands what comes to `relayed`, subscribing again after
+/// each failure, until the receiver is dropped.
+async fn listen_for_relayed(redis: Redis, relayed: mpsc::Sender<Relayed>) {
+    let channel = redis.keys.relay();
+    while !relayed.is_closed() {
+        let subscribed = async {
+            let mut pubsub = redis.client.get_async_pubsub().await?;
+            pubsub.subscribe(&channel).await?;
+            Ok::<_, redis::RedisError>(pubsub)
+        };
+        let mut pubsub = match subscribed.await {
+            Ok(pubsub) => pubsub,
+            Err(err) => {
+                tracing::warn!(error = %without_secrets(&err), "cannot subscribe to relayed messages; trying again");
+                tokio::time::sleep(RESUBSCRIBE_AFTER).await;
+                continue;
+            }
+        };
+        let mut messages = pubsub.on_message();
+        loop {
+            let message = tokio::select! {
+                message = messages.next() => message,
+                () = relayed.closed() => return,
+            };
+            let Some(message) = message else { break };
+            if let Some(message) = relayed_from(message.get_payload_bytes())
+                && relayed.try_send(message).is_err()
+            {
+                tracing::warn!("dropped a relayed message: the endpoint is not taking them");
+            }
+        }
+        tracing::warn!("the subscription to relayed messages ended; subscribing again");
+        tokio::time::sleep(RESUBSCRIBE_AFTER).await;
     }
 }
 
@@ -161,5 +239,13 @@ mod tests {
         assert!(session.initialized);
         assert_eq!(session.log_level.as_deref(), Some("warning"));
         assert_eq!(session.subscriptions, vec!["file:///a".to_owned()]);
+    }
+
+    #[test]
+    fn a_relayed_message_keeps_its_session_and_bytes() {
+        let message = br#"{"jsonrpc":"2.0","id":"wharf-7","result":{"action":"accept"}}"#;
+        let relayed = relayed_from(&relay_payload("abc", message)).unwrap();
+        assert_eq!((relayed.session.as_str(), relayed.message.as_slice()), ("abc", &message[..]));
+        assert_eq!(relayed_from(b"no newline"), None);
     }
 }

@@ -5,17 +5,50 @@
 
 mod support;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use support::{RedisServer, Reply, send};
-use tokio::net::TcpListener;
-use wharf_protocol::LoggingLevel;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use wharf_protocol::{ElicitParams, LoggingLevel};
 use wharf_redis::Redis;
 use wharf_server::{HttpOptions, RequestContext, ResourceDef, Server, ToolDef, serve_http_on};
 
+/// How many handlers of `wait_for_cancel` stopped before their time: dropped, or cancelled.
+static CANCELLED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a stop when the handler holding it ends early.
+struct CountsStop;
+
+impl Drop for CountsStop {
+    fn drop(&mut self) {
+        CANCELLED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
 fn server() -> Server {
     Server::builder("fleet", "1")
+        .tool(ToolDef::new("ask", |context: RequestContext| async move {
+            let params = ElicitParams { message: "Your name?".to_owned(), ..ElicitParams::default() };
+            match context.elicit(params).await {
+                Ok(answer) => {
+                    format!("{:?} {}", answer.action, serde_json::to_string(&answer.content).unwrap_or_default())
+                }
+                Err(err) => format!("failed: {err:?}"),
+            }
+        }))
+        .tool(ToolDef::new("wait_for_cancel", |context: RequestContext| async move {
+            let stop = CountsStop;
+            tokio::select! {
+                () = context.cancellation().cancelled() => "cancelled".to_owned(),
+                () = tokio::time::sleep(Duration::from_secs(20)) => {
+                    std::mem::forget(stop);
+                    "never cancelled".to_owned()
+                }
+            }
+        }))
         .tool(ToolDef::new("whoami", |context: RequestContext| async move {
             let level = if context.logs_at(LoggingLevel::Info) { "logs info" } else { "quiet" };
             format!("{} {level}", context.session_id())
@@ -162,4 +195,94 @@ async fn while_redis_is_down_requests_get_503_with_retry_after_and_work_again_on
     assert_eq!(status, 200, "the session is served again once Redis is back");
     assert_eq!(send(a, "POST", Some(&id), &whoami(5)).await.status, 200);
     assert_eq!(initialize(b).await.status, 200);
+}
+
+/// A streamed request of a 2025 session whose answer is read as it comes.
+struct Streamed {
+    stream: TcpStream,
+    read: String,
+}
+
+impl Streamed {
+    async fn post(port: u16, session: &str, body: &str) -> Streamed {
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\nmcp-session-id: {session}\r\n\
+             mcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        Streamed { stream, read: String::new() }
+    }
+
+    /// Reads until `wanted` has come (at most 10 s), and gives all read so far.
+    async fn until(&mut self, wanted: &str) -> &str {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !self.read.contains(wanted) {
+            let mut buffer = [0u8; 4096];
+            let read = tokio::time::timeout_at(deadline, self.stream.read(&mut buffer))
+                .await
+                .unwrap_or_else(|_| panic!("no {wanted:?} in time; read {:?}", self.read))
+                .unwrap();
+            assert!(read > 0, "the stream ended before {wanted:?}: {:?}", self.read);
+            self.read.push_str(&String::from_utf8_lossy(&buffer[..read]));
+        }
+        &self.read
+    }
+
+    /// Reads to the end of the response (at most 10 s).
+    async fn end(mut self) -> String {
+        let mut rest = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), self.stream.read_to_end(&mut rest))
+            .await
+            .expect("the response ended in time")
+            .unwrap();
+        self.read.push_str(&String::from_utf8_lossy(&rest));
+        self.read
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_and_cancellations_the_client_sends_to_another_instance_reach_the_request() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-d");
+    let idle = Duration::from_secs(60);
+    let (a, b) = (instance(&redis, idle).await, instance(&redis, idle).await);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}});
+    let id = send(a, "POST", None, &init.to_string()).await.header("mcp-session-id").unwrap().to_owned();
+    assert_eq!(
+        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
+        202
+    );
+
+    // The handler on A asks; the client answers on B; the handler on A gets the answer.
+    let mut asking = Streamed::post(a, &id, &request(1, "tools/call", json!({"name": "ask", "arguments": {}}))).await;
+    let read = asking.until("elicitation/create").await;
+    let event = read.lines().find(|line| line.contains("elicitation/create")).unwrap();
+    let elicitation: Value = serde_json::from_str(event.trim_start_matches("data: ")).unwrap();
+    let answer =
+        json!({"jsonrpc": "2.0", "id": elicitation["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
+    let relayed = send(b, "POST", Some(&id), &answer.to_string()).await;
+    assert_eq!(relayed.status, 202, "{relayed:?}");
+    let answered = asking.end().await;
+    assert!(answered.contains(r#"Accept {\"name\":\"Ada\"}"#), "{answered}");
+
+    // A request running on A, cancelled on B, stops on A.
+    let before = CANCELLED.load(Ordering::SeqCst);
+    let mut waiting =
+        Streamed::post(a, &id, &request(2, "tools/call", json!({"name": "wait_for_cancel", "arguments": {}}))).await;
+    // Give the request time to start on A before it is cancelled.
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
+        assert_eq!(send(b, "POST", Some(&id), &cancel.to_string()).await.status, 202);
+        if CANCELLED.load(Ordering::SeqCst) > before {
+            break;
+        }
+    }
+    assert_eq!(CANCELLED.load(Ordering::SeqCst), before + 1, "the handler on A saw the cancellation sent to B");
+    let rest = waiting.until("\r\n\r\n").await.to_owned();
+    assert!(!rest.contains("never cancelled"), "{rest}");
 }

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use support::{RedisServer, Reply, free_port, initialize, request, send};
+use support::{RedisServer, Reply, free_port, initialize, request, send, send_with};
 
 /// A child process killed when the test ends, however it ends.
 struct Killed(Child);
@@ -30,6 +30,7 @@ fn wharf_instance(redis_url: &str) -> (Killed, u16) {
     let mut child = Command::new(program)
         .args(["serve", "--http", "127.0.0.1:0", "--redis", redis_url, "--redis-prefix", "nginx-fleet"])
         .env("WHARF_LOG", "warn")
+        .env("WHARF_REQUEST_STATE_KEYS", format!("fleet-2026={},retired={}", "ab".repeat(32), "cd".repeat(32)))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -154,6 +155,26 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
         let reply = send(proxy.port, "POST", Some(&id), &echo(n)).await;
         assert_eq!(reply.status, 200, "request {n} after an instance died: {reply:?}");
     }
+
+    // 2026-07-28: the requestState one instance sealed opens on the next one.
+    let ask = |params: serde_json::Value| {
+        let mut params = params;
+        params["name"] = json!("greet_interactively");
+        params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+        request(40, "tools/call", params)
+    };
+    let modern =
+        [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "greet_interactively")];
+    let first = send_with(proxy.port, "POST", &modern, &ask(json!({}))).await;
+    assert_eq!(first.json()["result"]["resultType"], "input_required", "{first:?}");
+    let result = &first.json()["result"];
+    let key = result["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let answers = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
+    let retry = ask(json!({"requestState": result["requestState"], "inputResponses": answers}));
+    let second = send_with(proxy.port, "POST", &modern, &retry).await;
+    assert_ne!(upstream(&first), upstream(&second));
+    assert_eq!(second.json()["result"]["content"][0]["text"], "Hello, Ada!", "{second:?}");
 
     // Deleted through one instance, the session is gone on every one.
     assert_eq!(send(proxy.port, "DELETE", Some(&id), "").await.status, 204);

@@ -95,7 +95,7 @@ pub use tool::output::{IntoToolResult, Json};
 pub use transport::connection::serve_connection;
 #[cfg(feature = "http")]
 pub use transport::http::{
-    AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore,
+    AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, Relayed,
     SessionChange, SessionStore, SessionStoreError, StoredSession, serve_http, serve_http_on, serve_http_until,
 };
 pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};

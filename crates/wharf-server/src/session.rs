@@ -276,6 +276,13 @@ impl Session {
         true
     }
 
+    #[cfg(feature = "http")]
+    /// Numbers this copy's requests to the client from `first` on: copies of one shared session
+    /// on several instances start far apart, so that an answer names the request of one only.
+    pub(crate) fn number_requests_from(&self, first: u64) {
+        self.next_request.store(first, Ordering::Relaxed);
+    }
+
     /// Allocates an id for a server-to-client request and registers where its answer goes.
     pub(crate) fn expect_answer(&self) -> (RequestId, oneshot::Receiver<Result<Value, ErrorObject>>) {
         let number = self.next_request.fetch_add(1, Ordering::Relaxed);

@@ -102,15 +102,26 @@ impl Reply {
     }
 }
 
-/// One request on a connection of its own, in raw bytes; the answer must come within 10 s.
+/// One request of a 2025 session (none for `initialize`) on a connection of its own.
 pub async fn send(port: u16, method: &str, session: Option<&str>, body: &str) -> Reply {
+    match session {
+        Some(session) => {
+            send_with(port, method, &[("mcp-session-id", session), ("mcp-protocol-version", "2025-11-25")], body).await
+        }
+        None => send_with(port, method, &[], body).await,
+    }
+}
+
+/// One request with `headers` on a connection of its own, in raw bytes; the answer must come
+/// within 10 s.
+pub async fn send_with(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
     let mut request = format!(
         "{method} /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
          accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
         body.len()
     );
-    if let Some(session) = session {
-        request.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n"));
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str("\r\n");
     request.push_str(body);

@@ -42,9 +42,15 @@ pub(crate) async fn answer_batch(
                 responses.push(answer_now(server, session, &id, request, delivery()).await);
             }
             Ok(Incoming::Refused { id, error, .. }) => responses.push(encode_error(Some(&id), RpcError::from(error))),
-            Ok(Incoming::Notification { method, params }) => client_messages::notification(session, &method, params),
-            Ok(Incoming::Response { id, result }) => client_messages::answer(session, &id, Ok(result)),
-            Ok(Incoming::Error { id: Some(id), error }) => client_messages::answer(session, &id, Err(error)),
+            Ok(Incoming::Notification { method, params }) => {
+                client_messages::notification(session, &method, params);
+            }
+            Ok(Incoming::Response { id, result }) => {
+                client_messages::answer(session, &id, Ok(result));
+            }
+            Ok(Incoming::Error { id: Some(id), error }) => {
+                client_messages::answer(session, &id, Err(error));
+            }
             Ok(Incoming::Error { id: None, error }) => client_messages::unaddressed_error(&error),
         }
     }

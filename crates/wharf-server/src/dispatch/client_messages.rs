@@ -7,13 +7,14 @@ use wharf_protocol::{ClientNotification, ErrorCode, ErrorObject, RequestId, valu
 use crate::session::Session;
 
 /// Handles a notification from the client; one that does not decode is ignored, as
-/// notifications are never answered.
-pub(crate) fn notification(session: &Session, method: &str, params: Option<&RawValue>) {
+/// notifications are never answered. False only for a cancellation of a request that is not
+/// running here (it may run on another instance of the server).
+pub(crate) fn notification(session: &Session, method: &str, params: Option<&RawValue>) -> bool {
     let notification = match ClientNotification::decode(method, params) {
         Ok(notification) => notification,
         Err(error) => {
             tracing::debug!(%method, %error, "ignoring a notification");
-            return;
+            return true;
         }
     };
     match notification {
@@ -22,18 +23,21 @@ pub(crate) fn notification(session: &Session, method: &str, params: Option<&RawV
             if let Some(id) = params.request_id {
                 let cancelled = session.cancel(&id);
                 tracing::debug!(%id, cancelled, reason = params.reason.as_deref(), "cancellation requested");
+                return cancelled;
             }
         }
         // Progress on server-to-client requests and roots changes need no action: Wharf asks
         // for roots afresh each time a handler wants them.
         _ => {}
     }
+    true
 }
 
 /// Hands the client's answer (a result, or an error) to the request of the server's it
 /// answers; an answer to no pending request is ignored. A result that gives a member twice is
-/// handed over as an error: no reading of it is the one the client meant.
-pub(crate) fn answer(session: &Session, id: &RequestId, answer: Result<&RawValue, ErrorObject>) {
+/// handed over as an error: no reading of it is the one the client meant. False when no request
+/// here awaited it.
+pub(crate) fn answer(session: &Session, id: &RequestId, answer: Result<&RawValue, ErrorObject>) -> bool {
     let answer = answer.and_then(|raw| {
         value_from_str(raw.get()).map_err(|err| {
             ErrorObject::new(
@@ -42,9 +46,11 @@ pub(crate) fn answer(session: &Session, id: &RequestId, answer: Result<&RawValue
             )
         })
     });
-    if !session.answer(id, answer) {
-        tracing::debug!(%id, "ignoring a response to no pending request");
+    let awaited = session.answer(id, answer);
+    if !awaited {
+        tracing::debug!(%id, "a response to no pending request here");
     }
+    awaited
 }
 
 /// Logs an error response that names no request: the client could not read one of ours.

@@ -141,8 +141,12 @@ where
             Ok(Incoming::Notification { method, params }) => {
                 client_messages::notification(self.session, &method, params);
             }
-            Ok(Incoming::Response { id, result }) => client_messages::answer(self.session, &id, Ok(result)),
-            Ok(Incoming::Error { id: Some(id), error }) => client_messages::answer(self.session, &id, Err(error)),
+            Ok(Incoming::Response { id, result }) => {
+                client_messages::answer(self.session, &id, Ok(result));
+            }
+            Ok(Incoming::Error { id: Some(id), error }) => {
+                client_messages::answer(self.session, &id, Err(error));
+            }
             Ok(Incoming::Error { id: None, error }) => client_messages::unaddressed_error(&error),
         }
     }

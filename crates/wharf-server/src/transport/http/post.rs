@@ -112,17 +112,20 @@ where
             match legacy_session(shared, headers, caller.principal.as_ref()).await {
                 Ok(http_session) => {
                     let initialized = method == "notifications/initialized";
-                    client_messages::notification(&http_session.session, &method, params);
+                    let placed = client_messages::notification(&http_session.session, &method, params);
                     if initialized {
                         return store_change(shared, &http_session.session, SessionChange::Initialized).await;
+                    }
+                    if !placed {
+                        return relay(shared, &http_session.session, message).await;
                     }
                     reply::accepted()
                 }
                 Err(refusal) => refusal.response(),
             }
         }
-        Incoming::Response { id, result } => answer(shared, headers, &caller, &id, Ok(result)).await,
-        Incoming::Error { id: Some(id), error } => answer(shared, headers, &caller, &id, Err(error)).await,
+        Incoming::Response { id, result } => answer(shared, headers, &caller, message, &id, Ok(result)).await,
+        Incoming::Error { id: Some(id), error } => answer(shared, headers, &caller, message, &id, Err(error)).await,
         Incoming::Error { id: None, error } => {
             client_messages::unaddressed_error(&error);
             reply::accepted()
@@ -211,15 +214,33 @@ async fn answer(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
     caller: &Caller,
+    message: &[u8],
     id: &RequestId,
     answer: Result<&serde_json::value::RawValue, ErrorObject>,
 ) -> Response<McpBody> {
     match legacy_session(shared, headers, caller.principal.as_ref()).await {
         Ok(http_session) => {
-            client_messages::answer(&http_session.session, id, answer);
-            reply::accepted()
+            if client_messages::answer(&http_session.session, id, answer) {
+                reply::accepted()
+            } else {
+                relay(shared, &http_session.session, message).await
+            }
         }
         Err(refusal) => refusal.response(),
+    }
+}
+
+/// Hands a client's message that no request here awaits to the other instances sharing the
+/// session's store: 202 once relayed (or at once without a store), 503 while the store does
+/// not answer.
+async fn relay(shared: &Shared, session: &Session, message: &[u8]) -> Response<McpBody> {
+    let Some(store) = &shared.options.session_store else { return reply::accepted() };
+    match store.0.relay(session.id(), message).await {
+        Ok(()) => reply::accepted(),
+        Err(err) => {
+            tracing::warn!(%err, "a client's message could not be relayed");
+            reply::store_unavailable()
+        }
     }
 }
 
@@ -279,6 +300,7 @@ async fn legacy(
         return run(shared, job).await;
     }
     shared.ensure_event_task();
+    shared.ensure_relay_task();
     let http_session = match shared
         .sessions
         .create(caller.principal.clone(), |id, outbound| Session::new(id, Transport::Http, outbound))

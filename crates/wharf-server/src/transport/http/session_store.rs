@@ -5,6 +5,8 @@
 use std::fmt::Debug;
 use std::time::Duration;
 
+use tokio::sync::mpsc;
+
 use crate::task::store::StoreFuture;
 
 /// What a shared store keeps of one 2025 session: what `initialize` settled, written once,
@@ -35,6 +37,17 @@ pub enum SessionChange {
     Subscribed(String),
     /// The client unsubscribed from a resource.
     Unsubscribed(String),
+}
+
+/// A client's message for a session, relayed from the instance it reached to the others: an
+/// answer to a request the server sent, or a cancellation, which only the instance running
+/// the request can act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relayed {
+    /// The session's id.
+    pub session: String,
+    /// The client's JSON-RPC message, as it sent it.
+    pub message: Vec<u8>,
 }
 
 /// The store could not be reached or did not answer; requests that need it are answered 503
@@ -83,4 +96,13 @@ pub trait SessionStore: Send + Sync + Debug + 'static {
 
     /// Deletes the session, for every instance.
     fn close<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<(), SessionStoreError>>;
+
+    /// Hands a client's message for `session` that this instance could not place (an answer to
+    /// a request another instance sent, a cancellation of a request another instance runs) to
+    /// every other instance. A message sent while an instance is not listening is lost to it.
+    fn relay<'a>(&'a self, session: &'a str, message: &'a [u8]) -> StoreFuture<'a, Result<(), SessionStoreError>>;
+
+    /// The messages other instances relay, from now on, for as long as the receiver is kept.
+    /// Called once per endpoint, within its async runtime.
+    fn relayed(&self) -> mpsc::Receiver<Relayed>;
 }

@@ -226,6 +226,9 @@ impl SessionTable {
         let (sender, receiver) = mpsc::channel(STANDALONE_BUFFER);
         let now = self.now();
         let (session, principal) = make(id.clone(), sender);
+        if self.shared {
+            session.number_requests_from(random_start());
+        }
         let session = Arc::new(HttpSession {
             session,
             principal,
@@ -290,6 +293,11 @@ impl SessionTable {
         }
         session.last_seen.store(now, Ordering::Relaxed);
         Some(session.clone())
+    }
+
+    /// This instance's copy of a session, as it is: for messages other instances relay.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<HttpSession>> {
+        lock(&self.sessions).get(id).cloned()
     }
 
     /// Ends the session with this id, for `reason`.
@@ -362,6 +370,17 @@ impl Drop for SessionTable {
             })
             .collect();
         self.end(ended);
+    }
+}
+
+/// Where a shared session's copy starts numbering its requests to the client: 48 random bits,
+/// so that two instances' numbers meet only after billions of requests. A failed random source
+/// leaves the numbers starting at 1, as in a session of one instance.
+fn random_start() -> u64 {
+    let mut bytes = [0u8; 8];
+    match getrandom::fill(&mut bytes[..6]) {
+        Ok(()) => u64::from_le_bytes(bytes),
+        Err(_) => 1,
     }
 }
 

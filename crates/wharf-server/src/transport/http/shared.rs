@@ -4,8 +4,8 @@
 use std::sync::{Arc, OnceLock, Weak};
 
 use http::{HeaderMap, Response, StatusCode};
-use tokio::sync::watch;
-use wharf_protocol::{ErrorCode, ProtocolVersion};
+use tokio::sync::{mpsc, watch};
+use wharf_protocol::{ErrorCode, Incoming, ProtocolVersion};
 
 use super::auth::Authenticator;
 use super::body::McpBody;
@@ -13,8 +13,9 @@ use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
 use super::options::HttpOptions;
 use super::reply;
 use super::session_record;
-use super::session_store::SessionStore;
+use super::session_store::{Relayed, SessionStore};
 use super::sessions::{HttpSession, SessionTable};
+use crate::dispatch::client_messages;
 use crate::events::ServerEvent;
 use crate::principal::Principal;
 use crate::random;
@@ -29,13 +30,22 @@ pub(crate) struct Shared {
     pub(crate) sessions: SessionTable,
     /// Set once the task that delivers server events to sessions runs.
     event_task: OnceLock<()>,
+    /// Set once the task that takes the messages other instances relay runs.
+    relay_task: OnceLock<()>,
     /// True once the endpoint is shutting down: standalone streams end.
     closing: watch::Sender<bool>,
 }
 
 impl Shared {
     pub(crate) fn new(server: Server, options: HttpOptions, sessions: SessionTable) -> Shared {
-        Shared { server, options, sessions, event_task: OnceLock::new(), closing: watch::Sender::new(false) }
+        Shared {
+            server,
+            options,
+            sessions,
+            event_task: OnceLock::new(),
+            relay_task: OnceLock::new(),
+            closing: watch::Sender::new(false),
+        }
     }
 
     /// Begins a graceful shutdown: standalone streams and listeners end, each cleanly, so that
@@ -56,11 +66,43 @@ impl Shared {
         self.closing.subscribe()
     }
 
+    /// Starts, once, the task that hands this instance's sessions the client messages other
+    /// instances relay, when a shared session store connects them.
+    pub(crate) fn ensure_relay_task(self: &Arc<Self>) {
+        let Some(store) = &self.options.session_store else { return };
+        self.relay_task.get_or_init(|| {
+            tokio::spawn(deliver_relayed(Arc::downgrade(self), store.0.relayed()));
+        });
+    }
+
     /// Starts, once, the task that turns server events into notifications for sessions.
     pub(crate) fn ensure_event_task(self: &Arc<Self>) {
         self.event_task.get_or_init(|| {
             tokio::spawn(deliver_events(Arc::downgrade(self), self.server.subscribe_events()));
         });
+    }
+}
+
+/// Gives each relayed message to this instance's copy of its session, if there is one: an
+/// answer reaches the request awaiting it, a cancellation the request it names; anything else
+/// is ignored, as it is where the client sent it.
+async fn deliver_relayed(shared: Weak<Shared>, mut relayed: mpsc::Receiver<Relayed>) {
+    while let Some(Relayed { session, message }) = relayed.recv().await {
+        let Some(shared) = shared.upgrade() else { return };
+        let Some(http_session) = shared.sessions.peek(&session) else { continue };
+        let session = &http_session.session;
+        match Incoming::parse(&message) {
+            Ok(Incoming::Response { id, result }) => {
+                client_messages::answer(session, &id, Ok(result));
+            }
+            Ok(Incoming::Error { id: Some(id), error }) => {
+                client_messages::answer(session, &id, Err(error));
+            }
+            Ok(Incoming::Notification { method, params }) => {
+                client_messages::notification(session, &method, params);
+            }
+            _ => tracing::debug!("ignoring a relayed message that is neither an answer nor a notification"),
+        }
     }
 }
 
@@ -163,6 +205,7 @@ async fn stored_session(
             return Err(SessionRefusal::StoreUnavailable);
         }
     };
+    shared.ensure_relay_task();
     if let Some(local) = shared.sessions.get(id) {
         session_record::refresh(&local.session, &stored);
         return Ok(local);
