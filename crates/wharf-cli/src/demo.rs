@@ -160,6 +160,9 @@ pub(crate) fn server() -> Result<Server, wharf::Error> {
     builder().build()
 }
 
+/// A resource that changes whenever it is read, and whose subscribers `tick` tells.
+const CLOCK: &str = "demo://clock";
+
 /// The demo server, before it is built.
 pub(crate) fn builder() -> wharf::ServerBuilder {
     Server::builder("wharf-demo", env!("CARGO_PKG_VERSION"))
@@ -189,6 +192,13 @@ pub(crate) fn builder() -> wharf::ServerBuilder {
                 .description("Ask the user for their name, then greet them"),
         )
         .tool(ToolDef::new("summarize", summarize).description("Summarize text with the client's language model"))
+        .tool(
+            ToolDef::new("tick", |context: RequestContext| async move {
+                context.server().notify_resource_updated(CLOCK);
+                format!("{CLOCK} changed; its subscribers were told")
+            })
+            .description("Tell the subscribers of demo://clock that it changed (on every instance of a fleet)"),
+        )
         .prompt(
             PromptDef::template(
                 "code_review",
@@ -210,6 +220,15 @@ pub(crate) fn builder() -> wharf::ServerBuilder {
             )
             .title("Application configuration")
             .description("The demo application's configuration")
+            .mime_type("application/json"),
+        )
+        .resource(
+            ResourceDef::dynamic(CLOCK, "clock", |_call| async move {
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+                serde_json::json!({"unix_seconds": now.as_secs()})
+            })
+            .title("Clock")
+            .description("The time now; `tick` tells subscribers it changed")
             .mime_type("application/json"),
         )
         .resource_template(

@@ -2,8 +2,9 @@
 //! `initialize` settled; `initialized`, `level` and one `sub:<uri>` field per subscription
 //! hold what changes, each written on its own so that instances changing different parts at
 //! once lose nothing. Every command that reaches a session also pushes its expiry out by the
-//! idle timeout, in the same round trip. Clients' messages that one instance cannot place are
-//! published on one channel of the deployment, to which every instance subscribes.
+//! idle timeout, in the same round trip. What one instance tells the others (clients' messages
+//! it cannot place, resource changes) is published on one channel of the deployment, to which
+//! every instance subscribes.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -135,12 +136,13 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
-    fn relay<'a>(&'a self, session: &'a str, message: &'a [u8]) -> StoreFuture<'a, Result<(), SessionStoreError>> {
+    fn relay<'a>(&'a self, relayed: &'a Relayed) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
+            let Some(payload) = relay_payload(relayed) else { return Ok(()) };
             let mut connection = self.redis.connection.clone();
             redis::cmd("PUBLISH")
                 .arg(self.redis.keys.relay())
-                .arg(relay_payload(session, message))
+                .arg(payload)
                 .query_async::<()>(&mut connection)
                 .await
                 .map_err(|err| unavailable(&err))
@@ -170,19 +172,33 @@ const RELAYED_BUFFER: usize = 1024;
 /// How long to wait before subscribing again after the subscription failed.
 const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(200);
 
-/// A relayed message on the wire: the session id, a newline, the client's message.
-fn relay_payload(session: &str, message: &[u8]) -> Vec<u8> {
-    let mut payload = Vec::with_capacity(session.len() + 1 + message.len());
-    payload.extend_from_slice(session.as_bytes());
-    payload.push(b'\n');
-    payload.extend_from_slice(message);
-    payload
+/// A relayed message on the wire: `c`, the session id, a newline and the client's message; or
+/// `r` and the URI of a resource that changed.
+fn relay_payload(relayed: &Relayed) -> Option<Vec<u8>> {
+    match relayed {
+        Relayed::ClientMessage { session, message } => {
+            let mut payload = Vec::with_capacity(session.len() + 2 + message.len());
+            payload.push(b'c');
+            payload.extend_from_slice(session.as_bytes());
+            payload.push(b'\n');
+            payload.extend_from_slice(message);
+            Some(payload)
+        }
+        Relayed::ResourceUpdated(uri) => Some([b"r", uri.as_bytes()].concat()),
+        _ => None,
+    }
 }
 
 fn relayed_from(payload: &[u8]) -> Option<Relayed> {
-    let newline = payload.iter().position(|byte| *byte == b'\n')?;
-    let session = std::str::from_utf8(&payload[..newline]).ok()?.to_owned();
-    Some(Relayed { session, message: payload[newline + 1..].to_vec() })
+    match payload.split_first()? {
+        (b'c', rest) => {
+            let newline = rest.iter().position(|byte| *byte == b'\n')?;
+            let session = std::str::from_utf8(&rest[..newline]).ok()?.to_owned();
+            Some(Relayed::ClientMessage { session, message: rest[newline + 1..].to_vec() })
+        }
+        (b'r', uri) => Some(Relayed::ResourceUpdated(std::str::from_utf8(uri).ok()?.to_owned())),
+        _ => None,
+    }
 }
 
 /// Subscribes to the relay channel and hands what comes to `relayed`, subscribing again after
@@ -242,10 +258,14 @@ mod tests {
     }
 
     #[test]
-    fn a_relayed_message_keeps_its_session_and_bytes() {
-        let message = br#"{"jsonrpc":"2.0","id":"wharf-7","result":{"action":"accept"}}"#;
-        let relayed = relayed_from(&relay_payload("abc", message)).unwrap();
-        assert_eq!((relayed.session.as_str(), relayed.message.as_slice()), ("abc", &message[..]));
-        assert_eq!(relayed_from(b"no newline"), None);
+    fn relayed_messages_come_back_as_they_went() {
+        let message = br#"{"jsonrpc":"2.0","id":"wharf-7","result":{"action":"accept"}}"#.to_vec();
+        let answer = Relayed::ClientMessage { session: "abc".to_owned(), message };
+        assert_eq!(relayed_from(&relay_payload(&answer).unwrap()), Some(answer));
+        let update = Relayed::ResourceUpdated("demo://note\nwith a newline".to_owned());
+        assert_eq!(relayed_from(&relay_payload(&update).unwrap()), Some(update));
+        assert_eq!(relayed_from(b"cno newline"), None);
+        assert_eq!(relayed_from(b"x?"), None);
+        assert_eq!(relayed_from(b""), None);
     }
 }

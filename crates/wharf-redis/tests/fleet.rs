@@ -9,9 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{RedisServer, Reply, send};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use support::{RedisServer, Reply, Streamed, send};
+use tokio::net::TcpListener;
 use wharf_protocol::{ElicitParams, LoggingLevel};
 use wharf_redis::Redis;
 use wharf_server::{HttpOptions, RequestContext, ResourceDef, Server, ToolDef, serve_http_on};
@@ -53,7 +52,16 @@ fn server() -> Server {
             let level = if context.logs_at(LoggingLevel::Info) { "logs info" } else { "quiet" };
             format!("{} {level}", context.session_id())
         }))
+        .tool(ToolDef::new("touch_note", |context: RequestContext| async move {
+            context.server().notify_resource_updated("demo://note");
+            "touched"
+        }))
+        .tool(ToolDef::new("touch_other", |context: RequestContext| async move {
+            context.server().notify_resource_updated("demo://other");
+            "touched"
+        }))
         .resource(ResourceDef::text("demo://note", "note", "hello"))
+        .resource(ResourceDef::text("demo://other", "other", "hi"))
         .build()
         .unwrap()
 }
@@ -197,52 +205,6 @@ async fn while_redis_is_down_requests_get_503_with_retry_after_and_work_again_on
     assert_eq!(initialize(b).await.status, 200);
 }
 
-/// A streamed request of a 2025 session whose answer is read as it comes.
-struct Streamed {
-    stream: TcpStream,
-    read: String,
-}
-
-impl Streamed {
-    async fn post(port: u16, session: &str, body: &str) -> Streamed {
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
-             accept: application/json, text/event-stream\r\nmcp-session-id: {session}\r\n\
-             mcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-        stream.write_all(request.as_bytes()).await.unwrap();
-        Streamed { stream, read: String::new() }
-    }
-
-    /// Reads until `wanted` has come (at most 10 s), and gives all read so far.
-    async fn until(&mut self, wanted: &str) -> &str {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-        while !self.read.contains(wanted) {
-            let mut buffer = [0u8; 4096];
-            let read = tokio::time::timeout_at(deadline, self.stream.read(&mut buffer))
-                .await
-                .unwrap_or_else(|_| panic!("no {wanted:?} in time; read {:?}", self.read))
-                .unwrap();
-            assert!(read > 0, "the stream ended before {wanted:?}: {:?}", self.read);
-            self.read.push_str(&String::from_utf8_lossy(&buffer[..read]));
-        }
-        &self.read
-    }
-
-    /// Reads to the end of the response (at most 10 s).
-    async fn end(mut self) -> String {
-        let mut rest = Vec::new();
-        tokio::time::timeout(Duration::from_secs(10), self.stream.read_to_end(&mut rest))
-            .await
-            .expect("the response ended in time")
-            .unwrap();
-        self.read.push_str(&String::from_utf8_lossy(&rest));
-        self.read
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_and_cancellations_the_client_sends_to_another_instance_reach_the_request() {
     let redis_server = RedisServer::start();
@@ -285,4 +247,40 @@ async fn answers_and_cancellations_the_client_sends_to_another_instance_reach_th
     assert_eq!(CANCELLED.load(Ordering::SeqCst), before + 1, "the handler on A saw the cancellation sent to B");
     let rest = waiting.until("\r\n\r\n").await.to_owned();
     assert!(!rest.contains("never cancelled"), "{rest}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_changed_on_one_instance_reaches_the_subscribers_stream_on_another() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-e");
+    let idle = Duration::from_secs(60);
+    let (a, b, c) = (instance(&redis, idle).await, instance(&redis, idle).await, instance(&redis, idle).await);
+    let id = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
+    assert_eq!(
+        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
+        202
+    );
+    let subscribe = |n: u64, uri: &str| request(n, "resources/subscribe", json!({"uri": uri}));
+    assert_eq!(send(b, "POST", Some(&id), &subscribe(1, "demo://note")).await.status, 200);
+
+    // The standalone stream is open on C; the resource changes on A.
+    let mut standalone = Streamed::get(c, &id).await;
+    standalone.until("200 OK").await;
+    // Instances subscribe to each other's news from their first request on; the subscription
+    // takes a moment to be made, so the change is made again until it is heard (or 10 s pass).
+    let touch = |n: u64, tool: &str| request(n, "tools/call", json!({"name": tool, "arguments": {}}));
+    let mut heard = false;
+    for n in 0..50 {
+        assert_eq!(send(a, "POST", Some(&id), &touch(100 + n, "touch_note")).await.status, 200);
+        if standalone.within(r#""uri":"demo://note""#, Duration::from_millis(200)).await {
+            heard = true;
+            break;
+        }
+    }
+    assert!(heard, "C's stream heard of the change made on A: {:?}", standalone.read);
+
+    // A subscription made through B after the stream opened on C counts too.
+    assert_eq!(send(b, "POST", Some(&id), &subscribe(3, "demo://other")).await.status, 200);
+    assert_eq!(send(a, "POST", Some(&id), &touch(4, "touch_other")).await.status, 200);
+    standalone.until(r#""uri":"demo://other""#).await;
 }

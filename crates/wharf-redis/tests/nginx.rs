@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use support::{RedisServer, Reply, free_port, initialize, request, send, send_with};
+use support::{RedisServer, Reply, Streamed, free_port, initialize, request, send, send_with};
 
 /// A child process killed when the test ends, however it ends.
 struct Killed(Child);
@@ -147,6 +147,25 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
     distinct.sort();
     distinct.dedup();
     assert_eq!(distinct.len(), 3, "all three instances served: {served:?}");
+
+    // The standalone stream is on one instance; the subscription and the change land on
+    // others; the stream hears of it. Instances hear of each other's changes from their first
+    // request on, so the change is made again until it is heard (at most 10 s).
+    let subscribe = request(11, "resources/subscribe", json!({"uri": "demo://clock"}));
+    assert_eq!(send(proxy.port, "POST", Some(&id), &subscribe).await.status, 200);
+    let mut standalone = Streamed::get(proxy.port, &id).await;
+    standalone.until("200 OK").await;
+    let mut heard = false;
+    for n in 0..50 {
+        let tick = request(100 + n, "tools/call", json!({"name": "tick", "arguments": {}}));
+        assert_eq!(send(proxy.port, "POST", Some(&id), &tick).await.status, 200);
+        if standalone.within(r#""uri":"demo://clock""#, Duration::from_millis(200)).await {
+            heard = true;
+            break;
+        }
+    }
+    assert!(heard, "the GET stream heard of the tick: {:?}", standalone.read);
+    drop(standalone);
 
     // One instance dies without a word: the session goes on on the other two.
     let (killed, _) = instances.remove(0);

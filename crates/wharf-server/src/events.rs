@@ -20,7 +20,9 @@ pub(crate) enum ServerEvent {
     /// A list changed because of a component requiring these scopes: only those who may see
     /// it hear of the change.
     ListChanged(ListKind, Scopes),
-    ResourceUpdated(Arc<str>),
+    /// A resource changed; `relayed` when it changed on another instance of the server, which
+    /// told this one (so this one does not tell the others again).
+    ResourceUpdated { uri: Arc<str>, relayed: bool },
     /// A task changed.
     Task(Arc<TaskRecord>),
 }

@@ -112,7 +112,7 @@ fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Tag)
         ServerEvent::ListChanged(ListKind::Resources, _) if filter.resources_list_changed == Some(true) => {
             Some(ServerNotification::ResourceListChanged(meta()))
         }
-        ServerEvent::ResourceUpdated(uri)
+        ServerEvent::ResourceUpdated { uri, .. }
             if filter.resource_subscriptions.iter().flatten().any(|watched| concerns(watched, uri)) =>
         {
             Some(ServerNotification::ResourceUpdated(ResourceUriParams {

@@ -315,7 +315,14 @@ impl Server {
     /// Tells every client subscribed to `uri` that the resource changed
     /// (`notifications/resources/updated`).
     pub fn notify_resource_updated(&self, uri: &str) {
-        let _ = self.shared.events.send(ServerEvent::ResourceUpdated(uri.into()));
+        let _ = self.shared.events.send(ServerEvent::ResourceUpdated { uri: uri.into(), relayed: false });
+    }
+
+    #[cfg(feature = "http")]
+    /// Tells this instance's clients subscribed to `uri` that another instance of the server
+    /// changed the resource.
+    pub(crate) fn relayed_resource_update(&self, uri: &str) {
+        let _ = self.shared.events.send(ServerEvent::ResourceUpdated { uri: uri.into(), relayed: true });
     }
 }
 

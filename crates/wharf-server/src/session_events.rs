@@ -30,7 +30,7 @@ pub(crate) fn event_notification(
         ServerEvent::ListChanged(ListKind::Resources, _) if capabilities.resources.is_some() => {
             ServerNotification::ResourceListChanged(NotificationMeta::default())
         }
-        ServerEvent::ResourceUpdated(uri) if session.is_subscribed(uri) => {
+        ServerEvent::ResourceUpdated { uri, .. } if session.is_subscribed(uri) => {
             ServerNotification::ResourceUpdated(ResourceUriParams { uri: uri.to_string(), meta: None })
         }
         // 2025-11-25 task status, to the session that made the task.

@@ -1,5 +1,5 @@
 //! What the tests of shared stores use: a `redis-server` of their own, and raw HTTP/1.1
-//! requests with their answers.
+//! requests with their answers, whole or as they come.
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -148,4 +148,66 @@ pub async fn initialize(port: u16) -> Reply {
 /// A request's body.
 pub fn request(id: u64, method: &str, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// A response of a 2025 session read as it comes: a streamed POST, or a GET stream.
+pub struct Streamed {
+    stream: TcpStream,
+    /// Everything read so far.
+    pub read: String,
+}
+
+impl Streamed {
+    pub async fn post(port: u16, session: &str, body: &str) -> Streamed {
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\nmcp-session-id: {session}\r\n\
+             mcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        Streamed { stream, read: String::new() }
+    }
+
+    /// The standalone GET stream of a 2025 session.
+    pub async fn get(port: u16, session: &str) -> Streamed {
+        let request = format!(
+            "GET /mcp HTTP/1.1\r\nhost: localhost:{port}\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\
+             mcp-protocol-version: 2025-11-25\r\n\r\n"
+        );
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        Streamed { stream, read: String::new() }
+    }
+
+    /// Reads until `wanted` has come (at most 10 s), and gives all read so far.
+    pub async fn until(&mut self, wanted: &str) -> &str {
+        assert!(self.within(wanted, Duration::from_secs(10)).await, "no {wanted:?} in time; read {:?}", self.read);
+        &self.read
+    }
+
+    /// Reads until `wanted` has come, for at most `time`; false if it did not.
+    pub async fn within(&mut self, wanted: &str, time: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + time;
+        while !self.read.contains(wanted) {
+            let mut buffer = [0u8; 4096];
+            let Ok(read) = tokio::time::timeout_at(deadline, self.stream.read(&mut buffer)).await else { return false };
+            let read = read.unwrap();
+            assert!(read > 0, "the stream ended before {wanted:?}: {:?}", self.read);
+            self.read.push_str(&String::from_utf8_lossy(&buffer[..read]));
+        }
+        true
+    }
+
+    /// Reads to the end of the response (at most 10 s).
+    pub async fn end(mut self) -> String {
+        let mut rest = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), self.stream.read_to_end(&mut rest))
+            .await
+            .expect("the response ended in time")
+            .unwrap();
+        self.read.push_str(&String::from_utf8_lossy(&rest));
+        self.read
+    }
 }

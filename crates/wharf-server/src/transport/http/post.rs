@@ -16,7 +16,7 @@ use super::body::{BodyError, BodyLimits, McpBody, read_body};
 use super::headers::{self, SESSION_ID};
 use super::reply;
 use super::session_record;
-use super::session_store::{SessionChange, SessionStoreError};
+use super::session_store::{Relayed, SessionChange, SessionStoreError};
 use super::sessions::{ActiveGuard, CreateError, HttpSession};
 use super::shared::{SessionRefusal, Shared, legacy_session};
 use crate::cancel::Cancellation;
@@ -77,6 +77,11 @@ where
         }
     };
     let message = bytes.trim_ascii();
+    if shared.options.session_store.is_some() {
+        // Every instance of a fleet tells the others of its resource changes, and hears theirs.
+        shared.ensure_event_task();
+        shared.ensure_relay_task();
+    }
     if let Some(batch) = parse_batch(message) {
         return post_batch(shared, headers, batch, &caller).await;
     }
@@ -235,7 +240,8 @@ async fn answer(
 /// not answer.
 async fn relay(shared: &Shared, session: &Session, message: &[u8]) -> Response<McpBody> {
     let Some(store) = &shared.options.session_store else { return reply::accepted() };
-    match store.0.relay(session.id(), message).await {
+    let relayed = Relayed::ClientMessage { session: session.id().to_owned(), message: message.to_vec() };
+    match store.0.relay(&relayed).await {
         Ok(()) => reply::accepted(),
         Err(err) => {
             tracing::warn!(%err, "a client's message could not be relayed");

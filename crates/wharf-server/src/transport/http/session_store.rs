@@ -39,15 +39,22 @@ pub enum SessionChange {
     Unsubscribed(String),
 }
 
-/// A client's message for a session, relayed from the instance it reached to the others: an
-/// answer to a request the server sent, or a cancellation, which only the instance running
-/// the request can act on.
+/// What one instance of a server tells the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Relayed {
-    /// The session's id.
-    pub session: String,
-    /// The client's JSON-RPC message, as it sent it.
-    pub message: Vec<u8>,
+#[non_exhaustive]
+pub enum Relayed {
+    /// A client's message for a session that the instance it reached could not place: an
+    /// answer to a request another instance sent, or a cancellation of a request another
+    /// instance runs.
+    ClientMessage {
+        /// The session's id.
+        session: String,
+        /// The client's JSON-RPC message, as it sent it.
+        message: Vec<u8>,
+    },
+    /// A resource changed on the instance that relays this: every instance tells its own
+    /// subscribers.
+    ResourceUpdated(String),
 }
 
 /// The store could not be reached or did not answer; requests that need it are answered 503
@@ -97,10 +104,9 @@ pub trait SessionStore: Send + Sync + Debug + 'static {
     /// Deletes the session, for every instance.
     fn close<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<(), SessionStoreError>>;
 
-    /// Hands a client's message for `session` that this instance could not place (an answer to
-    /// a request another instance sent, a cancellation of a request another instance runs) to
-    /// every other instance. A message sent while an instance is not listening is lost to it.
-    fn relay<'a>(&'a self, session: &'a str, message: &'a [u8]) -> StoreFuture<'a, Result<(), SessionStoreError>>;
+    /// Hands `relayed` to every other instance. What is relayed while an instance is not
+    /// listening is lost to it.
+    fn relay<'a>(&'a self, relayed: &'a Relayed) -> StoreFuture<'a, Result<(), SessionStoreError>>;
 
     /// The messages other instances relay, from now on, for as long as the receiver is kept.
     /// Called once per endpoint, within its async runtime.

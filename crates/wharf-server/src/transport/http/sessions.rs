@@ -84,6 +84,11 @@ impl HttpSession {
         lock(&self.standalone).take()
     }
 
+    /// True while a GET stream of this copy carries the session's server-initiated messages.
+    pub(crate) fn has_stream_open(&self) -> bool {
+        lock(&self.standalone).is_none()
+    }
+
     pub(crate) fn return_standalone(&self, receiver: mpsc::Receiver<Vec<u8>>) {
         *lock(&self.standalone) = Some(receiver);
     }

@@ -87,8 +87,15 @@ impl Shared {
 /// answer reaches the request awaiting it, a cancellation the request it names; anything else
 /// is ignored, as it is where the client sent it.
 async fn deliver_relayed(shared: Weak<Shared>, mut relayed: mpsc::Receiver<Relayed>) {
-    while let Some(Relayed { session, message }) = relayed.recv().await {
+    while let Some(relayed) = relayed.recv().await {
         let Some(shared) = shared.upgrade() else { return };
+        let (session, message) = match relayed {
+            Relayed::ClientMessage { session, message } => (session, message),
+            Relayed::ResourceUpdated(uri) => {
+                shared.server.relayed_resource_update(&uri);
+                continue;
+            }
+        };
         let Some(http_session) = shared.sessions.peek(&session) else { continue };
         let session = &http_session.session;
         match Incoming::parse(&message) {
@@ -107,7 +114,8 @@ async fn deliver_relayed(shared: Weak<Shared>, mut relayed: mpsc::Receiver<Relay
 }
 
 /// Hands list changes and resource updates to every session that should hear of them; a
-/// session whose standalone queue is full misses the message (each says "look again").
+/// session whose standalone queue is full misses the message (each says "look again"). With a
+/// shared session store, a resource that changed here is relayed to the other instances too.
 async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast::Receiver<ServerEvent>) {
     loop {
         let event = match events.recv().await {
@@ -116,9 +124,23 @@ async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         };
         let Some(shared) = shared.upgrade() else { return };
+        if let (ServerEvent::ResourceUpdated { uri, relayed: false }, Some(store)) =
+            (&event, &shared.options.session_store)
+            && let Err(err) = store.0.relay(&Relayed::ResourceUpdated(uri.to_string())).await
+        {
+            tracing::warn!(%err, "a resource update could not be relayed to the other instances");
+        }
         let capabilities = shared.server.capabilities();
         for http_session in shared.sessions.all() {
             let session = &http_session.session;
+            if let (ServerEvent::ResourceUpdated { .. }, Some(store)) = (&event, &shared.options.session_store)
+                && http_session.has_stream_open()
+                && let Ok(Some(stored)) = store.0.load(session.id(), shared.options.session_idle_timeout).await
+            {
+                // The client may have subscribed through another instance since this one last
+                // heard from it: its subscriptions are read afresh for the stream it holds here.
+                session_record::refresh(session, &stored);
+            }
             if let Some(notification) = event_notification(&capabilities, session, &event) {
                 let _ = session.outbound().try_send(notification);
             }
