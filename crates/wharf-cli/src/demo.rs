@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use wharf::protocol::{CreateMessageParams, ElicitAction, ElicitParams, ElicitSchema, LoggingLevel, PrimitiveSchema};
+use wharf::task::TaskSupport;
 use wharf::{Args, PromptDef, RequestContext, ResourceDef, RpcError, Server, TemplateDef, ToolDef};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -179,7 +180,11 @@ pub(crate) fn builder() -> wharf::ServerBuilder {
                 .description("Add, subtract, multiply or divide two numbers")
                 .read_only(),
         )
-        .tool(ToolDef::new("countdown", countdown).description("Count down, reporting progress and logging each step"))
+        .tool(
+            ToolDef::new("countdown", countdown)
+                .description("Count down, reporting progress and logging each step")
+                .task_support(TaskSupport::Optional),
+        )
         .tool(
             ToolDef::new("log", |context: RequestContext, Args(args): Args<LogArgs>| async move {
                 context.log(args.level, Some("demo"), args.message.clone()).await;

@@ -85,8 +85,9 @@ struct ServeArgs {
     /// users of the machine could read it.
     #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
     auth_introspection_client: Option<String>,
-    /// Keep 2025 sessions in this Redis (or Valkey), redis://HOST:PORT/DB, so that several
-    /// `wharf serve --http` instances behind a load balancer serve any request of any session.
+    /// Keep 2025 sessions and task records in this Redis (or Valkey), redis://HOST:PORT/DB, so
+    /// that several `wharf serve --http` instances behind a load balancer serve any request of
+    /// any session or task.
     /// A password goes in the URL (redis://:PASSWORD@HOST:PORT/) and is never logged.
     #[arg(long, value_name = "URL", requires = "http")]
     redis: Option<String>,
@@ -170,6 +171,17 @@ fn serve(args: ServeArgs) -> ExitCode {
     if args.pass_through_layer {
         builder = builder.layer(wharf::middleware::layer_fn(|request, next| next.run(request)));
     }
+    let redis = match args.redis.as_deref().map(wharf::redis::Redis::connect) {
+        None => None,
+        Some(Ok(redis)) => Some(redis.prefix(&args.redis_prefix)),
+        Some(Err(err)) => {
+            eprintln!("wharf serve: --redis: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(redis) = &redis {
+        builder = builder.task_store(redis.task_store());
+    }
     if let Ok(keys) = std::env::var(STATE_KEYS_VARIABLE) {
         match request_state_keys(&keys) {
             Ok(keys) => {
@@ -209,7 +221,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
             runtime.block_on(wharf::stdio::serve_stdio_with(server, options)).map_err(|err| err.to_string())
         }
-        Some(address) => runtime.block_on(serve_http(server, address, &args, telemetry.clone())),
+        Some(address) => runtime.block_on(serve_http(server, address, &args, redis.as_ref(), telemetry.clone())),
     };
     // The runtime ends first: shutting the exporters down blocks while they send the rest.
     drop(runtime);
@@ -233,6 +245,7 @@ async fn serve_http(
     server: wharf::Server,
     address: &str,
     args: &ServeArgs,
+    redis: Option<&wharf::redis::Redis>,
     telemetry: Option<Arc<wharf::otel::Telemetry>>,
 ) -> Result<(), String> {
     let mut options = wharf::HttpOptions::default();
@@ -245,8 +258,7 @@ async fn serve_http(
     for origin in &args.allowed_origins {
         options = options.add_allowed_origin(origin);
     }
-    if let Some(url) = &args.redis {
-        let redis = wharf::redis::Redis::connect(url).map_err(|err| err.to_string())?.prefix(&args.redis_prefix);
+    if let Some(redis) = redis {
         options = options.session_store(redis.session_store());
     }
     let listener = bind(address).await?;

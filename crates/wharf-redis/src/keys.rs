@@ -18,6 +18,21 @@ impl Keys {
         format!("{}:relay", self.prefix)
     }
 
+    /// The channel on which instances signal the tasks other instances run.
+    pub(crate) fn task_signals(&self) -> String {
+        format!("{}:task-signals", self.prefix)
+    }
+
+    /// A task's record. The task id is its hash tag.
+    pub(crate) fn task(&self, id: &str) -> String {
+        format!("{}:{{{id}}}:task", self.prefix)
+    }
+
+    /// The ids of one owner's tasks, for `tasks/list`.
+    pub(crate) fn tasks_of(&self, owner: &str) -> String {
+        format!("{}:tasks-of:{owner}", self.prefix)
+    }
+
     /// The hash that holds what is kept of a 2025 session.
     pub(crate) fn session(&self, id: &str) -> String {
         format!("{}:{{{id}}}:session", self.prefix)

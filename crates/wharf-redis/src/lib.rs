@@ -4,13 +4,16 @@
 //! From the bottom: `keys.rs` (every key under one prefix, with a hash tag that keeps one
 //! session's keys in one Redis Cluster slot), `connection.rs` ([`Redis`]: one multiplexed
 //! connection that reconnects, with deadlines, so that a request never waits on a Redis that is
-//! down), `sessions.rs` ([`RedisSessionStore`], a [`wharf_server::SessionStore`]).
+//! down), `subscription.rs` (a pub/sub channel listened to on a connection of its own, again
+//! after each failure), `sessions.rs` ([`RedisSessionStore`], a [`wharf_server::SessionStore`])
+//! and `tasks.rs` ([`RedisTaskStore`], a [`wharf_server::TaskStore`] with leases and signals).
 //!
 //! ```no_run
 //! # fn demo(server: wharf_server::Server) -> Result<(), wharf_redis::RedisError> {
 //! let redis = wharf_redis::Redis::connect("redis://127.0.0.1:6379/")?.prefix("my-server");
 //! let options = wharf_server::HttpOptions::default().session_store(redis.session_store());
-//! # let _ = (server, options);
+//! let builder = wharf_server::Server::builder("my-server", "1").task_store(redis.task_store());
+//! # let _ = (server, options, builder);
 //! # Ok(())
 //! # }
 //! ```
@@ -18,6 +21,9 @@
 mod connection;
 mod keys;
 mod sessions;
+mod subscription;
+mod tasks;
 
 pub use connection::{Redis, RedisError};
 pub use sessions::RedisSessionStore;
+pub use tasks::RedisTaskStore;

@@ -10,12 +10,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
-
 use tokio::sync::mpsc;
 use wharf_server::{Relayed, SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession};
 
 use crate::connection::{Redis, without_secrets};
+use crate::subscription;
 
 const OPENED: &str = "opened";
 const INITIALIZED: &str = "initialized";
@@ -150,8 +149,8 @@ impl SessionStore for RedisSessionStore {
     }
 
     fn relayed(&self) -> mpsc::Receiver<Relayed> {
-        let (sender, receiver) = mpsc::channel(RELAYED_BUFFER);
-        tokio::spawn(listen_for_relayed(self.redis.clone(), sender));
+        let (sender, receiver) = mpsc::channel(subscription::BUFFER);
+        tokio::spawn(subscription::listen(self.redis.clone(), self.redis.keys.relay(), relayed_from, sender));
         receiver
     }
 
@@ -166,11 +165,6 @@ impl SessionStore for RedisSessionStore {
         })
     }
 }
-
-/// How many relayed messages wait for the endpoint to take them; more are dropped.
-const RELAYED_BUFFER: usize = 1024;
-/// How long to wait before subscribing again after the subscription failed.
-const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(200);
 
 /// A relayed message on the wire: `c`, the session id, a newline and the client's message; or
 /// `r` and the URI of a resource that changed.
@@ -198,42 +192,6 @@ fn relayed_from(payload: &[u8]) -> Option<Relayed> {
         }
         (b'r', uri) => Some(Relayed::ResourceUpdated(std::str::from_utf8(uri).ok()?.to_owned())),
         _ => None,
-    }
-}
-
-/// Subscribes to the relay channel and hands what comes to `relayed`, subscribing again after
-/// each failure, until the receiver is dropped.
-async fn listen_for_relayed(redis: Redis, relayed: mpsc::Sender<Relayed>) {
-    let channel = redis.keys.relay();
-    while !relayed.is_closed() {
-        let subscribed = async {
-            let mut pubsub = redis.client.get_async_pubsub().await?;
-            pubsub.subscribe(&channel).await?;
-            Ok::<_, redis::RedisError>(pubsub)
-        };
-        let mut pubsub = match subscribed.await {
-            Ok(pubsub) => pubsub,
-            Err(err) => {
-                tracing::warn!(error = %without_secrets(&err), "cannot subscribe to relayed messages; trying again");
-                tokio::time::sleep(RESUBSCRIBE_AFTER).await;
-                continue;
-            }
-        };
-        let mut messages = pubsub.on_message();
-        loop {
-            let message = tokio::select! {
-                message = messages.next() => message,
-                () = relayed.closed() => return,
-            };
-            let Some(message) = message else { break };
-            if let Some(message) = relayed_from(message.get_payload_bytes())
-                && relayed.try_send(message).is_err()
-            {
-                tracing::warn!("dropped a relayed message: the endpoint is not taking them");
-            }
-        }
-        tracing::warn!("the subscription to relayed messages ended; subscribing again");
-        tokio::time::sleep(RESUBSCRIBE_AFTER).await;
     }
 }
 

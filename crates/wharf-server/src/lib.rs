@@ -87,7 +87,7 @@ pub use session::Transport;
 pub use session_end::{SessionEnd, SessionEndReason};
 pub use task::TaskSupport;
 pub use task::record::{TaskRecord, TaskStatus};
-pub use task::store::{MemoryTaskStore, StoreFuture, TaskStore, TaskStoreError};
+pub use task::store::{MemoryTaskStore, StoreFuture, TaskSignal, TaskStore, TaskStoreError};
 pub use tool::ToolDef;
 pub use tool::extract::{Args, FromToolCall, Rejection, SessionData, State, ToolCall};
 pub use tool::handler::ToolHandler;

@@ -125,7 +125,7 @@ pub mod request {
 /// Tasks: tool calls that outlive their request, and where their records are kept.
 pub mod task {
     pub use wharf_server::{
-        MemoryTaskStore, StoreFuture, TaskRecord, TaskStatus, TaskStore, TaskStoreError, TaskSupport,
+        MemoryTaskStore, StoreFuture, TaskRecord, TaskSignal, TaskStatus, TaskStore, TaskStoreError, TaskSupport,
     };
 }
 

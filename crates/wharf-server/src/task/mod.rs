@@ -11,7 +11,10 @@
 //! [`Cancellation`], and its future is dropped if it has not stopped two seconds later.
 //!
 //! Records live in a [`TaskStore`]; the instance that runs a task writes them, any instance
-//! can read them.
+//! can read them. With a store several instances share, the instance running a task renews a
+//! lease on it while the handler runs, so that a task whose instance died is failed rather
+//! than left working; `tasks/cancel` and `tasks/update` for a task running elsewhere are
+//! signalled to its instance through the store.
 
 /// The `_meta` key tying a message to a 2025-11-25 task.
 pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -22,7 +25,7 @@ pub(crate) mod time;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -35,7 +38,7 @@ use crate::error::RpcError;
 use crate::events::ServerEvent;
 use crate::input::check_answer;
 use record::{TaskRecord, TaskStatus};
-use store::TaskStore;
+use store::{TaskSignal, TaskStore};
 use time::unix_millis;
 
 /// How long a cancelled task's handler may take to stop on its own before it is dropped.
@@ -53,12 +56,17 @@ pub enum TaskSupport {
     Required,
 }
 
+/// The tasks running in this process, by id.
+type RunningTasks = Mutex<HashMap<String, Arc<Running>>>;
+
 /// The tasks of one server: where records are kept, and the tasks running here.
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
-    running: Mutex<HashMap<String, Arc<Running>>>,
+    running: Arc<RunningTasks>,
     ttl: Option<Duration>,
     poll_interval: Duration,
+    /// Set once the task that takes other instances' signals runs.
+    listening: OnceLock<()>,
 }
 
 /// A task running in this process.
@@ -99,7 +107,7 @@ fn random_id() -> Result<String, RpcError> {
 
 impl Tasks {
     pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Option<Duration>, poll_interval: Duration) -> Tasks {
-        Tasks { store, running: Mutex::new(HashMap::new()), ttl, poll_interval }
+        Tasks { store, running: Arc::new(Mutex::new(HashMap::new())), ttl, poll_interval, listening: OnceLock::new() }
     }
 
     fn running(&self, task_id: &str) -> Option<Arc<Running>> {
@@ -108,6 +116,15 @@ impl Tasks {
 
     pub(crate) fn forget(&self, task_id: &str) {
         self.running.lock().unwrap_or_else(PoisonError::into_inner).remove(task_id);
+    }
+
+    /// Starts, once, taking the signals other instances send the tasks running here.
+    fn listen_for_signals(&self) {
+        self.listening.get_or_init(|| {
+            if let Some(signals) = self.store.signals() {
+                tokio::spawn(take_signals(Arc::downgrade(&self.running), signals));
+            }
+        });
     }
 
     /// Stores a new task and returns its record and the handle its handler asks for input
@@ -127,6 +144,7 @@ impl Tasks {
             (server, None) => server,
         };
         let now = unix_millis();
+        let lease = self.store.lease();
         let record = TaskRecord {
             task_id: random_id()?,
             status: TaskStatus::Working,
@@ -135,8 +153,12 @@ impl Tasks {
             ttl_ms: ttl.map(|ttl| ttl.as_millis() as u64),
             poll_interval_ms: Some(self.poll_interval.as_millis() as u64),
             principal: owner,
+            lease_until_ms: lease.map(|lease| now + lease.as_millis() as u64),
             ..TaskRecord::default()
         };
+        if lease.is_some() {
+            self.listen_for_signals();
+        }
         // The record is readable before the client hears of the task.
         self.store.create(record.clone()).await.map_err(store_error)?;
         let running = Arc::new(Running {
@@ -151,16 +173,44 @@ impl Tasks {
             finished: watch::channel(false).0,
         });
         self.running.lock().unwrap_or_else(PoisonError::into_inner).insert(record.task_id.clone(), running.clone());
+        if let Some(lease) = lease {
+            tokio::spawn(keep_lease(Arc::downgrade(&running), lease));
+        }
         let _ = running.events.send(ServerEvent::Task(Arc::new(record.clone())));
         Ok((record, running))
     }
 
-    /// The record of a task `principal` may see.
+    /// The record of a task `principal` may see; one whose instance stopped renewing its lease
+    /// is failed first.
     pub(crate) async fn get(&self, task_id: &str, principal: Option<&str>) -> Result<TaskRecord, RpcError> {
         match self.store.get(task_id).await {
-            Some(record) if record.principal.as_deref() == principal => Ok(record),
+            Some(record) if record.principal.as_deref() == principal => {
+                if record.is_abandoned(unix_millis()) && self.running(task_id).is_none() {
+                    return Ok(self.fail_abandoned(record).await);
+                }
+                Ok(record)
+            }
             _ => Err(unknown_task(task_id)),
         }
+    }
+
+    /// Fails a task whose instance stopped renewing its lease (it died, or lost the store):
+    /// nobody will finish it.
+    async fn fail_abandoned(&self, mut record: TaskRecord) -> TaskRecord {
+        tracing::warn!(task = %record.task_id, "a task's instance stopped renewing its lease; the task fails");
+        record.status = TaskStatus::Failed;
+        record.status_message = Some("The server instance running the task stopped".to_owned());
+        record.error = Some(ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            "Internal error: the server instance running the task stopped before it finished",
+        ));
+        record.input_requests.clear();
+        record.lease_until_ms = None;
+        record.updated_at_ms = unix_millis();
+        if let Err(err) = self.store.put(record.clone()).await {
+            tracing::warn!(task = %record.task_id, %err, "a failed task's record could not be written");
+        }
+        record
     }
 
     /// The tasks `owner` may see, newest first (2025-11-25 `tasks/list`).
@@ -196,32 +246,106 @@ impl Tasks {
         principal: Option<&str>,
         responses: JsonObject,
     ) -> Result<(), RpcError> {
-        self.get(task_id, principal).await?;
-        let Some(running) = self.running(task_id) else { return Ok(()) };
-        running.answer(responses).await
+        let record = self.get(task_id, principal).await?;
+        if let Some(running) = self.running(task_id) {
+            return running.answer(responses).await;
+        }
+        if record.status.is_terminal() {
+            return Ok(());
+        }
+        // Another instance runs it: the answers are checked here, against what its record
+        // says it waits for, and sent there.
+        let mut answered = JsonObject::new();
+        for (key, value) in responses {
+            let Some(request) = record.input_requests.get(&key) else { continue };
+            check_answer(&key, request.method(), &value)?;
+            answered.insert(key, value);
+        }
+        if answered.is_empty() {
+            return Ok(());
+        }
+        self.store.signal(task_id, &TaskSignal::Update(answered)).await.map_err(store_error)
     }
 
     /// Stops a task. Stopping one that already ended changes nothing.
     pub(crate) async fn cancel(&self, task_id: &str, principal: Option<&str>) -> Result<(), RpcError> {
-        self.get(task_id, principal).await?;
+        let record = self.get(task_id, principal).await?;
         if let Some(running) = self.running(task_id) {
-            running.settle(TaskStatus::Cancelled, "Cancelled at the client's request", |_| {}).await;
-            // The handler hears of it first, so that it can stop cleanly; a handler that has
-            // not stopped after the grace period is dropped wherever it waits.
-            running.cancel.cancel();
-            if let Some(abort) = running.abort.lock().unwrap_or_else(PoisonError::into_inner).take() {
-                tokio::spawn(async move {
-                    tokio::time::sleep(CANCEL_GRACE).await;
-                    abort.abort();
-                });
-            }
-            self.forget(task_id);
+            stop(&self.running, task_id, &running).await;
+        } else if !record.status.is_terminal() {
+            // Another instance runs it: the record says so at once, and that instance is told
+            // to stop the handler.
+            let mut cancelled = record;
+            cancelled.status = TaskStatus::Cancelled;
+            cancelled.status_message = Some(CANCELLED.to_owned());
+            cancelled.input_requests.clear();
+            cancelled.updated_at_ms = unix_millis();
+            self.store.put(cancelled).await.map_err(store_error)?;
+            self.store.signal(task_id, &TaskSignal::Cancel).await.map_err(store_error)?;
         }
         Ok(())
     }
 }
 
+const CANCELLED: &str = "Cancelled at the client's request";
+
+/// Cancels a task running here: its record says cancelled, its handler hears of it first, so
+/// that it can stop cleanly, and one that has not stopped after the grace period is dropped
+/// wherever it waits.
+async fn stop(tasks: &RunningTasks, task_id: &str, running: &Running) {
+    running.settle(TaskStatus::Cancelled, CANCELLED, |_| {}).await;
+    running.cancel.cancel();
+    if let Some(abort) = running.abort.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        tokio::spawn(async move {
+            tokio::time::sleep(CANCEL_GRACE).await;
+            abort.abort();
+        });
+    }
+    tasks.lock().unwrap_or_else(PoisonError::into_inner).remove(task_id);
+}
+
+/// Acts on what other instances signal the tasks running here, until the server is gone.
+async fn take_signals(tasks: Weak<RunningTasks>, mut signals: tokio::sync::mpsc::Receiver<(String, TaskSignal)>) {
+    while let Some((task_id, signal)) = signals.recv().await {
+        let Some(tasks) = tasks.upgrade() else { return };
+        let running = tasks.lock().unwrap_or_else(PoisonError::into_inner).get(&task_id).cloned();
+        let Some(running) = running else { continue };
+        match signal {
+            TaskSignal::Cancel => stop(&tasks, &task_id, &running).await,
+            TaskSignal::Update(responses) => {
+                if let Err(err) = running.answer(responses).await {
+                    tracing::debug!(task = %task_id, ?err, "answers signalled for a task were refused");
+                }
+            }
+        }
+    }
+}
+
+/// Renews a running task's lease a few times within each lease, until the task ends.
+async fn keep_lease(running: Weak<Running>, lease: Duration) {
+    loop {
+        tokio::time::sleep(lease / 3).await;
+        let Some(running) = running.upgrade() else { return };
+        if *running.finished.borrow() || !running.renew_lease(lease).await {
+            return;
+        }
+    }
+}
+
 impl Running {
+    /// Writes a lease that lasts `lease` from now; false once the task ended.
+    async fn renew_lease(&self, lease: Duration) -> bool {
+        let mut record = self.record.lock().await;
+        if record.status.is_terminal() {
+            return false;
+        }
+        record.lease_until_ms = Some(unix_millis() + lease.as_millis() as u64);
+        if let Err(err) = self.store.put(record.clone()).await {
+            tracing::warn!(task = %record.task_id, %err, "a task's lease could not be renewed");
+        }
+        true
+    }
+
     pub(crate) fn set_abort(&self, abort: AbortHandle) {
         *self.abort.lock().unwrap_or_else(PoisonError::into_inner) = Some(abort);
     }

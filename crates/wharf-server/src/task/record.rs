@@ -68,9 +68,20 @@ pub struct TaskRecord {
     pub error: Option<ErrorObject>,
     /// Who started the task; nobody else sees it.
     pub principal: Option<String>,
+    /// With a store that several instances share: the Unix millisecond until which the
+    /// instance running the task vouches for it. It renews this while the handler runs; a task
+    /// still unfinished past it lost its instance, and whoever reads it next fails it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lease_until_ms: Option<u64>,
 }
 
 impl TaskRecord {
+    /// True for a task left unfinished at `now` (Unix milliseconds) by an instance that
+    /// stopped renewing its lease.
+    pub fn is_abandoned(&self, now: u64) -> bool {
+        !self.status.is_terminal() && self.lease_until_ms.is_some_and(|until| until < now)
+    }
+
     /// True when the record's time to live has passed at `now` (Unix milliseconds).
     pub fn is_expired(&self, now: u64) -> bool {
         self.ttl_ms.is_some_and(|ttl| self.created_at_ms.saturating_add(ttl) < now)

@@ -6,6 +6,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
 
+use tokio::sync::mpsc;
+use wharf_protocol::JsonObject;
+
 use super::record::TaskRecord;
 use super::time::unix_millis;
 
@@ -31,6 +34,16 @@ impl std::fmt::Display for TaskStoreError {
     }
 }
 
+/// What a request on one instance asks of a task that another instance runs.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TaskSignal {
+    /// `tasks/cancel`: the record already says cancelled; the handler is to stop.
+    Cancel,
+    /// `tasks/update`: answers for the handler, by input key, already checked.
+    Update(JsonObject),
+}
+
 /// Keeps task records. The instance that runs a task writes its record on every change
 /// (creation, status, input requests, outcome); any instance answers `tasks/get` from it.
 ///
@@ -45,6 +58,26 @@ pub trait TaskStore: Send + Sync + 'static {
     fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Option<TaskRecord>>;
     /// The live records whose `principal` is `owner`, in any order.
     fn list<'a>(&'a self, owner: &'a str) -> StoreFuture<'a, Vec<TaskRecord>>;
+
+    /// How long the instance running a task vouches for it at a time, with a store several
+    /// instances share: it renews the lease a few times within that span, and a task whose
+    /// lease ran out is failed. `None` (the default) for a store of one process.
+    fn lease(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Tells the instance running `task_id` of `signal`. Stores of one process need not, as
+    /// every task runs where it is asked about.
+    fn signal<'a>(&'a self, task_id: &'a str, signal: &'a TaskSignal) -> StoreFuture<'a, Result<(), TaskStoreError>> {
+        let _ = (task_id, signal);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The signals other instances send the tasks this one runs; `None` for a store of one
+    /// process. Called once, within the server's async runtime.
+    fn signals(&self) -> Option<mpsc::Receiver<(String, TaskSignal)>> {
+        None
+    }
 }
 
 /// Task records in memory, at most `capacity` live ones; expired records are dropped as new
