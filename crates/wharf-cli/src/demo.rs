@@ -38,7 +38,7 @@ struct CalculatorArgs {
 struct CountdownArgs {
     /// How many steps to count down, reporting progress after each.
     #[serde(default = "default_steps")]
-    #[schemars(range(min = 1, max = 20))]
+    #[schemars(range(min = 1, max = 1000))]
     steps: u32,
 }
 

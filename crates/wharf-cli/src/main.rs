@@ -171,7 +171,25 @@ fn serve(args: ServeArgs) -> ExitCode {
     if args.pass_through_layer {
         builder = builder.layer(wharf::middleware::layer_fn(|request, next| next.run(request)));
     }
-    let redis = match args.redis.as_deref().map(wharf::redis::Redis::connect) {
+    // Over stdio the transport reads and answers on a thread of its own; the runtime has one
+    // thread for the requests that wait, which the demo's handlers rarely do, so more workers
+    // would only add wake-ups. HTTP serves many connections at once and uses every core.
+    let runtime = match &args.http {
+        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+    };
+    let runtime = match runtime {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("wharf: could not start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The connection to Redis belongs to the runtime that will use it.
+    let redis = match args.redis.as_deref().map(|url| {
+        let _entered = runtime.enter();
+        wharf::redis::Redis::connect(url)
+    }) {
         None => None,
         Some(Ok(redis)) => Some(redis.prefix(&args.redis_prefix)),
         Some(Err(err)) => {
@@ -199,20 +217,6 @@ fn serve(args: ServeArgs) -> ExitCode {
         Ok(server) => server,
         Err(err) => {
             eprintln!("wharf: the demo server could not be built: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    // Over stdio the transport reads and answers on a thread of its own; the runtime has one
-    // thread for the requests that wait, which the demo's handlers rarely do, so more workers
-    // would only add wake-ups. HTTP serves many connections at once and uses every core.
-    let runtime = match &args.http {
-        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
-    };
-    let runtime = match runtime {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("wharf: could not start the async runtime: {err}");
             return ExitCode::FAILURE;
         }
     };

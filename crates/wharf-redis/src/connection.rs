@@ -45,8 +45,12 @@ impl std::fmt::Debug for Redis {
 impl Redis {
     /// A connection to the Redis at `url` (`redis://host:port/db`, with a user and password
     /// if it needs them), made on first use; keys start with `wharf`. Fails only for a URL
-    /// that is not one; an unreachable Redis shows as each request's 503 until it answers.
+    /// that is not one, or when called outside a Tokio runtime (the connection's work runs on
+    /// it); an unreachable Redis shows as each request's 503 until it answers.
     pub fn connect(url: &str) -> Result<Redis, RedisError> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(RedisError("connect within the Tokio runtime that serves".to_owned()));
+        }
         let client = redis::Client::open(url).map_err(|err| RedisError(without_secrets(&err)))?;
         let config = ConnectionManagerConfig::new()
             .set_response_timeout(Some(RESPONSE_TIMEOUT))

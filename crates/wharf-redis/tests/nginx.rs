@@ -103,6 +103,37 @@ fn upstream(reply: &Reply) -> String {
     reply.header("x-upstream").unwrap_or_else(|| panic!("nginx names the instance: {reply:?}")).to_owned()
 }
 
+/// A 2026-07-28 request from a client that takes part in tasks, through the proxy.
+async fn modern(port: u16, method: &str, name: &str, params: serde_json::Value) -> Reply {
+    let mut params = params;
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", method), ("mcp-name", name)];
+    send_with(port, "POST", &headers, &request(1, method, params)).await
+}
+
+/// Starts the demo's countdown of `steps` as a task; its id, and the instance that runs it.
+async fn start_task(port: u16, steps: u32) -> (String, String) {
+    let params = json!({"name": "countdown", "arguments": {"steps": steps}});
+    let created = modern(port, "tools/call", "countdown", params).await;
+    assert_eq!(created.json()["result"]["resultType"], "task", "{created:?}");
+    (created.json()["result"]["taskId"].as_str().unwrap().to_owned(), upstream(&created))
+}
+
+/// Polls the task through the proxy (each poll on the next instance) until it has `status`,
+/// `polls` times at most, 50 ms apart.
+async fn wait_for_task(port: u16, task_id: &str, status: &str, polls: u32) -> serde_json::Value {
+    for _ in 0..polls {
+        let got = modern(port, "tasks/get", task_id, json!({"taskId": task_id})).await;
+        assert_eq!(got.status, 200, "{got:?}");
+        if got.json()["result"]["status"] == status {
+            return got.json()["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("task {task_id} never became {status}");
+}
+
 fn echo(id: u64) -> String {
     request(id, "tools/call", json!({"name": "echo", "arguments": {"message": format!("hello {id}")}}))
 }
@@ -167,33 +198,23 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
     assert!(heard, "the GET stream heard of the tick: {:?}", standalone.read);
     drop(standalone);
 
-    // One instance dies without a word: the session goes on on the other two.
-    let (killed, _) = instances.remove(0);
+    // A task started on one instance is polled through the others until it is done.
+    let counting = start_task(proxy.port, 3).await.0;
+    let done = wait_for_task(proxy.port, &counting, "completed", 100).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Counted down 3 steps", "{done}");
+
+    // The instance running a long task is killed: the task fails once its lease (10 s) runs
+    // out, and the session goes on on the other two instances.
+    let (long, runner) = start_task(proxy.port, 1000).await;
+    let at = instances.iter().position(|(_, port)| runner.ends_with(&format!(":{port}"))).expect("the runner is ours");
+    let (killed, _) = instances.remove(at);
     drop(killed);
+    let failed = wait_for_task(proxy.port, &long, "failed", 400).await;
+    assert!(failed["error"]["message"].as_str().unwrap_or_default().contains("stopped"), "{failed}");
     for n in 20..26 {
         let reply = send(proxy.port, "POST", Some(&id), &echo(n)).await;
         assert_eq!(reply.status, 200, "request {n} after an instance died: {reply:?}");
     }
-
-    // 2026-07-28: the requestState one instance sealed opens on the next one.
-    let ask = |params: serde_json::Value| {
-        let mut params = params;
-        params["name"] = json!("greet_interactively");
-        params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
-        request(40, "tools/call", params)
-    };
-    let modern =
-        [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "greet_interactively")];
-    let first = send_with(proxy.port, "POST", &modern, &ask(json!({}))).await;
-    assert_eq!(first.json()["result"]["resultType"], "input_required", "{first:?}");
-    let result = &first.json()["result"];
-    let key = result["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
-    let answers = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
-    let retry = ask(json!({"requestState": result["requestState"], "inputResponses": answers}));
-    let second = send_with(proxy.port, "POST", &modern, &retry).await;
-    assert_ne!(upstream(&first), upstream(&second));
-    assert_eq!(second.json()["result"]["content"][0]["text"], "Hello, Ada!", "{second:?}");
 
     // Deleted through one instance, the session is gone on every one.
     assert_eq!(send(proxy.port, "DELETE", Some(&id), "").await.status, 204);
