@@ -13,6 +13,12 @@
 //! `scripts/bench` starts), it also runs `wharf serve --http` as an OAuth resource server
 //! against plain `wharf serve --http` at 64 clients, interleaved, every request carrying a
 //! bearer token the provider issued, and prints auth on / auth off.
+//!
+//! With `BENCH_REDIS_URL` naming a Redis and `BENCH_ONLY_REDIS=1` (`scripts/bench` starts a
+//! `redis-server` for it), it instead runs `wharf serve --http --redis URL` (sessions and tasks
+//! shared in Redis) against plain `wharf serve --http` at 64 clients, interleaved, in both
+//! eras, and prints Redis / memory with the Redis commands each `tools/call` costs, counted by
+//! Redis itself.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,7 +26,8 @@ use std::time::{Duration, Instant};
 
 use wharf_bench::http::{Connection, ServerProcess};
 use wharf_bench::measure::{
-    EraRuns, Measurement, compared_build, cpu_time, median, median_ratio, peak_rss_kib, report, rss_kib,
+    EraRuns, Measurement, compared_build, cpu_time, median, median_cpu_ratio, median_ratio, peak_rss_kib, report,
+    rss_kib,
 };
 use wharf_bench::stdio::{answer_line, server_info};
 
@@ -243,6 +250,11 @@ fn main() {
     let info = server_info(&answer_line(&wharf, &["serve"], &stateless_body(1)));
     // The load generator runs on one thread, so the servers keep the rest of the machine.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    // `BENCH_ONLY_REDIS=1` runs the Redis comparison alone.
+    if let (Ok(redis), Ok(_)) = (std::env::var("BENCH_REDIS_URL"), std::env::var("BENCH_ONLY_REDIS")) {
+        compare_redis(&runtime, &wharf, &redis, count, rounds);
+        return;
+    }
 
     // `http-bench --against ADDRESS session|stateless CLIENTS REQUESTS` only sends load to a
     // server started by hand, under a profiler for instance.
@@ -289,4 +301,61 @@ fn main() {
         per_session,
         per_session / 1024.0
     );
+}
+
+/// `wharf serve --http` with and without `--redis`, at 64 clients, round by round, in both
+/// eras; then the Redis commands one `tools/call` costs in each.
+fn compare_redis(runtime: &tokio::runtime::Runtime, wharf: &str, redis_url: &str, count: usize, rounds: usize) {
+    let plain = ["serve", "--http", "{addr}"];
+    let shared = ["serve", "--http", "{addr}", "--redis", redis_url, "--redis-prefix", "bench"];
+    let clients = 64;
+    for mode in [Mode::Session, Mode::Stateless] {
+        let (mut off, mut on) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            off.push(run(runtime, wharf, &plain, mode, clients, count, None));
+            on.push(run(runtime, wharf, &shared, mode, clients, count, None));
+        }
+        let ratio = median_ratio(&on, &off);
+        let cpu = median_cpu_ratio(&on, &off).map_or_else(|| "-".to_owned(), |cpu| format!("{cpu:.3}"));
+        let era = if mode == Mode::Stateless { "2026 stateless" } else { "2025 session" };
+        report(&format!("wharf --http ({era}) memory"), "64 clients", &median(off), 1.0);
+        report(&format!("wharf --http ({era}) Redis"), "64 clients", &median(on), ratio);
+        println!("  server CPU per request, Redis / memory, per round (median): {cpu}");
+    }
+    for mode in [Mode::Session, Mode::Stateless] {
+        let server = ServerProcess::start(wharf, &shared);
+        let calls = 1_000;
+        // Counted around a client that only opens its session and around one that also calls
+        // `calls` times, so that what opening a session costs drops out.
+        let commands_around = |calls: usize| {
+            let before = redis_commands(redis_url);
+            runtime.block_on(client(server.address, mode, calls, 1, None));
+            redis_commands(redis_url) - before
+        };
+        let opening = commands_around(0);
+        let calling = commands_around(calls);
+        let era = if mode == Mode::Stateless { "2026 stateless" } else { "2025 session" };
+        println!(
+            "Redis commands per tools/call ({era}): {:.2}; opening a session: {opening}",
+            (calling - opening) as f64 / calls as f64
+        );
+    }
+}
+
+/// How many commands the Redis at `url` (redis://HOST:PORT/) has processed, by `INFO stats`,
+/// whose answer is one bulk string: `$LENGTH`, CRLF, the text, CRLF.
+fn redis_commands(url: &str) -> i64 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let address = url.trim_start_matches("redis://").trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(address).expect("connect to Redis");
+    stream.write_all(b"INFO stats\r\n").expect("ask Redis");
+    let mut reader = BufReader::new(stream);
+    let mut header = String::new();
+    reader.read_line(&mut header).expect("Redis answers");
+    let length: usize = header.trim().trim_start_matches('$').parse().expect("a bulk string");
+    let mut text = vec![0u8; length];
+    reader.read_exact(&mut text).expect("the whole answer");
+    let text = String::from_utf8_lossy(&text);
+    let count = text.lines().find_map(|line| line.strip_prefix("total_commands_processed:")).expect("a command count");
+    count.trim().parse().expect("a number")
 }

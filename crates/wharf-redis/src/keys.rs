@@ -33,6 +33,11 @@ impl Keys {
         format!("{}:tasks-of:{owner}", self.prefix)
     }
 
+    /// The Redis stream of a 2025 session's kept SSE events.
+    pub(crate) fn events(&self, id: &str) -> String {
+        format!("{}:{{{id}}}:events", self.prefix)
+    }
+
     /// The hash that holds what is kept of a 2025 session.
     pub(crate) fn session(&self, id: &str) -> String {
         format!("{}:{{{id}}}:session", self.prefix)

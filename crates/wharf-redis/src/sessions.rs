@@ -7,11 +7,13 @@
 //! every instance subscribes.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use bytes::Bytes;
+
 use tokio::sync::mpsc;
-use wharf_server::{Relayed, SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession};
+use wharf_server::{Relayed, SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession, StreamEvents};
 
 use crate::connection::{Redis, without_secrets};
 use crate::subscription;
@@ -22,16 +24,87 @@ const LEVEL: &str = "level";
 const SUBSCRIPTION: &str = "sub:";
 
 /// Keeps 2025 sessions in Redis for every instance of a server.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RedisSessionStore {
     redis: Redis,
+    /// Events on their way to Redis, written in order by one task, started at the first.
+    events: OnceLock<mpsc::Sender<KeptEvent>>,
+}
+
+/// One SSE event to keep.
+#[derive(Debug)]
+struct KeptEvent {
+    session: String,
+    stream: u64,
+    sequence: u64,
+    frame: Bytes,
+    idle: Duration,
+}
+
+/// How many events of one session Redis keeps (about: the stream is trimmed where it is
+/// cheap); older ones are dropped first.
+const EVENTS_PER_SESSION: usize = 1000;
+/// How many events may wait for Redis; more are dropped (a client resuming then misses them).
+const EVENTS_WAITING: usize = 4096;
+/// How many waiting events go to Redis in one round trip.
+const EVENTS_PER_WRITE: usize = 64;
+
+/// Writes kept events to Redis in the order they came, in batches of one round trip each.
+async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
+    let mut batch = Vec::with_capacity(EVENTS_PER_WRITE);
+    while events.recv_many(&mut batch, EVENTS_PER_WRITE).await > 0 {
+        let mut pipe = redis::pipe();
+        for event in batch.drain(..) {
+            let key = redis.keys.events(&event.session);
+            pipe.cmd("XADD")
+                .arg(&key)
+                .arg("MAXLEN")
+                .arg("~")
+                .arg(EVENTS_PER_SESSION)
+                .arg("*")
+                .arg("s")
+                .arg(event.stream)
+                .arg("q")
+                .arg(event.sequence)
+                .arg("f")
+                .arg(event.frame.as_ref())
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(millis(event.idle))
+                .ignore();
+        }
+        let mut connection = redis.connection.clone();
+        if let Err(err) = pipe.query_async::<()>(&mut connection).await {
+            tracing::warn!(error = %without_secrets(&err), "stream events could not be kept");
+        }
+    }
+}
+
+/// The events of `stream` after `after` among a session's kept events, each
+/// `[id, ["s", stream, "q", sequence, "f", frame]]`; `None` when none of `stream` is kept.
+fn events_of(entries: Vec<(String, Vec<Vec<u8>>)>, stream: u64, after: u64) -> Option<StreamEvents> {
+    let number = |bytes: &[u8]| std::str::from_utf8(bytes).ok()?.parse::<u64>().ok();
+    let mut known = false;
+    let events = entries
+        .into_iter()
+        .filter_map(|(_, mut fields)| {
+            if fields.len() != 6 || number(&fields[1])? != stream {
+                return None;
+            }
+            known = true;
+            let sequence = number(&fields[3])?;
+            (sequence > after).then(|| (sequence, Bytes::from(fields.swap_remove(5))))
+        })
+        .collect();
+    known.then_some(events)
 }
 
 impl Redis {
     /// The store of 2025 sessions, for
     /// [`HttpOptions::session_store`](wharf_server::HttpOptions::session_store).
     pub fn session_store(&self) -> Arc<RedisSessionStore> {
-        Arc::new(RedisSessionStore { redis: self.clone() })
+        Arc::new(RedisSessionStore { redis: self.clone(), events: OnceLock::new() })
     }
 }
 
@@ -135,6 +208,37 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
+    fn keep_event(&self, session: &str, stream: u64, sequence: u64, frame: Bytes, idle: Duration) {
+        let events = self.events.get_or_init(|| {
+            let (sender, receiver) = mpsc::channel(EVENTS_WAITING);
+            tokio::spawn(write_events(self.redis.clone(), receiver));
+            sender
+        });
+        let event = KeptEvent { session: session.to_owned(), stream, sequence, frame, idle };
+        if events.try_send(event).is_err() {
+            tracing::warn!("an event was not kept: too many wait for Redis");
+        }
+    }
+
+    fn replay_events<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> StoreFuture<'a, Result<Option<StreamEvents>, SessionStoreError>> {
+        Box::pin(async move {
+            let mut connection = self.redis.connection.clone();
+            let entries: Vec<(String, Vec<Vec<u8>>)> = redis::cmd("XRANGE")
+                .arg(self.redis.keys.events(session))
+                .arg("-")
+                .arg("+")
+                .query_async(&mut connection)
+                .await
+                .map_err(|err| unavailable(&err))?;
+            Ok(events_of(entries, stream, after))
+        })
+    }
+
     fn relay<'a>(&'a self, relayed: &'a Relayed) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
             let Some(payload) = relay_payload(relayed) else { return Ok(()) };
@@ -159,6 +263,7 @@ impl SessionStore for RedisSessionStore {
             let mut connection = self.redis.connection.clone();
             redis::cmd("DEL")
                 .arg(self.redis.keys.session(id))
+                .arg(self.redis.keys.events(id))
                 .query_async::<()>(&mut connection)
                 .await
                 .map_err(|err| unavailable(&err))
@@ -213,6 +318,19 @@ mod tests {
         assert!(session.initialized);
         assert_eq!(session.log_level.as_deref(), Some("warning"));
         assert_eq!(session.subscriptions, vec!["file:///a".to_owned()]);
+    }
+
+    #[test]
+    fn only_the_named_streams_later_events_are_replayed() {
+        let entry = |stream: &str, sequence: &str, frame: &str| {
+            let fields = ["s", stream, "q", sequence, "f", frame].map(|field| field.as_bytes().to_vec()).to_vec();
+            ("1-0".to_owned(), fields)
+        };
+        let entries =
+            vec![entry("7", "1", "a"), entry("8", "1", "other"), entry("7", "2", "b"), entry("7", "x", "bad")];
+        assert_eq!(events_of(entries.clone(), 7, 1), Some(vec![(2, Bytes::from_static(b"b"))]));
+        assert_eq!(events_of(entries.clone(), 7, 2), Some(Vec::new()), "a kept stream with nothing after");
+        assert_eq!(events_of(entries, 9, 0), None, "a stream none of whose events is kept");
     }
 
     #[test]

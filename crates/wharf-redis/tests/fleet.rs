@@ -60,6 +60,13 @@ fn server() -> Server {
             context.server().notify_resource_updated("demo://other");
             "touched"
         }))
+        .tool(ToolDef::new("count", |context: RequestContext| async move {
+            for step in 1..=4 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                context.log(LoggingLevel::Info, Some("count"), format!("step {step}")).await;
+            }
+            "counted"
+        }))
         .resource(ResourceDef::text("demo://note", "note", "hello"))
         .resource(ResourceDef::text("demo://other", "other", "hi"))
         .build()
@@ -283,4 +290,40 @@ async fn a_resource_changed_on_one_instance_reaches_the_subscribers_stream_on_an
     assert_eq!(send(b, "POST", Some(&id), &subscribe(3, "demo://other")).await.status, 200);
     assert_eq!(send(a, "POST", Some(&id), &touch(4, "touch_other")).await.status, 200);
     standalone.until(r#""uri":"demo://other""#).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_cut_on_one_instance_is_resumed_on_another_from_its_last_event() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-f");
+    let idle = Duration::from_secs(60);
+    let (a, b) = (instance(&redis, idle).await, instance(&redis, idle).await);
+    let id = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
+    assert_eq!(
+        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
+        202
+    );
+
+    // The client reads the first log message of a streamed call on A, then loses the stream.
+    let mut counting =
+        Streamed::post(a, &id, &request(1, "tools/call", json!({"name": "count", "arguments": {}}))).await;
+    let read = counting.until("step 1").await.to_owned();
+    drop(counting);
+    let last_event = read
+        .lines()
+        .filter_map(|line| line.strip_prefix("id: "))
+        .next_back()
+        .expect("events carry ids in a 2025-11-25 session")
+        .to_owned();
+    // The handler goes on without its client; its events are kept.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+
+    // Resumed on B: what followed the last event read, up to the result, and the stream ends.
+    let resumed = Streamed::resume(b, &id, Some(&last_event)).await.end().await;
+    assert!(resumed.starts_with("HTTP/1.1 200"), "{resumed}");
+    for step in 2..=4 {
+        assert!(resumed.contains(&format!("step {step}")), "step {step} is replayed: {resumed}");
+    }
+    assert!(!resumed.contains("step 1"), "nothing before the last event read: {resumed}");
+    assert!(resumed.contains(r#""id":1,"result""#) && resumed.contains("counted"), "{resumed}");
 }

@@ -134,6 +134,17 @@ async fn wait_for_task(port: u16, task_id: &str, status: &str, polls: u32) -> se
     panic!("task {task_id} never became {status}");
 }
 
+/// The `progress` values of the progress notifications in an SSE text, in order.
+fn progress_values(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<serde_json::Value>(data).ok())
+        .filter(|message| message["method"] == "notifications/progress")
+        .filter_map(|message| message["params"]["progress"].as_f64())
+        .map(|progress| progress as u64)
+        .collect()
+}
+
 fn echo(id: u64) -> String {
     request(id, "tools/call", json!({"name": "echo", "arguments": {"message": format!("hello {id}")}}))
 }
@@ -215,6 +226,36 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
         let reply = send(proxy.port, "POST", Some(&id), &echo(n)).await;
         assert_eq!(reply.status, 200, "request {n} after an instance died: {reply:?}");
     }
+
+    // The instance streaming a call is killed mid-stream: the client resumes through the proxy
+    // with `Last-Event-ID`, on another instance, and gets every event that was kept after the
+    // last one it read, in order, without a gap.
+    let countdown = request(
+        50,
+        "tools/call",
+        json!({"name": "countdown", "arguments": {"steps": 1000},
+        "_meta": {"progressToken": "long"}}),
+    );
+    let mut streamed = Streamed::post(proxy.port, &id, &countdown).await;
+    let read = streamed.until("\"progress\":5.0").await.to_owned();
+    let streamer = read.lines().find_map(|line| line.strip_prefix("X-Upstream: ")).expect("nginx names the instance");
+    let last_event =
+        read.lines().filter_map(|line| line.strip_prefix("id: ")).next_back().expect("event ids").to_owned();
+    let read_up_to = progress_values(&read).last().copied().expect("progress was read");
+    let at =
+        instances.iter().position(|(_, port)| streamer.ends_with(&format!(":{port}"))).expect("the streamer is ours");
+    let (killed, _) = instances.remove(at);
+    // The stream goes on a moment, so that there is something to resume, then its instance dies.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    drop(killed);
+    drop(streamed);
+    let resumed = Streamed::resume(proxy.port, &id, Some(&last_event)).await.end().await;
+    assert!(resumed.starts_with("HTTP/1.1 200"), "{resumed}");
+    let replayed = progress_values(&resumed);
+    assert!(!replayed.is_empty(), "what was kept after the last event read is replayed: {resumed}");
+    let expected: Vec<u64> = (read_up_to + 1..=read_up_to + replayed.len() as u64).collect();
+    assert_eq!(replayed, expected, "in order, from the next event on, without a gap");
+    eprintln!("read up to progress {read_up_to}; {} kept events were replayed after the kill", replayed.len());
 
     // Deleted through one instance, the session is gone on every one.
     assert_eq!(send(proxy.port, "DELETE", Some(&id), "").await.status, 204);

@@ -172,9 +172,15 @@ impl Streamed {
 
     /// The standalone GET stream of a 2025 session.
     pub async fn get(port: u16, session: &str) -> Streamed {
+        Streamed::resume(port, session, None).await
+    }
+
+    /// A GET stream of a 2025 session, resuming after `last_event` when it is given.
+    pub async fn resume(port: u16, session: &str, last_event: Option<&str>) -> Streamed {
+        let resuming = last_event.map(|id| format!("last-event-id: {id}\r\n")).unwrap_or_default();
         let request = format!(
             "GET /mcp HTTP/1.1\r\nhost: localhost:{port}\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\
-             mcp-protocol-version: 2025-11-25\r\n\r\n"
+             mcp-protocol-version: 2025-11-25\r\n{resuming}connection: close\r\n\r\n"
         );
         let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         stream.write_all(request.as_bytes()).await.unwrap();

@@ -358,7 +358,12 @@ impl Stream {
                 // resuming client also takes, so it sees each event exactly once.
                 let mut streams = http_session.streams();
                 let live = streams.entry(*stream).or_default();
-                self.shared.sessions.events().store(http_session.session.id(), *stream, self.sequence, frame.clone());
+                let id = http_session.session.id();
+                self.shared.sessions.events().store(id, *stream, self.sequence, frame.clone());
+                if let Some(store) = &self.shared.options.session_store {
+                    let idle = self.shared.options.session_idle_timeout;
+                    store.0.keep_event(id, *stream, self.sequence, frame.clone(), idle);
+                }
                 live.sequence = self.sequence;
                 if let Some(listener) = &live.listener
                     && listener.try_send(frame.clone()).is_err()

@@ -5,6 +5,7 @@
 use std::fmt::Debug;
 use std::time::Duration;
 
+use bytes::Bytes;
 use tokio::sync::mpsc;
 
 use crate::task::store::StoreFuture;
@@ -24,6 +25,10 @@ pub struct StoredSession {
     /// The resource URIs the client subscribed to.
     pub subscriptions: Vec<String>,
 }
+
+/// Events of a response stream kept for clients that resume it: each event's sequence number
+/// and its SSE frame, in order.
+pub type StreamEvents = Vec<(u64, Bytes)>;
 
 /// One change to a stored session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +108,21 @@ pub trait SessionStore: Send + Sync + Debug + 'static {
 
     /// Deletes the session, for every instance.
     fn close<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<(), SessionStoreError>>;
+
+    /// Keeps event `sequence` of response stream `stream` of `session`, so that a client that
+    /// lost the stream resumes it on any instance (`Last-Event-ID`). It does not wait: events
+    /// are written soon after, in order; the newest of each session are kept while the session
+    /// lives (`idle` from the last one).
+    fn keep_event(&self, session: &str, stream: u64, sequence: u64, frame: Bytes, idle: Duration);
+
+    /// The kept events of `stream` of `session` after `after`, in order; `None` when no event
+    /// of that stream is kept at all.
+    fn replay_events<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> StoreFuture<'a, Result<Option<StreamEvents>, SessionStoreError>>;
 
     /// Hands `relayed` to every other instance. What is relayed while an instance is not
     /// listening is lost to it.

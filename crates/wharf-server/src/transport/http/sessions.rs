@@ -241,7 +241,9 @@ impl SessionTable {
             active: AtomicUsize::new(0),
             standalone: Mutex::new(Some(receiver)),
             streams: Mutex::new(HashMap::new()),
-            next_stream: AtomicU64::new(1),
+            // Copies of a shared session number their streams far apart, so that an event id
+            // names one instance's stream only.
+            next_stream: AtomicU64::new(if self.shared { random_start() } else { 1 }),
         });
         let mut sessions = lock(&self.sessions);
         if let Some(existing) = sessions.get(&id) {
@@ -378,8 +380,8 @@ impl Drop for SessionTable {
     }
 }
 
-/// Where a shared session's copy starts numbering its requests to the client: 48 random bits,
-/// so that two instances' numbers meet only after billions of requests. A failed random source
+/// Where a shared session's copy starts numbering its requests to the client and its streams:
+/// 48 random bits, so that two instances' numbers meet only after billions of them. A failed random source
 /// leaves the numbers starting at 1, as in a session of one instance.
 fn random_start() -> u64 {
     let mut bytes = [0u8; 8];
