@@ -1,5 +1,7 @@
 """Drives `wharf serve` over stdio with the official Python SDK, in a 2025 session and with
-2026-07-28 stateless requests. Run with `python test_clients.py` (exit status 0 when all pass).
+2026-07-28 stateless requests. With WHARF_MCP_URL set, the client speaks Streamable HTTP to that
+URL instead (scripts/test points it at a fleet of instances behind nginx). Run with
+`python test_clients.py` (exit status 0 when all pass).
 """
 
 import asyncio
@@ -11,10 +13,17 @@ from pathlib import Path
 
 import mcp
 from mcp import types
+from mcp.client.streamable_http import streamable_http_client
 
 HERE = Path(__file__).resolve().parent
 WHARF = os.environ.get("WHARF_BIN", str(HERE / "../../target/debug/wharf"))
 SERVER = mcp.StdioServerParameters(command=WHARF, args=["serve"])
+URL = os.environ.get("WHARF_MCP_URL")
+
+
+def server():
+    """What the client connects to: `wharf serve` over stdio, or the HTTP endpoint at URL."""
+    return streamable_http_client(URL) if URL else SERVER
 
 
 def text(result):
@@ -77,7 +86,7 @@ class SessionEra(Common, unittest.IsolatedAsyncioTestCase):
             logs.append(params.data)
 
         async with mcp.Client(
-            SERVER,
+            server(),
             mode="legacy",
             elicitation_callback=elicit,
             sampling_callback=sample,
@@ -99,7 +108,7 @@ class SessionEra(Common, unittest.IsolatedAsyncioTestCase):
 
 class StatelessEra(Common, unittest.IsolatedAsyncioTestCase):
     async def test_auto_mode_discovers_2026_and_serves_statelessly(self):
-        async with mcp.Client(SERVER, mode="auto") as client:
+        async with mcp.Client(server(), mode="auto") as client:
             self.assertEqual(client.protocol_version, "2026-07-28")
             self.assertEqual(client.server_info.name, "wharf-demo")
             await self.exercise(client)

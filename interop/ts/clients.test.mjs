@@ -1,5 +1,7 @@
 // Drives `wharf serve` over stdio with the official TypeScript SDK clients: v1 (2025 sessions)
-// and v2 (2025 sessions, and 2026-07-28 stateless requests after `server/discover`).
+// and v2 (2025 sessions, and 2026-07-28 stateless requests after `server/discover`). With
+// WHARF_MCP_URL set, the same clients speak Streamable HTTP to that URL instead (scripts/test
+// points it at a fleet of instances behind nginx).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -7,17 +9,22 @@ import { fileURLToPath } from 'node:url';
 
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const wharf = process.env.WHARF_BIN ?? path.join(here, '../../target/debug/wharf');
 const server = { command: wharf, args: ['serve'], stderr: 'inherit' };
+const url = process.env.WHARF_MCP_URL;
+const transportV1 = () => (url ? new HttpV1(new URL(url)) : new StdioV1(server));
+const transportV2 = () => (url ? new HttpV2(new URL(url)) : new StdioV2(server));
 const capabilities = { elicitation: { form: {} }, sampling: {} };
 
 function text(result) {
@@ -90,6 +97,19 @@ async function exerciseSessionFeatures(client, schemas) {
   assert.equal(text(greeting), 'Hello, Ada!');
   const summary = await client.callTool({ name: 'summarize', arguments: { text: 'A long text.' } });
   assert.equal(text(summary), 'Summary from test-model: Short.');
+
+  // Subscribed, the client hears that demo://clock changed when `tick` says so. Over HTTP the
+  // update comes on the GET stream, which the client opens on its own after initializing, so
+  // `tick` is called again until the update is heard (20 times at most).
+  const updates = [];
+  client.setNotificationHandler(schemas.updated, (notification) => updates.push(notification.params.uri));
+  await client.subscribeResource({ uri: 'demo://clock' });
+  for (let attempt = 0; attempt < 20 && updates.length === 0; attempt += 1) {
+    await client.callTool({ name: 'tick', arguments: {} });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.ok(updates.includes('demo://clock'), `resources/updated for demo://clock: ${updates}`);
+  await client.unsubscribeResource({ uri: 'demo://clock' });
 }
 
 function answerElicitationAndSampling(client, schemas) {
@@ -104,9 +124,14 @@ function answerElicitationAndSampling(client, schemas) {
 
 test('TypeScript SDK v1 in a 2025-11-25 session', async () => {
   const client = new ClientV1({ name: 'interop-v1', version: '1.0.0' }, { capabilities });
-  const schemas = { elicit: ElicitRequestSchema, sample: CreateMessageRequestSchema, logging: LoggingMessageNotificationSchema };
+  const schemas = {
+    elicit: ElicitRequestSchema,
+    sample: CreateMessageRequestSchema,
+    logging: LoggingMessageNotificationSchema,
+    updated: ResourceUpdatedNotificationSchema,
+  };
   answerElicitationAndSampling(client, schemas);
-  await client.connect(new StdioV1(server));
+  await client.connect(transportV1());
   try {
     assert.equal(client.getServerVersion().name, 'wharf-demo');
     await exerciseCommonFeatures(client);
@@ -118,9 +143,14 @@ test('TypeScript SDK v1 in a 2025-11-25 session', async () => {
 
 test('TypeScript SDK v2 in a legacy session', async () => {
   const client = new ClientV2({ name: 'interop-v2', version: '2.0.0' }, { capabilities });
-  const schemas = { elicit: 'elicitation/create', sample: 'sampling/createMessage', logging: 'notifications/message' };
+  const schemas = {
+    elicit: 'elicitation/create',
+    sample: 'sampling/createMessage',
+    logging: 'notifications/message',
+    updated: 'notifications/resources/updated',
+  };
   answerElicitationAndSampling(client, schemas);
-  await client.connect(new StdioV2(server));
+  await client.connect(transportV2());
   try {
     assert.ok(!client.getNegotiatedProtocolVersion()?.startsWith('2026'));
     await exerciseCommonFeatures(client);
@@ -135,7 +165,7 @@ test('TypeScript SDK v2 pinned to 2026-07-28 (stateless)', async () => {
     { name: 'interop-v2-modern', version: '2.0.0' },
     { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
-  await client.connect(new StdioV2(server));
+  await client.connect(transportV2());
   try {
     assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
     assert.equal(client.getServerVersion()?.name, 'wharf-demo');
@@ -150,7 +180,7 @@ test('TypeScript SDK v2 in auto mode discovers the modern era', async () => {
     { name: 'interop-v2-auto', version: '2.0.0' },
     { capabilities: {}, versionNegotiation: { mode: 'auto' } },
   );
-  await client.connect(new StdioV2(server));
+  await client.connect(transportV2());
   try {
     assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
     assert.equal(text(await client.callTool({ name: 'echo', arguments: { message: 'auto' } })), 'auto');
