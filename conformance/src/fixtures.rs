@@ -58,10 +58,14 @@ struct ElicitationArgs {
     message: String,
 }
 
-/// Builds the fixture server.
-pub(crate) fn server() -> Result<Server, Error> {
-    let builder = Server::builder("wharf-conformance-server", env!("CARGO_PKG_VERSION"))
+/// Builds the fixture server; one instance of a fleet keeps its tasks in `redis` and seals
+/// `requestState` with the fleet's `state_key`.
+pub(crate) fn server(fleet: Option<(&wharf::redis::Redis, &[u8])>) -> Result<Server, Error> {
+    let mut builder = Server::builder("wharf-conformance-server", env!("CARGO_PKG_VERSION"))
         .instructions("The fixtures of the MCP conformance suite, served by Wharf.");
+    if let Some((redis, state_key)) = fleet {
+        builder = builder.task_store(redis.task_store()).request_state_key("fleet", state_key);
+    }
     let builder = tools()
         .into_iter()
         .chain(stateless::tools())

@@ -1,5 +1,7 @@
-//! `conformance-server --listen 127.0.0.1:PORT`: every fixture the official MCP conformance
-//! suite expects, served over Streamable HTTP at `/mcp`, written the way a Wharf user would.
+//! `conformance-server --listen 127.0.0.1:PORT [--redis URL]`: every fixture the official MCP
+//! conformance suite expects, served over Streamable HTTP at `/mcp`, written the way a Wharf
+//! user would. With `--redis`, it is one instance of a fleet: sessions and tasks in that Redis,
+//! `requestState` sealed with the hex key in `CONFORMANCE_STATE_KEY`.
 
 mod fixtures;
 mod stateless;
@@ -10,11 +12,14 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let address = match args.as_slice() {
-        [flag, address] if flag == "--listen" => address.parse::<SocketAddr>(),
-        [] => "127.0.0.1:3000".parse(),
+    let (address, redis_url) = match args.as_slice() {
+        [flag, address] if flag == "--listen" => (address.parse::<SocketAddr>(), None),
+        [flag, address, redis, url] if flag == "--listen" && redis == "--redis" => {
+            (address.parse::<SocketAddr>(), Some(url.clone()))
+        }
+        [] => ("127.0.0.1:3000".parse(), None),
         _ => {
-            eprintln!("usage: conformance-server [--listen ADDRESS:PORT]");
+            eprintln!("usage: conformance-server [--listen ADDRESS:PORT [--redis URL]]");
             return ExitCode::from(2);
         }
     };
@@ -23,13 +28,6 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_max_level(tracing::Level::WARN).with_ansi(false).init();
-    let server = match fixtures::server() {
-        Ok(server) => server,
-        Err(err) => {
-            eprintln!("conformance-server: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -37,10 +35,27 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let fleet = match redis_url.map(|url| fleet(&runtime, &url)).transpose() {
+        Ok(fleet) => fleet,
+        Err(err) => {
+            eprintln!("conformance-server: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let server = match fixtures::server(fleet.as_ref().map(|(redis, key)| (redis, key.as_slice()))) {
+        Ok(server) => server,
+        Err(err) => {
+            eprintln!("conformance-server: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
     eprintln!("conformance-server: listening on http://{address}/mcp");
     // Every answer streams, as the official SDKs' servers do by default: the suite's stream
     // checks then have events to look at.
-    let options = wharf::HttpOptions::default().always_stream(true);
+    let mut options = wharf::HttpOptions::default().always_stream(true);
+    if let Some((redis, _)) = &fleet {
+        options = options.session_store(redis.session_store());
+    }
     match runtime.block_on(wharf::serve_http(server, address, options)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -48,4 +63,18 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// What one instance of a fleet shares with the others: the Redis at `url`, and the
+/// `requestState` key from `CONFORMANCE_STATE_KEY` (hex).
+fn fleet(runtime: &tokio::runtime::Runtime, url: &str) -> Result<(wharf::redis::Redis, Vec<u8>), String> {
+    let hex = std::env::var("CONFORMANCE_STATE_KEY").map_err(|_| "--redis needs CONFORMANCE_STATE_KEY (hex)")?;
+    let key = (0..hex.len())
+        .step_by(2)
+        .map(|at| hex.get(at..at + 2).and_then(|pair| u8::from_str_radix(pair, 16).ok()))
+        .collect::<Option<Vec<u8>>>()
+        .ok_or("CONFORMANCE_STATE_KEY is not hex")?;
+    let _entered = runtime.enter();
+    let redis = wharf::redis::Redis::connect(url).map_err(|err| err.to_string())?.prefix("conformance");
+    Ok((redis, key))
 }

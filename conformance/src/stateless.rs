@@ -6,6 +6,11 @@ use serde_json::{Value, json};
 use wharf::protocol::{CreateMessageParams, ElicitParams, ElicitResult, ElicitSchema, PromptMessage, Role};
 use wharf::{Args, PromptDef, RequestContext, RpcError, ToolDef, content};
 
+/// The tool `test_trigger_tool_change` shows and hides.
+const DYNAMIC_TOOL: &str = "test_dynamic_tool";
+/// The prompt `test_trigger_prompt_change` shows and hides.
+const DYNAMIC_PROMPT: &str = "test_dynamic_prompt";
+
 /// A form elicitation; the schemas here are fixed, so a bad one is a bug in this file.
 fn form(message: &str, schema: Value) -> ElicitParams {
     let schema: ElicitSchema = serde_json::from_value(schema).expect("the fixture schemas are valid");
@@ -130,31 +135,33 @@ pub(crate) fn tools() -> Vec<ToolDef> {
             "Logged, if the request asked for logs"
         })
         .description("Logs only when the request set a log level"),
+        // Enabling and disabling (not adding and removing) is what every instance of a fleet
+        // does alike: the change is relayed, the handler cannot be.
         ToolDef::new("test_trigger_tool_change", |context: RequestContext| async move {
             let server = context.server();
-            if !server.remove_tool("test_dynamic_tool") {
-                let dynamic = ToolDef::new("test_dynamic_tool", || async { "I come and go" })
-                    .description("Added and removed by test_trigger_tool_change");
-                server.add_tool(dynamic).map_err(|err| RpcError::internal(err.to_string()))?;
-            }
-            Ok::<_, RpcError>("The tool list changed")
+            let enabled = server.is_tool_enabled(DYNAMIC_TOOL).unwrap_or(false);
+            server.set_tool_enabled(DYNAMIC_TOOL, !enabled);
+            "The tool list changed"
         })
-        .description("Adds or removes test_dynamic_tool, so that listeners hear of it"),
+        .description("Shows or hides test_dynamic_tool, so that listeners hear of it"),
+        ToolDef::new(DYNAMIC_TOOL, || async { "I come and go" })
+            .description("Shown and hidden by test_trigger_tool_change")
+            .disabled(),
         ToolDef::new("test_trigger_prompt_change", |context: RequestContext| async move {
             let server = context.server();
-            if !server.remove_prompt("test_dynamic_prompt") {
-                let dynamic = PromptDef::template("test_dynamic_prompt", "I come and go")
-                    .description("Added and removed by test_trigger_prompt_change");
-                server.add_prompt(dynamic).map_err(|err| RpcError::internal(err.to_string()))?;
-            }
-            Ok::<_, RpcError>("The prompt list changed")
+            let enabled = server.is_prompt_enabled(DYNAMIC_PROMPT).unwrap_or(false);
+            server.set_prompt_enabled(DYNAMIC_PROMPT, !enabled);
+            "The prompt list changed"
         })
-        .description("Adds or removes test_dynamic_prompt, so that listeners hear of it"),
+        .description("Shows or hides test_dynamic_prompt, so that listeners hear of it"),
     ]
 }
 
 pub(crate) fn prompts() -> Vec<PromptDef> {
     vec![
+        PromptDef::template(DYNAMIC_PROMPT, "I come and go")
+            .description("Shown and hidden by test_trigger_prompt_change")
+            .disabled(),
         PromptDef::new("test_input_required_result_prompt", |call| async move {
             let answer = call
                 .context

@@ -13,7 +13,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use tokio::sync::mpsc;
-use wharf_server::{Relayed, SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession, StreamEvents};
+use wharf_server::{Relayed, SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession};
 
 use crate::connection::{Redis, without_secrets};
 use crate::subscription;
@@ -31,13 +31,13 @@ pub struct RedisSessionStore {
     events: OnceLock<mpsc::Sender<KeptEvent>>,
 }
 
-/// One SSE event to keep.
+/// One SSE event to keep, or (without a frame) the end of its stream.
 #[derive(Debug)]
 struct KeptEvent {
     session: String,
     stream: u64,
     sequence: u64,
-    frame: Bytes,
+    frame: Option<Bytes>,
     idle: Duration,
 }
 
@@ -48,6 +48,11 @@ const EVENTS_PER_SESSION: usize = 1000;
 const EVENTS_WAITING: usize = 4096;
 /// How many waiting events go to Redis in one round trip.
 const EVENTS_PER_WRITE: usize = 64;
+/// How often an instance following a stream another instance sends looks for more.
+const FOLLOW_EVERY: Duration = Duration::from_millis(50);
+/// How long a followed stream may stay quiet before the instance following it gives up (its
+/// sender may have died); the client then resumes again if it wants.
+const FOLLOW_QUIET: Duration = Duration::from_secs(5);
 
 /// Writes kept events to Redis in the order they came, in batches of one round trip each.
 async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
@@ -63,16 +68,12 @@ async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
                 .arg(EVENTS_PER_SESSION)
                 .arg("*")
                 .arg("s")
-                .arg(event.stream)
-                .arg("q")
-                .arg(event.sequence)
-                .arg("f")
-                .arg(event.frame.as_ref())
-                .ignore()
-                .cmd("PEXPIRE")
-                .arg(&key)
-                .arg(millis(event.idle))
-                .ignore();
+                .arg(event.stream);
+            match &event.frame {
+                Some(frame) => pipe.arg("q").arg(event.sequence).arg("f").arg(frame.as_ref()),
+                None => pipe.arg("end").arg("1"),
+            };
+            pipe.ignore().cmd("PEXPIRE").arg(&key).arg(millis(event.idle)).ignore();
         }
         let mut connection = redis.connection.clone();
         if let Err(err) = pipe.query_async::<()>(&mut connection).await {
@@ -81,23 +82,70 @@ async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
     }
 }
 
-/// The events of `stream` after `after` among a session's kept events, each
-/// `[id, ["s", stream, "q", sequence, "f", frame]]`; `None` when none of `stream` is kept.
-fn events_of(entries: Vec<(String, Vec<Vec<u8>>)>, stream: u64, after: u64) -> Option<StreamEvents> {
+/// What a session's kept events hold of one stream.
+#[derive(Debug, Default, PartialEq)]
+struct Found {
+    /// Its events after the point asked for, in order.
+    frames: Vec<Bytes>,
+    /// True when its end is kept too.
+    ended: bool,
+}
+
+/// What `entries` (each `[id, ["s", stream, "q", sequence, "f", frame]]`, or
+/// `[id, ["s", stream, "end", "1"]]` for a stream's end) hold of `stream` after `after`; `None`
+/// when none of them is of `stream`.
+fn events_of(entries: &[(String, Vec<Vec<u8>>)], stream: u64, after: u64) -> Option<Found> {
     let number = |bytes: &[u8]| std::str::from_utf8(bytes).ok()?.parse::<u64>().ok();
-    let mut known = false;
-    let events = entries
-        .into_iter()
-        .filter_map(|(_, mut fields)| {
-            if fields.len() != 6 || number(&fields[1])? != stream {
-                return None;
+    let mut found: Option<Found> = None;
+    for (_, fields) in entries {
+        if fields.len() < 4 || number(&fields[1]) != Some(stream) {
+            continue;
+        }
+        let found = found.get_or_insert_with(Found::default);
+        match fields.as_slice() {
+            [_, _, end, _] if end.as_slice() == b"end" => found.ended = true,
+            [_, _, _, sequence, _, frame] if number(sequence).is_some_and(|sequence| sequence > after) => {
+                found.frames.push(Bytes::copy_from_slice(frame));
             }
-            known = true;
-            let sequence = number(&fields[3])?;
-            (sequence > after).then(|| (sequence, Bytes::from(fields.swap_remove(5))))
-        })
-        .collect();
-    known.then_some(events)
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Hands `frames` what the instance sending `stream` keeps next, from after the entry `last`
+/// on, until the stream ends, stays quiet too long, or nobody reads it any more.
+async fn follow_events(redis: Redis, key: String, stream: u64, mut last: Option<String>, frames: mpsc::Sender<Bytes>) {
+    let mut heard = tokio::time::Instant::now();
+    while heard.elapsed() < FOLLOW_QUIET {
+        tokio::select! {
+            () = tokio::time::sleep(FOLLOW_EVERY) => {}
+            () = frames.closed() => return,
+        }
+        let start = last.as_ref().map_or_else(|| "-".to_owned(), |id| format!("({id}"));
+        let mut connection = redis.connection.clone();
+        let entries: Vec<(String, Vec<Vec<u8>>)> =
+            match redis::cmd("XRANGE").arg(&key).arg(start).arg("+").query_async(&mut connection).await {
+                Ok(entries) => entries,
+                Err(err) => {
+                    tracing::warn!(error = %without_secrets(&err), "a followed stream could not be read");
+                    return;
+                }
+            };
+        if let Some((id, _)) = entries.last() {
+            last = Some(id.clone());
+        }
+        let Some(found) = events_of(&entries, stream, 0) else { continue };
+        heard = tokio::time::Instant::now();
+        for frame in found.frames {
+            if frames.send(frame).await.is_err() {
+                return;
+            }
+        }
+        if found.ended {
+            return;
+        }
+    }
 }
 
 impl Redis {
@@ -133,6 +181,20 @@ fn stored(fields: HashMap<String, Vec<u8>>) -> Option<StoredSession> {
         }
     }
     (!session.opened.is_empty()).then_some(session)
+}
+
+impl RedisSessionStore {
+    /// Hands `event` to the task that writes events, started with the first.
+    fn keep(&self, event: KeptEvent) {
+        let events = self.events.get_or_init(|| {
+            let (sender, receiver) = mpsc::channel(EVENTS_WAITING);
+            tokio::spawn(write_events(self.redis.clone(), receiver));
+            sender
+        });
+        if events.try_send(event).is_err() {
+            tracing::warn!("an event was not kept: too many wait for Redis");
+        }
+    }
 }
 
 impl SessionStore for RedisSessionStore {
@@ -209,33 +271,39 @@ impl SessionStore for RedisSessionStore {
     }
 
     fn keep_event(&self, session: &str, stream: u64, sequence: u64, frame: Bytes, idle: Duration) {
-        let events = self.events.get_or_init(|| {
-            let (sender, receiver) = mpsc::channel(EVENTS_WAITING);
-            tokio::spawn(write_events(self.redis.clone(), receiver));
-            sender
-        });
-        let event = KeptEvent { session: session.to_owned(), stream, sequence, frame, idle };
-        if events.try_send(event).is_err() {
-            tracing::warn!("an event was not kept: too many wait for Redis");
-        }
+        self.keep(KeptEvent { session: session.to_owned(), stream, sequence, frame: Some(frame), idle });
     }
 
-    fn replay_events<'a>(
+    fn keep_stream_end(&self, session: &str, stream: u64, idle: Duration) {
+        self.keep(KeptEvent { session: session.to_owned(), stream, sequence: 0, frame: None, idle });
+    }
+
+    fn resume_events<'a>(
         &'a self,
         session: &'a str,
         stream: u64,
         after: u64,
-    ) -> StoreFuture<'a, Result<Option<StreamEvents>, SessionStoreError>> {
+    ) -> StoreFuture<'a, Result<Option<mpsc::Receiver<Bytes>>, SessionStoreError>> {
         Box::pin(async move {
+            let key = self.redis.keys.events(session);
             let mut connection = self.redis.connection.clone();
             let entries: Vec<(String, Vec<Vec<u8>>)> = redis::cmd("XRANGE")
-                .arg(self.redis.keys.events(session))
+                .arg(&key)
                 .arg("-")
                 .arg("+")
                 .query_async(&mut connection)
                 .await
                 .map_err(|err| unavailable(&err))?;
-            Ok(events_of(entries, stream, after))
+            let Some(found) = events_of(&entries, stream, after) else { return Ok(None) };
+            let (frames, receiver) = mpsc::channel(found.frames.len() + EVENTS_PER_WRITE);
+            for frame in found.frames {
+                let _ = frames.try_send(frame);
+            }
+            if !found.ended {
+                let last = entries.last().map(|(id, _)| id.clone());
+                tokio::spawn(follow_events(self.redis.clone(), key, stream, last, frames));
+            }
+            Ok(Some(receiver))
         })
     }
 
@@ -271,8 +339,10 @@ impl SessionStore for RedisSessionStore {
     }
 }
 
-/// A relayed message on the wire: `c`, the session id, a newline and the client's message; or
-/// `r` and the URI of a resource that changed.
+/// A relayed message on the wire: `c`, the session id, a newline and the client's message; `r`
+/// and the URI of a resource that changed; or `l`, the list that changed, a newline and the
+/// scopes of the component that changed it, separated by spaces (scope tokens have none); or
+/// `e`, the list, a newline, `1` (enabled) or `0`, a newline and the component's key.
 fn relay_payload(relayed: &Relayed) -> Option<Vec<u8>> {
     match relayed {
         Relayed::ClientMessage { session, message } => {
@@ -284,6 +354,13 @@ fn relay_payload(relayed: &Relayed) -> Option<Vec<u8>> {
             Some(payload)
         }
         Relayed::ResourceUpdated(uri) => Some([b"r", uri.as_bytes()].concat()),
+        Relayed::ListChanged(list, scopes) => {
+            Some([b"l", list.as_bytes(), b"\n", scopes.join(" ").as_bytes()].concat())
+        }
+        Relayed::Toggled(list, key, enabled) => {
+            let enabled: &[u8] = if *enabled { b"1" } else { b"0" };
+            Some([b"e", list.as_bytes(), b"\n", enabled, b"\n", key.as_bytes()].concat())
+        }
         _ => None,
     }
 }
@@ -296,6 +373,15 @@ fn relayed_from(payload: &[u8]) -> Option<Relayed> {
             Some(Relayed::ClientMessage { session, message: rest[newline + 1..].to_vec() })
         }
         (b'r', uri) => Some(Relayed::ResourceUpdated(std::str::from_utf8(uri).ok()?.to_owned())),
+        (b'e', rest) => {
+            let mut parts = std::str::from_utf8(rest).ok()?.splitn(3, '\n');
+            let (list, enabled, key) = (parts.next()?, parts.next()?, parts.next()?);
+            Some(Relayed::Toggled(list.to_owned(), key.to_owned(), enabled == "1"))
+        }
+        (b'l', rest) => {
+            let (list, scopes) = std::str::from_utf8(rest).ok()?.split_once('\n')?;
+            Some(Relayed::ListChanged(list.to_owned(), scopes.split_whitespace().map(str::to_owned).collect()))
+        }
         _ => None,
     }
 }
@@ -321,16 +407,22 @@ mod tests {
     }
 
     #[test]
-    fn only_the_named_streams_later_events_are_replayed() {
-        let entry = |stream: &str, sequence: &str, frame: &str| {
-            let fields = ["s", stream, "q", sequence, "f", frame].map(|field| field.as_bytes().to_vec()).to_vec();
-            ("1-0".to_owned(), fields)
-        };
-        let entries =
-            vec![entry("7", "1", "a"), entry("8", "1", "other"), entry("7", "2", "b"), entry("7", "x", "bad")];
-        assert_eq!(events_of(entries.clone(), 7, 1), Some(vec![(2, Bytes::from_static(b"b"))]));
-        assert_eq!(events_of(entries.clone(), 7, 2), Some(Vec::new()), "a kept stream with nothing after");
-        assert_eq!(events_of(entries, 9, 0), None, "a stream none of whose events is kept");
+    fn only_the_named_streams_later_events_are_replayed_and_its_end_is_seen() {
+        let entry =
+            |fields: &[&str]| ("1-0".to_owned(), fields.iter().map(|field| field.as_bytes().to_vec()).collect());
+        let mut entries = vec![
+            entry(&["s", "7", "q", "1", "f", "a"]),
+            entry(&["s", "8", "q", "1", "f", "other"]),
+            entry(&["s", "7", "q", "2", "f", "b"]),
+            entry(&["s", "7", "q", "x", "f", "bad"]),
+        ];
+        let b = || vec![Bytes::from_static(b"b")];
+        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), ended: false }));
+        assert_eq!(events_of(&entries, 7, 2), Some(Found::default()), "a kept stream with nothing after");
+        assert_eq!(events_of(&entries, 9, 0), None, "a stream none of whose events is kept");
+        entries.push(entry(&["s", "7", "end", "1"]));
+        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), ended: true }));
+        assert_eq!(events_of(&entries, 8, 0).map(|found| found.ended), Some(false));
     }
 
     #[test]
@@ -340,6 +432,14 @@ mod tests {
         assert_eq!(relayed_from(&relay_payload(&answer).unwrap()), Some(answer));
         let update = Relayed::ResourceUpdated("demo://note\nwith a newline".to_owned());
         assert_eq!(relayed_from(&relay_payload(&update).unwrap()), Some(update));
+        for toggled in [true, false] {
+            let toggle = Relayed::Toggled("resources".to_owned(), "file:///a\nb".to_owned(), toggled);
+            assert_eq!(relayed_from(&relay_payload(&toggle).unwrap()), Some(toggle));
+        }
+        for scopes in [vec![], vec!["tools:admin".to_owned(), "mcp".to_owned()]] {
+            let change = Relayed::ListChanged("tools".to_owned(), scopes);
+            assert_eq!(relayed_from(&relay_payload(&change).unwrap()), Some(change));
+        }
         assert_eq!(relayed_from(b"cno newline"), None);
         assert_eq!(relayed_from(b"x?"), None);
         assert_eq!(relayed_from(b""), None);

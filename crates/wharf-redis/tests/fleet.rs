@@ -67,6 +67,13 @@ fn server() -> Server {
             }
             "counted"
         }))
+        .tool(ToolDef::new("extra", || async { "here" }))
+        .tool(ToolDef::new("hide_extra", |context: RequestContext| async move {
+            context.server().set_tool_enabled("extra", false).to_string()
+        }))
+        .tool(ToolDef::new("show_extra", |context: RequestContext| async move {
+            context.server().set_tool_enabled("extra", true).to_string()
+        }))
         .resource(ResourceDef::text("demo://note", "note", "hello"))
         .resource(ResourceDef::text("demo://other", "other", "hi"))
         .build()
@@ -326,4 +333,57 @@ async fn a_stream_cut_on_one_instance_is_resumed_on_another_from_its_last_event(
     }
     assert!(!resumed.contains("step 1"), "nothing before the last event read: {resumed}");
     assert!(resumed.contains(r#""id":1,"result""#) && resumed.contains("counted"), "{resumed}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_hidden_or_shown_on_one_instance_is_so_on_every_instance_and_their_clients_hear_it() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-g");
+    let idle = Duration::from_secs(60);
+    let (a, b, c) = (instance(&redis, idle).await, instance(&redis, idle).await, instance(&redis, idle).await);
+    let id = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
+    assert_eq!(
+        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
+        202
+    );
+    let subscribe = request(1, "resources/subscribe", json!({"uri": "demo://note"}));
+    assert_eq!(send(a, "POST", Some(&id), &subscribe).await.status, 200);
+    let mut standalone = Streamed::get(b, &id).await;
+    standalone.until("200 OK").await;
+    // B hears what A relays once its subscription is made: a resource change shows when.
+    let call = |n: u64, tool: &str| request(n, "tools/call", json!({"name": tool, "arguments": {}}));
+    let mut heard = false;
+    for n in 0..50 {
+        assert_eq!(send(a, "POST", Some(&id), &call(100 + n, "touch_note")).await.status, 200);
+        if standalone.within(r#""uri":"demo://note""#, Duration::from_millis(200)).await {
+            heard = true;
+            break;
+        }
+    }
+    assert!(heard, "B hears what A relays");
+    let listed = |port: u16| lists_extra(port, &id);
+    assert!(listed(b).await && listed(c).await);
+
+    // Hidden on A: gone from every instance's list and calls, and B's stream hears of it.
+    assert_eq!(text_of(&send(a, "POST", Some(&id), &call(3, "hide_extra")).await), "true");
+    standalone.until("notifications/tools/list_changed").await;
+    assert!(!listed(b).await && !listed(c).await, "hidden everywhere");
+    let refused = send(c, "POST", Some(&id), &call(4, "extra")).await;
+    assert!(refused.json()["error"].is_object() || refused.json()["result"]["isError"] == true, "{refused:?}");
+
+    // Shown again on C: back everywhere.
+    assert_eq!(text_of(&send(c, "POST", Some(&id), &call(5, "show_extra")).await), "true");
+    for _ in 0..50 {
+        if listed(a).await && listed(b).await {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(listed(a).await && listed(b).await, "shown everywhere");
+}
+
+/// True when `tools/list` on the instance at `port` shows the tool `extra`.
+async fn lists_extra(port: u16, session: &str) -> bool {
+    let reply = send(port, "POST", Some(session), &request(2, "tools/list", json!({}))).await;
+    reply.json()["result"]["tools"].as_array().unwrap().iter().any(|tool| tool["name"] == "extra")
 }

@@ -14,15 +14,35 @@ pub(crate) enum ListKind {
     Resources,
 }
 
+impl ListKind {
+    /// The list's name, as instances tell each other of its changes.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Prompts => "prompts",
+            ListKind::Resources => "resources",
+        }
+    }
+
+    /// The list of that name.
+    pub(crate) fn named(name: &str) -> Option<ListKind> {
+        [ListKind::Tools, ListKind::Prompts, ListKind::Resources].into_iter().find(|kind| kind.name() == name)
+    }
+}
+
 /// Something that every connection may need to hear about.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ServerEvent {
     /// A list changed because of a component requiring these scopes: only those who may see
-    /// it hear of the change.
-    ListChanged(ListKind, Scopes),
+    /// it hear of the change. `relayed` when it changed on another instance of the server.
+    ListChanged { kind: ListKind, scopes: Scopes, relayed: bool },
     /// A resource changed; `relayed` when it changed on another instance of the server, which
     /// told this one (so this one does not tell the others again).
     ResourceUpdated { uri: Arc<str>, relayed: bool },
+    /// A component was enabled or disabled here (`key` names it in its list); sent before the
+    /// list change it makes, so that the other instances of a fleet, told of both in order, do
+    /// the same before they tell their clients.
+    Toggled { kind: ListKind, key: Arc<str>, enabled: bool },
     /// A task changed.
     Task(Arc<TaskRecord>),
 }

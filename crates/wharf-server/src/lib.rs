@@ -96,8 +96,7 @@ pub use transport::connection::serve_connection;
 #[cfg(feature = "http")]
 pub use transport::http::{
     AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, Relayed,
-    SessionChange, SessionStore, SessionStoreError, StoredSession, StreamEvents, serve_http, serve_http_on,
-    serve_http_until,
+    SessionChange, SessionStore, SessionStoreError, StoredSession, serve_http, serve_http_on, serve_http_until,
 };
 pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};
 

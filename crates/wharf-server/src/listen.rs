@@ -102,14 +102,14 @@ fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Tag)
     let meta = || NotificationMeta { meta: Some(tag.meta.clone()) };
     match event {
         // A change to what the listener's principal cannot see did not change its view.
-        ServerEvent::ListChanged(_, scopes) if !scopes.allow(tag.principal.as_ref()) => None,
-        ServerEvent::ListChanged(ListKind::Tools, _) if filter.tools_list_changed == Some(true) => {
+        ServerEvent::ListChanged { scopes, .. } if !scopes.allow(tag.principal.as_ref()) => None,
+        ServerEvent::ListChanged { kind: ListKind::Tools, .. } if filter.tools_list_changed == Some(true) => {
             Some(ServerNotification::ToolListChanged(meta()))
         }
-        ServerEvent::ListChanged(ListKind::Prompts, _) if filter.prompts_list_changed == Some(true) => {
+        ServerEvent::ListChanged { kind: ListKind::Prompts, .. } if filter.prompts_list_changed == Some(true) => {
             Some(ServerNotification::PromptListChanged(meta()))
         }
-        ServerEvent::ListChanged(ListKind::Resources, _) if filter.resources_list_changed == Some(true) => {
+        ServerEvent::ListChanged { kind: ListKind::Resources, .. } if filter.resources_list_changed == Some(true) => {
             Some(ServerNotification::ResourceListChanged(meta()))
         }
         ServerEvent::ResourceUpdated { uri, .. }
@@ -137,7 +137,9 @@ fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Tag)
 fn everything_changed(filter: &SubscriptionFilter, tag: &Tag) -> Vec<ServerNotification> {
     let mut notifications: Vec<ServerNotification> = [ListKind::Tools, ListKind::Prompts, ListKind::Resources]
         .into_iter()
-        .filter_map(|kind| notification_for(filter, &ServerEvent::ListChanged(kind, Scopes::default()), tag))
+        .filter_map(|kind| {
+            notification_for(filter, &ServerEvent::ListChanged { kind, scopes: Scopes::default(), relayed: false }, tag)
+        })
         .collect();
     for uri in filter.resource_subscriptions.iter().flatten() {
         notifications.push(ServerNotification::ResourceUpdated(ResourceUriParams {
@@ -183,13 +185,14 @@ mod tests {
     #[test]
     fn listeners_hear_of_list_changes_only_to_what_they_may_see() {
         let filter = SubscriptionFilter { tools_list_changed: Some(true), ..SubscriptionFilter::default() };
-        let scoped = ServerEvent::ListChanged(ListKind::Tools, Scopes::new(["tools:admin"]));
+        let scoped =
+            ServerEvent::ListChanged { kind: ListKind::Tools, scopes: Scopes::new(["tools:admin"]), relayed: false };
         let tag = |principal: Option<Principal>| Tag { meta: JsonObject::new(), principal };
         let admin = tag(Some(Principal::new("ann").with_scopes(["tools:admin"])));
         assert!(notification_for(&filter, &scoped, &admin).is_some());
         assert!(notification_for(&filter, &scoped, &tag(Some(Principal::new("bo")))).is_none());
         assert!(notification_for(&filter, &scoped, &tag(None)).is_none());
-        let open = ServerEvent::ListChanged(ListKind::Tools, Scopes::default());
+        let open = ServerEvent::ListChanged { kind: ListKind::Tools, scopes: Scopes::default(), relayed: false };
         assert!(notification_for(&filter, &open, &tag(None)).is_some());
     }
 

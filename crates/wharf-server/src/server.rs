@@ -220,7 +220,7 @@ impl Server {
         let (outcome, changed) = change(&mut self.registry_mut());
         if let Some(scopes) = changed {
             // No receivers just means no client is connected.
-            let _ = self.shared.events.send(ServerEvent::ListChanged(kind, scopes));
+            let _ = self.shared.events.send(ServerEvent::ListChanged { kind, scopes, relayed: false });
         }
         outcome
     }
@@ -246,10 +246,34 @@ impl Server {
         self.change_registry(C::LIST, |registry| {
             let scopes = C::entries(registry).get(key).map(|component| component.scopes().clone());
             match registry.set_enabled::<C>(key, enabled) {
-                Some(changed) => (true, scopes.filter(|_| changed)),
+                Some(changed) => {
+                    if changed {
+                        let toggled = ServerEvent::Toggled { kind: C::LIST, key: key.into(), enabled };
+                        let _ = self.shared.events.send(toggled);
+                    }
+                    (true, scopes.filter(|_| changed))
+                }
                 None => (false, None),
             }
         })
+    }
+
+    fn is_enabled<C: Component>(&self, key: &str) -> Option<bool> {
+        C::entries(&self.registry()).get(key).map(|component| component.enabled())
+    }
+
+    #[cfg(feature = "http")]
+    /// Enables or disables here what another instance of the server enabled or disabled; its
+    /// clients hear of it from the list change relayed next.
+    pub(crate) fn relayed_toggle(&self, kind: ListKind, key: &str, enabled: bool) {
+        let mut registry = self.registry_mut();
+        let _ = match kind {
+            ListKind::Tools => registry.set_enabled::<ToolDef>(key, enabled),
+            ListKind::Prompts => registry.set_enabled::<PromptDef>(key, enabled),
+            ListKind::Resources => registry
+                .set_enabled::<ResourceDef>(key, enabled)
+                .or_else(|| registry.set_enabled::<TemplateDef>(key, enabled)),
+        };
     }
 
     /// Adds a tool while the server runs; connected clients get `notifications/tools/list_changed`.
@@ -262,9 +286,15 @@ impl Server {
         self.remove::<ToolDef>(name)
     }
 
-    /// Enables or disables a tool; returns false if there is none by that name.
+    /// Enables or disables a tool; returns false if there is none by that name. With a shared
+    /// session store, every instance of the server does the same.
     pub fn set_tool_enabled(&self, name: &str, enabled: bool) -> bool {
         self.set_enabled::<ToolDef>(name, enabled)
+    }
+
+    /// Whether the tool of this name is enabled; `None` if there is none.
+    pub fn is_tool_enabled(&self, name: &str) -> Option<bool> {
+        self.is_enabled::<ToolDef>(name)
     }
 
     /// Adds a prompt while the server runs.
@@ -277,9 +307,15 @@ impl Server {
         self.remove::<PromptDef>(name)
     }
 
-    /// Enables or disables a prompt; returns false if there is none by that name.
+    /// Enables or disables a prompt; returns false if there is none by that name. With a
+    /// shared session store, every instance of the server does the same.
     pub fn set_prompt_enabled(&self, name: &str, enabled: bool) -> bool {
         self.set_enabled::<PromptDef>(name, enabled)
+    }
+
+    /// Whether the prompt of this name is enabled; `None` if there is none.
+    pub fn is_prompt_enabled(&self, name: &str) -> Option<bool> {
+        self.is_enabled::<PromptDef>(name)
     }
 
     /// Adds a resource while the server runs.
@@ -292,7 +328,8 @@ impl Server {
         self.remove::<ResourceDef>(uri)
     }
 
-    /// Enables or disables a resource; returns false if there is none with that URI.
+    /// Enables or disables a resource; returns false if there is none with that URI. With a
+    /// shared session store, every instance of the server does the same.
     pub fn set_resource_enabled(&self, uri: &str, enabled: bool) -> bool {
         self.set_enabled::<ResourceDef>(uri, enabled)
     }
@@ -316,6 +353,13 @@ impl Server {
     /// (`notifications/resources/updated`).
     pub fn notify_resource_updated(&self, uri: &str) {
         let _ = self.shared.events.send(ServerEvent::ResourceUpdated { uri: uri.into(), relayed: false });
+    }
+
+    #[cfg(feature = "http")]
+    /// Tells this instance's clients and listeners that may see it that a list changed on
+    /// another instance of the server.
+    pub(crate) fn relayed_list_change(&self, kind: ListKind, scopes: Scopes) {
+        let _ = self.shared.events.send(ServerEvent::ListChanged { kind, scopes, relayed: true });
     }
 
     #[cfg(feature = "http")]

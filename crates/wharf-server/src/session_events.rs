@@ -20,14 +20,14 @@ pub(crate) fn event_notification(
     }
     let notification = match event {
         // A change to what the session's principal cannot see did not change its view.
-        ServerEvent::ListChanged(_, scopes) if !scopes.allow(session.principal()) => return None,
-        ServerEvent::ListChanged(ListKind::Tools, _) if capabilities.tools.is_some() => {
+        ServerEvent::ListChanged { scopes, .. } if !scopes.allow(session.principal()) => return None,
+        ServerEvent::ListChanged { kind: ListKind::Tools, .. } if capabilities.tools.is_some() => {
             ServerNotification::ToolListChanged(NotificationMeta::default())
         }
-        ServerEvent::ListChanged(ListKind::Prompts, _) if capabilities.prompts.is_some() => {
+        ServerEvent::ListChanged { kind: ListKind::Prompts, .. } if capabilities.prompts.is_some() => {
             ServerNotification::PromptListChanged(NotificationMeta::default())
         }
-        ServerEvent::ListChanged(ListKind::Resources, _) if capabilities.resources.is_some() => {
+        ServerEvent::ListChanged { kind: ListKind::Resources, .. } if capabilities.resources.is_some() => {
             ServerNotification::ResourceListChanged(NotificationMeta::default())
         }
         ServerEvent::ResourceUpdated { uri, .. } if session.is_subscribed(uri) => {
@@ -79,8 +79,9 @@ mod tests {
         let capabilities = ServerCapabilities { tools: Some(Default::default()), ..Default::default() };
         let admin = Principal::new("ann").with_scopes(["tools:admin"]);
         let reader = Principal::new("bo").with_scopes(["files:read"]);
-        let scoped = ServerEvent::ListChanged(ListKind::Tools, Scopes::new(["tools:admin"]));
-        let open = ServerEvent::ListChanged(ListKind::Tools, Scopes::default());
+        let scoped =
+            ServerEvent::ListChanged { kind: ListKind::Tools, scopes: Scopes::new(["tools:admin"]), relayed: false };
+        let open = ServerEvent::ListChanged { kind: ListKind::Tools, scopes: Scopes::default(), relayed: false };
         let heard = |principal: Option<&Principal>, event: &ServerEvent| {
             event_notification(&capabilities, &session_of(principal), event).is_some()
         };

@@ -167,8 +167,8 @@ pub mod stdio {
 pub mod http {
     pub use wharf_server::{
         AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore,
-        Relayed, SessionChange, SessionStore, SessionStoreError, StoredSession, StreamEvents, serve_http,
-        serve_http_on, serve_http_until,
+        Relayed, SessionChange, SessionStore, SessionStoreError, StoredSession, serve_http, serve_http_on,
+        serve_http_until,
     };
 }
 

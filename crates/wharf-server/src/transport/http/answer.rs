@@ -345,6 +345,12 @@ impl Stream {
         let Some((http_session, stream)) = &self.resumable else { return };
         http_session.streams().entry(*stream).or_default();
         let frame = sse::priming(&sse::event_id(*stream, 0), self.shared.options.sse_retry.as_millis());
+        if let Some(store) = &self.shared.options.session_store {
+            // Event 0 is never replayed (a client resumes after it at the earliest); kept, it
+            // tells another instance that the stream exists before anything else was sent.
+            let idle = self.shared.options.session_idle_timeout;
+            store.0.keep_event(http_session.session.id(), *stream, 0, frame.clone(), idle);
+        }
         self.write_frame(frame).await;
     }
 
@@ -388,6 +394,9 @@ impl Stream {
     fn finish(&mut self) {
         if let Some((http_session, stream)) = &self.resumable {
             http_session.finish_stream(*stream);
+            if let Some(store) = &self.shared.options.session_store {
+                store.0.keep_stream_end(http_session.session.id(), *stream, self.shared.options.session_idle_timeout);
+            }
         }
         self.body = None;
     }

@@ -44,7 +44,7 @@ pub use auth::{AuthFuture, AuthRefusal, Authenticator};
 pub use body::McpBody;
 pub use events::{EventStore, MemoryEventStore};
 pub use options::HttpOptions;
-pub use session_store::{Relayed, SessionChange, SessionStore, SessionStoreError, StoredSession, StreamEvents};
+pub use session_store::{Relayed, SessionChange, SessionStore, SessionStoreError, StoredSession};
 
 use crate::error::Error;
 use crate::server::Server;

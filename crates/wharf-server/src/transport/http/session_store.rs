@@ -26,10 +26,6 @@ pub struct StoredSession {
     pub subscriptions: Vec<String>,
 }
 
-/// Events of a response stream kept for clients that resume it: each event's sequence number
-/// and its SSE frame, in order.
-pub type StreamEvents = Vec<(u64, Bytes)>;
-
 /// One change to a stored session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -60,6 +56,14 @@ pub enum Relayed {
     /// A resource changed on the instance that relays this: every instance tells its own
     /// subscribers.
     ResourceUpdated(String),
+    /// A list (`tools`, `prompts` or `resources`) changed on the instance that relays this,
+    /// because of a component requiring these scopes: every instance tells its own clients
+    /// and listeners that may see it to look again.
+    ListChanged(String, Vec<String>),
+    /// A component of a list (`tools`, `prompts` or `resources`), named by its key, was
+    /// enabled (`true`) or disabled on the instance that relays this: every instance does the
+    /// same. Relayed before the list change it makes.
+    Toggled(String, String, bool),
 }
 
 /// The store could not be reached or did not answer; requests that need it are answered 503
@@ -115,14 +119,21 @@ pub trait SessionStore: Send + Sync + Debug + 'static {
     /// lives (`idle` from the last one).
     fn keep_event(&self, session: &str, stream: u64, sequence: u64, frame: Bytes, idle: Duration);
 
-    /// The kept events of `stream` of `session` after `after`, in order; `None` when no event
-    /// of that stream is kept at all.
-    fn replay_events<'a>(
+    /// Marks response stream `stream` of `session` as ended (its response was sent), after
+    /// the events kept before, so that an instance following it stops there.
+    fn keep_stream_end(&self, session: &str, stream: u64, idle: Duration);
+
+    /// Resumes `stream` of `session` after event `after`, for a client that lost it: the kept
+    /// events that followed, in order, then those that keep coming from the instance still
+    /// sending it, until the stream ended there (or nothing came for a while: the instance may
+    /// have died; the client resumes again if it wants). `None` when no event of that stream
+    /// is kept at all.
+    fn resume_events<'a>(
         &'a self,
         session: &'a str,
         stream: u64,
         after: u64,
-    ) -> StoreFuture<'a, Result<Option<StreamEvents>, SessionStoreError>>;
+    ) -> StoreFuture<'a, Result<Option<mpsc::Receiver<Bytes>>, SessionStoreError>>;
 
     /// Hands `relayed` to every other instance. What is relayed while an instance is not
     /// listening is lost to it.

@@ -16,9 +16,10 @@ use super::session_record;
 use super::session_store::{Relayed, SessionStore};
 use super::sessions::{HttpSession, SessionTable};
 use crate::dispatch::client_messages;
-use crate::events::ServerEvent;
+use crate::events::{ListKind, ServerEvent};
 use crate::principal::Principal;
 use crate::random;
+use crate::scopes::Scopes;
 use crate::server::Server;
 use crate::session_events::event_notification;
 
@@ -95,6 +96,18 @@ async fn deliver_relayed(shared: Weak<Shared>, mut relayed: mpsc::Receiver<Relay
                 shared.server.relayed_resource_update(&uri);
                 continue;
             }
+            Relayed::ListChanged(list, scopes) => {
+                if let Some(kind) = ListKind::named(&list) {
+                    shared.server.relayed_list_change(kind, Scopes::new(scopes));
+                }
+                continue;
+            }
+            Relayed::Toggled(list, key, enabled) => {
+                if let Some(kind) = ListKind::named(&list) {
+                    shared.server.relayed_toggle(kind, &key, enabled);
+                }
+                continue;
+            }
         };
         let Some(http_session) = shared.sessions.peek(&session) else { continue };
         let session = &http_session.session;
@@ -124,11 +137,11 @@ async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         };
         let Some(shared) = shared.upgrade() else { return };
-        if let (ServerEvent::ResourceUpdated { uri, relayed: false }, Some(store)) =
-            (&event, &shared.options.session_store)
-            && let Err(err) = store.0.relay(&Relayed::ResourceUpdated(uri.to_string())).await
+        if let Some(store) = &shared.options.session_store
+            && let Some(relayed) = to_relay(&event)
+            && let Err(err) = store.0.relay(&relayed).await
         {
-            tracing::warn!(%err, "a resource update could not be relayed to the other instances");
+            tracing::warn!(%err, "a change could not be relayed to the other instances");
         }
         let capabilities = shared.server.capabilities();
         for http_session in shared.sessions.all() {
@@ -145,6 +158,22 @@ async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast
                 let _ = session.outbound().try_send(notification);
             }
         }
+    }
+}
+
+/// What the other instances of a fleet are told of an event that happened here: resource and
+/// list changes, and components enabled or disabled (task changes reach other instances
+/// through the task store).
+fn to_relay(event: &ServerEvent) -> Option<Relayed> {
+    match event {
+        ServerEvent::ResourceUpdated { uri, relayed: false } => Some(Relayed::ResourceUpdated(uri.to_string())),
+        ServerEvent::ListChanged { kind, scopes, relayed: false } => {
+            Some(Relayed::ListChanged(kind.name().to_owned(), scopes.names().map(str::to_owned).collect()))
+        }
+        ServerEvent::Toggled { kind, key, enabled } => {
+            Some(Relayed::Toggled(kind.name().to_owned(), key.to_string(), *enabled))
+        }
+        _ => None,
     }
 }
 

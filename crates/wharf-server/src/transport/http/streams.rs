@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use tokio::sync::mpsc;
 use wharf_protocol::ErrorCode;
@@ -46,10 +45,10 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
             return response;
         }
         if let Some(store) = &shared.options.session_store {
-            // Another instance sent the stream: what it kept is replayed, and the stream ends
-            // there; the client resumes again from its last event if more was still to come.
-            match store.0.replay_events(http_session.session.id(), stream, after).await {
-                Ok(Some(events)) => return replayed(events),
+            // Another instance sends (or sent) the stream: what it kept is replayed, and what
+            // it goes on sending follows.
+            match store.0.resume_events(http_session.session.id(), stream, after).await {
+                Ok(Some(frames)) => return reply::event_stream(frames),
                 Ok(None) => {}
                 Err(err) => {
                     tracing::warn!(%err, "a stream's events could not be read");
@@ -76,15 +75,6 @@ fn resume(shared: &Shared, http_session: &HttpSession, stream: u64, after: u64) 
         live.listener = Some(frames);
     }
     Some(reply::event_stream(body))
-}
-
-/// A stream of `events` that ends after them.
-fn replayed(events: Vec<(u64, Bytes)>) -> Response<McpBody> {
-    let (frames, body) = mpsc::channel(events.len().max(1));
-    for (_, frame) in events {
-        let _ = frames.try_send(frame);
-    }
-    reply::event_stream(body)
 }
 
 /// The session's stream for messages that belong to no request: list changes, resource
