@@ -70,6 +70,12 @@ impl Redis {
     }
 }
 
+/// Now, in Unix milliseconds.
+pub(crate) fn unix_millis() -> u64 {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    u64::try_from(now.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// What the client says went wrong, by its kind only: its text may quote the URL, and with it
 /// a password.
 pub(crate) fn without_secrets(err: &redis::RedisError) -> String {

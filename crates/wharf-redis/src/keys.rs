@@ -38,6 +38,12 @@ impl Keys {
         format!("{}:{{{id}}}:events", self.prefix)
     }
 
+    /// The index of a deployment's 2025 sessions, scored by when each was last heard from:
+    /// the cap on sessions holds across instances through it.
+    pub(crate) fn sessions(&self) -> String {
+        format!("{}:sessions", self.prefix)
+    }
+
     /// The hash that holds what is kept of a 2025 session.
     pub(crate) fn session(&self, id: &str) -> String {
         format!("{}:{{{id}}}:session", self.prefix)

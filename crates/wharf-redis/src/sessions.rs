@@ -15,7 +15,7 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 use wharf_server::{Relayed, SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession};
 
-use crate::connection::{Redis, without_secrets};
+use crate::connection::{Redis, unix_millis, without_secrets};
 use crate::subscription;
 
 const OPENED: &str = "opened";
@@ -203,10 +203,40 @@ impl SessionStore for RedisSessionStore {
         id: &'a str,
         opened: &'a [u8],
         idle: Duration,
+        max_sessions: usize,
     ) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
             let key = self.redis.keys.session(id);
+            let index = self.redis.keys.sessions();
             let mut connection = self.redis.connection.clone();
+            // Sessions idle past their time leave the index; at the cap, the one heard from
+            // longest ago is ended for every instance.
+            let now = unix_millis();
+            let (_, kept): (i64, usize) = redis::pipe()
+                .cmd("ZREMRANGEBYSCORE")
+                .arg(&index)
+                .arg("-inf")
+                .arg(now.saturating_sub(millis(idle)))
+                .cmd("ZCARD")
+                .arg(&index)
+                .query_async(&mut connection)
+                .await
+                .map_err(|err| unavailable(&err))?;
+            for _ in max_sessions..=kept {
+                let oldest: Vec<String> = redis::cmd("ZPOPMIN")
+                    .arg(&index)
+                    .query_async(&mut connection)
+                    .await
+                    .map_err(|err| unavailable(&err))?;
+                let Some(oldest) = oldest.first() else { break };
+                tracing::debug!(session = %oldest.chars().take(8).collect::<String>(), "the fleet's session cap ended a session");
+                redis::cmd("DEL")
+                    .arg(self.redis.keys.session(oldest))
+                    .arg(self.redis.keys.events(oldest))
+                    .query_async::<()>(&mut connection)
+                    .await
+                    .map_err(|err| unavailable(&err))?;
+            }
             redis::pipe()
                 .atomic()
                 .cmd("HSET")
@@ -216,6 +246,15 @@ impl SessionStore for RedisSessionStore {
                 .ignore()
                 .cmd("PEXPIRE")
                 .arg(&key)
+                .arg(millis(idle))
+                .ignore()
+                .cmd("ZADD")
+                .arg(&index)
+                .arg(now)
+                .arg(id)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&index)
                 .arg(millis(idle))
                 .ignore()
                 .query_async::<()>(&mut connection)
@@ -232,11 +271,22 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let key = self.redis.keys.session(id);
             let mut connection = self.redis.connection.clone();
-            let (fields, _): (HashMap<String, Vec<u8>>, i64) = redis::pipe()
+            let index = self.redis.keys.sessions();
+            // One round trip: the session, its expiry pushed out, and its place in the index
+            // of sessions by when they were last heard from (only if it is still there).
+            let (fields, ..): (HashMap<String, Vec<u8>>, i64, i64, i64) = redis::pipe()
                 .cmd("HGETALL")
                 .arg(&key)
                 .cmd("PEXPIRE")
                 .arg(&key)
+                .arg(millis(idle))
+                .cmd("ZADD")
+                .arg(&index)
+                .arg("XX")
+                .arg(unix_millis())
+                .arg(id)
+                .cmd("PEXPIRE")
+                .arg(&index)
                 .arg(millis(idle))
                 .query_async(&mut connection)
                 .await
@@ -329,9 +379,15 @@ impl SessionStore for RedisSessionStore {
     fn close<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
             let mut connection = self.redis.connection.clone();
-            redis::cmd("DEL")
+            redis::pipe()
+                .cmd("DEL")
                 .arg(self.redis.keys.session(id))
                 .arg(self.redis.keys.events(id))
+                .ignore()
+                .cmd("ZREM")
+                .arg(self.redis.keys.sessions())
+                .arg(id)
+                .ignore()
                 .query_async::<()>(&mut connection)
                 .await
                 .map_err(|err| unavailable(&err))

@@ -9,7 +9,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use wharf_server::{StoreFuture, TaskRecord, TaskSignal, TaskStore, TaskStoreError};
 
-use crate::connection::{Redis, without_secrets};
+use crate::connection::{Redis, unix_millis, without_secrets};
 use crate::subscription;
 
 /// How long a record without a `ttlMs` is kept: every key has an expiry.
@@ -46,12 +46,7 @@ impl RedisTaskStore {
 fn remaining_ms(record: &TaskRecord) -> u64 {
     let ttl = record.ttl_ms.unwrap_or(UNBOUNDED_TTL.as_millis() as u64);
     let until = record.created_at_ms.saturating_add(ttl);
-    until.saturating_sub(wharf_now()).max(1)
-}
-
-fn wharf_now() -> u64 {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    u64::try_from(now.as_millis()).unwrap_or(u64::MAX)
+    until.saturating_sub(unix_millis()).max(1)
 }
 
 fn unavailable(err: &redis::RedisError) -> TaskStoreError {

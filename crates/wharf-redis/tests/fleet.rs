@@ -82,9 +82,13 @@ fn server() -> Server {
 
 /// One more instance of the server on a free loopback port, sharing `redis`'s sessions.
 async fn instance(redis: &Redis, idle: Duration) -> u16 {
+    instance_with(HttpOptions::default().session_store(redis.session_store()).session_idle_timeout(idle)).await
+}
+
+/// One more instance of the server on a free loopback port, with `options`.
+async fn instance_with(options: HttpOptions) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let options = HttpOptions::default().session_store(redis.session_store()).session_idle_timeout(idle);
     tokio::spawn(serve_http_on(server(), listener, options));
     port
 }
@@ -386,4 +390,24 @@ async fn a_tool_hidden_or_shown_on_one_instance_is_so_on_every_instance_and_thei
 async fn lists_extra(port: u16, session: &str) -> bool {
     let reply = send(port, "POST", Some(session), &request(2, "tools/list", json!({}))).await;
     reply.json()["result"]["tools"].as_array().unwrap().iter().any(|tool| tool["name"] == "extra")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_cap_holds_for_the_fleet_and_ends_the_session_heard_from_longest_ago() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-h");
+    let options = || HttpOptions::default().session_store(redis.session_store()).max_sessions(2);
+    let (a, b) = (instance_with(options()).await, instance_with(options()).await);
+    let first = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
+    let second = initialize(b).await.header("mcp-session-id").unwrap().to_owned();
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    // The first is heard from again, on B: the second is now the one heard from longest ago.
+    assert_eq!(send(b, "POST", Some(&first), &whoami(1)).await.status, 200);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let third = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
+    for port in [a, b] {
+        assert_eq!(send(port, "POST", Some(&second), &whoami(2)).await.status, 404, "the second ended everywhere");
+        assert_eq!(send(port, "POST", Some(&first), &whoami(3)).await.status, 200);
+        assert_eq!(send(port, "POST", Some(&third), &whoami(4)).await.status, 200);
+    }
 }

@@ -120,8 +120,9 @@ impl HttpOptions {
     /// instance serves any request of a session (the `wharf-redis` crate's store, or your own).
     /// Each request of a session then loads it from the store once; a session expires once no
     /// instance has heard from its client for the idle timeout, and `max_sessions` bounds the
-    /// sessions each instance holds at once. Off by default: sessions live in the instance
-    /// that opened them.
+    /// sessions of all instances together (the one heard from longest ago goes first) as well
+    /// as the copies each instance holds. Off by default: sessions live in the instance that
+    /// opened them.
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> HttpOptions {
         self.session_store = Some(SharedSessions(store));
         self

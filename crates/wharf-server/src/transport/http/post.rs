@@ -336,7 +336,10 @@ async fn legacy(
     let opened = matches!(outcome, Ok(Ok(_)));
     if opened && let Some(store) = &shared.options.session_store {
         let kept = match session_record::opened(&session) {
-            Some(record) => store.0.open(session.id(), &record, shared.options.session_idle_timeout).await,
+            Some(record) => {
+                let (idle, max) = (shared.options.session_idle_timeout, shared.options.max_sessions);
+                store.0.open(session.id(), &record, idle, max).await
+            }
             None => Err(SessionStoreError("initialize settled nothing to keep".to_owned())),
         };
         if let Err(err) = kept {

@@ -86,12 +86,15 @@ impl std::error::Error for SessionStoreError {}
 /// alive for another `idle`: a session expires fleet-wide once no instance has heard from its
 /// client for that long, and a session deleted on one instance is gone for all of them.
 pub trait SessionStore: Send + Sync + Debug + 'static {
-    /// Keeps a new session for `idle`. Fails when the store is unreachable.
+    /// Keeps a new session for `idle`. With `max_sessions` sessions kept already (across all
+    /// instances), the one heard from longest ago is deleted first. Fails when the store is
+    /// unreachable.
     fn open<'a>(
         &'a self,
         id: &'a str,
         opened: &'a [u8],
         idle: Duration,
+        max_sessions: usize,
     ) -> StoreFuture<'a, Result<(), SessionStoreError>>;
 
     /// The session, its expiry pushed `idle` into the future; `None` once it was deleted or
