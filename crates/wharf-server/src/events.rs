@@ -14,6 +14,7 @@ pub(crate) enum ListKind {
     Resources,
 }
 
+#[cfg(feature = "http")]
 impl ListKind {
     /// The list's name, as instances tell each other of its changes.
     pub(crate) fn name(self) -> &'static str {
