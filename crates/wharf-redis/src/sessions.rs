@@ -266,14 +266,22 @@ impl SessionStore for RedisSessionStore {
     fn load<'a>(
         &'a self,
         id: &'a str,
-        idle: Duration,
+        refresh: Option<Duration>,
     ) -> StoreFuture<'a, Result<Option<StoredSession>, SessionStoreError>> {
         Box::pin(async move {
             let key = self.redis.keys.session(id);
             let mut connection = self.redis.connection.clone();
+            let Some(idle) = refresh else {
+                let fields: HashMap<String, Vec<u8>> = redis::cmd("HGETALL")
+                    .arg(&key)
+                    .query_async(&mut connection)
+                    .await
+                    .map_err(|err| unavailable(&err))?;
+                return Ok(stored(fields));
+            };
             let index = self.redis.keys.sessions();
-            // One round trip: the session, its expiry pushed out, and its place in the index
-            // of sessions by when they were last heard from (only if it is still there).
+            // Still one round trip: the session, its expiry pushed out, and its place in the
+            // index of sessions by when they were last heard from (only if it is still there).
             let (fields, ..): (HashMap<String, Vec<u8>>, i64, i64, i64) = redis::pipe()
                 .cmd("HGETALL")
                 .arg(&key)

@@ -82,9 +82,10 @@ impl std::error::Error for SessionStoreError {}
 /// Keeps 2025 sessions where every instance of a server finds them, so that any instance
 /// serves any request of a session (behind a load balancer without sticky sessions).
 ///
-/// Every request of a session loads it once ([`SessionStore::load`]), which also keeps it
-/// alive for another `idle`: a session expires fleet-wide once no instance has heard from its
-/// client for that long, and a session deleted on one instance is gone for all of them.
+/// Every request of a session loads it once ([`SessionStore::load`]), and now and then that
+/// load also keeps it alive for another `idle`: a session expires fleet-wide once no instance
+/// has heard from its client for about that long, and a session deleted on one instance is
+/// gone for all of them.
 pub trait SessionStore: Send + Sync + Debug + 'static {
     /// Keeps a new session for `idle`. With `max_sessions` sessions kept already (across all
     /// instances), the one heard from longest ago is deleted first. Fails when the store is
@@ -97,12 +98,12 @@ pub trait SessionStore: Send + Sync + Debug + 'static {
         max_sessions: usize,
     ) -> StoreFuture<'a, Result<(), SessionStoreError>>;
 
-    /// The session, its expiry pushed `idle` into the future; `None` once it was deleted or
-    /// expired.
+    /// The session, its expiry pushed `refresh` into the future when that is given; `None`
+    /// once it was deleted or expired.
     fn load<'a>(
         &'a self,
         id: &'a str,
-        idle: Duration,
+        refresh: Option<Duration>,
     ) -> StoreFuture<'a, Result<Option<StoredSession>, SessionStoreError>>;
 
     /// Records one change to a session that exists.

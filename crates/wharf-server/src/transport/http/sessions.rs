@@ -37,6 +37,9 @@ pub(crate) struct HttpSession {
     last_seen: AtomicU64,
     /// Requests running and streams open; a session with any is never idle.
     active: AtomicUsize,
+    /// With a shared store: milliseconds since the table's epoch when this copy last pushed
+    /// the stored session's expiry out.
+    refreshed: AtomicU64,
     /// Server-initiated messages, taken by the GET stream while it is open.
     standalone: Mutex<Option<mpsc::Receiver<Vec<u8>>>>,
     streams: Mutex<HashMap<u64, LiveStream>>,
@@ -239,6 +242,7 @@ impl SessionTable {
             principal,
             last_seen: AtomicU64::new(now),
             active: AtomicUsize::new(0),
+            refreshed: AtomicU64::new(now),
             standalone: Mutex::new(Some(receiver)),
             streams: Mutex::new(HashMap::new()),
             // Copies of a shared session number their streams far apart, so that an event id
@@ -300,6 +304,18 @@ impl SessionTable {
         }
         session.last_seen.store(now, Ordering::Relaxed);
         Some(session.clone())
+    }
+
+    /// True when `copy` last pushed its stored session's expiry out an eighth of the idle
+    /// timeout ago or more: the next load does it again.
+    pub(crate) fn refresh_due(&self, copy: &HttpSession) -> bool {
+        let since = self.now().saturating_sub(copy.refreshed.load(Ordering::Relaxed));
+        u128::from(since) * 8 >= self.idle_timeout.as_millis()
+    }
+
+    /// Notes that `copy` just pushed its stored session's expiry out.
+    pub(crate) fn refreshed(&self, copy: &HttpSession) {
+        copy.refreshed.store(self.now(), Ordering::Relaxed);
     }
 
     /// This instance's copy of a session, as it is: for messages other instances relay.

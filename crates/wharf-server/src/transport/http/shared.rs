@@ -148,7 +148,7 @@ async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast
             let session = &http_session.session;
             if let (ServerEvent::ResourceUpdated { .. }, Some(store)) = (&event, &shared.options.session_store)
                 && http_session.has_stream_open()
-                && let Ok(Some(stored)) = store.0.load(session.id(), shared.options.session_idle_timeout).await
+                && let Ok(Some(stored)) = store.0.load(session.id(), None).await
             {
                 // The client may have subscribed through another instance since this one last
                 // heard from it: its subscriptions are read afresh for the stream it holds here.
@@ -245,7 +245,11 @@ async fn stored_session(
         // Not an id this server made: nothing to ask the store about.
         return Err(SessionRefusal::Unknown);
     }
-    let stored = match store.load(id, shared.options.session_idle_timeout).await {
+    // The session's expiry is pushed out by the first request a copy serves, then by at most
+    // one request in each eighth of the idle timeout: the others only read it.
+    let idle = shared.options.session_idle_timeout;
+    let refresh = shared.sessions.peek(id).is_none_or(|copy| shared.sessions.refresh_due(&copy));
+    let stored = match store.load(id, refresh.then_some(idle)).await {
         Ok(Some(stored)) => stored,
         Ok(None) => {
             shared.sessions.gone(id);
@@ -258,6 +262,9 @@ async fn stored_session(
     };
     shared.ensure_relay_task();
     if let Some(local) = shared.sessions.get(id) {
+        if refresh {
+            shared.sessions.refreshed(&local);
+        }
         session_record::refresh(&local.session, &stored);
         return Ok(local);
     }
