@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{RedisServer, Reply, Streamed, send};
+use support::{RedisServer, Reply, Streamed, change_until_heard, send};
 use tokio::net::TcpListener;
 use wharf_protocol::{ElicitParams, LoggingLevel};
 use wharf_redis::Redis;
@@ -284,18 +284,9 @@ async fn a_resource_changed_on_one_instance_reaches_the_subscribers_stream_on_an
     // The standalone stream is open on C; the resource changes on A.
     let mut standalone = Streamed::get(c, &id).await;
     standalone.until("200 OK").await;
-    // Instances subscribe to each other's news from their first request on; the subscription
-    // takes a moment to be made, so the change is made again until it is heard (or 10 s pass).
-    let touch = |n: u64, tool: &str| request(n, "tools/call", json!({"name": tool, "arguments": {}}));
-    let mut heard = false;
-    for n in 0..50 {
-        assert_eq!(send(a, "POST", Some(&id), &touch(100 + n, "touch_note")).await.status, 200);
-        if standalone.within(r#""uri":"demo://note""#, Duration::from_millis(200)).await {
-            heard = true;
-            break;
-        }
-    }
+    let heard = change_until_heard(a, &id, "touch_note", "demo://note", &mut standalone).await;
     assert!(heard, "C's stream heard of the change made on A: {:?}", standalone.read);
+    let touch = |n: u64, tool: &str| request(n, "tools/call", json!({"name": tool, "arguments": {}}));
 
     // A subscription made through B after the stream opened on C counts too.
     assert_eq!(send(b, "POST", Some(&id), &subscribe(3, "demo://other")).await.status, 200);
@@ -355,16 +346,8 @@ async fn a_tool_hidden_or_shown_on_one_instance_is_so_on_every_instance_and_thei
     let mut standalone = Streamed::get(b, &id).await;
     standalone.until("200 OK").await;
     // B hears what A relays once its subscription is made: a resource change shows when.
+    assert!(change_until_heard(a, &id, "touch_note", "demo://note", &mut standalone).await, "B hears what A relays");
     let call = |n: u64, tool: &str| request(n, "tools/call", json!({"name": tool, "arguments": {}}));
-    let mut heard = false;
-    for n in 0..50 {
-        assert_eq!(send(a, "POST", Some(&id), &call(100 + n, "touch_note")).await.status, 200);
-        if standalone.within(r#""uri":"demo://note""#, Duration::from_millis(200)).await {
-            heard = true;
-            break;
-        }
-    }
-    assert!(heard, "B hears what A relays");
     let listed = |port: u16| lists_extra(port, &id);
     assert!(listed(b).await && listed(c).await);
 

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use support::{RedisServer, Reply, Streamed, free_port, initialize, request, send, send_with};
+use support::{RedisServer, Reply, Streamed, change_until_heard, free_port, initialize, request, send, send_with};
 
 /// A child process killed when the test ends, however it ends.
 struct Killed(Child);
@@ -197,15 +197,7 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
     assert_eq!(send(proxy.port, "POST", Some(&id), &subscribe).await.status, 200);
     let mut standalone = Streamed::get(proxy.port, &id).await;
     standalone.until("200 OK").await;
-    let mut heard = false;
-    for n in 0..50 {
-        let tick = request(100 + n, "tools/call", json!({"name": "tick", "arguments": {}}));
-        assert_eq!(send(proxy.port, "POST", Some(&id), &tick).await.status, 200);
-        if standalone.within(r#""uri":"demo://clock""#, Duration::from_millis(200)).await {
-            heard = true;
-            break;
-        }
-    }
+    let heard = change_until_heard(proxy.port, &id, "tick", "demo://clock", &mut standalone).await;
     assert!(heard, "the GET stream heard of the tick: {:?}", standalone.read);
     drop(standalone);
 

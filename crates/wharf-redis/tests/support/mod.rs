@@ -217,3 +217,18 @@ impl Streamed {
         self.read
     }
 }
+
+/// Calls `tool` (which changes the resource `uri`) in `session` through `port` until `stream`
+/// carries `notifications/resources/updated` for `uri`, 50 times at most, 200 ms apart: an
+/// instance hears what the others relay only once its subscription is made, a moment after
+/// its first request. True once heard.
+pub async fn change_until_heard(port: u16, session: &str, tool: &str, uri: &str, stream: &mut Streamed) -> bool {
+    for n in 0..50 {
+        let call = request(100 + n, "tools/call", json!({"name": tool, "arguments": {}}));
+        assert_eq!(send(port, "POST", Some(session), &call).await.status, 200);
+        if stream.within(&format!(r#""uri":"{uri}""#), Duration::from_millis(200)).await {
+            return true;
+        }
+    }
+    false
+}
