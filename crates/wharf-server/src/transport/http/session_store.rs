@@ -1,6 +1,7 @@
-//! Where 2025 sessions are kept when several server instances share them: the
-//! [`SessionStore`] trait. Without one (the default), a session lives only in the instance
-//! that opened it.
+//! What several instances of a server share through a store: the [`SessionStore`] trait, which
+//! keeps 2025 sessions and their streams' events where every instance finds them, and relays
+//! what one instance must tell the others. Without one (the default), a session lives only in
+//! the instance that opened it.
 
 use std::fmt::Debug;
 use std::time::Duration;
