@@ -122,6 +122,26 @@ function answerElicitationAndSampling(client, schemas) {
   }));
 }
 
+/** A tool call as a 2025-11-25 task, through the SDK's experimental tasks API: created,
+ * polled (`tasks/get`), its result fetched (`tasks/result`), and listed (`tasks/list`). */
+async function exerciseTasks(client) {
+  const messages = [];
+  const stream = client.experimental.tasks.callToolStream(
+    { name: 'countdown', arguments: { steps: 5 } },
+    undefined,
+    { task: { ttl: 60000 } },
+  );
+  for await (const message of stream) messages.push(message);
+  const kinds = messages.map((message) => message.type);
+  assert.equal(kinds[0], 'taskCreated', `${kinds}`);
+  assert.equal(kinds.at(-1), 'result', `${kinds}: ${JSON.stringify(messages.at(-1))}`);
+  assert.equal(text(messages.at(-1).result), 'Counted down 5 steps');
+  const taskId = messages[0].task.taskId;
+  assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'completed');
+  const listed = await client.experimental.tasks.listTasks();
+  assert.ok(listed.tasks.some((task) => task.taskId === taskId), 'the task is listed');
+}
+
 test('TypeScript SDK v1 in a 2025-11-25 session', async () => {
   const client = new ClientV1({ name: 'interop-v1', version: '1.0.0' }, { capabilities });
   const schemas = {
@@ -136,6 +156,7 @@ test('TypeScript SDK v1 in a 2025-11-25 session', async () => {
     assert.equal(client.getServerVersion().name, 'wharf-demo');
     await exerciseCommonFeatures(client);
     await exerciseSessionFeatures(client, schemas);
+    await exerciseTasks(client);
   } finally {
     await client.close();
   }
