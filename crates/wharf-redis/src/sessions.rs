@@ -406,7 +406,8 @@ impl SessionStore for RedisSessionStore {
 /// A relayed message on the wire: `c`, the session id, a newline and the client's message; `r`
 /// and the URI of a resource that changed; or `l`, the list that changed, a newline and the
 /// scopes of the component that changed it, separated by spaces (scope tokens have none); or
-/// `e`, the list, a newline, `1` (enabled) or `0`, a newline and the component's key.
+/// `e`, the list, a newline, `1` (enabled) or `0`, a newline and the component's key; or `t`
+/// and a task's record as JSON.
 fn relay_payload(relayed: &Relayed) -> Option<Vec<u8>> {
     match relayed {
         Relayed::ClientMessage { session, message } => {
@@ -421,6 +422,7 @@ fn relay_payload(relayed: &Relayed) -> Option<Vec<u8>> {
         Relayed::ListChanged(list, scopes) => {
             Some([b"l", list.as_bytes(), b"\n", scopes.join(" ").as_bytes()].concat())
         }
+        Relayed::TaskChanged(record) => Some([b"t", record.as_slice()].concat()),
         Relayed::Toggled(list, key, enabled) => {
             let enabled: &[u8] = if *enabled { b"1" } else { b"0" };
             Some([b"e", list.as_bytes(), b"\n", enabled, b"\n", key.as_bytes()].concat())
@@ -437,6 +439,7 @@ fn relayed_from(payload: &[u8]) -> Option<Relayed> {
             Some(Relayed::ClientMessage { session, message: rest[newline + 1..].to_vec() })
         }
         (b'r', uri) => Some(Relayed::ResourceUpdated(std::str::from_utf8(uri).ok()?.to_owned())),
+        (b't', record) => Some(Relayed::TaskChanged(record.to_vec())),
         (b'e', rest) => {
             let mut parts = std::str::from_utf8(rest).ok()?.splitn(3, '\n');
             let (list, enabled, key) = (parts.next()?, parts.next()?, parts.next()?);
@@ -496,6 +499,8 @@ mod tests {
         assert_eq!(relayed_from(&relay_payload(&answer).unwrap()), Some(answer));
         let update = Relayed::ResourceUpdated("demo://note\nwith a newline".to_owned());
         assert_eq!(relayed_from(&relay_payload(&update).unwrap()), Some(update));
+        let task = Relayed::TaskChanged(br#"{"task_id":"t1"}"#.to_vec());
+        assert_eq!(relayed_from(&relay_payload(&task).unwrap()), Some(task));
         for toggled in [true, false] {
             let toggle = Relayed::Toggled("resources".to_owned(), "file:///a\nb".to_owned(), toggled);
             assert_eq!(relayed_from(&relay_payload(&toggle).unwrap()), Some(toggle));

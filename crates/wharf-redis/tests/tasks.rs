@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{RedisServer, request, send_with};
+use support::{RedisServer, Streamed, request, send_with};
 use tokio::net::TcpListener;
 use wharf_protocol::ElicitParams;
 use wharf_redis::Redis;
@@ -59,20 +59,27 @@ fn server(redis: &Redis, lease: Duration) -> Server {
 async fn instance(redis: &Redis, lease: Duration) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    tokio::spawn(serve_http_on(server(redis, lease), listener, HttpOptions::default()));
+    // The session store carries what instances tell each other, task changes among them.
+    let options = HttpOptions::default().session_store(redis.session_store());
+    tokio::spawn(serve_http_on(server(redis, lease), listener, options));
     port
+}
+
+/// The body of a 2026-07-28 request from a client that takes part in tasks.
+fn modern_body(method: &str, params: Value) -> String {
+    let mut params = params;
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    request(1, method, params)
 }
 
 /// A 2026-07-28 request with its headers, from a client that takes part in tasks.
 async fn modern(port: u16, method: &str, name: Option<&str>, params: Value) -> Value {
-    let mut params = params;
-    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}});
     let mut headers = vec![("mcp-protocol-version", "2026-07-28"), ("mcp-method", method)];
     if let Some(name) = name {
         headers.push(("mcp-name", name));
     }
-    let reply = send_with(port, "POST", &headers, &request(1, method, params)).await;
+    let reply = send_with(port, "POST", &headers, &modern_body(method, params)).await;
     assert_eq!(reply.status, 200, "{reply:?}");
     reply.json()
 }
@@ -108,9 +115,13 @@ async fn a_task_started_on_one_instance_is_polled_answered_and_cancelled_through
     let lease = Duration::from_secs(5);
     let (a, b) = (instance(&redis, lease).await, instance(&redis, lease).await);
 
-    // Input asked on A, answered through B.
+    // Input asked on A, answered through B; a listener on B hears the task end on A.
     let approving = start(a, "approve").await;
     let waiting = wait_for(b, &approving, "input_required").await;
+    let watch = modern_body("subscriptions/listen", json!({"notifications": {"taskIds": [approving]}}));
+    let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "subscriptions/listen")];
+    let mut listener = Streamed::post_with(b, &headers, &watch).await;
+    listener.until(&approving).await;
     assert_eq!(waiting["inputRequests"]["ok"]["method"], "elicitation/create", "{waiting}");
     let malformed = task(b, "tasks/update", &approving, json!({"inputResponses": {"ok": 7}})).await;
     assert_eq!(malformed["error"]["code"], -32602, "answers are checked where they arrive: {malformed}");
@@ -118,6 +129,9 @@ async fn a_task_started_on_one_instance_is_polled_answered_and_cancelled_through
     assert_eq!(task(b, "tasks/update", &approving, update).await["result"]["resultType"], "complete");
     let done = wait_for(b, &approving, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "Accept", "{done}");
+    let heard = listener.until(r#""status":"completed""#).await;
+    assert!(heard.contains("notifications/tasks"), "{heard}");
+    drop(listener);
     assert_eq!(wait_for(a, &approving, "completed").await["result"], done["result"]);
 
     // Running on A, cancelled through B: B says cancelled at once, and A's handler stops.

@@ -44,6 +44,7 @@ pub(crate) enum ServerEvent {
     /// list change it makes, so that the other instances of a fleet, told of both in order, do
     /// the same before they tell their clients.
     Toggled { kind: ListKind, key: Arc<str>, enabled: bool },
-    /// A task changed.
-    Task(Arc<TaskRecord>),
+    /// A task changed; `relayed` when it runs on another instance of the server, which told
+    /// this one.
+    Task { record: Arc<TaskRecord>, relayed: bool },
 }

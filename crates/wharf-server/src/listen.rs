@@ -121,7 +121,7 @@ fn notification_for(filter: &SubscriptionFilter, event: &ServerEvent, tag: &Tag)
             }))
         }
         // Only tasks of the listener's own principal: a task id is no key to another's task.
-        ServerEvent::Task(task)
+        ServerEvent::Task { record: task, .. }
             if task.principal.as_deref() == tag.principal.as_ref().map(Principal::as_str)
                 && filter.task_ids.iter().flatten().any(|id| *id == task.task_id) =>
         {
@@ -167,12 +167,13 @@ mod tests {
     #[test]
     fn listeners_hear_only_of_their_principals_tasks() {
         let filter = SubscriptionFilter { task_ids: Some(vec!["t1".to_owned()]), ..SubscriptionFilter::default() };
-        let task = |owner: Option<&str>| {
-            ServerEvent::Task(std::sync::Arc::new(crate::task::record::TaskRecord {
+        let task = |owner: Option<&str>| ServerEvent::Task {
+            relayed: false,
+            record: std::sync::Arc::new(crate::task::record::TaskRecord {
                 task_id: "t1".to_owned(),
                 principal: owner.map(str::to_owned),
                 ..Default::default()
-            }))
+            }),
         };
         let alice = Tag { meta: JsonObject::new(), principal: Some(Principal::new("alice")) };
         assert!(notification_for(&filter, &task(Some("alice")), &alice).is_some());

@@ -356,6 +356,13 @@ impl Server {
     }
 
     #[cfg(feature = "http")]
+    /// Tells this instance's listeners and sessions that watch it that a task running on
+    /// another instance of the server changed.
+    pub(crate) fn relayed_task_change(&self, record: crate::task::record::TaskRecord) {
+        let _ = self.shared.events.send(ServerEvent::Task { record: Arc::new(record), relayed: true });
+    }
+
+    #[cfg(feature = "http")]
     /// Tells this instance's clients and listeners that may see it that a list changed on
     /// another instance of the server.
     pub(crate) fn relayed_list_change(&self, kind: ListKind, scopes: Scopes) {

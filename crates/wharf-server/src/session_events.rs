@@ -34,7 +34,7 @@ pub(crate) fn event_notification(
             ServerNotification::ResourceUpdated(ResourceUriParams { uri: uri.to_string(), meta: None })
         }
         // 2025-11-25 task status, to the session that made the task.
-        ServerEvent::Task(task)
+        ServerEvent::Task { record: task, .. }
             if task.principal.as_deref().and_then(|owner| owner.strip_prefix("session:")) == Some(session.id())
                 && session
                     .negotiated()

@@ -159,12 +159,21 @@ pub struct Streamed {
 
 impl Streamed {
     pub async fn post(port: u16, session: &str, body: &str) -> Streamed {
-        let request = format!(
+        Streamed::post_with(port, &[("mcp-session-id", session), ("mcp-protocol-version", "2025-11-25")], body).await
+    }
+
+    /// A POST with `headers`, whose answer is read as it comes.
+    pub async fn post_with(port: u16, headers: &[(&str, &str)], body: &str) -> Streamed {
+        let mut request = format!(
             "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
-             accept: application/json, text/event-stream\r\nmcp-session-id: {session}\r\n\
-             mcp-protocol-version: 2025-11-25\r\ncontent-length: {}\r\n\r\n{body}",
+             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
             body.len()
         );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
         let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         stream.write_all(request.as_bytes()).await.unwrap();
         Streamed { stream, read: String::new() }

@@ -176,7 +176,7 @@ impl Tasks {
         if let Some(lease) = lease {
             tokio::spawn(keep_lease(Arc::downgrade(&running), lease));
         }
-        let _ = running.events.send(ServerEvent::Task(Arc::new(record.clone())));
+        let _ = running.events.send(ServerEvent::Task { record: Arc::new(record.clone()), relayed: false });
         Ok((record, running))
     }
 
@@ -370,7 +370,7 @@ impl Running {
         if let Err(err) = self.store.put(record.clone()).await {
             tracing::warn!(task = %record.task_id, %err, "a task record could not be written");
         }
-        let _ = self.events.send(ServerEvent::Task(Arc::new(record.clone())));
+        let _ = self.events.send(ServerEvent::Task { record: Arc::new(record.clone()), relayed: false });
     }
 
     /// Ends the task with `status`, unless it already ended.

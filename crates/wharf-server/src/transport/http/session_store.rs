@@ -65,6 +65,9 @@ pub enum Relayed {
     /// enabled (`true`) or disabled on the instance that relays this: every instance does the
     /// same. Relayed before the list change it makes.
     Toggled(String, String, bool),
+    /// A task running on the instance that relays this changed (its record, as JSON): every
+    /// instance tells its own listeners and sessions that watch it.
+    TaskChanged(Vec<u8>),
 }
 
 /// The store could not be reached or did not answer; requests that need it are answered 503

@@ -102,6 +102,13 @@ async fn deliver_relayed(shared: Weak<Shared>, mut relayed: mpsc::Receiver<Relay
                 }
                 continue;
             }
+            Relayed::TaskChanged(record) => {
+                match serde_json::from_slice(&record) {
+                    Ok(record) => shared.server.relayed_task_change(record),
+                    Err(err) => tracing::debug!(%err, "ignoring a relayed task record that does not decode"),
+                }
+                continue;
+            }
             Relayed::Toggled(list, key, enabled) => {
                 if let Some(kind) = ListKind::named(&list) {
                     shared.server.relayed_toggle(kind, &key, enabled);
@@ -162,14 +169,14 @@ async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast
 }
 
 /// What the other instances of a fleet are told of an event that happened here: resource and
-/// list changes, and components enabled or disabled (task changes reach other instances
-/// through the task store).
+/// list changes, components enabled or disabled, and changes of the tasks running here.
 fn to_relay(event: &ServerEvent) -> Option<Relayed> {
     match event {
         ServerEvent::ResourceUpdated { uri, relayed: false } => Some(Relayed::ResourceUpdated(uri.to_string())),
         ServerEvent::ListChanged { kind, scopes, relayed: false } => {
             Some(Relayed::ListChanged(kind.name().to_owned(), scopes.names().map(str::to_owned).collect()))
         }
+        ServerEvent::Task { record, relayed: false } => serde_json::to_vec(&**record).ok().map(Relayed::TaskChanged),
         ServerEvent::Toggled { kind, key, enabled } => {
             Some(Relayed::Toggled(kind.name().to_owned(), key.to_string(), *enabled))
         }
