@@ -407,7 +407,7 @@ impl SessionStore for RedisSessionStore {
 /// and the URI of a resource that changed; or `l`, the list that changed, a newline and the
 /// scopes of the component that changed it, separated by spaces (scope tokens have none); or
 /// `e`, the list, a newline, `1` (enabled) or `0`, a newline and the component's key; or `t`
-/// and a task's record as JSON.
+/// and a task's record as JSON; or `s`, a session id, a newline and a message for its stream.
 fn relay_payload(relayed: &Relayed) -> Option<Vec<u8>> {
     match relayed {
         Relayed::ClientMessage { session, message } => {
@@ -423,6 +423,7 @@ fn relay_payload(relayed: &Relayed) -> Option<Vec<u8>> {
             Some([b"l", list.as_bytes(), b"\n", scopes.join(" ").as_bytes()].concat())
         }
         Relayed::TaskChanged(record) => Some([b"t", record.as_slice()].concat()),
+        Relayed::ToStream { session, message } => Some([b"s", session.as_bytes(), b"\n", message].concat()),
         Relayed::Toggled(list, key, enabled) => {
             let enabled: &[u8] = if *enabled { b"1" } else { b"0" };
             Some([b"e", list.as_bytes(), b"\n", enabled, b"\n", key.as_bytes()].concat())
@@ -440,6 +441,11 @@ fn relayed_from(payload: &[u8]) -> Option<Relayed> {
         }
         (b'r', uri) => Some(Relayed::ResourceUpdated(std::str::from_utf8(uri).ok()?.to_owned())),
         (b't', record) => Some(Relayed::TaskChanged(record.to_vec())),
+        (b's', rest) => {
+            let newline = rest.iter().position(|byte| *byte == b'\n')?;
+            let session = std::str::from_utf8(&rest[..newline]).ok()?.to_owned();
+            Some(Relayed::ToStream { session, message: rest[newline + 1..].to_vec() })
+        }
         (b'e', rest) => {
             let mut parts = std::str::from_utf8(rest).ok()?.splitn(3, '\n');
             let (list, enabled, key) = (parts.next()?, parts.next()?, parts.next()?);
@@ -499,6 +505,8 @@ mod tests {
         assert_eq!(relayed_from(&relay_payload(&answer).unwrap()), Some(answer));
         let update = Relayed::ResourceUpdated("demo://note\nwith a newline".to_owned());
         assert_eq!(relayed_from(&relay_payload(&update).unwrap()), Some(update));
+        let to_stream = Relayed::ToStream { session: "abc".to_owned(), message: b"{\"x\":\n1}".to_vec() };
+        assert_eq!(relayed_from(&relay_payload(&to_stream).unwrap()), Some(to_stream));
         let task = Relayed::TaskChanged(br#"{"task_id":"t1"}"#.to_vec());
         assert_eq!(relayed_from(&relay_payload(&task).unwrap()), Some(task));
         for toggled in [true, false] {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{RedisServer, Streamed, request, send_with};
+use support::{RedisServer, Streamed, request, send, send_with};
 use tokio::net::TcpListener;
 use wharf_protocol::ElicitParams;
 use wharf_redis::Redis;
@@ -181,4 +181,41 @@ async fn a_task_whose_instance_died_fails_once_its_lease_runs_out() {
     doomed.join().unwrap();
     let failed = wait_for(survivor, &orphan, "failed").await;
     assert!(failed["error"]["message"].as_str().unwrap().contains("stopped"), "{failed}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_task_on_one_instance_asks_through_the_stream_another_holds_and_hears_back() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("tasks-c");
+    let lease = Duration::from_secs(5);
+    let (a, b, c) = (instance(&redis, lease).await, instance(&redis, lease).await, instance(&redis, lease).await);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}});
+    let id = send(a, "POST", None, &init.to_string()).await.header("mcp-session-id").unwrap().to_owned();
+    assert_eq!(
+        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
+        202
+    );
+
+    // The stream is open on C; the task runs on A, where its handler asks the client.
+    let mut standalone = Streamed::get(c, &id).await;
+    standalone.until("200 OK").await;
+    let call = request(1, "tools/call", json!({"name": "approve", "arguments": {}, "task": {"ttl": 60_000}}));
+    let created = send(a, "POST", Some(&id), &call).await;
+    let task_id = created.json()["result"]["task"]["taskId"].as_str().expect("a task").to_owned();
+    let read = standalone.until("elicitation/create").await.to_owned();
+    let asked: Value = read
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .find(|message| message["method"] == "elicitation/create")
+        .unwrap();
+    assert_eq!(asked["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task_id.as_str());
+
+    // The client answers through B; the handler on A hears it and the task completes.
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {}}});
+    assert_eq!(send(b, "POST", Some(&id), &answer.to_string()).await.status, 202);
+    let result = request(2, "tasks/result", json!({"taskId": task_id}));
+    let finished = send(c, "POST", Some(&id), &result).await;
+    assert_eq!(finished.json()["result"]["content"][0]["text"], "Accept", "{finished:?}");
 }

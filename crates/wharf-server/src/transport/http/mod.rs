@@ -71,9 +71,9 @@ impl McpService {
 
     /// The endpoint with an event store of your own, for example one shared by instances.
     pub fn with_event_store(server: Server, options: HttpOptions, events: Arc<dyn EventStore>) -> McpService {
-        let shared_store = options.session_store.is_some();
+        let store = options.session_store.as_ref().map(|store| store.0.clone());
         let sessions =
-            SessionTable::new(events, server.clone(), options.session_idle_timeout, options.max_sessions, shared_store);
+            SessionTable::new(events, server.clone(), options.session_idle_timeout, options.max_sessions, store);
         McpService { shared: Arc::new(Shared::new(server, options, sessions)) }
     }
 

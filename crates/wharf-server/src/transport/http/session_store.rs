@@ -65,6 +65,14 @@ pub enum Relayed {
     /// enabled (`true`) or disabled on the instance that relays this: every instance does the
     /// same. Relayed before the list change it makes.
     Toggled(String, String, bool),
+    /// A message a session's handlers sent outside any request, for the session's GET stream,
+    /// which the instance that relays this does not hold.
+    ToStream {
+        /// The session's id.
+        session: String,
+        /// The JSON-RPC message.
+        message: Vec<u8>,
+    },
     /// A task running on the instance that relays this changed (its record, as JSON): every
     /// instance tells its own listeners and sessions that watch it.
     TaskChanged(Vec<u8>),

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use wharf_protocol::ProtocolVersion;
 
 use super::events::EventStore;
+use super::session_store::{Relayed, SessionStore};
 use crate::principal::Principal;
 use crate::server::Server;
 use crate::session::{Session, Transport};
@@ -42,6 +43,10 @@ pub(crate) struct HttpSession {
     refreshed: AtomicU64,
     /// Server-initiated messages, taken by the GET stream while it is open.
     standalone: Mutex<Option<mpsc::Receiver<Vec<u8>>>>,
+    /// With a shared store: the way into this copy's GET stream. What the session's handlers
+    /// send reaches it only while the stream is open here; otherwise it is relayed to the
+    /// instance that holds the stream.
+    stream_sender: Option<mpsc::Sender<Vec<u8>>>,
     streams: Mutex<HashMap<u64, LiveStream>>,
     next_stream: AtomicU64,
 }
@@ -92,6 +97,18 @@ impl HttpSession {
         lock(&self.standalone).is_none()
     }
 
+    /// With a shared store, hands `message` to this copy's GET stream if it is open here;
+    /// false if it is not (or no room is left in it).
+    pub(crate) fn deliver_to_stream(&self, message: Vec<u8>) -> bool {
+        let Some(stream) = &self.stream_sender else { return false };
+        self.has_stream_open() && stream.try_send(message).is_ok()
+    }
+
+    /// True when a shared store keeps this session.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.stream_sender.is_some()
+    }
+
     pub(crate) fn return_standalone(&self, receiver: mpsc::Receiver<Vec<u8>>) {
         *lock(&self.standalone) = Some(receiver);
     }
@@ -129,10 +146,10 @@ pub(crate) struct SessionTable {
     max_sessions: usize,
     /// Milliseconds since the epoch when expired sessions were last looked for.
     last_sweep: AtomicU64,
-    /// True when a shared store keeps the sessions: one that leaves this table only because it
-    /// idled here, was evicted, or the endpoint stopped lives on for the other instances, and
-    /// does not end.
-    shared: bool,
+    /// The store that keeps the sessions when instances share them: a session that leaves
+    /// this table only because it idled here, was evicted, or the endpoint stopped lives on for
+    /// the other instances, and does not end.
+    store: Option<Arc<dyn SessionStore>>,
 }
 
 /// Why no session could be made.
@@ -157,10 +174,10 @@ impl SessionTable {
         server: Server,
         idle_timeout: Duration,
         max_sessions: usize,
-        shared: bool,
+        store: Option<Arc<dyn SessionStore>>,
     ) -> SessionTable {
         SessionTable {
-            shared,
+            store,
             sessions: Mutex::new(HashMap::new()),
             events,
             server,
@@ -231,11 +248,17 @@ impl SessionTable {
         id: String,
         make: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> (Arc<Session>, Option<Principal>),
     ) -> Result<Arc<HttpSession>, CreateError> {
-        let (sender, receiver) = mpsc::channel(STANDALONE_BUFFER);
+        let (sender, mut receiver) = mpsc::channel(STANDALONE_BUFFER);
         let now = self.now();
         let (session, principal) = make(id.clone(), sender);
-        if self.shared {
+        let mut stream_sender = None;
+        let mut handlers_messages = None;
+        if self.store.is_some() {
             session.number_requests_from(random_start());
+            // The handlers' messages go through a pump, which knows where the stream is.
+            let (local, local_receiver) = mpsc::channel(STANDALONE_BUFFER);
+            handlers_messages = Some(std::mem::replace(&mut receiver, local_receiver));
+            stream_sender = Some(local);
         }
         let session = Arc::new(HttpSession {
             session,
@@ -244,15 +267,19 @@ impl SessionTable {
             active: AtomicUsize::new(0),
             refreshed: AtomicU64::new(now),
             standalone: Mutex::new(Some(receiver)),
+            stream_sender,
             streams: Mutex::new(HashMap::new()),
             // Copies of a shared session number their streams far apart, so that an event id
             // names one instance's stream only.
-            next_stream: AtomicU64::new(if self.shared { random_start() } else { 1 }),
+            next_stream: AtomicU64::new(if self.store.is_some() { random_start() } else { 1 }),
         });
         let mut sessions = lock(&self.sessions);
         if let Some(existing) = sessions.get(&id) {
             // Two requests adopted the same shared session at once: both are served by one.
             return Ok(existing.clone());
+        }
+        if let (Some(messages), Some(store)) = (handlers_messages, &self.store) {
+            tokio::spawn(pump(Arc::downgrade(&session), messages, store.clone()));
         }
         let mut ended = Ended::new();
         let swept = self.last_sweep.load(Ordering::Relaxed);
@@ -351,7 +378,7 @@ impl SessionTable {
     /// those that ended (with a shared store, only those closed or found gone).
     fn end(&self, ended: Ended) {
         for (session, reason, at) in ended {
-            let lives_on = self.shared
+            let lives_on = self.store.is_some()
                 && matches!(
                     reason,
                     SessionEndReason::Expired | SessionEndReason::Evicted | SessionEndReason::ServerStopped
@@ -396,6 +423,25 @@ impl Drop for SessionTable {
     }
 }
 
+/// Takes what a shared session's handlers send outside any request (a 2025-11-25 task's
+/// requests to the client, say) to the session's GET stream: to this copy's if it is open
+/// here, else relayed to the instance that holds it. Ends with the copy.
+async fn pump(copy: Weak<HttpSession>, mut messages: mpsc::Receiver<Vec<u8>>, store: Arc<dyn SessionStore>) {
+    while let Some(message) = messages.recv().await {
+        let Some(copy) = copy.upgrade() else { return };
+        if copy.has_stream_open() {
+            if let Some(stream) = &copy.stream_sender {
+                let _ = stream.send(message).await;
+            }
+            continue;
+        }
+        let relayed = Relayed::ToStream { session: copy.session.id().to_owned(), message };
+        if let Err(err) = store.relay(&relayed).await {
+            tracing::warn!(%err, "a message for the session's stream could not be relayed");
+        }
+    }
+}
+
 /// Where a shared session's copy starts numbering its requests to the client and its streams:
 /// 48 random bits, so that two instances' numbers meet only after billions of them. A failed random source
 /// leaves the numbers starting at 1, as in a session of one instance.
@@ -419,7 +465,7 @@ mod tests {
 
     fn table_with(idle_timeout: Duration, max: usize) -> SessionTable {
         let server = Server::builder("sessions", "1").build().unwrap();
-        SessionTable::new(Arc::new(MemoryEventStore::new(1024)), server, idle_timeout, max, false)
+        SessionTable::new(Arc::new(MemoryEventStore::new(1024)), server, idle_timeout, max, None)
     }
 
     fn table(max: usize) -> SessionTable {

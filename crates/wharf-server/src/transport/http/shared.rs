@@ -102,6 +102,12 @@ async fn deliver_relayed(shared: Weak<Shared>, mut relayed: mpsc::Receiver<Relay
                 }
                 continue;
             }
+            Relayed::ToStream { session, message } => {
+                if let Some(copy) = shared.sessions.peek(&session) {
+                    copy.deliver_to_stream(message);
+                }
+                continue;
+            }
             Relayed::TaskChanged(record) => {
                 match serde_json::from_slice(&record) {
                     Ok(record) => shared.server.relayed_task_change(record),
@@ -153,8 +159,11 @@ async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast
         let capabilities = shared.server.capabilities();
         for http_session in shared.sessions.all() {
             let session = &http_session.session;
+            if http_session.is_shared() && !http_session.has_stream_open() {
+                // Every instance hears of the event: the one holding the stream tells it.
+                continue;
+            }
             if let (ServerEvent::ResourceUpdated { .. }, Some(store)) = (&event, &shared.options.session_store)
-                && http_session.has_stream_open()
                 && let Ok(Some(stored)) = store.0.load(session.id(), None).await
             {
                 // The client may have subscribed through another instance since this one last
@@ -162,7 +171,11 @@ async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast
                 session_record::refresh(session, &stored);
             }
             if let Some(notification) = event_notification(&capabilities, session, &event) {
-                let _ = session.outbound().try_send(notification);
+                if http_session.is_shared() {
+                    http_session.deliver_to_stream(notification);
+                } else {
+                    let _ = session.outbound().try_send(notification);
+                }
             }
         }
     }
