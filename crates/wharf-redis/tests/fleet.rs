@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{RedisServer, Reply, Streamed, change_until_heard, send};
+use support::{RedisServer, Reply, Streamed, change_until_heard, send, session_across};
 use tokio::net::TcpListener;
 use wharf_protocol::{ElicitParams, LoggingLevel};
 use wharf_redis::Redis;
@@ -229,13 +229,7 @@ async fn answers_and_cancellations_the_client_sends_to_another_instance_reach_th
     let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-d");
     let idle = Duration::from_secs(60);
     let (a, b) = (instance(&redis, idle).await, instance(&redis, idle).await);
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}});
-    let id = send(a, "POST", None, &init.to_string()).await.header("mcp-session-id").unwrap().to_owned();
-    assert_eq!(
-        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
-        202
-    );
+    let id = session_across(a, b, json!({"elicitation": {}})).await;
 
     // The handler on A asks; the client answers on B; the handler on A gets the answer.
     let mut asking = Streamed::post(a, &id, &request(1, "tools/call", json!({"name": "ask", "arguments": {}}))).await;
@@ -273,11 +267,7 @@ async fn a_resource_changed_on_one_instance_reaches_the_subscribers_stream_on_an
     let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-e");
     let idle = Duration::from_secs(60);
     let (a, b, c) = (instance(&redis, idle).await, instance(&redis, idle).await, instance(&redis, idle).await);
-    let id = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
-    assert_eq!(
-        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
-        202
-    );
+    let id = session_across(a, b, json!({})).await;
     let subscribe = |n: u64, uri: &str| request(n, "resources/subscribe", json!({"uri": uri}));
     assert_eq!(send(b, "POST", Some(&id), &subscribe(1, "demo://note")).await.status, 200);
 
@@ -300,11 +290,7 @@ async fn a_stream_cut_on_one_instance_is_resumed_on_another_from_its_last_event(
     let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-f");
     let idle = Duration::from_secs(60);
     let (a, b) = (instance(&redis, idle).await, instance(&redis, idle).await);
-    let id = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
-    assert_eq!(
-        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
-        202
-    );
+    let id = session_across(a, b, json!({})).await;
 
     // The client reads the first log message of a streamed call on A, then loses the stream.
     let mut counting =
@@ -336,11 +322,7 @@ async fn a_tool_hidden_or_shown_on_one_instance_is_so_on_every_instance_and_thei
     let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-g");
     let idle = Duration::from_secs(60);
     let (a, b, c) = (instance(&redis, idle).await, instance(&redis, idle).await, instance(&redis, idle).await);
-    let id = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
-    assert_eq!(
-        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
-        202
-    );
+    let id = session_across(a, b, json!({})).await;
     let subscribe = request(1, "resources/subscribe", json!({"uri": "demo://note"}));
     assert_eq!(send(a, "POST", Some(&id), &subscribe).await.status, 200);
     let mut standalone = Streamed::get(b, &id).await;

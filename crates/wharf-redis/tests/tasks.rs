@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{RedisServer, Streamed, request, send, send_with};
+use support::{RedisServer, Streamed, request, send, send_with, session_across};
 use tokio::net::TcpListener;
 use wharf_protocol::ElicitParams;
 use wharf_redis::Redis;
@@ -189,13 +189,7 @@ async fn a_2025_task_on_one_instance_asks_through_the_stream_another_holds_and_h
     let redis = Redis::connect(&redis_server.url()).unwrap().prefix("tasks-c");
     let lease = Duration::from_secs(5);
     let (a, b, c) = (instance(&redis, lease).await, instance(&redis, lease).await, instance(&redis, lease).await);
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}});
-    let id = send(a, "POST", None, &init.to_string()).await.header("mcp-session-id").unwrap().to_owned();
-    assert_eq!(
-        send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await.status,
-        202
-    );
+    let id = session_across(a, b, json!({"elicitation": {}})).await;
 
     // The stream is open on C; the task runs on A, where its handler asks the client.
     let mut standalone = Streamed::get(c, &id).await;

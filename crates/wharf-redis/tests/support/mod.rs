@@ -112,9 +112,9 @@ pub async fn send(port: u16, method: &str, session: Option<&str>, body: &str) ->
     }
 }
 
-/// One request with `headers` on a connection of its own, in raw bytes; the answer must come
-/// within 10 s.
-pub async fn send_with(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+/// A request's bytes: `method` to `/mcp` with `headers` and `body`, on a connection that closes
+/// after the answer.
+fn raw_request(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> String {
     let mut request = format!(
         "{method} /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
          accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
@@ -125,6 +125,13 @@ pub async fn send_with(port: u16, method: &str, headers: &[(&str, &str)], body: 
     }
     request.push_str("\r\n");
     request.push_str(body);
+    request
+}
+
+/// One request with `headers` on a connection of its own, in raw bytes; the answer must come
+/// within 10 s.
+pub async fn send_with(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let request = raw_request(port, method, headers, body);
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut raw = Vec::new();
@@ -164,16 +171,7 @@ impl Streamed {
 
     /// A POST with `headers`, whose answer is read as it comes.
     pub async fn post_with(port: u16, headers: &[(&str, &str)], body: &str) -> Streamed {
-        let mut request = format!(
-            "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
-             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
-            body.len()
-        );
-        for (name, value) in headers {
-            request.push_str(&format!("{name}: {value}\r\n"));
-        }
-        request.push_str("\r\n");
-        request.push_str(body);
+        let request = raw_request(port, "POST", headers, body);
         let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         stream.write_all(request.as_bytes()).await.unwrap();
         Streamed { stream, read: String::new() }
@@ -240,4 +238,17 @@ pub async fn change_until_heard(port: u16, session: &str, tool: &str, uri: &str,
         }
     }
     false
+}
+
+/// A 2025-11-25 session opened on the instance at `opener` (the client declares `capabilities`),
+/// `notifications/initialized` sent through `other`; its id.
+pub async fn session_across(opener: u16, other: u16, capabilities: Value) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "fleet-test", "version": "1"}}});
+    let opened = send(opener, "POST", None, &init.to_string()).await;
+    assert_eq!(opened.status, 200, "{opened:?}");
+    let id = opened.header("mcp-session-id").expect("a session id").to_owned();
+    let initialized = send(other, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(initialized.status, 202, "{initialized:?}");
+    id
 }
