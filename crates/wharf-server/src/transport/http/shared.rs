@@ -84,9 +84,11 @@ impl Shared {
     }
 }
 
-/// Gives each relayed message to this instance's copy of its session, if there is one: an
-/// answer reaches the request awaiting it, a cancellation the request it names; anything else
-/// is ignored, as it is where the client sent it.
+/// Acts on what the other instances relay: a client's answer reaches the request here awaiting
+/// it and a cancellation the request it names (through this instance's copy of the session, if
+/// there is one); a message for a session's stream reaches it if the stream is open here;
+/// resource, list and task changes reach this instance's clients and listeners; a component
+/// enabled or disabled elsewhere is here too.
 async fn deliver_relayed(shared: Weak<Shared>, mut relayed: mpsc::Receiver<Relayed>) {
     while let Some(relayed) = relayed.recv().await {
         let Some(shared) = shared.upgrade() else { return };
@@ -141,7 +143,8 @@ async fn deliver_relayed(shared: Weak<Shared>, mut relayed: mpsc::Receiver<Relay
 
 /// Hands list changes and resource updates to every session that should hear of them; a
 /// session whose standalone queue is full misses the message (each says "look again"). With a
-/// shared session store, a resource that changed here is relayed to the other instances too.
+/// shared session store, what happened here is relayed to the other instances too, and a
+/// session hears of it from the instance that holds its GET stream.
 async fn deliver_events(shared: Weak<Shared>, mut events: tokio::sync::broadcast::Receiver<ServerEvent>) {
     loop {
         let event = match events.recv().await {
@@ -253,9 +256,9 @@ pub(crate) async fn legacy_session(
     Ok(http_session)
 }
 
-/// A session of the shared store, loaded once per request (which keeps it alive for every
-/// instance): this instance's copy brought up to date, or a new copy of a session another
-/// instance opened.
+/// A session of the shared store, loaded once per request (and now and then kept alive for
+/// every instance by the same load): this instance's copy brought up to date, or a new copy of
+/// a session another instance opened.
 async fn stored_session(
     shared: &Arc<Shared>,
     store: &dyn SessionStore,
