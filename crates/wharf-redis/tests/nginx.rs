@@ -201,6 +201,34 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
     assert!(heard, "the GET stream heard of the tick: {:?}", standalone.read);
     drop(standalone);
 
+    // Every instance describes the server alike: `server/discover` and a cacheable list, with
+    // its cache hints, are the same from each of the three.
+    for method in ["server/discover", "tools/list"] {
+        let mut answers = Vec::new();
+        let mut instances_seen = Vec::new();
+        for _ in 0..3 {
+            let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", method)];
+            let mut params = json!({});
+            params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}});
+            let reply = send_with(proxy.port, "POST", &headers, &request(1, method, params)).await;
+            assert_eq!(reply.status, 200, "{reply:?}");
+            instances_seen.push(upstream(&reply));
+            answers.push(reply.json()["result"].clone());
+        }
+        instances_seen.sort();
+        instances_seen.dedup();
+        assert_eq!(instances_seen.len(), 3, "{method} went to each instance");
+        assert!(answers.windows(2).all(|pair| pair[0] == pair[1]), "{method} differs between instances: {answers:?}");
+        if method == "tools/list" {
+            assert!(
+                answers[0]["ttlMs"].is_u64() && answers[0]["cacheScope"].is_string(),
+                "cache hints: {}",
+                answers[0]
+            );
+        }
+    }
+
     // A task started on one instance is polled through the others until it is done.
     let counting = start_task(proxy.port, 3).await.0;
     let done = wait_for_task(proxy.port, &counting, "completed", 100).await;
