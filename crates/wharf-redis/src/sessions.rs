@@ -1,10 +1,10 @@
 //! [`RedisSessionStore`]: 2025 sessions in one Redis hash each. The field `opened` holds what
 //! `initialize` settled; `initialized`, `level` and one `sub:<uri>` field per subscription
 //! hold what changes, each written on its own so that instances changing different parts at
-//! once lose nothing. Every command that reaches a session also pushes its expiry out by the
-//! idle timeout, in the same round trip. What one instance tells the others (clients' messages
-//! it cannot place, resource changes) is published on one channel of the deployment, to which
-//! every instance subscribes.
+//! once lose nothing. An index of sessions by when they were last heard from serves the cap;
+//! the events of a session's response streams go to a Redis stream of its own. What one
+//! instance tells the others is published on one channel of the deployment, to which every
+//! instance subscribes.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
