@@ -368,13 +368,7 @@ impl SessionStore for RedisSessionStore {
     fn relay<'a>(&'a self, relayed: &'a Relayed) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
             let Some(payload) = relay_payload(relayed) else { return Ok(()) };
-            let mut connection = self.redis.connection.clone();
-            redis::cmd("PUBLISH")
-                .arg(self.redis.keys.relay())
-                .arg(payload)
-                .query_async::<()>(&mut connection)
-                .await
-                .map_err(|err| unavailable(&err))
+            subscription::publish(&self.redis, self.redis.keys.relay(), payload).await.map_err(|err| unavailable(&err))
         })
     }
 

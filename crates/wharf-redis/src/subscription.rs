@@ -1,6 +1,6 @@
-//! Listening on a pub/sub channel of the deployment for as long as someone takes what comes,
-//! on a connection of its own (a subscribed connection carries nothing else), subscribed again
-//! after each failure.
+//! The pub/sub channels of the deployment: publishing on one, and listening on one for as long
+//! as someone takes what comes, on a connection of its own (a subscribed connection carries
+//! nothing else), subscribed again after each failure.
 
 use std::time::Duration;
 
@@ -13,6 +13,12 @@ use crate::connection::{Redis, without_secrets};
 pub(crate) const BUFFER: usize = 1024;
 /// How long to wait before subscribing again after the subscription failed.
 const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(200);
+
+/// Publishes `payload` on `channel`, for every instance listening there.
+pub(crate) async fn publish(redis: &Redis, channel: String, payload: Vec<u8>) -> Result<(), redis::RedisError> {
+    let mut connection = redis.connection.clone();
+    redis::cmd("PUBLISH").arg(channel).arg(payload).query_async::<()>(&mut connection).await
+}
 
 /// Hands what is published on `channel`, decoded, to `taker`, until `taker` is dropped.
 pub(crate) async fn listen<T>(redis: Redis, channel: String, decode: fn(&[u8]) -> Option<T>, taker: mpsc::Sender<T>) {

@@ -191,13 +191,8 @@ impl TaskStore for RedisTaskStore {
     fn signal<'a>(&'a self, task_id: &'a str, signal: &'a TaskSignal) -> StoreFuture<'a, Result<(), TaskStoreError>> {
         Box::pin(async move {
             let Some(payload) = signal_payload(task_id, signal) else { return Ok(()) };
-            let mut connection = self.redis.connection.clone();
-            redis::cmd("PUBLISH")
-                .arg(self.redis.keys.task_signals())
-                .arg(payload)
-                .query_async::<()>(&mut connection)
-                .await
-                .map_err(|err| unavailable(&err))
+            let channel = self.redis.keys.task_signals();
+            subscription::publish(&self.redis, channel, payload).await.map_err(|err| unavailable(&err))
         })
     }
 

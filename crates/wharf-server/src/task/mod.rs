@@ -23,7 +23,7 @@ pub(crate) mod record;
 pub(crate) mod store;
 pub(crate) mod time;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Duration;
@@ -255,12 +255,7 @@ impl Tasks {
         }
         // Another instance runs it: the answers are checked here, against what its record
         // says it waits for, and sent there.
-        let mut answered = JsonObject::new();
-        for (key, value) in responses {
-            let Some(request) = record.input_requests.get(&key) else { continue };
-            check_answer(&key, request.method(), &value)?;
-            answered.insert(key, value);
-        }
+        let answered: JsonObject = awaited_answers(&record.input_requests, responses)?.into_iter().collect();
         if answered.is_empty() {
             return Ok(());
         }
@@ -288,6 +283,21 @@ impl Tasks {
 }
 
 const CANCELLED: &str = "Cancelled at the client's request";
+
+/// The answers among `responses` to what the task waits for (`pending`), each checked
+/// against the request it answers; answers to keys it does not wait for are left out.
+fn awaited_answers(
+    pending: &BTreeMap<String, InputRequest>,
+    responses: JsonObject,
+) -> Result<Vec<(String, Value)>, RpcError> {
+    let mut answered = Vec::new();
+    for (key, value) in responses {
+        let Some(request) = pending.get(&key) else { continue };
+        check_answer(&key, request.method(), &value)?;
+        answered.push((key, value));
+    }
+    Ok(answered)
+}
 
 /// Cancels a task running here: its record says cancelled, its handler hears of it first, so
 /// that it can stop cleanly, and one that has not stopped after the grace period is dropped
@@ -482,12 +492,7 @@ impl Running {
 
     async fn answer(&self, responses: JsonObject) -> Result<(), RpcError> {
         let pending = self.record.lock().await.input_requests.clone();
-        let mut answered = Vec::new();
-        for (key, value) in responses {
-            let Some(request) = pending.get(&key) else { continue };
-            check_answer(&key, request.method(), &value)?;
-            answered.push((key, value));
-        }
+        let answered = awaited_answers(&pending, responses)?;
         if answered.is_empty() {
             return Ok(());
         }

@@ -306,7 +306,6 @@ async fn legacy(
         return run(shared, job).await;
     }
     shared.ensure_event_task();
-    shared.ensure_relay_task();
     let http_session = match shared
         .sessions
         .create(caller.principal.clone(), |id, outbound| Session::new(id, Transport::Http, outbound))

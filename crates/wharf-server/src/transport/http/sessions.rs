@@ -359,15 +359,6 @@ impl SessionTable {
         }
     }
 
-    /// Ends this instance's copy of a shared session that the store no longer has: it was
-    /// deleted elsewhere, or expired for every instance.
-    pub(crate) fn gone(&self, id: &str) {
-        let removed = lock(&self.sessions).remove(id);
-        if let Some(session) = removed {
-            self.end(vec![(session, SessionEndReason::Closed, Instant::now())]);
-        }
-    }
-
     /// Drops a session whose `initialize` failed: the client never had it, so it did not end.
     pub(crate) fn discard(&self, id: &str) {
         lock(&self.sessions).remove(id);

@@ -21,6 +21,7 @@ use crate::principal::Principal;
 use crate::random;
 use crate::scopes::Scopes;
 use crate::server::Server;
+use crate::session_end::SessionEndReason;
 use crate::session_events::event_notification;
 
 /// The state of one endpoint, shared by its requests.
@@ -275,7 +276,8 @@ async fn stored_session(
     let stored = match store.load(id, refresh.then_some(idle)).await {
         Ok(Some(stored)) => stored,
         Ok(None) => {
-            shared.sessions.gone(id);
+            // Deleted elsewhere, or expired for every instance: this instance's copy ends too.
+            shared.sessions.remove(id, SessionEndReason::Closed);
             return Err(SessionRefusal::Unknown);
         }
         Err(err) => {
