@@ -1,101 +1,13 @@
 //! Wire tests of `wharf serve --http`: raw HTTP/1.1 bytes against the real binary on a loopback
 //! port, what it writes on stderr, and how it stops.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-/// A running `wharf serve --http`, with its stderr read line by line as it comes.
-struct Serving {
-    child: Child,
-    port: u16,
-    stderr: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Serving {
-    /// Starts `wharf serve --http ADDRESS EXTRA...` with `WHARF_LOG` set to `log`, and waits (at
-    /// most ten seconds) for its banner, which names the port it listens on.
-    fn start(address: &str, extra: &[&str], log: &str) -> Serving {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
-            .args(["serve", "--http", address])
-            .args(extra)
-            .env_remove("RUST_LOG")
-            .env("WHARF_LOG", log)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (lines, stderr) = mpsc::channel();
-        let reader = BufReader::new(child.stderr.take().unwrap());
-        std::thread::spawn(move || {
-            for line in reader.lines().map_while(Result::ok) {
-                if lines.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut serving = Serving { child, port: 0, stderr, seen: Vec::new() };
-        let banner = serving.wait_for("/mcp (Streamable HTTP)");
-        let port = banner
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split("/mcp").next())
-            .and_then(|authority| authority.rsplit(':').next().and_then(|port| port.parse().ok()));
-        serving.port = port.unwrap_or_else(|| panic!("no port in the banner: {banner}"));
-        serving
-    }
-
-    /// The first stderr line containing `wanted`, waiting at most ten seconds.
-    fn wait_for(&mut self, wanted: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(line) = self.seen.iter().find(|line| line.contains(wanted)) {
-                return line.clone();
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.stderr.recv_timeout(left) {
-                Ok(line) => self.seen.push(line),
-                Err(_) => panic!("no {wanted:?} on stderr; saw {:#?}", self.seen),
-            }
-        }
-    }
-
-    /// Waits for the process to end by itself (at most ten seconds) and returns its exit code
-    /// and all it wrote on stderr.
-    fn wait(mut self) -> (Option<i32>, String) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("wharf serve did not stop; stderr: {:#?}", self.seen);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        while let Ok(line) = self.stderr.recv_timeout(Duration::from_secs(1)) {
-            self.seen.push(line);
-        }
-        (status.code(), self.seen.join("\n"))
-    }
-
-    fn signal(&self, name: &str) {
-        let sent = Command::new("kill").args([&format!("-{name}"), &self.child.id().to_string()]).status().unwrap();
-        assert!(sent.success());
-    }
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+mod support;
+use support::Serving;
 
 /// A POST of `body` with `headers` (and `Host: 127.0.0.1:PORT` unless they name a host).
 fn post_request(port: u16, headers: &str, body: &str) -> String {

@@ -1,0 +1,588 @@
+//! The client: a connection to one server in the era it speaks, sending requests framed for
+//! that era (2026-07-28 `_meta` on every request, or a 2025 session), timing them out,
+//! cancelling them when they are dropped, and answering a 2026-07-28 `InputRequiredResult`
+//! with the handler's answers before retrying.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+use wharf_protocol::{
+    DiscoverResult, ErrorCode, Implementation, InitializeResult, InputRequiredResult, JsonRpc2, NotificationMessage,
+    ProtocolVersion, RequestId, RequestMessage, ServerCapabilities, ServerNotification, ServerRequest,
+};
+
+use crate::error::ClientError;
+use crate::options::{ClientOptions, RequestOptions, Target};
+use crate::router::{self, Router};
+use crate::transport::stdio::StdioLink;
+use crate::transport::{Link, Outgoing};
+
+/// How many times one request is retried with answers to its input requests.
+const MAX_INPUT_ROUNDS: usize = 16;
+
+/// A connection to one MCP server.
+///
+/// Cloning is cheap and every clone shares the connection; requests may run concurrently.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), wharf_client::ClientError> {
+/// use wharf_client::{Client, Target};
+///
+/// let client = Client::connect(Target::command("wharf", ["serve"])).await?;
+/// for tool in client.list_tools().await? {
+///     println!("{}", tool.name);
+/// }
+/// let result = client.call_tool("echo", serde_json::json!({"message": "hi"})).await?;
+/// client.close().await;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    link: Box<dyn Link>,
+    router: Arc<Router>,
+    options: ClientOptions,
+    next_id: AtomicI64,
+    era: Era,
+    /// The `Mcp-Param-*` headers of each tool seen in `tools/list` (2026-07-28 over HTTP).
+    tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
+    is_http: bool,
+}
+
+/// How the client and server talk.
+#[derive(Debug, Clone)]
+pub(crate) enum Era {
+    /// A 2025 session opened with `initialize`.
+    Session(ProtocolVersion, Box<InitializeResult>),
+    /// 2026-07-28: every request carries the client's `_meta`.
+    Stateless(ProtocolVersion, Box<DiscoverResult>),
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("protocol_version", &self.protocol_version()).finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Connects to `target` with the default options.
+    pub async fn connect(target: Target) -> Result<Client, ClientError> {
+        Client::connect_with(target, ClientOptions::default()).await
+    }
+
+    /// Connects to `target`: starts the program or reaches the URL, then speaks the newest
+    /// revision the server supports (or the one the options name).
+    pub async fn connect_with(target: Target, options: ClientOptions) -> Result<Client, ClientError> {
+        let (answers, outgoing) = mpsc::unbounded_channel::<Bytes>();
+        let router = Arc::new(Router::new(options.handler.clone(), answers.clone()));
+        let (link, is_http): (Box<dyn Link>, bool) = match &target {
+            Target::Command { program, args } => {
+                (Box::new(StdioLink::spawn(program, args, options.stderr, router.clone(), answers, outgoing)?), false)
+            }
+            #[cfg(feature = "http")]
+            Target::Url(url) => {
+                let headers = header_map(&options.headers)?;
+                let link = crate::transport::http::HttpLink::new(url, headers, router.clone(), outgoing)?;
+                (Box::new(link), true)
+            }
+            #[cfg(not(feature = "http"))]
+            Target::Url(_) => return Err(ClientError::connect("HTTP needs wharf-client's `http` feature")),
+        };
+        let connecting = Connecting { link, router, options, next_id: AtomicI64::new(0), is_http };
+        let era = match connecting.negotiate().await {
+            Ok(era) => era,
+            Err(err) => {
+                connecting.link.close().await;
+                return Err(err);
+            }
+        };
+        let Connecting { link, router, options, next_id, is_http } = connecting;
+        let client = Client {
+            inner: Arc::new(Inner { link, router, options, next_id, era, tool_headers: Mutex::default(), is_http }),
+        };
+        if let (Era::Session(..), Some(level)) = (&client.inner.era, client.inner.options.log_level)
+            && client.capabilities().logging.is_some()
+        {
+            client.set_log_level(level).await?;
+        }
+        Ok(client)
+    }
+
+    /// The revision the client and server speak.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        match &self.inner.era {
+            Era::Session(version, _) | Era::Stateless(version, _) => *version,
+        }
+    }
+
+    /// True on 2026-07-28, where every request stands alone.
+    pub fn is_stateless(&self) -> bool {
+        matches!(self.inner.era, Era::Stateless(..))
+    }
+
+    /// What the server can do.
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        match &self.inner.era {
+            Era::Session(_, init) => &init.capabilities,
+            Era::Stateless(_, discover) => &discover.capabilities,
+        }
+    }
+
+    /// The server's name and version, as it gave them.
+    pub fn server_info(&self) -> Option<Implementation> {
+        match &self.inner.era {
+            Era::Session(_, init) => Some(init.server_info.clone()),
+            Era::Stateless(_, discover) => discover
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.get(wharf_protocol::META_SERVER_INFO))
+                .and_then(|info| serde_json::from_value(info.clone()).ok()),
+        }
+    }
+
+    /// How to use the server, for a model.
+    pub fn instructions(&self) -> Option<&str> {
+        match &self.inner.era {
+            Era::Session(_, init) => init.instructions.as_deref(),
+            Era::Stateless(_, discover) => discover.instructions.as_deref(),
+        }
+    }
+
+    /// The result of `initialize`, in a 2025 session.
+    pub fn initialize_result(&self) -> Option<&InitializeResult> {
+        match &self.inner.era {
+            Era::Session(_, init) => Some(init),
+            Era::Stateless(..) => None,
+        }
+    }
+
+    /// The result of `server/discover`, on 2026-07-28.
+    pub fn discover_result(&self) -> Option<&DiscoverResult> {
+        match &self.inner.era {
+            Era::Stateless(_, discover) => Some(discover),
+            Era::Session(..) => None,
+        }
+    }
+
+    /// The server's notifications from now on (progress, log messages, list changes, resource
+    /// updates, task changes); a new stream replaces the previous one.
+    pub fn notifications(&self) -> Notifications {
+        Notifications { receiver: self.inner.router.subscribe() }
+    }
+
+    /// What the server did that is not MCP (the first hundred), and how many in all: lines
+    /// that are not JSON-RPC, answers to requests never sent, invalid notifications.
+    pub fn anomalies(&self) -> (Vec<String>, usize) {
+        self.inner.router.anomalies()
+    }
+
+    /// The id of the server process, when the client started it.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.inner.link.server_pid()
+    }
+
+    /// The end of the server process's stderr, when it is captured.
+    pub fn server_stderr(&self) -> Option<String> {
+        self.inner.link.server_stderr()
+    }
+
+    /// Ends the connection: a 2025 HTTP session is deleted; a server process has its stdin
+    /// closed and is killed if it has not exited two seconds later.
+    pub async fn close(&self) {
+        self.inner.link.close().await;
+    }
+
+    /// Sends a request and returns its raw result, or the error the server answered with. The
+    /// request is framed for the era: on 2026-07-28 its `_meta` names the revision, the
+    /// client's capabilities and info.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let raw = self.request_raw(method, params, &RequestOptions::default()).await?;
+        decode(&raw)
+    }
+
+    /// Like [`Client::request`], with options, answering `InputRequiredResult`s.
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        options: &RequestOptions,
+    ) -> Result<Value, ClientError> {
+        let raw = self.request_resolving(method, params, options).await?;
+        decode(&raw)
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
+        let params = if params.is_null() { None } else { Some(params) };
+        let body = serde_json::to_vec(&NotificationMessage { jsonrpc: JsonRpc2, method, params })
+            .map_err(|err| ClientError::invalid(err.to_string()))?;
+        let message =
+            Outgoing { id: None, method: method.to_owned(), name: None, param_headers: Vec::new(), body: body.into() };
+        self.inner.link.notify(message).await
+    }
+
+    /// Sends a line exactly as given (over stdio) or a body (over HTTP) and returns the raw
+    /// answer to request `id`: for checks that send what a client should not.
+    pub async fn request_verbatim(&self, id: RequestId, method: &str, body: Vec<u8>) -> Result<Value, ClientError> {
+        let message = Outgoing {
+            id: Some(id),
+            method: method.to_owned(),
+            name: None,
+            param_headers: Vec::new(),
+            body: body.into(),
+        };
+        let raw = tokio::time::timeout(self.inner.options.timeout, self.inner.link.request(message))
+            .await
+            .map_err(|_| ClientError::new(crate::ErrorKind::Timeout, format!("no answer to `{method}`")))??;
+        decode(&raw)
+    }
+
+    pub(crate) async fn request_raw(
+        &self,
+        method: &str,
+        params: Value,
+        options: &RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let era = &self.inner.era;
+        let is_http = self.inner.is_http;
+        let link = self.inner.link.as_ref();
+        let sending =
+            Sending { link, router: &self.inner.router, options: &self.inner.options, next_id: &self.inner.next_id };
+        let headers = if is_http && matches!(era, Era::Stateless(..)) && method == "tools/call" {
+            self.param_headers(&params)
+        } else {
+            Vec::new()
+        };
+        sending.send(method, params, options, Some(era), headers).await
+    }
+
+    /// Sends a request, answers the input requests of each `InputRequiredResult` with the
+    /// handler and retries, until the result is complete.
+    pub(crate) async fn request_resolving(
+        &self,
+        method: &str,
+        mut params: Value,
+        options: &RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let raw = self.request_raw(method, params.clone(), options).await?;
+            if !raw.get().contains("\"input_required\"") {
+                return Ok(raw);
+            }
+            let needed = match serde_json::from_str::<InputRequiredResult>(raw.get()) {
+                Ok(needed) if needed.result_type.0 == "input_required" => needed,
+                _ => return Ok(raw),
+            };
+            let mut responses = Map::new();
+            for (key, request) in needed.input_requests.unwrap_or_default() {
+                let answer = router::answer(self.inner.options.handler.as_ref(), ServerRequest::from(request))
+                    .await
+                    .map_err(ClientError::rpc_error)?;
+                responses.insert(key, answer);
+            }
+            let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
+            object.insert("inputResponses".to_owned(), Value::Object(responses));
+            match needed.request_state {
+                Some(state) => object.insert("requestState".to_owned(), Value::String(state)),
+                None => object.remove("requestState"),
+            };
+        }
+        Err(ClientError::invalid(format!("`{method}` still asked for input after {MAX_INPUT_ROUNDS} rounds")))
+    }
+
+    /// Remembers which arguments of each tool go into `Mcp-Param-*` headers.
+    pub(crate) fn remember_tool_headers(&self, tools: &[wharf_protocol::Tool]) {
+        let mut known = self.inner.tool_headers.lock().unwrap_or_else(PoisonError::into_inner);
+        for tool in tools {
+            let properties = tool.input_schema.get("properties").and_then(Value::as_object);
+            let mirrored: Vec<(String, String)> = properties
+                .into_iter()
+                .flatten()
+                .filter_map(|(property, schema)| {
+                    let header = schema.get("x-mcp-header")?.as_str()?;
+                    Some((property.clone(), header.to_owned()))
+                })
+                .collect();
+            known.insert(tool.name.clone(), mirrored);
+        }
+    }
+
+    fn param_headers(&self, params: &Value) -> Vec<(String, String)> {
+        let Some(name) = params.get("name").and_then(Value::as_str) else { return Vec::new() };
+        let known = self.inner.tool_headers.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(mirrored) = known.get(name) else { return Vec::new() };
+        let arguments = params.get("arguments");
+        mirrored
+            .iter()
+            .filter_map(|(property, header)| {
+                let value = match arguments?.get(property)? {
+                    Value::String(text) => text.clone(),
+                    Value::Number(number) => number.to_string(),
+                    Value::Bool(flag) => flag.to_string(),
+                    _ => return None,
+                };
+                Some((header.clone(), value))
+            })
+            .collect()
+    }
+}
+
+/// The parts of a client before its era is known.
+struct Connecting {
+    link: Box<dyn Link>,
+    router: Arc<Router>,
+    options: ClientOptions,
+    next_id: AtomicI64,
+    is_http: bool,
+}
+
+impl Connecting {
+    fn sending(&self) -> Sending<'_> {
+        Sending { link: self.link.as_ref(), router: &self.router, options: &self.options, next_id: &self.next_id }
+    }
+
+    /// Chooses the era: `server/discover` first, and a 2025 session with `initialize` when the
+    /// server does not know it; or the revision the options name.
+    async fn negotiate(&self) -> Result<Era, ClientError> {
+        match self.options.protocol_version {
+            Some(version) if version.is_stateless() => self.discover(version).await,
+            Some(version) => self.initialize(version).await,
+            None => match self.probe().await? {
+                Some(era) => Ok(era),
+                None => self.initialize(ProtocolVersion::LATEST_SESSION).await,
+            },
+        }
+    }
+
+    /// `Some` era when the server answers `server/discover` as a 2026-07-28 server does.
+    async fn probe(&self) -> Result<Option<Era>, ClientError> {
+        let version = ProtocolVersion::LATEST;
+        self.link.set_protocol_version(Some(version.as_str()));
+        let options = RequestOptions::default().timeout(self.options.probe_timeout);
+        let stateless = Era::Stateless(version, Box::default());
+        let answer = self.sending().send("server/discover", json!({}), &options, Some(&stateless), Vec::new()).await;
+        match answer {
+            Ok(raw) => match serde_json::from_str::<DiscoverResult>(raw.get()) {
+                Ok(discover) if discover.supported_versions.iter().any(|v| v == version.as_str()) => {
+                    Ok(Some(Era::Stateless(version, Box::new(discover))))
+                }
+                _ => Ok(None),
+            },
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    crate::ErrorKind::Connect | crate::ErrorKind::AuthRequired | crate::ErrorKind::Closed
+                ) =>
+            {
+                Err(err)
+            }
+            Err(err) if err.code() == Some(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION) => {
+                // A modern server that does not speak this revision: a 2025 one it names, if any.
+                let supported = err
+                    .rpc()
+                    .and_then(|error| error.data.as_ref())
+                    .and_then(|data| data.get("supported"))
+                    .and_then(Value::as_array)
+                    .map(|list| list.iter().filter_map(Value::as_str).filter_map(ProtocolVersion::parse).max());
+                match supported.flatten() {
+                    Some(version) if !version.is_stateless() => Ok(None),
+                    _ => Err(err),
+                }
+            }
+            Err(_) => Ok(None),
+        }
+    }
+
+    async fn discover(&self, version: ProtocolVersion) -> Result<Era, ClientError> {
+        self.link.set_protocol_version(Some(version.as_str()));
+        let stateless = Era::Stateless(version, Box::default());
+        let raw = self
+            .sending()
+            .send("server/discover", json!({}), &RequestOptions::default(), Some(&stateless), Vec::new())
+            .await?;
+        let discover: DiscoverResult = decode(&raw)?;
+        Ok(Era::Stateless(version, Box::new(discover)))
+    }
+
+    async fn initialize(&self, version: ProtocolVersion) -> Result<Era, ClientError> {
+        self.link.set_protocol_version(None);
+        let params = json!({
+            "protocolVersion": version.as_str(),
+            "capabilities": self.options.declared_capabilities(),
+            "clientInfo": self.options.client_info,
+        });
+        let raw = self.sending().send("initialize", params, &RequestOptions::default(), None, Vec::new()).await?;
+        let init: InitializeResult = decode(&raw)?;
+        let chosen = ProtocolVersion::parse(&init.protocol_version)
+            .filter(|chosen| !chosen.is_stateless())
+            .ok_or_else(|| {
+                ClientError::invalid(format!(
+                    "the server chose revision `{}`, which this client does not speak",
+                    init.protocol_version
+                ))
+            })?;
+        self.link.set_protocol_version(Some(chosen.as_str()));
+        let initialized =
+            NotificationMessage { jsonrpc: JsonRpc2, method: "notifications/initialized", params: None::<()> };
+        let body = serde_json::to_vec(&initialized).map_err(|err| ClientError::invalid(err.to_string()))?;
+        let message = Outgoing {
+            id: None,
+            method: "notifications/initialized".to_owned(),
+            name: None,
+            param_headers: Vec::new(),
+            body: body.into(),
+        };
+        self.link.notify(message).await?;
+        self.link.session_opened();
+        Ok(Era::Session(chosen, Box::new(init)))
+    }
+}
+
+/// What sending one request needs.
+struct Sending<'a> {
+    link: &'a dyn Link,
+    router: &'a Router,
+    options: &'a ClientOptions,
+    next_id: &'a AtomicI64,
+}
+
+impl Sending<'_> {
+    /// Frames, sends and awaits one request; `era` is `None` while a session is being opened.
+    async fn send(
+        &self,
+        method: &str,
+        mut params: Value,
+        options: &RequestOptions,
+        era: Option<&Era>,
+        param_headers: Vec<(String, String)>,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let id = RequestId::number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let meta = self.meta(&id, options, era);
+        if !meta.is_empty() {
+            let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
+            match object.get_mut("_meta").and_then(Value::as_object_mut) {
+                Some(existing) => existing.extend(meta),
+                None => {
+                    object.insert("_meta".to_owned(), Value::Object(meta));
+                }
+            }
+        }
+        if let Some(listener) = &options.progress {
+            self.router.listen_progress(id.clone(), listener.clone());
+        }
+        let name = ["name", "uri", "taskId"]
+            .iter()
+            .find_map(|key| params.get(*key).and_then(Value::as_str))
+            .filter(|_| {
+                matches!(method, "tools/call" | "prompts/get" | "resources/read") || method.starts_with("tasks/")
+            })
+            .map(str::to_owned);
+        let params = if params.as_object().is_some_and(Map::is_empty) && !matches!(era, Some(Era::Stateless(..))) {
+            None
+        } else {
+            Some(params)
+        };
+        let body = serde_json::to_vec(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params })
+            .map_err(|err| ClientError::invalid(err.to_string()))?;
+        let message =
+            Outgoing { id: Some(id.clone()), method: method.to_owned(), name, param_headers, body: body.into() };
+        let mut guard = CancelOnDrop { link: self.link, id: Some(id.clone()) };
+        let timeout = options.timeout.unwrap_or(self.options.timeout);
+        let answer = tokio::time::timeout(timeout, self.link.request(message)).await;
+        self.router.forget(&id);
+        match answer {
+            Ok(answer) => {
+                guard.id = None;
+                answer
+            }
+            Err(_) => Err(ClientError::new(
+                crate::ErrorKind::Timeout,
+                format!("no answer to `{method}` (request {id}) within {timeout:?}"),
+            )),
+        }
+    }
+
+    /// The `_meta` members of a request: its progress token and, on 2026-07-28, the client's
+    /// revision, capabilities, info and log level.
+    fn meta(&self, id: &RequestId, options: &RequestOptions, era: Option<&Era>) -> Map<String, Value> {
+        let mut meta = options.meta.clone().unwrap_or_default();
+        if options.progress.is_some() {
+            meta.insert("progressToken".to_owned(), json!(id));
+        }
+        if let Some(Era::Stateless(version, _)) = era {
+            meta.insert(wharf_protocol::META_PROTOCOL_VERSION.to_owned(), json!(version.as_str()));
+            meta.insert(
+                wharf_protocol::META_CLIENT_CAPABILITIES.to_owned(),
+                json!(self.options.declared_capabilities()),
+            );
+            meta.insert(wharf_protocol::META_CLIENT_INFO.to_owned(), json!(self.options.client_info));
+            if let Some(level) = self.options.log_level {
+                meta.insert(wharf_protocol::META_LOG_LEVEL.to_owned(), json!(level));
+            }
+        }
+        meta
+    }
+}
+
+/// Cancels a request whose future is dropped, or times out, before its answer.
+struct CancelOnDrop<'a> {
+    link: &'a dyn Link,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            self.link.cancel(&id);
+        }
+    }
+}
+
+/// The server's notifications, in the order they arrived.
+#[derive(Debug)]
+pub struct Notifications {
+    receiver: mpsc::Receiver<ServerNotification>,
+}
+
+impl Notifications {
+    /// The next notification; `None` once the client is gone.
+    pub async fn next(&mut self) -> Option<ServerNotification> {
+        self.receiver.recv().await
+    }
+
+    /// A notification already received, without waiting.
+    pub fn try_next(&mut self) -> Option<ServerNotification> {
+        self.receiver.try_recv().ok()
+    }
+}
+
+pub(crate) fn decode<T: DeserializeOwned>(raw: &RawValue) -> Result<T, ClientError> {
+    serde_json::from_str(raw.get()).map_err(|err| {
+        ClientError::invalid(format!(
+            "the result does not match the request: {err}: {}",
+            router::excerpt(raw.get().as_bytes())
+        ))
+    })
+}
+
+#[cfg(feature = "http")]
+fn header_map(headers: &[(String, String)]) -> Result<http::HeaderMap, ClientError> {
+    let mut map = http::HeaderMap::new();
+    for (name, value) in headers {
+        let name = http::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| ClientError::connect(format!("`{name}` is not a header name")))?;
+        let value = http::HeaderValue::from_str(value)
+            .map_err(|_| ClientError::connect(format!("the value of header `{name}` is not valid")))?;
+        map.append(name, value);
+    }
+    Ok(map)
+}

@@ -1,0 +1,30 @@
+//! An MCP client: talks to any Model Context Protocol server, over stdio (a process it starts)
+//! or Streamable HTTP, in the era the server speaks: a 2025 session opened with `initialize`,
+//! or 2026-07-28 stateless requests after `server/discover`.
+//!
+//! # Floors, from the bottom
+//!
+//! - [`ClientError`] (`error.rs`) and [`ClientHandler`] (`handler.rs`): what can fail, and what
+//!   answers the server's questions.
+//! - `router.rs`: where what the server sends goes.
+//! - `transport/`: stdio and Streamable HTTP (with its server-sent events decoder).
+//! - [`ClientOptions`], [`RequestOptions`] and [`Target`] (`options.rs`).
+//! - [`Client`] (`client.rs`): negotiation, framing per era, timeouts, cancellation, input
+//!   requests; `calls.rs`: the typed calls.
+//!
+//! The wire types are `wharf-protocol`'s, the same the server uses.
+
+mod calls;
+mod client;
+mod error;
+mod handler;
+mod options;
+mod router;
+mod transport;
+
+pub use client::{Client, Notifications};
+pub use error::{ClientError, ErrorKind};
+pub use handler::{Answer, ClientHandler, NoHandler, unsupported};
+pub use options::{ClientOptions, RequestOptions, Target};
+pub use transport::stdio::StderrMode;
+pub use wharf_protocol as protocol;

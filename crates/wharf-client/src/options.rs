@@ -1,0 +1,190 @@
+//! How a client connects: to which server ([`Target`]), as whom, declaring what, with which
+//! revision, and the options of one request ([`RequestOptions`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use wharf_protocol::{ClientCapabilities, Implementation, JsonObject, LoggingLevel, ProgressParams, ProtocolVersion};
+
+use crate::handler::{ClientHandler, NoHandler};
+use crate::transport::stdio::StderrMode;
+
+/// A server to connect to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A program the client starts, speaking MCP on its stdin and stdout.
+    Command {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A Streamable HTTP endpoint (`http://` or, with the `tls` feature, `https://`).
+    Url(String),
+}
+
+impl Target {
+    /// A program and its arguments: `["python3", "server.py"]`.
+    pub fn command(program: impl Into<String>, args: impl IntoIterator<Item = impl Into<String>>) -> Target {
+        Target::Command { program: program.into(), args: args.into_iter().map(Into::into).collect() }
+    }
+
+    /// An HTTP endpoint.
+    pub fn url(url: impl Into<String>) -> Target {
+        Target::Url(url.into())
+    }
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Command { program, args } if args.is_empty() => f.write_str(program),
+            Target::Command { program, args } => write!(f, "{program} {}", args.join(" ")),
+            Target::Url(url) => f.write_str(url),
+        }
+    }
+}
+
+/// What the client says of itself and how it behaves; see [`Client::builder`](crate::Client::builder).
+#[derive(Clone)]
+pub struct ClientOptions {
+    pub(crate) client_info: Implementation,
+    pub(crate) handler: Arc<dyn ClientHandler>,
+    pub(crate) capabilities: Option<ClientCapabilities>,
+    pub(crate) protocol_version: Option<ProtocolVersion>,
+    pub(crate) timeout: Duration,
+    pub(crate) probe_timeout: Duration,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) stderr: StderrMode,
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+impl Default for ClientOptions {
+    fn default() -> ClientOptions {
+        ClientOptions {
+            client_info: Implementation {
+                name: "wharf-client".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                ..Implementation::default()
+            },
+            handler: Arc::new(NoHandler),
+            capabilities: None,
+            protocol_version: None,
+            timeout: Duration::from_secs(60),
+            probe_timeout: Duration::from_secs(10),
+            headers: Vec::new(),
+            stderr: StderrMode::default(),
+            log_level: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for ClientOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientOptions")
+            .field("client_info", &self.client_info)
+            .field("protocol_version", &self.protocol_version)
+            .field("timeout", &self.timeout)
+            .field("headers", &self.headers.iter().map(|(name, _)| name).collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientOptions {
+    /// The client's name and version, sent to the server.
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> ClientOptions {
+        self.client_info.name = name.into();
+        self.client_info.version = version.into();
+        self
+    }
+
+    /// Answers the server's questions (elicitation, sampling, roots) with `handler`, and
+    /// declares what it supports.
+    pub fn handler(mut self, handler: impl ClientHandler) -> ClientOptions {
+        self.handler = Arc::new(handler);
+        self
+    }
+
+    /// Declares these capabilities instead of the handler's.
+    pub fn capabilities(mut self, capabilities: ClientCapabilities) -> ClientOptions {
+        self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// Speaks this revision, instead of the newest the server supports.
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> ClientOptions {
+        self.protocol_version = Some(version);
+        self
+    }
+
+    /// How long a request may wait for its answer (60 s unless set).
+    pub fn timeout(mut self, timeout: Duration) -> ClientOptions {
+        self.timeout = timeout;
+        self
+    }
+
+    /// How long the first request waits before the server is taken for one that predates
+    /// `server/discover` (10 s unless set).
+    pub fn probe_timeout(mut self, timeout: Duration) -> ClientOptions {
+        self.probe_timeout = timeout;
+        self
+    }
+
+    /// Sends this HTTP header with every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> ClientOptions {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Sends `Authorization: Bearer TOKEN` with every HTTP request.
+    pub fn bearer(self, token: impl AsRef<str>) -> ClientOptions {
+        let value = format!("Bearer {}", token.as_ref());
+        self.header("authorization", value)
+    }
+
+    /// What becomes of a server process's stderr (passed through unless set).
+    pub fn stderr(mut self, mode: StderrMode) -> ClientOptions {
+        self.stderr = mode;
+        self
+    }
+
+    /// Asks for log messages at `level` and above: on 2026-07-28 with every request, in a
+    /// 2025 session with `logging/setLevel` once connected.
+    pub fn log_level(mut self, level: LoggingLevel) -> ClientOptions {
+        self.log_level = Some(level);
+        self
+    }
+
+    pub(crate) fn declared_capabilities(&self) -> ClientCapabilities {
+        self.capabilities.clone().unwrap_or_else(|| self.handler.capabilities())
+    }
+}
+
+/// Options of one request.
+#[derive(Debug, Clone, Default)]
+pub struct RequestOptions {
+    pub(crate) progress: Option<mpsc::UnboundedSender<ProgressParams>>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) meta: Option<JsonObject>,
+}
+
+impl RequestOptions {
+    /// Asks for progress notifications, which `listener` receives.
+    pub fn progress(mut self, listener: mpsc::UnboundedSender<ProgressParams>) -> RequestOptions {
+        self.progress = Some(listener);
+        self
+    }
+
+    /// Waits this long for the answer instead of the client's timeout.
+    pub fn timeout(mut self, timeout: Duration) -> RequestOptions {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Adds these members to the request's `_meta`.
+    pub fn meta(mut self, meta: JsonObject) -> RequestOptions {
+        self.meta = Some(meta);
+        self
+    }
+}

@@ -1,0 +1,225 @@
+//! Where what the server sends goes: an answer to the request awaiting it, a question to the
+//! [`ClientHandler`] (whose answer goes back through the transport), a notification to the
+//! progress listener of its request and to the notification stream. What is not MCP is
+//! recorded as an anomaly, never a crash.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use bytes::Bytes;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+use wharf_protocol::{
+    Envelope, ErrorMessage, ErrorObject, JsonRpc2, ProgressParams, RequestId, ResponseMessage, ServerNotification,
+    ServerRequest,
+};
+
+use crate::handler::ClientHandler;
+
+/// What a request receives: its raw result, or the error the server answered with.
+pub(crate) type Reply = Result<Box<RawValue>, ErrorObject>;
+
+/// How many notifications wait for a slow reader before new ones are dropped.
+const NOTIFICATION_BACKLOG: usize = 4096;
+
+/// How many abandoned requests are remembered.
+const MAX_ABANDONED: usize = 1024;
+
+/// How many anomalies are kept; later ones are counted only.
+const KEPT_ANOMALIES: usize = 100;
+
+pub(crate) struct Router {
+    /// `None` once the connection is gone: nothing more will be answered.
+    pending: Mutex<Option<HashMap<RequestId, oneshot::Sender<Reply>>>>,
+    progress: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ProgressParams>>>,
+    /// Requests given up on (timed out, dropped), whose late answers are expected.
+    abandoned: Mutex<HashSet<RequestId>>,
+    notifications: Mutex<Option<mpsc::Sender<ServerNotification>>>,
+    anomalies: Mutex<(Vec<String>, usize)>,
+    handler: Arc<dyn ClientHandler>,
+    answers: mpsc::UnboundedSender<Bytes>,
+}
+
+impl Router {
+    /// A router whose answers to the server's questions go to `answers`, for the transport to
+    /// send.
+    pub(crate) fn new(handler: Arc<dyn ClientHandler>, answers: mpsc::UnboundedSender<Bytes>) -> Router {
+        Router {
+            pending: Mutex::new(Some(HashMap::new())),
+            progress: Mutex::default(),
+            abandoned: Mutex::default(),
+            notifications: Mutex::default(),
+            anomalies: Mutex::default(),
+            handler,
+            answers,
+        }
+    }
+
+    /// Waits for the answer to request `id`, which the transport routes here.
+    pub(crate) fn expect(&self, id: RequestId) -> oneshot::Receiver<Reply> {
+        let (sender, receiver) = oneshot::channel();
+        if let Some(pending) = lock(&self.pending).as_mut() {
+            pending.insert(id, sender);
+        }
+        receiver
+    }
+
+    /// Stops waiting for request `id`.
+    pub(crate) fn forget(&self, id: &RequestId) {
+        let waited = lock(&self.pending).as_mut().and_then(|pending| pending.remove(id));
+        if waited.is_some() {
+            let mut abandoned = lock(&self.abandoned);
+            if abandoned.len() >= MAX_ABANDONED {
+                abandoned.clear();
+            }
+            abandoned.insert(id.clone());
+        }
+        lock(&self.progress).remove(id);
+    }
+
+    /// Ends every wait: the connection is gone, and their receivers see it closed.
+    pub(crate) fn close_all(&self) {
+        *lock(&self.pending) = None;
+        lock(&self.progress).clear();
+    }
+
+    /// Sends `notifications/progress` whose token is `token` to `listener`.
+    pub(crate) fn listen_progress(&self, token: RequestId, listener: mpsc::UnboundedSender<ProgressParams>) {
+        lock(&self.progress).insert(token, listener);
+    }
+
+    /// A new stream of the server's notifications; the previous one ends.
+    pub(crate) fn subscribe(&self) -> mpsc::Receiver<ServerNotification> {
+        let (sender, receiver) = mpsc::channel(NOTIFICATION_BACKLOG);
+        *lock(&self.notifications) = Some(sender);
+        receiver
+    }
+
+    /// Records something the server did that is not MCP.
+    pub(crate) fn anomaly(&self, what: String) {
+        tracing::warn!(target: "wharf_client", "{what}");
+        let mut anomalies = lock(&self.anomalies);
+        if anomalies.0.len() < KEPT_ANOMALIES {
+            anomalies.0.push(what);
+        }
+        anomalies.1 += 1;
+    }
+
+    /// What the server did that is not MCP (the first hundred), and how many in all.
+    pub(crate) fn anomalies(&self) -> (Vec<String>, usize) {
+        lock(&self.anomalies).clone()
+    }
+
+    /// Routes one message the server sent.
+    pub(crate) fn route_bytes(&self, bytes: &[u8]) {
+        match Envelope::parse(bytes) {
+            Ok(envelope) => self.route(envelope),
+            Err(err) => self.anomaly(format!(
+                "the server sent a message that is not JSON-RPC ({}): {}",
+                err.error.message,
+                excerpt(bytes)
+            )),
+        }
+    }
+
+    /// Routes one decoded message.
+    pub(crate) fn route(&self, envelope: Envelope<'_>) {
+        match envelope {
+            Envelope::Response { id, result } => self.answer(&id, Ok(result.to_owned())),
+            Envelope::Error { id: Some(id), error } => self.answer(&id, Err(error)),
+            Envelope::Error { id: None, error } => {
+                self.anomaly(format!("the server sent an error without an id: {} {}", error.code.0, error.message))
+            }
+            Envelope::Notification { method, params } => self.notify(&method, params),
+            Envelope::Request { id, method, params } => self.ask(id, &method, params),
+        }
+    }
+
+    fn answer(&self, id: &RequestId, reply: Reply) {
+        let waiting = lock(&self.pending).as_mut().and_then(|pending| pending.remove(id));
+        match waiting {
+            Some(waiting) => {
+                let _ = waiting.send(reply);
+            }
+            None if lock(&self.abandoned).remove(id) => {
+                tracing::debug!(target: "wharf_client", "a late answer to request {id}, given up on");
+            }
+            None => self.anomaly(format!("the server answered request {id}, which nothing awaits")),
+        }
+    }
+
+    fn notify(&self, method: &str, params: Option<&RawValue>) {
+        let notification = match ServerNotification::decode(method, params) {
+            Ok(notification) => notification,
+            Err(err) => {
+                // Servers may send notifications of extensions this client does not know.
+                if ServerNotification::is_known_method(method) {
+                    self.anomaly(format!("the server sent `{method}` with invalid params: {err}"));
+                } else {
+                    tracing::debug!(target: "wharf_client", "ignored a notification `{method}`");
+                }
+                return;
+            }
+        };
+        if let ServerNotification::Progress(progress) = &notification
+            && let Some(listener) = lock(&self.progress).get(&progress.progress_token)
+        {
+            let _ = listener.send(progress.clone());
+        }
+        let sender = lock(&self.notifications).clone();
+        if let Some(sender) = sender
+            && sender.try_send(notification).is_err()
+        {
+            tracing::debug!(target: "wharf_client", "a notification was dropped: nobody reads them fast enough");
+        }
+    }
+
+    fn ask(&self, id: RequestId, method: &str, params: Option<&RawValue>) {
+        let request = ServerRequest::decode(method, params);
+        let handler = self.handler.clone();
+        let answers = self.answers.clone();
+        tokio::spawn(async move {
+            let answer = match request {
+                Ok(request) => answer(handler.as_ref(), request).await,
+                Err(err) => Err(err.to_error_object()),
+            };
+            let bytes = match answer {
+                Ok(result) => serde_json::to_vec(&ResponseMessage { jsonrpc: JsonRpc2, id: &id, result }),
+                Err(error) => serde_json::to_vec(&ErrorMessage { id: Some(&id), error: &error }),
+            };
+            if let Ok(bytes) = bytes {
+                let _ = answers.send(Bytes::from(bytes));
+            }
+        });
+    }
+}
+
+/// The handler's answer to one question, as the JSON of its result.
+pub(crate) async fn answer(
+    handler: &dyn ClientHandler,
+    request: ServerRequest,
+) -> Result<serde_json::Value, ErrorObject> {
+    match request {
+        ServerRequest::Ping(_) => Ok(serde_json::json!({})),
+        ServerRequest::Elicit(params) => to_value(handler.elicit(params).await?),
+        ServerRequest::CreateMessage(params) => to_value(handler.create_message(params).await?),
+        ServerRequest::ListRoots(_) => to_value(handler.list_roots().await?),
+        other => Err(crate::handler::unsupported(other.method())),
+    }
+}
+
+fn to_value(result: impl Serialize) -> Result<serde_json::Value, ErrorObject> {
+    serde_json::to_value(result)
+        .map_err(|err| ErrorObject::new(wharf_protocol::ErrorCode::INTERNAL_ERROR, err.to_string()))
+}
+
+/// The start of a message, for an anomaly report.
+pub(crate) fn excerpt(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
+    if bytes.len() > 200 { format!("{text}…") } else { text.into_owned() }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

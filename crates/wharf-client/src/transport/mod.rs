@@ -1,0 +1,66 @@
+//! The transports a client speaks: a server process's stdin and stdout, and Streamable HTTP.
+//! Each sends what the client encoded and hands what arrives to the [`Router`](crate::router).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use bytes::Bytes;
+use serde_json::value::RawValue;
+use wharf_protocol::RequestId;
+
+use crate::error::ClientError;
+
+#[cfg(feature = "http")]
+pub(crate) mod http;
+#[cfg(feature = "http")]
+pub(crate) mod sse;
+pub(crate) mod stdio;
+
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One message on its way to the server, encoded, with what HTTP needs to know of it.
+#[derive(Debug, Clone)]
+pub(crate) struct Outgoing {
+    /// The request id; `None` for a notification.
+    pub(crate) id: Option<RequestId>,
+    /// The method, for `Mcp-Method` (2026-07-28).
+    pub(crate) method: String,
+    /// What `Mcp-Name` carries (2026-07-28): the tool or prompt name, resource URI or task id.
+    pub(crate) name: Option<String>,
+    /// `Mcp-Param-*` headers of a 2026-07-28 `tools/call`.
+    pub(crate) param_headers: Vec<(String, String)>,
+    /// The whole JSON-RPC message.
+    pub(crate) body: Bytes,
+}
+
+/// What a transport does for the client.
+pub(crate) trait Link: Send + Sync {
+    /// Sends a request and waits for its answer.
+    fn request(&self, message: Outgoing) -> BoxFuture<'_, Result<Box<RawValue>, ClientError>>;
+
+    /// Sends a notification.
+    fn notify(&self, message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>>;
+
+    /// Tells the server the client gave up on request `id`, without waiting.
+    fn cancel(&self, id: &RequestId);
+
+    /// Records the negotiated revision, which HTTP repeats in a header.
+    fn set_protocol_version(&self, version: Option<&'static str>);
+
+    /// A 2025 session is open: HTTP opens its GET stream.
+    fn session_opened(&self) {}
+
+    /// Ends the connection: closes the process's stdin and waits for it to exit, or ends the
+    /// HTTP session.
+    fn close(&self) -> BoxFuture<'_, ()>;
+
+    /// The server process's id, when the client started it.
+    fn server_pid(&self) -> Option<u32> {
+        None
+    }
+
+    /// The end of what the server process wrote to stderr, when it is captured.
+    fn server_stderr(&self) -> Option<String> {
+        None
+    }
+}

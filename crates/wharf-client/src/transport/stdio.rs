@@ -1,0 +1,202 @@
+//! stdio: the client starts the server process and exchanges newline-delimited JSON-RPC on its
+//! stdin and stdout; the server's stderr is passed through, captured or discarded.
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::value::RawValue;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+use wharf_protocol::{CancelledParams, JsonRpc2, NotificationMessage, RequestId};
+
+use crate::error::ClientError;
+use crate::router::{Router, excerpt};
+use crate::transport::{BoxFuture, Link, Outgoing};
+
+/// What becomes of the server process's stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StderrMode {
+    /// Written to this process's stderr, as the server wrote it.
+    #[default]
+    Inherit,
+    /// Kept (its last 64 KiB) for [`Client::server_stderr`](crate::Client::server_stderr).
+    Capture,
+    /// Thrown away.
+    Discard,
+}
+
+/// How much of a captured stderr is kept.
+const STDERR_KEPT: usize = 64 * 1024;
+
+/// The longest line read from the server; a longer one is reported and skipped.
+const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// How long a server may take to exit once its stdin is closed, before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+pub(crate) struct StdioLink {
+    lines: mpsc::UnboundedSender<Bytes>,
+    router: Arc<Router>,
+    child: tokio::sync::Mutex<Option<Child>>,
+    pid: Option<u32>,
+    stderr: Option<Arc<Mutex<VecDeque<u8>>>>,
+}
+
+impl StdioLink {
+    /// Starts `program` with `args`. `lines` is the channel the router also sends its answers
+    /// to; its receiver is `outgoing`.
+    pub(crate) fn spawn(
+        program: &str,
+        args: &[String],
+        stderr: StderrMode,
+        router: Arc<Router>,
+        lines: mpsc::UnboundedSender<Bytes>,
+        outgoing: mpsc::UnboundedReceiver<Bytes>,
+    ) -> Result<StdioLink, ClientError> {
+        let mut command = Command::new(program);
+        command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
+        command.stderr(match stderr {
+            StderrMode::Inherit => Stdio::inherit(),
+            StderrMode::Capture => Stdio::piped(),
+            StderrMode::Discard => Stdio::null(),
+        });
+        let mut child =
+            command.spawn().map_err(|err| ClientError::connect(format!("could not start `{program}`: {err}")))?;
+        let pid = child.id();
+        let stdin = child.stdin.take().ok_or_else(|| ClientError::connect("the server's stdin is not a pipe"))?;
+        let stdout = child.stdout.take().ok_or_else(|| ClientError::connect("the server's stdout is not a pipe"))?;
+        let kept = child.stderr.take().map(|pipe| {
+            let kept = Arc::new(Mutex::new(VecDeque::new()));
+            tokio::spawn(keep_stderr(pipe, kept.clone()));
+            kept
+        });
+        tokio::spawn(write_lines(BufWriter::new(stdin), outgoing));
+        tokio::spawn(read_lines(BufReader::new(stdout), router.clone()));
+        Ok(StdioLink { lines, router, child: tokio::sync::Mutex::new(Some(child)), pid, stderr: kept })
+    }
+
+    fn send(&self, body: Bytes) -> Result<(), ClientError> {
+        self.lines.send(body).map_err(|_| ClientError::closed("the server's stdin is closed"))
+    }
+}
+
+impl Link for StdioLink {
+    fn request(&self, message: Outgoing) -> BoxFuture<'_, Result<Box<RawValue>, ClientError>> {
+        Box::pin(async move {
+            let id = message.id.ok_or_else(|| ClientError::invalid("a request needs an id"))?;
+            let answer = self.router.expect(id.clone());
+            if let Err(err) = self.send(message.body) {
+                self.router.forget(&id);
+                return Err(err);
+            }
+            match answer.await {
+                Ok(Ok(result)) => Ok(result),
+                Ok(Err(error)) => Err(ClientError::rpc_error(error)),
+                Err(_) => Err(ClientError::closed("the server exited before it answered")),
+            }
+        })
+    }
+
+    fn notify(&self, message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>> {
+        Box::pin(async move { self.send(message.body) })
+    }
+
+    fn cancel(&self, id: &RequestId) {
+        self.router.forget(id);
+        let params = CancelledParams { request_id: Some(id.clone()), reason: None, meta: None };
+        let message =
+            NotificationMessage { jsonrpc: JsonRpc2, method: "notifications/cancelled", params: Some(params) };
+        if let Ok(bytes) = serde_json::to_vec(&message) {
+            let _ = self.send(Bytes::from(bytes));
+        }
+    }
+
+    fn set_protocol_version(&self, _version: Option<&'static str>) {}
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let Some(mut child) = self.child.lock().await.take() else { return };
+            // The writer task ends, and closes stdin, once every sender is gone; the router
+            // keeps one for answers, so stdin is closed here by killing the writer's channel.
+            self.lines.send(Bytes::new()).ok();
+            if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_err() {
+                let _ = child.kill().await;
+            }
+            self.router.close_all();
+        })
+    }
+
+    fn server_pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    fn server_stderr(&self) -> Option<String> {
+        let kept = self.stderr.as_ref()?.lock().unwrap_or_else(PoisonError::into_inner);
+        let (front, back) = kept.as_slices();
+        Some(String::from_utf8_lossy(&[front, back].concat()).into_owned())
+    }
+}
+
+/// Writes each message as one line, flushing when no more are waiting. An empty message asks
+/// for stdin to be closed.
+async fn write_lines(mut stdin: BufWriter<ChildStdin>, mut outgoing: mpsc::UnboundedReceiver<Bytes>) {
+    while let Some(first) = outgoing.recv().await {
+        let mut next = Some(first);
+        while let Some(line) = next.take() {
+            if line.is_empty() {
+                let _ = stdin.flush().await;
+                return;
+            }
+            if stdin.write_all(&line).await.is_err() || stdin.write_all(b"\n").await.is_err() {
+                return;
+            }
+            next = outgoing.try_recv().ok();
+        }
+        if stdin.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn read_lines(mut stdout: impl AsyncBufReadExt + Unpin, router: Arc<Router>) {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut stdout).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if line.len() > MAX_LINE {
+            router.anomaly(format!("the server wrote a line longer than {MAX_LINE} bytes; the connection ends"));
+            break;
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if text.first() != Some(&b'{') {
+            router.anomaly(format!("the server wrote a line to stdout that is not a JSON object: {}", excerpt(text)));
+            continue;
+        }
+        router.route_bytes(text);
+    }
+    router.close_all();
+}
+
+async fn keep_stderr(mut pipe: impl AsyncRead + Unpin, kept: Arc<Mutex<VecDeque<u8>>>) {
+    let mut buffer = [0u8; 8192];
+    while let Ok(read) = pipe.read(&mut buffer).await {
+        if read == 0 {
+            break;
+        }
+        let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.extend(&buffer[..read]);
+        let excess = kept.len().saturating_sub(STDERR_KEPT);
+        kept.drain(..excess);
+    }
+}
