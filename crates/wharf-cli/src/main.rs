@@ -1,15 +1,24 @@
-//! The `wharf` command: `wharf serve` runs an MCP server over stdio, or over Streamable HTTP
-//! with `--http`.
+//! The `wharf` command: `wharf serve` runs the demo MCP server over stdio, or over Streamable
+//! HTTP with `--http`; `list`, `call`, `read` and `prompt` talk to any MCP server.
 
+mod answers;
 mod ballast;
+mod call;
 mod demo;
+mod exit;
+mod list;
+mod render;
+mod serve;
+mod server_args;
+mod typed_args;
 
-use std::io::IsTerminal;
-use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
+
+use crate::call::{CallArgs, PromptArgs, ReadArgs};
+use crate::list::ListArgs;
+use crate::serve::ServeArgs;
 
 // Every request allocates a handful of small objects, which mimalloc serves faster than the
 // system allocator; its v2 line, because the Rust binding calls aligned entry points that v3
@@ -24,7 +33,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
     name = "wharf",
     version,
     arg_required_else_help = true,
-    after_help = "Logs go to stderr; set WHARF_LOG=debug (or info, warn, error) to see more."
+    after_help = concat!(
+        "A server is named the same way by every command: an http(s):// URL first, or its command after `--`\n",
+        "(wharf call echo message=hi -- python3 server.py).\n\n",
+        "Exit codes: 0 success; 1 the tool reported an error or a check failed; 2 bad command line;\n",
+        "3 protocol error (JSON-RPC error, an answer that is not MCP, a timeout); 4 the server could not be\n",
+        "started or reached; 5 authorization required.\n\n",
+        "Logs go to stderr; set WHARF_LOG=debug (or info, warn, error) to see more."
+    )
 )]
 struct Cli {
     #[command(subcommand)]
@@ -35,433 +51,52 @@ struct Cli {
 enum Command {
     /// Serve the built-in demo server over stdio (stdin/stdout), or over Streamable HTTP.
     Serve(ServeArgs),
+    /// List what a server offers: tools, prompts, resources and templates.
+    #[command(after_help = LIST_HELP)]
+    List(ListArgs),
+    /// Call a tool and print its result.
+    #[command(after_help = CALL_HELP)]
+    Call(CallArgs),
+    /// Read a resource and print its contents.
+    #[command(after_help = READ_HELP)]
+    Read(ReadArgs),
+    /// Render a prompt and print its messages.
+    #[command(after_help = PROMPT_HELP)]
+    Prompt(PromptArgs),
 }
 
-#[derive(Debug, Args)]
-struct ServeArgs {
-    /// Serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (127.0.0.1:8080,
-    /// localhost:8080; port 0 picks a free one).
-    #[arg(long, value_name = "HOST:PORT")]
-    http: Option<String>,
-    /// A Host name the HTTP server also answers to, besides the loopback names: needed when
-    /// clients reach it by another name. Repeat for several.
-    #[arg(long = "allowed-host", value_name = "NAME", requires = "http")]
-    allowed_hosts: Vec<String>,
-    /// A host name browser pages may call from (their Origin), besides the loopback names.
-    /// Repeat for several.
-    #[arg(long = "allowed-origin", value_name = "NAME", requires = "http")]
-    allowed_origins: Vec<String>,
-    /// Log one audit record per tool, prompt and resource request to stderr (target
-    /// `wharf::audit`): who called what and how it ended, never argument values.
-    #[arg(long)]
-    audit: bool,
-    /// Export OpenTelemetry spans and metrics over OTLP/HTTP to this base URL
-    /// (http://127.0.0.1:4318: `/v1/traces` and `/v1/metrics` are appended). The standard
-    /// OTEL_EXPORTER_OTLP_ENDPOINT and other OTEL_* variables work too.
-    #[arg(long, value_name = "URL")]
-    otlp_endpoint: Option<String>,
-    /// Serve the request metrics at http://HOST:PORT/metrics for Prometheus to scrape.
-    #[arg(long, requires = "http")]
-    metrics: bool,
-    /// Require an OAuth 2.1 access token from this issuer on every HTTP request: the server
-    /// becomes a resource server, finds the issuer's keys from its URL alone, publishes its
-    /// protected resource metadata, and adds the `admin_report` tool, which needs the scope
-    /// `demo:admin` of its own.
-    #[arg(long, value_name = "URL", requires = "http")]
-    auth_issuer: Option<String>,
-    /// The URL clients call this MCP endpoint at, which tokens must be issued for (their
-    /// `aud`): http://HOST:PORT/mcp as bound by default; set it behind a proxy or a public name.
-    #[arg(long, value_name = "URL", requires = "auth_issuer")]
-    auth_resource: Option<String>,
-    /// Another audience tokens may be issued for instead of the resource URL. Repeat for several.
-    #[arg(long = "auth-audience", value_name = "URL", requires = "auth_issuer")]
-    auth_audiences: Vec<String>,
-    /// A scope every request needs (a token without it gets 403 insufficient_scope). Repeat
-    /// for several.
-    #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth_issuer")]
-    auth_scopes: Vec<String>,
-    /// Verify opaque tokens by asking the issuer (RFC 7662 introspection), as this client; its
-    /// secret is read from WHARF_AUTH_CLIENT_SECRET, never from the command line, where other
-    /// users of the machine could read it.
-    #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
-    auth_introspection_client: Option<String>,
-    /// Keep 2025 sessions and task records in this Redis (or Valkey), redis://HOST:PORT/DB, so
-    /// that several `wharf serve --http` instances behind a load balancer serve any request of
-    /// any session or task.
-    /// A password goes in the URL (redis://:PASSWORD@HOST:PORT/) and is never logged.
-    #[arg(long, value_name = "URL", requires = "http")]
-    redis: Option<String>,
-    /// The prefix of every Redis key this server writes, so that servers sharing one Redis
-    /// keep apart.
-    #[arg(long, value_name = "PREFIX", default_value = "wharf", requires = "redis")]
-    redis_prefix: String,
-    /// Installs one layer that passes every request on, to measure what the layer chain costs
-    /// (scripts/bench).
-    #[arg(long, hide = true)]
-    pass_through_layer: bool,
-}
+const LIST_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf list -- wharf serve                      everything the demo offers, over stdio\n",
+    "  wharf list http://127.0.0.1:8080/mcp tools     the tools of a server over HTTP\n",
+    "  wharf list --json -- python3 server.py         JSON, for scripts\n\n",
+    "The server is an http(s):// URL given first, or a command after `--` (started, spoken to over stdio).",
+);
 
-/// Where instances behind one load balancer find the keys that seal `requestState`, so that
-/// state sealed by one instance opens on the others: `ID=HEX,...`, the first key sealing and
-/// the others only opening (to rotate, put a new key first and keep the old one after it until
-/// the state it sealed has expired). An environment variable, because other users of the
-/// machine can read command lines.
-const STATE_KEYS_VARIABLE: &str = "WHARF_REQUEST_STATE_KEYS";
+const CALL_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf call echo message=hello -- wharf serve\n",
+    "  wharf call http://127.0.0.1:8080/mcp calculator operation=add a=2 b=3\n",
+    "  wharf call search --args-json '{\"filters\": {\"lang\": \"rust\"}}' -- ./server\n\n",
+    "Text is printed as it is, structured content as JSON, images and audio saved to files (--save-dir).\n",
+    "Progress is drawn on stderr when it is a terminal; the server's log messages go to stderr.",
+);
 
-/// The keys in `text` (`ID=HEX` separated by commas), each secret decoded from hex.
-fn request_state_keys(text: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
-    text.split(',')
-        .filter(|key| !key.trim().is_empty())
-        .map(|key| {
-            let (id, hex) = key.trim().split_once('=').ok_or("each key is ID=HEX")?;
-            if id.is_empty() {
-                return Err("a key needs an id before `=`".to_owned());
-            }
-            let secret = (0..hex.len())
-                .step_by(2)
-                .map(|at| hex.get(at..at + 2).and_then(|pair| u8::from_str_radix(pair, 16).ok()))
-                .collect::<Option<Vec<u8>>>()
-                .ok_or_else(|| format!("the secret of key `{id}` is not hex"))?;
-            Ok((id.to_owned(), secret))
-        })
-        .collect()
-}
+const READ_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf read config://app -- wharf serve\n",
+    "  wharf read http://127.0.0.1:8080/mcp users://1/profile --json",
+);
 
-const CLIENT_CONFIG: &str = r#"{
-  "mcpServers": {
-    "wharf-demo": { "command": "wharf", "args": ["serve"] }
-  }
-}"#;
+const PROMPT_HELP: &str = "Example:\n  wharf prompt code_review language=rust code='fn main() {}' -- wharf serve";
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => serve(args),
-    }
-}
-
-fn serve(args: ServeArgs) -> ExitCode {
-    let telemetry = match telemetry(args.otlp_endpoint.as_deref(), args.metrics) {
-        Ok(telemetry) => telemetry.map(Arc::new),
-        Err(err) => {
-            eprintln!("wharf serve: OpenTelemetry could not be set up: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    init_logging(args.audit, telemetry.as_deref());
-    if args.http.is_none() && std::io::stdin().is_terminal() {
-        // A person ran `wharf serve` by hand; stdout must stay clean for the protocol, so the
-        // explanation goes to stderr.
-        eprintln!(
-            "wharf serve: the Wharf demo MCP server, speaking MCP over stdio.\n\
-             It is waiting for an MCP client on stdin; press Ctrl-D to stop.\n\n\
-             To use it from Claude Desktop or Claude Code, add this to the client's configuration:\n{CLIENT_CONFIG}\n"
-        );
-    }
-    let mut builder = demo::builder();
-    if args.auth_issuer.is_some() {
-        builder = demo::with_authenticated_tools(builder);
-    }
-    if args.audit {
-        builder = builder.layer(wharf::middleware::Audit::new());
-    }
-    if let Some(telemetry) = &telemetry {
-        builder = builder.layer(telemetry.layer());
-    }
-    if args.pass_through_layer {
-        builder = builder.layer(wharf::middleware::layer_fn(|request, next| next.run(request)));
-    }
-    // Over stdio the transport reads and answers on a thread of its own; the runtime has one
-    // thread for the requests that wait, which the demo's handlers rarely do, so more workers
-    // would only add wake-ups. HTTP serves many connections at once and uses every core.
-    let runtime = match &args.http {
-        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
-    };
-    let runtime = match runtime {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("wharf: could not start the async runtime: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    // The connection to Redis belongs to the runtime that will use it.
-    let redis = match args.redis.as_deref().map(|url| {
-        let _entered = runtime.enter();
-        wharf::redis::Redis::connect(url)
-    }) {
-        None => None,
-        Some(Ok(redis)) => Some(redis.prefix(&args.redis_prefix)),
-        Some(Err(err)) => {
-            eprintln!("wharf serve: --redis: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    if let Some(redis) = &redis {
-        builder = builder.task_store(redis.task_store());
-    }
-    if let Ok(keys) = std::env::var(STATE_KEYS_VARIABLE) {
-        match request_state_keys(&keys) {
-            Ok(keys) => {
-                for (id, secret) in keys {
-                    builder = builder.request_state_key(&id, &secret);
-                }
-            }
-            Err(err) => {
-                eprintln!("wharf serve: {STATE_KEYS_VARIABLE}: {err}");
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    let server = match builder.build() {
-        Ok(server) => server,
-        Err(err) => {
-            eprintln!("wharf: the demo server could not be built: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let outcome = match &args.http {
-        None => {
-            let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
-            runtime.block_on(wharf::stdio::serve_stdio_with(server, options)).map_err(|err| err.to_string())
-        }
-        Some(address) => runtime.block_on(serve_http(server, address, &args, redis.as_ref(), telemetry.clone())),
-    };
-    // The runtime ends first: shutting the exporters down blocks while they send the rest.
-    drop(runtime);
-    if let Some(telemetry) = telemetry
-        && let Err(err) = telemetry.shutdown()
-    {
-        eprintln!("wharf serve: {err}");
-    }
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("wharf serve: {message}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Serves over HTTP at `address` until SIGINT or SIGTERM, then shuts down gracefully. The
-/// banner is printed once listening; an error names the address.
-async fn serve_http(
-    server: wharf::Server,
-    address: &str,
-    args: &ServeArgs,
-    redis: Option<&wharf::redis::Redis>,
-    telemetry: Option<Arc<wharf::otel::Telemetry>>,
-) -> Result<(), String> {
-    let mut options = wharf::HttpOptions::default();
-    if let Some(telemetry) = telemetry.filter(|_| args.metrics) {
-        options = options.metrics_endpoint("/metrics", move || telemetry.prometheus_text());
-    }
-    for host in &args.allowed_hosts {
-        options = options.add_allowed_host(host);
-    }
-    for origin in &args.allowed_origins {
-        options = options.add_allowed_origin(origin);
-    }
-    if let Some(redis) = redis {
-        options = options.session_store(redis.session_store());
-    }
-    let listener = bind(address).await?;
-    let local = listener.local_addr().map_err(|err| format!("cannot listen on {address}: {err}"))?;
-    if let Some(issuer) = &args.auth_issuer {
-        options = options.authenticate(resource_server(issuer, local, args)?);
-    }
-    if let Some(warning) = unreachable_warning(local, &options) {
-        eprintln!("wharf serve: warning: {warning}");
-    }
-    eprintln!("wharf serve: the Wharf demo MCP server, at http://{local}/mcp (Streamable HTTP); Ctrl-C stops it");
-    wharf::http::serve_http_until(server, listener, options, shutdown_signal()).await.map_err(|err| err.to_string())?;
-    eprintln!("wharf serve: stopped");
-    Ok(())
-}
-
-/// The OAuth resource server `--auth-issuer` and its companions describe, for an endpoint
-/// listening at `local`.
-fn resource_server(issuer: &str, local: SocketAddr, args: &ServeArgs) -> Result<wharf::auth::ResourceServer, String> {
-    let resource = match &args.auth_resource {
-        Some(resource) => resource.clone(),
-        None if local.ip().is_unspecified() => {
-            return Err(format!(
-                "listening on {local}, so the URL clients use is not known: name it with --auth-resource URL"
-            ));
-        }
-        None => format!("http://{local}/mcp"),
-    };
-    let mut scopes_supported = args.auth_scopes.clone();
-    scopes_supported.push(demo::ADMIN_SCOPE.to_owned());
-    let mut builder = wharf::auth::ResourceServer::builder(resource)
-        .issuer(issuer)
-        .required_scopes(args.auth_scopes.iter().cloned())
-        .scopes_supported(scopes_supported)
-        .resource_name("Wharf demo server");
-    for audience in &args.auth_audiences {
-        builder = builder.audience(audience);
-    }
-    if let Some(client) = &args.auth_introspection_client {
-        let secret = std::env::var("WHARF_AUTH_CLIENT_SECRET").map_err(|_| {
-            "--auth-introspection-client needs the client's secret in WHARF_AUTH_CLIENT_SECRET".to_owned()
-        })?;
-        builder = builder.introspection(client, secret);
-    }
-    builder.build().map_err(|err| format!("the OAuth resource server could not be set up: {err}"))
-}
-
-/// The warning for a server that other machines can reach but whose requests would all be
-/// refused, since it answers only to the loopback host names.
-fn unreachable_warning(local: SocketAddr, options: &wharf::HttpOptions) -> Option<String> {
-    (!local.ip().is_loopback() && options.allows_only_loopback_hosts()).then(|| {
-        format!(
-            "listening on {local}, which other machines can reach, but only loopback Host names (localhost, \
-             127.0.0.1, [::1]) are allowed, so their requests get 403; add --allowed-host NAME for each name \
-             clients use"
-        )
-    })
-}
-
-/// Listens on the first address `address` resolves to that can be bound.
-async fn bind(address: &str) -> Result<tokio::net::TcpListener, String> {
-    let candidates: Vec<SocketAddr> = tokio::net::lookup_host(address)
-        .await
-        .map_err(|err| format!("`{address}` is not an address like 127.0.0.1:8080 or localhost:8080: {err}"))?
-        .collect();
-    let mut last_error = None;
-    for candidate in &candidates {
-        match tokio::net::TcpListener::bind(candidate).await {
-            Ok(listener) => return Ok(listener),
-            Err(err) => last_error = Some(err),
-        }
-    }
-    Err(match last_error {
-        Some(err) => format!("cannot listen on {address}: {err}"),
-        None => format!("`{address}` resolves to no address"),
-    })
-}
-
-/// Completes on SIGINT (Ctrl-C) or SIGTERM, saying so.
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
-    eprintln!("wharf serve: shutting down; answering the requests in flight");
-}
-
-/// Logs warnings and errors to stderr unless WHARF_LOG or RUST_LOG say otherwise; `--audit`
-/// adds the audit records. With telemetry, spans also go to its exporter.
-fn init_logging(audit: bool, telemetry: Option<&wharf::otel::Telemetry>) {
-    let default = if audit { "warn,wharf::audit=info" } else { "warn" };
-    match telemetry {
-        Some(telemetry) => wharf::logging::init_with_telemetry(default, telemetry),
-        None => wharf::logging::init_with_default(default),
-    }
-}
-
-/// OpenTelemetry, when `--otlp-endpoint` or the standard variables name an endpoint, or
-/// `--metrics` asks for the scrape endpoint.
-fn telemetry(
-    endpoint: Option<&str>,
-    metrics: bool,
-) -> Result<Option<wharf::otel::Telemetry>, wharf::otel::TelemetryError> {
-    if endpoint.is_none() && !wharf::otel::endpoint_in_environment() && !metrics {
-        return Ok(None);
-    }
-    let mut builder = wharf::otel::Telemetry::builder("wharf-demo");
-    if metrics {
-        builder = builder.prometheus();
-    }
-    if let Some(endpoint) = endpoint {
-        builder = builder.otlp_endpoint(endpoint);
-    }
-    builder.build().map(Some)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn serve_args(line: &[&str]) -> ServeArgs {
-        match Cli::try_parse_from(line).unwrap().command {
-            Command::Serve(args) => args,
-        }
-    }
-
-    #[test]
-    fn request_state_keys_are_ids_and_hex_secrets_the_first_one_sealing() {
-        let keys = request_state_keys("new=00ff10, old=0a0b").unwrap();
-        assert_eq!(keys, vec![("new".to_owned(), vec![0, 255, 16]), ("old".to_owned(), vec![10, 11])]);
-        assert!(request_state_keys("nokey").is_err());
-        assert!(request_state_keys("=00").is_err());
-        assert!(request_state_keys("k=0g").unwrap_err().contains("not hex"));
-        assert!(request_state_keys("k=123").is_err(), "an odd number of digits");
-    }
-
-    #[test]
-    fn the_auth_flags_make_a_resource_server_for_the_bound_address_or_the_named_url() {
-        let issuer = "http://127.0.0.1:9";
-        let args = serve_args(&["wharf", "serve", "--http", "0.0.0.0:0", "--auth-issuer", issuer]);
-        let public: SocketAddr = "0.0.0.0:8080".parse().unwrap();
-        let refused = resource_server(issuer, public, &args).unwrap_err();
-        assert!(refused.contains("--auth-resource"), "{refused}");
-        let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        let bound = resource_server(issuer, loopback, &args).unwrap();
-        assert_eq!(bound.resource().as_str(), "http://127.0.0.1:8080/mcp");
-        let named = serve_args(&[
-            "wharf",
-            "serve",
-            "--http",
-            "0.0.0.0:0",
-            "--auth-issuer",
-            issuer,
-            "--auth-resource",
-            "https://MCP.example.com/mcp/",
-            "--auth-scope",
-            "mcp",
-        ]);
-        assert_eq!(resource_server(issuer, public, &named).unwrap().resource().as_str(), "https://mcp.example.com/mcp");
-        let untrusted =
-            serve_args(&["wharf", "serve", "--http", "127.0.0.1:0", "--auth-issuer", "http://id.example.com"]);
-        let refused = resource_server("http://id.example.com", loopback, &untrusted).unwrap_err();
-        assert!(refused.contains("neither https nor a loopback"), "{refused}");
-        assert!(Cli::try_parse_from(["wharf", "serve", "--auth-issuer", issuer]).is_err(), "auth needs --http");
-        assert!(
-            Cli::try_parse_from(["wharf", "serve", "--redis", "redis://127.0.0.1/"]).is_err(),
-            "Redis needs --http"
-        );
-        let shared = serve_args(&["wharf", "serve", "--http", "127.0.0.1:0", "--redis", "redis://127.0.0.1:1/"]);
-        assert_eq!((shared.redis.as_deref(), shared.redis_prefix.as_str()), (Some("redis://127.0.0.1:1/"), "wharf"));
-        assert!(
-            Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--auth-scope", "mcp"]).is_err(),
-            "a scope needs an issuer"
-        );
-    }
-
-    #[test]
-    fn a_public_address_with_only_loopback_hosts_is_warned_about() {
-        let public: SocketAddr = "0.0.0.0:8080".parse().unwrap();
-        let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        let defaults = wharf::HttpOptions::default();
-        let warning = unreachable_warning(public, &defaults).expect("a warning");
-        assert!(warning.contains("0.0.0.0:8080") && warning.contains("--allowed-host"), "{warning}");
-        assert!(unreachable_warning(loopback, &defaults).is_none());
-        let named = wharf::HttpOptions::default().add_allowed_host("wharf.example");
-        assert!(unreachable_warning(public, &named).is_none());
-        assert!(unreachable_warning(public, &wharf::HttpOptions::default().allow_any_host()).is_none());
+        Command::Serve(args) => serve::serve(args),
+        Command::List(args) => list::list(args),
+        Command::Call(args) => call::call(args),
+        Command::Read(args) => call::read(args),
+        Command::Prompt(args) => call::prompt(args),
     }
 }

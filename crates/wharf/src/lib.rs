@@ -71,7 +71,8 @@
 //! [`testing`], [`protocol`] (the wire types) and `logging`. Features: `http` (Streamable HTTP,
 //! on hyper), `macros` (the attribute macros) and `logging` (`logging::init()`, a `tracing`
 //! subscriber on stderr filtered by `WHARF_LOG` or `RUST_LOG`), all on by default; a stdio-only
-//! server builds with `default-features = false`.
+//! server builds with `default-features = false`. Off by default: `otel`, `auth`, `redis` and
+//! `client` (an MCP client, `wharf::client`).
 //!
 //! # Crates
 //!
@@ -178,6 +179,16 @@ pub mod http {
 #[cfg(feature = "redis")]
 pub mod redis {
     pub use wharf_redis::{Redis, RedisError, RedisSessionStore};
+}
+
+/// An MCP client for any server, over stdio or Streamable HTTP, in both eras (the `client`
+/// feature; `client-tls` adds `https://` URLs).
+#[cfg(feature = "client")]
+pub mod client {
+    pub use wharf_client::{
+        Answer, Client, ClientError, ClientHandler, ClientOptions, ErrorKind, NoHandler, Notifications, RequestOptions,
+        StderrMode, Target, unsupported,
+    };
 }
 
 #[doc(inline)]

@@ -1,0 +1,235 @@
+//! `wharf call SERVER TOOL key=value...`, `wharf read SERVER URI` and `wharf prompt SERVER NAME
+//! key=value...`: one request, its result printed for a person (or as JSON), the server's
+//! progress as a bar on a terminal and its log messages on stderr.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use tokio::sync::mpsc;
+use wharf::client::{Client, ClientError, Notifications, RequestOptions};
+use wharf::protocol::{ProgressParams, ServerNotification};
+
+use crate::answers::Declining;
+use crate::exit;
+use crate::render::{self, Saver};
+use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::typed_args;
+
+#[derive(Debug, Args)]
+pub(crate) struct CallArgs {
+    /// [URL] TOOL [KEY=VALUE]...: values are typed by the tool's input schema (count=3 is a
+    /// number when `count` is an integer).
+    #[arg(value_name = "[URL] TOOL [KEY=VALUE]", required = true)]
+    words: Vec<String>,
+    /// The arguments as a JSON object; KEY=VALUE words override its members.
+    #[arg(long, value_name = "JSON")]
+    args_json: Option<String>,
+    #[command(flatten)]
+    output: OutputArgs,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReadArgs {
+    /// [URL] URI: the resource to read.
+    #[arg(value_name = "[URL] URI", required = true)]
+    words: Vec<String>,
+    #[command(flatten)]
+    output: OutputArgs,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PromptArgs {
+    /// [URL] NAME [KEY=VALUE]...: the prompt and its arguments.
+    #[arg(value_name = "[URL] NAME [KEY=VALUE]", required = true)]
+    words: Vec<String>,
+    #[command(flatten)]
+    output: OutputArgs,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+#[derive(Debug, Args)]
+struct OutputArgs {
+    /// Print the whole result as JSON instead of its content.
+    #[arg(long)]
+    json: bool,
+    /// Where images, audio and binary resources are saved.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    save_dir: PathBuf,
+}
+
+pub(crate) fn call(mut args: CallArgs) -> ExitCode {
+    let target = match take_target(&mut args.words, &args.server) {
+        Ok(target) => target,
+        Err(message) => return exit::usage("call", &message),
+    };
+    let Some((tool, words)) = args.words.split_first() else {
+        return exit::usage("call", "name the tool to call");
+    };
+    let (tool, words) = (tool.clone(), words.to_vec());
+    run("call", &args.server, target, |client, mut notifications| async move {
+        let tools = client.list_tools().await?;
+        let Some(described) = tools.iter().find(|described| described.name == tool) else {
+            let known: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+            eprintln!("wharf call: the server has no tool `{tool}`; it has: {}", known.join(", "));
+            return Ok(ExitCode::from(exit::USAGE));
+        };
+        let arguments = match typed_args::arguments(&words, args.args_json.as_deref(), Some(&described.input_schema)) {
+            Ok(arguments) => arguments,
+            Err(message) => return Ok(exit::usage("call", &message)),
+        };
+        let (progress, steps) = mpsc::unbounded_channel();
+        let bar = tokio::spawn(progress_bar(steps, std::io::stderr().is_terminal()));
+        let options = RequestOptions::default().progress(progress);
+        let result = client.call_tool_with(&tool, arguments, &options).await;
+        drop(options);
+        let _ = bar.await;
+        print_logs(&mut notifications);
+        let result = result?;
+        let mut out = std::io::stdout().lock();
+        if args.output.json {
+            let _ = render::json(&mut out, &result);
+        } else {
+            let _ = render::content(&mut out, &result.content, &mut Saver::new(&args.output.save_dir, &tool));
+            if let Some(structured) = &result.structured_content {
+                let _ = writeln!(out, "structured content:");
+                let _ = render::json(&mut out, structured);
+            }
+        }
+        if result.is_error == Some(true) {
+            eprintln!("wharf call: the tool `{tool}` reported an error");
+            return Ok(ExitCode::from(exit::TOOL_ERROR));
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub(crate) fn read(mut args: ReadArgs) -> ExitCode {
+    let target = match take_target(&mut args.words, &args.server) {
+        Ok(target) => target,
+        Err(message) => return exit::usage("read", &message),
+    };
+    let [uri] = args.words.as_slice() else {
+        return exit::usage("read", "name one resource URI");
+    };
+    let uri = uri.clone();
+    run("read", &args.server, target, |client, mut notifications| async move {
+        let result = client.read_resource(&uri).await;
+        print_logs(&mut notifications);
+        let result = result?;
+        let mut out = std::io::stdout().lock();
+        if args.output.json {
+            let _ = render::json(&mut out, &result);
+        } else {
+            let mut saver = Saver::new(&args.output.save_dir, "resource");
+            for contents in &result.contents {
+                let _ = render::resource(&mut out, contents, &mut saver);
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub(crate) fn prompt(mut args: PromptArgs) -> ExitCode {
+    let target = match take_target(&mut args.words, &args.server) {
+        Ok(target) => target,
+        Err(message) => return exit::usage("prompt", &message),
+    };
+    let Some((name, words)) = args.words.split_first() else {
+        return exit::usage("prompt", "name the prompt");
+    };
+    let name = name.clone();
+    let arguments = match typed_args::string_arguments(words) {
+        Ok(arguments) => arguments,
+        Err(message) => return exit::usage("prompt", &message),
+    };
+    run("prompt", &args.server, target, |client, mut notifications| async move {
+        let result = client.get_prompt(&name, arguments).await;
+        print_logs(&mut notifications);
+        let result = result?;
+        let mut out = std::io::stdout().lock();
+        if args.output.json {
+            let _ = render::json(&mut out, &result);
+            return Ok(ExitCode::SUCCESS);
+        }
+        let mut saver = Saver::new(&args.output.save_dir, &name);
+        for message in &result.messages {
+            let role = serde_json::to_value(message.role).ok().and_then(|role| role.as_str().map(str::to_owned));
+            let _ = writeln!(out, "[{}]", role.unwrap_or_default());
+            let _ = render::content(&mut out, std::slice::from_ref(&message.content), &mut saver);
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Connects, runs `work` with the client and its notifications, closes, and turns a failure
+/// into its exit code.
+fn run<F, Fut>(command: &str, server: &ServerArgs, target: wharf::client::Target, work: F) -> ExitCode
+where
+    F: FnOnce(Client, Notifications) -> Fut,
+    Fut: Future<Output = Result<ExitCode, ClientError>>,
+{
+    let options = match server.options(Declining { tell: true }) {
+        Ok(options) => options,
+        Err(message) => return exit::usage(command, &message),
+    };
+    runtime().block_on(async {
+        let client = match Client::connect_with(target, options).await {
+            Ok(client) => client,
+            Err(err) => return exit::failure(command, &err),
+        };
+        let notifications = client.notifications();
+        let outcome = work(client.clone(), notifications).await;
+        client.close().await;
+        match outcome {
+            Ok(code) => code,
+            Err(err) => exit::failure(command, &err),
+        }
+    })
+}
+
+/// Prints the log messages received so far on stderr.
+fn print_logs(notifications: &mut Notifications) {
+    while let Some(notification) = notifications.try_next() {
+        if let ServerNotification::Message(message) = notification {
+            let level = serde_json::to_value(message.level).ok().and_then(|level| level.as_str().map(str::to_owned));
+            let data = match &message.data {
+                serde_json::Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            match &message.logger {
+                Some(logger) => eprintln!("[{}] {logger}: {data}", level.unwrap_or_default()),
+                None => eprintln!("[{}] {data}", level.unwrap_or_default()),
+            }
+        }
+    }
+}
+
+/// Draws the progress of a call on one line of a terminal, cleared at the end.
+async fn progress_bar(mut steps: mpsc::UnboundedReceiver<ProgressParams>, draw: bool) {
+    let mut drawn = false;
+    while let Some(step) = steps.recv().await {
+        if !draw {
+            continue;
+        }
+        let line = match step.total.filter(|total| *total > 0.0) {
+            Some(total) => {
+                let filled = ((step.progress / total).clamp(0.0, 1.0) * 30.0).round() as usize;
+                format!("[{}{}] {}/{}", "#".repeat(filled), " ".repeat(30 - filled), step.progress, total)
+            }
+            None => format!("[{}]", step.progress),
+        };
+        let message = step.message.map(|message| format!(" {message}")).unwrap_or_default();
+        eprint!("\r\x1b[2K{line}{message}");
+        drawn = true;
+    }
+    if drawn {
+        eprint!("\r\x1b[2K");
+    }
+}

@@ -1,0 +1,96 @@
+//! How every command that talks to a server names it: an `http(s)://` URL as the first
+//! argument, or `-- COMMAND ARGS...` at the end of the line for a server over stdio; and the
+//! options of the connection (headers, bearer token, revision, timeout).
+
+use std::time::Duration;
+
+use clap::Args;
+use wharf::client::{ClientHandler, ClientOptions, StderrMode, Target};
+use wharf::protocol::{LoggingLevel, ProtocolVersion};
+
+/// The connection options every client command shares.
+#[derive(Debug, Args)]
+pub(crate) struct ServerArgs {
+    /// An HTTP header sent with every request, as `NAME: VALUE`. Repeat for several.
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// A bearer token sent as `Authorization: Bearer TOKEN` (prefer WHARF_BEARER_TOKEN: other
+    /// users of the machine can read command lines).
+    #[arg(long, value_name = "TOKEN", env = "WHARF_BEARER_TOKEN", hide_env_values = true)]
+    bearer: Option<String>,
+    /// Speak this revision (2024-11-05 ... 2026-07-28) instead of the newest the server
+    /// supports.
+    #[arg(long, value_name = "REVISION", value_parser = parse_version)]
+    protocol_version: Option<ProtocolVersion>,
+    /// Seconds a request may take before it is given up (and cancelled).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    timeout: f64,
+    /// Discard what a server started over stdio writes on stderr (passed through otherwise).
+    #[arg(long)]
+    quiet_server: bool,
+    /// The server to start, speaking MCP over stdio: everything after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
+    ProtocolVersion::parse(text).ok_or_else(|| {
+        let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|version| version.as_str()).collect();
+        format!("not a revision this client speaks; these are: {}", known.join(", "))
+    })
+}
+
+/// Where the server is, from the command's words: an `http(s)://` first word is the URL and
+/// is taken off; otherwise the command after `--`.
+pub(crate) fn take_target(words: &mut Vec<String>, server: &ServerArgs) -> Result<Target, String> {
+    let url = words.first().filter(|word| word.starts_with("http://") || word.starts_with("https://")).cloned();
+    match (url, server.command.split_first()) {
+        (Some(_), Some(_)) => Err("name the server once: a URL or `-- COMMAND`, not both".to_owned()),
+        (Some(url), None) => {
+            words.remove(0);
+            Ok(Target::url(url))
+        }
+        (None, Some((program, args))) => Ok(Target::command(program, args)),
+        (None, None) => Err("no server: give its URL (http://HOST:PORT/mcp) first, or its command after `--` \
+                              (wharf list -- python3 server.py)"
+            .to_owned()),
+    }
+}
+
+impl ServerArgs {
+    /// The client options these arguments describe.
+    pub(crate) fn options(&self, handler: impl ClientHandler) -> Result<ClientOptions, String> {
+        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
+            return Err("--timeout needs a positive number of seconds".to_owned());
+        }
+        let mut options = ClientOptions::default()
+            .client_info("wharf", env!("CARGO_PKG_VERSION"))
+            .handler(handler)
+            .timeout(Duration::from_secs_f64(self.timeout))
+            .probe_timeout(Duration::from_secs_f64(self.timeout.min(10.0)))
+            .log_level(LoggingLevel::Info);
+        if self.quiet_server {
+            options = options.stderr(StderrMode::Discard);
+        }
+        if let Some(version) = self.protocol_version {
+            options = options.protocol_version(version);
+        }
+        for header in &self.headers {
+            let (name, value) =
+                header.split_once(':').ok_or_else(|| format!("--header `{header}` is not `NAME: VALUE`"))?;
+            options = options.header(name.trim(), value.trim());
+        }
+        if let Some(token) = &self.bearer {
+            options = options.bearer(token);
+        }
+        Ok(options)
+    }
+}
+
+/// Connects on a runtime of its own thread: the commands make few requests at a time.
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|err| {
+        eprintln!("wharf: could not start the async runtime: {err}");
+        std::process::exit(1)
+    })
+}

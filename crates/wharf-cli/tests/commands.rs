@@ -1,0 +1,120 @@
+//! `wharf list`, `call`, `read` and `prompt` against the real `wharf serve`, started by the
+//! command over stdio (`-- wharf serve`) and reached over HTTP: what they print, and their exit
+//! codes.
+
+use std::process::{Command, Output};
+
+mod support;
+use support::Serving;
+
+const WHARF: &str = env!("CARGO_BIN_EXE_wharf");
+
+fn wharf(args: &[&str]) -> Output {
+    Command::new(WHARF).args(args).env_remove("WHARF_BEARER_TOKEN").output().unwrap()
+}
+
+/// `args` with the demo server over stdio after `--`.
+fn over_stdio(args: &[&str]) -> Output {
+    let mut line = args.to_vec();
+    line.extend(["--", WHARF, "serve"]);
+    wharf(&line)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn list_prints_a_table_of_each_kind_or_json() {
+    let all = over_stdio(&["list"]);
+    assert!(all.status.success(), "{}", stderr(&all));
+    let text = stdout(&all);
+    for wanted in [
+        "TOOL",
+        "calculator",
+        "a* b* operation*",
+        "PROMPT",
+        "code_review",
+        "RESOURCE",
+        "config://app",
+        "TEMPLATE",
+        "users://{id}/profile",
+    ] {
+        assert!(text.contains(wanted), "{wanted} missing from\n{text}");
+    }
+    let tools = over_stdio(&["list", "tools", "--json"]);
+    let listed: serde_json::Value = serde_json::from_slice(&tools.stdout).unwrap();
+    assert!(listed.as_array().unwrap().iter().any(|tool| tool["name"] == "echo"));
+    let wrong = over_stdio(&["list", "widgets"]);
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(stderr(&wrong).contains("`widgets` is not tools"), "{}", stderr(&wrong));
+}
+
+#[test]
+fn call_types_arguments_by_the_schema_and_exits_by_the_outcome() {
+    let added = over_stdio(&["call", "calculator", "operation=add", "a=2", "b=3.5"]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert_eq!(stdout(&added).trim(), "5.5");
+    let divided = over_stdio(&["call", "calculator", "operation=divide", "a=1", "b=0"]);
+    assert_eq!(divided.status.code(), Some(1), "a tool error");
+    assert!(stdout(&divided).contains("Division by zero"));
+    let json = over_stdio(&["call", "echo", "--args-json", r#"{"message":"from json"}"#, "--json"]);
+    let result: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(result["content"][0]["text"], "from json");
+    let logged = over_stdio(&["call", "log", "level=warning", "message=careful"]);
+    assert!(stderr(&logged).contains("[warning] demo: careful"), "{}", stderr(&logged));
+    let unknown = over_stdio(&["call", "nope"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("has no tool `nope`"));
+    let mistyped = over_stdio(&["call", "calculator", "operation=add", "a=two", "b=1"]);
+    assert_eq!(mistyped.status.code(), Some(2));
+    assert!(stderr(&mistyped).contains("`a` must be number"), "{}", stderr(&mistyped));
+    let asked = over_stdio(&["call", "greet_interactively"]);
+    assert!(stdout(&asked).contains("You declined"), "{}", stdout(&asked));
+    assert!(stderr(&asked).contains("the server asked \"What is your name?\""));
+}
+
+#[test]
+fn read_and_prompt_print_contents_and_messages() {
+    let read = over_stdio(&["read", "users://2/profile"]);
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert!(stdout(&read).contains("Alan Turing"));
+    let missing = over_stdio(&["read", "users://9/profile"]);
+    assert_eq!(missing.status.code(), Some(3), "a JSON-RPC error is a protocol error");
+    let prompt = over_stdio(&["prompt", "code_review", "language=rust", "code=fn main() {}"]);
+    assert!(prompt.status.success(), "{}", stderr(&prompt));
+    assert!(stdout(&prompt).starts_with("[user]\nPlease review the following rust code"), "{}", stdout(&prompt));
+}
+
+#[test]
+fn the_same_commands_work_over_http_in_both_eras() {
+    let serving = Serving::start("127.0.0.1:0", &[], "warn");
+    let url = format!("http://127.0.0.1:{}/mcp", serving.port);
+    for version in ["2026-07-28", "2025-11-25", "2025-03-26"] {
+        let called = wharf(&["call", &url, "echo", "message=over http", "--protocol-version", version]);
+        assert!(called.status.success(), "{version}: {}", stderr(&called));
+        assert_eq!(stdout(&called).trim(), "over http");
+    }
+    let listed = wharf(&["list", &url, "resources"]);
+    assert!(stdout(&listed).contains("demo://clock"), "{}", stderr(&listed));
+}
+
+#[test]
+fn what_cannot_be_reached_or_is_not_named_has_its_own_exit_code() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let refused = wharf(&["list", &format!("http://127.0.0.1:{port}/mcp")]);
+    assert_eq!(refused.status.code(), Some(4), "{}", stderr(&refused));
+    let missing = wharf(&["call", "echo", "--", "/nonexistent/server"]);
+    assert_eq!(missing.status.code(), Some(4));
+    let unnamed = wharf(&["list"]);
+    assert_eq!(unnamed.status.code(), Some(2));
+    assert!(stderr(&unnamed).contains("no server"), "{}", stderr(&unnamed));
+    let help = wharf(&["call", "--help"]);
+    assert!(stdout(&help).contains("wharf call echo message=hello -- wharf serve"));
+    let top = wharf(&["--help"]);
+    assert!(stdout(&top).contains("Exit codes: 0 success"), "{}", stdout(&top));
+}
