@@ -67,17 +67,18 @@ impl Client {
         Err(ClientError::invalid(format!("`{method}` had more than {MAX_PAGES} pages")))
     }
 
-    /// Every tool, all pages followed.
+    /// Every tool, all pages followed, less those whose `x-mcp-header` marks are invalid (each
+    /// recorded in [`Client::anomalies`]).
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        let tools = self.all::<ListToolsResult>("tools/list").await?;
-        self.remember_tool_headers(&tools);
+        let mut tools = self.all::<ListToolsResult>("tools/list").await?;
+        self.keep_valid_tools(&mut tools);
         Ok(tools)
     }
 
     /// One page of tools, from `cursor`.
     pub async fn list_tools_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
-        let page: ListToolsResult = self.page("tools/list", cursor).await?;
-        self.remember_tool_headers(&page.tools);
+        let mut page: ListToolsResult = self.page("tools/list", cursor).await?;
+        self.keep_valid_tools(&mut page.tools);
         Ok(page)
     }
 

@@ -299,21 +299,24 @@ impl Client {
         Err(ClientError::invalid(format!("`{method}` still asked for input after {MAX_INPUT_ROUNDS} rounds")))
     }
 
-    /// Remembers which arguments of each tool go into `Mcp-Param-*` headers.
-    pub(crate) fn remember_tool_headers(&self, tools: &[wharf_protocol::Tool]) {
+    /// Remembers which arguments of each tool go into `Mcp-Param-*` headers, and takes out
+    /// the tools whose `x-mcp-header` marks are invalid: a client must not call them.
+    pub(crate) fn keep_valid_tools(&self, tools: &mut Vec<wharf_protocol::Tool>) {
         let mut known = self.inner.tool_headers.lock().unwrap_or_else(PoisonError::into_inner);
-        for tool in tools {
-            let properties = tool.input_schema.get("properties").and_then(Value::as_object);
-            let mirrored: Vec<(String, String)> = properties
-                .into_iter()
-                .flatten()
-                .filter_map(|(property, schema)| {
-                    let header = schema.get("x-mcp-header")?.as_str()?;
-                    Some((property.clone(), header.to_owned()))
-                })
-                .collect();
-            known.insert(tool.name.clone(), mirrored);
-        }
+        tools.retain(|tool| match wharf_protocol::header_params(&tool.input_schema) {
+            Ok(mirrored) => {
+                let mirrored = mirrored.into_iter().map(|param| (param.property, param.header)).collect();
+                known.insert(tool.name.clone(), mirrored);
+                true
+            }
+            Err(why) => {
+                self.inner
+                    .router
+                    .anomaly(format!("tool `{}` is left out: its x-mcp-header marks are invalid: {why}", tool.name));
+                known.remove(&tool.name);
+                false
+            }
+        });
     }
 
     fn param_headers(&self, params: &Value) -> Vec<(String, String)> {
@@ -354,7 +357,7 @@ impl Connecting {
     /// server does not know it; or the revision the options name.
     async fn negotiate(&self) -> Result<Era, ClientError> {
         match self.options.protocol_version {
-            Some(version) if version.is_stateless() => self.discover(version).await,
+            Some(version) if version.is_stateless() => self.discover(version, self.options.timeout).await,
             Some(version) => self.initialize(version).await,
             None => match self.probe().await? {
                 Some(era) => Ok(era),
@@ -363,20 +366,11 @@ impl Connecting {
         }
     }
 
-    /// `Some` era when the server answers `server/discover` as a 2026-07-28 server does.
+    /// `Some` era when the server answers `server/discover` as a 2026-07-28 server does; `None`
+    /// when it is a 2025 server (any other answer, or none in time).
     async fn probe(&self) -> Result<Option<Era>, ClientError> {
-        let version = ProtocolVersion::LATEST;
-        self.link.set_protocol_version(Some(version.as_str()));
-        let options = RequestOptions::default().timeout(self.options.probe_timeout);
-        let stateless = Era::Stateless(version, Box::default());
-        let answer = self.sending().send("server/discover", json!({}), &options, Some(&stateless), Vec::new()).await;
-        match answer {
-            Ok(raw) => match serde_json::from_str::<DiscoverResult>(raw.get()) {
-                Ok(discover) if discover.supported_versions.iter().any(|v| v == version.as_str()) => {
-                    Ok(Some(Era::Stateless(version, Box::new(discover))))
-                }
-                _ => Ok(None),
-            },
+        match self.discover(ProtocolVersion::LATEST, self.options.probe_timeout).await {
+            Ok(era) => Ok(Some(era)),
             Err(err)
                 if matches!(
                     err.kind(),
@@ -385,32 +379,47 @@ impl Connecting {
             {
                 Err(err)
             }
-            Err(err) if err.code() == Some(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION) => {
-                // A modern server that does not speak this revision: a 2025 one it names, if any.
-                let supported = err
-                    .rpc()
-                    .and_then(|error| error.data.as_ref())
-                    .and_then(|data| data.get("supported"))
-                    .and_then(Value::as_array)
-                    .map(|list| list.iter().filter_map(Value::as_str).filter_map(ProtocolVersion::parse).max());
-                match supported.flatten() {
-                    Some(version) if !version.is_stateless() => Ok(None),
-                    _ => Err(err),
-                }
-            }
             Err(_) => Ok(None),
         }
     }
 
-    async fn discover(&self, version: ProtocolVersion) -> Result<Era, ClientError> {
-        self.link.set_protocol_version(Some(version.as_str()));
-        let stateless = Era::Stateless(version, Box::default());
-        let raw = self
-            .sending()
-            .send("server/discover", json!({}), &RequestOptions::default(), Some(&stateless), Vec::new())
-            .await?;
-        let discover: DiscoverResult = decode(&raw)?;
-        Ok(Era::Stateless(version, Box::new(discover)))
+    /// `server/discover` at `version`; when the server answers that it does not support it
+    /// (`-32022`) but names a 2026-era revision this client speaks, once more at that one.
+    async fn discover(&self, version: ProtocolVersion, timeout: std::time::Duration) -> Result<Era, ClientError> {
+        let options = RequestOptions::default().timeout(timeout);
+        let mut version = version;
+        let mut retried = false;
+        loop {
+            self.link.set_protocol_version(Some(version.as_str()));
+            let stateless = Era::Stateless(version, Box::default());
+            let answer =
+                self.sending().send("server/discover", json!({}), &options, Some(&stateless), Vec::new()).await;
+            let err = match answer {
+                Ok(raw) => {
+                    let discover: DiscoverResult = decode(&raw)?;
+                    if !discover.supported_versions.iter().any(|supported| supported == version.as_str()) {
+                        return Err(ClientError::invalid(format!(
+                            "the server answered `server/discover` without `{version}` among its versions",
+                            version = version.as_str()
+                        )));
+                    }
+                    return Ok(Era::Stateless(version, Box::new(discover)));
+                }
+                Err(err) => err,
+            };
+            let supported = if err.code() == Some(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION) {
+                supported_versions(&err)
+            } else {
+                Vec::new()
+            };
+            match supported.into_iter().filter(|known| known.is_stateless()).max() {
+                Some(named) if !retried => {
+                    version = named;
+                    retried = true;
+                }
+                _ => return Err(err),
+            }
+        }
     }
 
     async fn initialize(&self, version: ProtocolVersion) -> Result<Era, ClientError> {
@@ -442,9 +451,18 @@ impl Connecting {
             body: body.into(),
         };
         self.link.notify(message).await?;
-        self.link.session_opened();
+        self.link.session_opened().await;
         Ok(Era::Session(chosen, Box::new(init)))
     }
+}
+
+/// The revisions a `-32022` error says the server supports, those this client knows.
+fn supported_versions(error: &ClientError) -> Vec<ProtocolVersion> {
+    let listed = error.rpc().and_then(|error| error.data.as_ref()).and_then(|data| data.get("supported"));
+    listed
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).filter_map(ProtocolVersion::parse).collect())
+        .unwrap_or_default()
 }
 
 /// What sending one request needs.

@@ -22,6 +22,7 @@
 mod encode;
 mod error;
 mod escape;
+mod header_params;
 mod incoming;
 mod jsonrpc;
 mod messages;
@@ -30,6 +31,7 @@ mod version;
 
 pub use encode::{encode, encode_into};
 pub use error::{ErrorCode, ErrorObject};
+pub use header_params::{HeaderParam, X_MCP_HEADER, header_params};
 pub use incoming::Incoming;
 pub use jsonrpc::{
     DecodeError, Envelope, ErrorMessage, JsonRpc2, NotificationMessage, RequestId, RequestMessage, ResponseMessage,

@@ -15,7 +15,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use wharf_protocol::{CancelledParams, Envelope, JsonRpc2, NotificationMessage, RequestId};
 
@@ -40,6 +40,9 @@ const MAX_RESUMPTIONS: u32 = 5;
 
 /// The wait before resuming a stream when the server named none.
 const DEFAULT_RETRY: Duration = Duration::from_millis(500);
+
+/// How long opening a session waits for the server to answer its GET stream.
+const STANDALONE_WAIT: Duration = Duration::from_secs(5);
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -90,12 +93,16 @@ impl HttpLink {
 
     /// Opens the GET stream of a 2025 session, on which the server sends what belongs to no
     /// request; a server without one answers 405, and the client does without.
-    pub(crate) fn open_standalone_stream(&self) {
+    /// Returns once the server answered the GET (or a few seconds passed), so that what the
+    /// server sends on it right after is not missed.
+    pub(crate) async fn open_standalone_stream(&self) {
         let shared = self.shared.clone();
-        let task = tokio::spawn(async move { shared.follow_standalone().await });
+        let (opened, answered) = oneshot::channel();
+        let task = tokio::spawn(async move { shared.follow_standalone(opened).await });
         if let Some(previous) = lock(&self.standalone).replace(task) {
             previous.abort();
         }
+        let _ = tokio::time::timeout(STANDALONE_WAIT, answered).await;
     }
 }
 
@@ -311,7 +318,8 @@ impl Shared {
     }
 
     /// Follows the session's GET stream while the session lasts, reopening it when it ends.
-    async fn follow_standalone(&self) {
+    async fn follow_standalone(&self, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut last_event: Option<String> = None;
         let mut retry = DEFAULT_RETRY;
         let mut empty_in_a_row = 0;
@@ -320,7 +328,11 @@ impl Shared {
             if let Some(from) = &last_event {
                 request = request.header(LAST_EVENT_HEADER, from);
             }
-            let Ok(response) = self.send(request, Bytes::new()).await else { return };
+            let response = self.send(request, Bytes::new()).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            let Ok(response) = response else { return };
             if !response.status().is_success() || content_type(response.headers()) != "text/event-stream" {
                 tracing::debug!(target: "wharf_client", "no GET stream: the server answered {}", response.status());
                 return;
@@ -399,8 +411,8 @@ impl Link for HttpLink {
         *lock(&self.shared.version) = version;
     }
 
-    fn session_opened(&self) {
-        self.open_standalone_stream();
+    fn session_opened(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.open_standalone_stream())
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {

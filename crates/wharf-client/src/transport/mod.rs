@@ -48,7 +48,9 @@ pub(crate) trait Link: Send + Sync {
     fn set_protocol_version(&self, version: Option<&'static str>);
 
     /// A 2025 session is open: HTTP opens its GET stream.
-    fn session_opened(&self) {}
+    fn session_opened(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
 
     /// Ends the connection: closes the process's stdin and waits for it to exit, or ends the
     /// HTTP session.

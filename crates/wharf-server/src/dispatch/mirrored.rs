@@ -5,7 +5,7 @@ use serde_json::Value;
 use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, ToolArguments};
 
 use crate::server::Server;
-use crate::tool::header_params::HeaderParam;
+use wharf_protocol::HeaderParam;
 
 /// Checks a request's mirrored headers against its arguments; `header(name)` reads
 /// `Mcp-Param-{name}` (`None` when absent, `Some(None)` when it cannot be decoded). Requests

@@ -3,7 +3,6 @@
 
 pub(crate) mod extract;
 pub(crate) mod handler;
-pub(crate) mod header_params;
 pub(crate) mod output;
 
 use std::sync::Arc;
@@ -18,7 +17,7 @@ use crate::scopes::Scopes;
 use crate::task::TaskSupport;
 use extract::sealed::Token;
 use handler::{Erased, ErasedToolHandler, ToolHandler};
-use header_params::HeaderParam;
+use wharf_protocol::{HeaderParam, X_MCP_HEADER, header_params};
 
 /// A tool: its name, description, schemas, hints and handler.
 ///
@@ -104,7 +103,7 @@ impl ToolDef {
             .and_then(Value::as_object_mut)
             .and_then(|properties| properties.get_mut(property))
             .and_then(Value::as_object_mut)
-            .map(|definition| definition.insert(header_params::KEYWORD.to_owned(), Value::from(header)))
+            .map(|definition| definition.insert(X_MCP_HEADER.to_owned(), Value::from(header)))
             .is_some();
         if !marked {
             self.schema = Err(format!(
@@ -205,7 +204,7 @@ impl ToolDef {
         if let Err(message) = &self.schema {
             return Err(Error::registration(message.clone()));
         }
-        self.header_params = header_params::header_params(&self.definition.input_schema)
+        self.header_params = header_params(&self.definition.input_schema)
             .map_err(|message| Error::registration(format!("tool `{name}`: {message}")))?;
         Ok(())
     }

@@ -1,44 +1,45 @@
 //! `x-mcp-header` (2026-07-28): tool arguments that clients mirror into `Mcp-Param-{Name}`
-//! HTTP headers, so that gateways can route on them without reading the body. Checked when the
-//! tool is registered (`dispatch/mirrored.rs` compares a call's headers with its arguments).
+//! HTTP headers, so that gateways can route on them without reading the body. A server checks
+//! the marks when it registers a tool; a client checks them in `tools/list` and does not call
+//! a tool whose marks are invalid.
 
+use crate::types::common::JsonObject;
 use serde_json::Value;
-use wharf_protocol::JsonObject;
 
 /// The schema keyword that marks an argument.
-pub(crate) const KEYWORD: &str = "x-mcp-header";
+pub const X_MCP_HEADER: &str = "x-mcp-header";
 
 /// One argument mirrored into a header.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HeaderParam {
+pub struct HeaderParam {
     /// The argument's name in `arguments`.
-    pub(crate) property: String,
+    pub property: String,
     /// `Mcp-Param-{Name}`, as declared.
-    pub(crate) header: String,
+    pub header: String,
 }
 
 /// The arguments of `schema` marked with `x-mcp-header`, or why the marks are not allowed:
 /// names must be RFC 9110 tokens, unique ignoring case, on top-level properties of type
 /// string, integer or boolean.
-pub(crate) fn header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, String> {
+pub fn header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, String> {
     let mut params: Vec<HeaderParam> = Vec::new();
     let properties = schema.get("properties").and_then(Value::as_object);
     for (property, definition) in properties.into_iter().flatten() {
         let Some(definition) = definition.as_object() else { continue };
         if let Some(nested) = find_keyword(definition) {
             return Err(format!(
-                "argument `{property}`: `{KEYWORD}` is only allowed on top-level properties, not inside `{nested}`"
+                "argument `{property}`: `{X_MCP_HEADER}` is only allowed on top-level properties, not inside `{nested}`"
             ));
         }
-        let Some(name) = definition.get(KEYWORD) else { continue };
+        let Some(name) = definition.get(X_MCP_HEADER) else { continue };
         let name = name.as_str().filter(|name| is_token(name)).ok_or_else(|| {
             format!(
-                "argument `{property}`: `{KEYWORD}` must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_`|~)"
+                "argument `{property}`: `{X_MCP_HEADER}` must be a non-empty HTTP token (letters, digits, !#$%&'*+-.^_`|~)"
             )
         })?;
         if !has_primitive_type(definition) {
             return Err(format!(
-                "argument `{property}`: `{KEYWORD}` needs a string, integer or boolean argument (not number, \
+                "argument `{property}`: `{X_MCP_HEADER}` needs a string, integer or boolean argument (not number, \
                  object, array or `$ref`)"
             ));
         }
@@ -52,11 +53,11 @@ pub(crate) fn header_params(schema: &JsonObject) -> Result<Vec<HeaderParam>, Str
         params.push(HeaderParam { property: property.clone(), header: name.to_owned() });
     }
     for (keyword, value) in schema {
-        if keyword == KEYWORD {
-            return Err(format!("`{KEYWORD}` belongs on a top-level property, not on the schema itself"));
+        if keyword == X_MCP_HEADER {
+            return Err(format!("`{X_MCP_HEADER}` belongs on a top-level property, not on the schema itself"));
         }
         if keyword != "properties" && contains_keyword(value) {
-            return Err(format!("`{KEYWORD}` is only allowed on top-level properties, not inside `{keyword}`"));
+            return Err(format!("`{X_MCP_HEADER}` is only allowed on top-level properties, not inside `{keyword}`"));
         }
     }
     Ok(params)
@@ -70,7 +71,7 @@ fn find_keyword(definition: &JsonObject) -> Option<&str> {
 /// True when `x-mcp-header` is a key anywhere in `value`.
 fn contains_keyword(value: &Value) -> bool {
     match value {
-        Value::Object(object) => object.contains_key(KEYWORD) || object.values().any(contains_keyword),
+        Value::Object(object) => object.contains_key(X_MCP_HEADER) || object.values().any(contains_keyword),
         Value::Array(items) => items.iter().any(contains_keyword),
         _ => false,
     }
