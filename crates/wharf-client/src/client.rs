@@ -91,7 +91,14 @@ impl Client {
             #[cfg(feature = "http")]
             Target::Url(url) => {
                 let headers = header_map(&options.headers)?;
-                let link = crate::transport::http::HttpLink::new(url, headers, router.clone(), outgoing)?;
+                let link = crate::transport::http::HttpLink::new(
+                    url,
+                    headers,
+                    router.clone(),
+                    outgoing,
+                    #[cfg(feature = "oauth")]
+                    options.oauth.clone(),
+                )?;
                 (Box::new(link), true)
             }
             #[cfg(not(feature = "http"))]

@@ -9,6 +9,7 @@
 //! - `router.rs`: where what the server sends goes.
 //! - `transport/`: stdio and Streamable HTTP (with its server-sent events decoder).
 //! - [`ClientOptions`], [`RequestOptions`] and [`Target`] (`options.rs`).
+//! - `oauth/` (the `oauth` feature): authorization when a server asks for it.
 //! - [`Client`] (`client.rs`): negotiation, framing per era, timeouts, cancellation, input
 //!   requests; `calls.rs`: the typed calls.
 //!
@@ -18,6 +19,8 @@ mod calls;
 mod client;
 mod error;
 mod handler;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod options;
 mod router;
 mod transport;

@@ -58,6 +58,8 @@ pub struct ClientOptions {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) stderr: StderrMode,
     pub(crate) log_level: Option<LoggingLevel>,
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth: Option<crate::oauth::OAuth>,
 }
 
 impl Default for ClientOptions {
@@ -76,6 +78,8 @@ impl Default for ClientOptions {
             headers: Vec::new(),
             stderr: StderrMode::default(),
             log_level: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -153,6 +157,13 @@ impl ClientOptions {
     /// 2025 session with `logging/setLevel` once connected.
     pub fn log_level(mut self, level: LoggingLevel) -> ClientOptions {
         self.log_level = Some(level);
+        self
+    }
+
+    /// Authorizes with OAuth when an HTTP server asks (401), instead of failing.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, oauth: crate::oauth::OAuth) -> ClientOptions {
+        self.oauth = Some(oauth);
         self
     }
 

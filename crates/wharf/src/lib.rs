@@ -189,6 +189,10 @@ pub mod client {
         Answer, Client, ClientError, ClientHandler, ClientOptions, ErrorKind, NoHandler, Notifications, RequestOptions,
         StderrMode, Target, unsupported,
     };
+
+    /// OAuth 2.1 authorization for the client (the `client-oauth` feature).
+    #[cfg(feature = "client-oauth")]
+    pub use wharf_client::oauth;
 }
 
 #[doc(inline)]

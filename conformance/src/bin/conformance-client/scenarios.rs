@@ -2,23 +2,42 @@
 //! revision the suite names, then make the calls the scenario's server waits for.
 
 use serde_json::{Value, json};
+use wharf::client::oauth::{ImmediateRedirect, OAuth};
 use wharf::client::{Client, ClientOptions, Target};
 
 use crate::Invocation;
 use crate::answers::Accepting;
 
 pub(crate) async fn run(invocation: &Invocation) -> Result<(), String> {
-    let options = ClientOptions::default()
+    let mut options = ClientOptions::default()
         .client_info("wharf-conformance-client", env!("CARGO_PKG_VERSION"))
         .handler(Accepting)
         .protocol_version(invocation.version)
         .timeout(std::time::Duration::from_secs(20));
+    if invocation.scenario.starts_with("auth/") {
+        options = options.oauth(oauth(&invocation.context)?);
+    }
     let client = Client::connect_with(Target::url(&invocation.url), options)
         .await
         .map_err(|err| format!("connecting: {err}"))?;
     let outcome = drive(&client, invocation).await;
     client.close().await;
     outcome
+}
+
+/// OAuth as the auth scenarios expect it: their authorization server redirects at once; a
+/// client metadata document where the server takes one, a pre-registered client where the
+/// suite gives one.
+fn oauth(context: &Value) -> Result<OAuth, String> {
+    let authorizer = ImmediateRedirect::new("http://localhost:3000/callback").map_err(|err| err.to_string())?;
+    let mut oauth = OAuth::new(authorizer)
+        .client_name("wharf-conformance-client")
+        .client_metadata_url("https://conformance-test.local/client-metadata.json");
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    if let Some(client_id) = text("client_id") {
+        oauth = oauth.pre_registered(client_id, text("client_secret"), text("issuer"));
+    }
+    Ok(oauth)
 }
 
 async fn drive(client: &Client, invocation: &Invocation) -> Result<(), String> {
@@ -82,6 +101,14 @@ async fn drive(client: &Client, invocation: &Invocation) -> Result<(), String> {
                 .call_tool("json_schema_echo", json!({"schema": schema}))
                 .await
                 .map_err(failed("json_schema_echo"))?;
+        }
+        scenario if scenario.starts_with("auth/") => {
+            // Two authorized requests at least: a server may change its authorization server
+            // after the first.
+            let tools = client.list_tools().await.map_err(failed("tools/list"))?;
+            if tools.iter().any(|tool| tool.name == "test-tool") {
+                client.call_tool("test-tool", json!({})).await.map_err(failed("test-tool"))?;
+            }
         }
         _ => {
             // initialize, json-schema-ref-no-deref, and what a client does by default: list the

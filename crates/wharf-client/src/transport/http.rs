@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use http::{HeaderMap, Method, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
@@ -25,9 +25,9 @@ use crate::transport::sse::{Decoder, Event};
 use crate::transport::{BoxFuture, Link, Outgoing};
 
 #[cfg(feature = "tls")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 #[cfg(not(feature = "tls"))]
-type Connector = HttpConnector;
+pub(crate) type Connector = HttpConnector;
 
 /// The largest JSON answer read.
 const MAX_JSON_BODY: usize = 64 * 1024 * 1024;
@@ -43,6 +43,10 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(500);
 
 /// How long opening a session waits for the server to answer its GET stream.
 const STANDALONE_WAIT: Duration = Duration::from_secs(5);
+
+/// How many times one message is sent again after an authorization.
+#[cfg(feature = "oauth")]
+const MAX_AUTHORIZATIONS: u32 = 3;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -61,6 +65,8 @@ struct Shared {
     session: Mutex<Option<HeaderValue>>,
     version: Mutex<Option<&'static str>>,
     router: Arc<Router>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<Arc<crate::oauth::OAuthState>>,
 }
 
 impl HttpLink {
@@ -71,7 +77,13 @@ impl HttpLink {
         headers: HeaderMap,
         router: Arc<Router>,
         answers: mpsc::UnboundedReceiver<Bytes>,
+        #[cfg(feature = "oauth")] oauth: Option<crate::oauth::OAuth>,
     ) -> Result<HttpLink, ClientError> {
+        #[cfg(feature = "oauth")]
+        let oauth = match oauth {
+            Some(oauth) => Some(Arc::new(crate::oauth::OAuthState::new(oauth, url).map_err(ClientError::connect)?)),
+            None => None,
+        };
         let url: Uri = url.parse().map_err(|err| ClientError::connect(format!("`{url}` is not a URL: {err}")))?;
         match url.scheme_str() {
             Some("http") => {}
@@ -86,6 +98,8 @@ impl HttpLink {
             session: Mutex::default(),
             version: Mutex::default(),
             router,
+            #[cfg(feature = "oauth")]
+            oauth,
         });
         let answering = tokio::spawn(send_answers(shared.clone(), answers));
         Ok(HttpLink { shared, answering, standalone: Mutex::default() })
@@ -107,7 +121,7 @@ impl HttpLink {
 }
 
 #[cfg(feature = "tls")]
-fn connector() -> Result<Connector, ClientError> {
+pub(crate) fn connector() -> Result<Connector, ClientError> {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_connect_timeout(Some(CONNECT_TIMEOUT));
@@ -121,7 +135,7 @@ fn connector() -> Result<Connector, ClientError> {
 }
 
 #[cfg(not(feature = "tls"))]
-fn connector() -> Result<Connector, ClientError> {
+pub(crate) fn connector() -> Result<Connector, ClientError> {
     let mut http = HttpConnector::new();
     http.set_connect_timeout(Some(CONNECT_TIMEOUT));
     http.set_nodelay(true);
@@ -147,7 +161,29 @@ impl Shared {
         request
     }
 
+    /// Sends a request with the OAuth token, when the client authorizes with OAuth.
     async fn send(&self, request: http::request::Builder, body: Bytes) -> Result<Response<Incoming>, ClientError> {
+        let authorization = self.authorization().await;
+        self.send_as(request, body, authorization.as_deref()).await
+    }
+
+    async fn authorization(&self) -> Option<String> {
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.oauth {
+            return oauth.authorization().await;
+        }
+        None
+    }
+
+    async fn send_as(
+        &self,
+        mut request: http::request::Builder,
+        body: Bytes,
+        authorization: Option<&str>,
+    ) -> Result<Response<Incoming>, ClientError> {
+        if let Some(authorization) = authorization {
+            request = request.header(AUTHORIZATION, authorization);
+        }
         let request = request.body(Full::new(body)).map_err(|err| ClientError::connect(err.to_string()))?;
         let response = self
             .client
@@ -163,7 +199,36 @@ impl Shared {
         Ok(response)
     }
 
+    /// POSTs a message; with OAuth, a refusal (401, 403 `insufficient_scope`) is acted on and
+    /// the message sent again, a few times at most.
     async fn post(&self, message: &Outgoing) -> Result<Response<Incoming>, ClientError> {
+        let mut authorizations = 0;
+        loop {
+            let authorization = self.authorization().await;
+            let response = self.send_as(self.post_request(message), message.body.clone(), authorization.as_deref()).await?;
+            #[cfg(feature = "oauth")]
+            if let Some(oauth) = &self.oauth
+                && is_refusal(&response)
+                && authorizations < MAX_AUTHORIZATIONS
+            {
+                authorizations += 1;
+                let status = response.status().as_u16();
+                let challenge =
+                    response.headers().get(WWW_AUTHENTICATE).and_then(|value| value.to_str().ok()).map(str::to_owned);
+                drop(response);
+                oauth.refused(status, challenge.as_deref(), authorization.as_deref()).await.map_err(|why| {
+                    ClientError::new(ErrorKind::AuthRequired, format!("authorization failed: {why}"))
+                        .with_http_status(status)
+                        .with_www_authenticate(challenge)
+                })?;
+                continue;
+            }
+            let _ = &mut authorizations;
+            return Ok(response);
+        }
+    }
+
+    fn post_request(&self, message: &Outgoing) -> http::request::Builder {
         let mut request = self.request(Method::POST, message.body.clone());
         if lock(&self.version).is_some_and(|version| version >= "2026-07-28") {
             if !message.method.is_empty() {
@@ -176,7 +241,7 @@ impl Shared {
                 request = request.header(format!("mcp-param-{name}"), header_text(value));
             }
         }
-        self.send(request, message.body.clone()).await
+        request
     }
 
     /// Reads the answer to request `id` from `response`.
@@ -454,6 +519,14 @@ async fn send_answers(shared: Arc<Shared>, mut answers: mpsc::UnboundedReceiver<
             }
         });
     }
+}
+
+/// A 401, or a 403 whose challenge asks for more scopes: what authorization can answer.
+#[cfg(feature = "oauth")]
+fn is_refusal(response: &Response<Incoming>) -> bool {
+    let challenge = response.headers().get(WWW_AUTHENTICATE).and_then(|value| value.to_str().ok()).unwrap_or("");
+    response.status() == StatusCode::UNAUTHORIZED
+        || (response.status() == StatusCode::FORBIDDEN && challenge.contains("insufficient_scope"))
 }
 
 fn remember(event: &Event, last_event: &mut Option<String>, retry: &mut Duration) {

@@ -1,0 +1,181 @@
+//! Finding who authorizes access to a server: its protected resource metadata (RFC 9728,
+//! from the challenge's `resource_metadata` or the well-known URLs), checked to name this
+//! server, then its authorization server's metadata (RFC 8414 or OpenID Connect Discovery),
+//! checked to name the issuer exactly.
+
+use serde_json::{Map, Value};
+
+use crate::oauth::fetch::Fetcher;
+use crate::oauth::form;
+
+/// A server's protected resource metadata.
+#[derive(Debug, Clone)]
+pub(crate) struct ProtectedResource {
+    /// The resource identifier, exactly as published: sent as `resource` as it is.
+    pub(crate) resource: String,
+    pub(crate) authorization_servers: Vec<String>,
+    pub(crate) scopes_supported: Vec<String>,
+}
+
+/// What the client needs of an authorization server.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AuthorizationServer {
+    pub(crate) issuer: String,
+    pub(crate) authorization_endpoint: String,
+    pub(crate) token_endpoint: String,
+    pub(crate) registration_endpoint: Option<String>,
+    pub(crate) scopes_supported: Vec<String>,
+    /// `None` when the metadata does not say (RFC 8414 then means `client_secret_basic`).
+    pub(crate) token_endpoint_auth_methods: Option<Vec<String>>,
+    /// The server promises `iss` in its redirects (RFC 9207).
+    pub(crate) iss_supported: bool,
+    /// Client ID metadata documents may be used as client ids.
+    pub(crate) client_id_metadata_documents: bool,
+    /// Known from metadata, not assumed (the 2025-03-26 fallback has no issuer to check).
+    pub(crate) from_metadata: bool,
+}
+
+fn strings(object: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
+    object.get(key).and_then(Value::as_array).map(|list| list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+}
+
+fn string(object: &Map<String, Value>, key: &str) -> Option<String> {
+    object.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The server's protected resource metadata: from `named` (the challenge's
+/// `resource_metadata`) when given, else the well-known URL for the server's path, else (only
+/// when nothing was named) the root one. `Ok(None)` when the server publishes none; an error
+/// when it names another resource.
+pub(crate) async fn protected_resource(
+    fetcher: &Fetcher,
+    server_url: &str,
+    named: Option<&str>,
+) -> Result<Option<ProtectedResource>, String> {
+    let parts = form::parts(server_url).ok_or_else(|| format!("`{server_url}` is not an http(s) URL"))?;
+    let path = parts.path.trim_end_matches('/');
+    let mut candidates = Vec::new();
+    if let Some(named) = named {
+        candidates.push(named.to_owned());
+    }
+    if !path.is_empty() {
+        candidates.push(format!("{}/.well-known/oauth-protected-resource{path}", parts.origin()));
+    }
+    if named.is_none() {
+        candidates.push(format!("{}/.well-known/oauth-protected-resource", parts.origin()));
+    }
+    for candidate in candidates {
+        let Ok(fetched) = fetcher.get(&candidate).await else { continue };
+        let Some(document) = fetched.json().filter(|_| fetched.is_success()) else { continue };
+        let Some(resource) = string(&document, "resource") else { continue };
+        if !names_server(&resource, server_url) {
+            return Err(format!(
+                "the protected resource metadata at {candidate} is for `{resource}`, not for this server ({server_url}); \
+                 refusing to authorize"
+            ));
+        }
+        return Ok(Some(ProtectedResource {
+            resource,
+            authorization_servers: strings(&document, "authorization_servers").unwrap_or_default(),
+            scopes_supported: strings(&document, "scopes_supported").unwrap_or_default(),
+        }));
+    }
+    Ok(None)
+}
+
+/// True when `resource` identifies the server at `server_url`: the same scheme and authority,
+/// and a path that is the server's or a parent of it on a segment boundary.
+pub(crate) fn names_server(resource: &str, server_url: &str) -> bool {
+    let (Some(resource), Some(server)) = (form::parts(resource), form::parts(server_url)) else { return false };
+    if !resource.scheme.eq_ignore_ascii_case(server.scheme) || !resource.authority.eq_ignore_ascii_case(server.authority)
+    {
+        return false;
+    }
+    let parent = resource.path.trim_end_matches('/');
+    let path = server.path;
+    path == parent || path.strip_prefix(parent).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The metadata of the authorization server `issuer`, from the well-known URLs in the order
+/// the MCP authorization spec gives; a document naming another issuer is not used (an error
+/// when no other is found). `Ok(None)` when there is no document at all.
+pub(crate) async fn authorization_server(
+    fetcher: &Fetcher,
+    issuer: &str,
+) -> Result<Option<AuthorizationServer>, String> {
+    let parts = form::parts(issuer).ok_or_else(|| format!("the issuer `{issuer}` is not an http(s) URL"))?;
+    let origin = parts.origin();
+    let path = parts.path.strip_suffix('/').unwrap_or(parts.path);
+    let candidates = if path.is_empty() {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server"),
+            format!("{origin}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{origin}/.well-known/openid-configuration{path}"),
+            format!("{origin}{path}/.well-known/openid-configuration"),
+        ]
+    };
+    let mut mismatch = None;
+    for candidate in candidates {
+        let Ok(fetched) = fetcher.get(&candidate).await else { continue };
+        let Some(document) = fetched.json().filter(|_| fetched.is_success()) else { continue };
+        let named = string(&document, "issuer").unwrap_or_default();
+        if named != issuer {
+            mismatch = Some(format!("the metadata at {candidate} names the issuer `{named}`, not `{issuer}`"));
+            continue;
+        }
+        let endpoint = |key: &str| {
+            string(&document, key)
+                .filter(|url| form::is_secure_enough(url))
+                .ok_or_else(|| format!("the metadata at {candidate} has no usable `{key}`"))
+        };
+        return Ok(Some(AuthorizationServer {
+            issuer: named,
+            authorization_endpoint: endpoint("authorization_endpoint")?,
+            token_endpoint: endpoint("token_endpoint")?,
+            registration_endpoint: string(&document, "registration_endpoint"),
+            scopes_supported: strings(&document, "scopes_supported").unwrap_or_default(),
+            token_endpoint_auth_methods: strings(&document, "token_endpoint_auth_methods_supported"),
+            iss_supported: document.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true)),
+            client_id_metadata_documents: document.get("client_id_metadata_document_supported")
+                == Some(&Value::Bool(true)),
+            from_metadata: true,
+        }));
+    }
+    match mismatch {
+        Some(mismatch) => Err(mismatch),
+        None => Ok(None),
+    }
+}
+
+/// The endpoints a 2025-03-26 server without metadata has by default: `/authorize`, `/token`
+/// and `/register` at the server's origin.
+pub(crate) fn default_endpoints(origin: &str) -> AuthorizationServer {
+    AuthorizationServer {
+        issuer: origin.to_owned(),
+        authorization_endpoint: format!("{origin}/authorize"),
+        token_endpoint: format!("{origin}/token"),
+        registration_endpoint: Some(format!("{origin}/register")),
+        ..AuthorizationServer::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resource_names_its_server_or_a_parent_path_only() {
+        assert!(names_server("http://localhost:3/mcp", "http://localhost:3/mcp"));
+        assert!(names_server("http://localhost:3", "http://localhost:3/mcp"));
+        assert!(names_server("http://localhost:3/", "http://localhost:3/mcp"));
+        assert!(names_server("HTTP://LOCALHOST:3/mcp", "http://localhost:3/mcp"));
+        assert!(!names_server("https://evil.example.com/mcp", "http://localhost:3/mcp"));
+        assert!(!names_server("http://localhost:3/mc", "http://localhost:3/mcp"));
+        assert!(!names_server("http://localhost:4/mcp", "http://localhost:3/mcp"));
+        assert!(!names_server("https://localhost:3/mcp", "http://localhost:3/mcp"));
+    }
+}

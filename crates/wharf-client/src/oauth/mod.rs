@@ -1,0 +1,191 @@
+//! OAuth 2.1 for Streamable HTTP, as the MCP authorization spec describes it: a 401 starts
+//! discovery (protected resource metadata, then the authorization server's), the client
+//! identifies itself (pre-registered, a client ID metadata document, or dynamic registration),
+//! the user authorizes with PKCE, and the token goes with every request; a 403
+//! `insufficient_scope` asks again for more scopes, and tokens are refreshed when they expire.
+//!
+//! The step only a person can take (visiting the authorization URL) is an [`Authorizer`]'s;
+//! tokens and registrations can outlive the process in a [`TokenStore`].
+
+mod challenge;
+mod discovery;
+mod fetch;
+mod flow;
+mod form;
+mod pkce;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+
+pub(crate) use flow::OAuthState;
+
+use crate::transport::BoxFuture;
+
+/// Takes the user to the authorization server and brings back where it redirected.
+pub trait Authorizer: Send + Sync + 'static {
+    /// Where the authorization server sends the user back: registered with the server and
+    /// sent in every request.
+    fn redirect_uri(&self) -> String;
+
+    /// Has the user visit `url` (a browser, a printed link) and returns the URL the
+    /// authorization server redirected to, with its `code` and `state`.
+    fn authorize(&self, url: String) -> BoxFuture<'_, Result<String, String>>;
+}
+
+/// An authorizer for authorization servers that redirect at once, without a person (test
+/// servers, and servers where consent was given before): it requests the URL itself and reads
+/// the redirect's `Location` without following it.
+#[derive(Clone)]
+pub struct ImmediateRedirect {
+    redirect_uri: String,
+    fetcher: fetch::Fetcher,
+}
+
+impl ImmediateRedirect {
+    /// An authorizer that registers `redirect_uri`, which nothing needs to listen on.
+    pub fn new(redirect_uri: impl Into<String>) -> Result<ImmediateRedirect, crate::ClientError> {
+        let fetcher = fetch::Fetcher::new().map_err(crate::ClientError::connect)?;
+        Ok(ImmediateRedirect { redirect_uri: redirect_uri.into(), fetcher })
+    }
+}
+
+impl std::fmt::Debug for ImmediateRedirect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImmediateRedirect").field("redirect_uri", &self.redirect_uri).finish_non_exhaustive()
+    }
+}
+
+impl Authorizer for ImmediateRedirect {
+    fn redirect_uri(&self) -> String {
+        self.redirect_uri.clone()
+    }
+
+    fn authorize(&self, url: String) -> BoxFuture<'_, Result<String, String>> {
+        Box::pin(async move { self.fetcher.redirect_target(&url).await })
+    }
+}
+
+/// What a client holds for one server: its tokens, and the client registration they were
+/// issued to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredTokens {
+    /// The authorization server that issued them.
+    pub issuer: String,
+    /// The access token.
+    pub access_token: String,
+    /// `Bearer`.
+    pub token_type: String,
+    /// A refresh token, if one was issued.
+    pub refresh_token: Option<String>,
+    /// When the access token expires, in seconds since the Unix epoch.
+    pub expires_at: Option<u64>,
+    /// The scopes asked for.
+    pub scope: Option<String>,
+    /// The client id the tokens were issued to.
+    pub client_id: String,
+    /// Its secret, for a confidential client.
+    pub client_secret: Option<String>,
+    /// How the client authenticates at the token endpoint.
+    pub token_endpoint_auth_method: String,
+}
+
+/// Where tokens are kept between runs, by server URL.
+pub trait TokenStore: Send + Sync + 'static {
+    /// The tokens kept for `server`.
+    fn load(&self, server: &str) -> Option<StoredTokens>;
+    /// Keeps `tokens` for `server`.
+    fn save(&self, server: &str, tokens: &StoredTokens);
+}
+
+/// Tokens kept in memory, for the life of the process (the default).
+#[derive(Debug, Default)]
+pub struct MemoryTokenStore {
+    tokens: Mutex<HashMap<String, StoredTokens>>,
+}
+
+impl TokenStore for MemoryTokenStore {
+    fn load(&self, server: &str) -> Option<StoredTokens> {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).get(server).cloned()
+    }
+
+    fn save(&self, server: &str, tokens: &StoredTokens) {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).insert(server.to_owned(), tokens.clone());
+    }
+}
+
+/// A client registered with an authorization server beforehand.
+#[derive(Debug, Clone)]
+pub struct PreRegistered {
+    /// The client id.
+    pub client_id: String,
+    /// Its secret, for a confidential client.
+    pub client_secret: Option<String>,
+    /// The authorization server it is registered with; `None` for any.
+    pub issuer: Option<String>,
+}
+
+/// How a client authorizes with OAuth; install with
+/// [`ClientOptions::oauth`](crate::ClientOptions::oauth).
+#[derive(Clone)]
+pub struct OAuth {
+    pub(crate) authorizer: Arc<dyn Authorizer>,
+    pub(crate) client_name: String,
+    pub(crate) client_metadata_url: Option<String>,
+    pub(crate) pre_registered: Option<PreRegistered>,
+    pub(crate) store: Arc<dyn TokenStore>,
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("client_name", &self.client_name)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuth {
+    /// OAuth with `authorizer` for the user's step; the client registers itself dynamically
+    /// unless told otherwise.
+    pub fn new(authorizer: impl Authorizer) -> OAuth {
+        OAuth {
+            authorizer: Arc::new(authorizer),
+            client_name: "wharf-client".to_owned(),
+            client_metadata_url: None,
+            pre_registered: None,
+            store: Arc::new(MemoryTokenStore::default()),
+        }
+    }
+
+    /// The name the client registers under.
+    pub fn client_name(mut self, name: impl Into<String>) -> OAuth {
+        self.client_name = name.into();
+        self
+    }
+
+    /// The `https` URL of this client's metadata document, used as its client id where the
+    /// authorization server accepts such documents (instead of registering).
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> OAuth {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// A client id (and secret) registered beforehand with `issuer` (any, when `None`).
+    pub fn pre_registered(
+        mut self,
+        client_id: impl Into<String>,
+        client_secret: Option<String>,
+        issuer: Option<String>,
+    ) -> OAuth {
+        self.pre_registered = Some(PreRegistered { client_id: client_id.into(), client_secret, issuer });
+        self
+    }
+
+    /// Keeps tokens in `store` (in memory unless set).
+    pub fn token_store(mut self, store: impl TokenStore) -> OAuth {
+        self.store = Arc::new(store);
+        self
+    }
+}
