@@ -2,7 +2,7 @@
 //! revision the suite names, then make the calls the scenario's server waits for.
 
 use serde_json::{Value, json};
-use wharf::client::oauth::{ImmediateRedirect, OAuth};
+use wharf::client::oauth::{EnterpriseManaged, ImmediateRedirect, OAuth};
 use wharf::client::{Client, ClientOptions, Target};
 
 use crate::Invocation;
@@ -15,7 +15,7 @@ pub(crate) async fn run(invocation: &Invocation) -> Result<(), String> {
         .protocol_version(invocation.version)
         .timeout(std::time::Duration::from_secs(20));
     if invocation.scenario.starts_with("auth/") {
-        options = options.oauth(oauth(&invocation.context)?);
+        options = options.oauth(oauth(&invocation.scenario, &invocation.context)?);
     }
     let client = Client::connect_with(Target::url(&invocation.url), options)
         .await
@@ -25,15 +25,36 @@ pub(crate) async fn run(invocation: &Invocation) -> Result<(), String> {
     outcome
 }
 
-/// OAuth as the auth scenarios expect it: their authorization server redirects at once; a
-/// client metadata document where the server takes one, a pre-registered client where the
-/// suite gives one.
-fn oauth(context: &Value) -> Result<OAuth, String> {
+/// OAuth as each auth scenario expects it: machine grants from the suite's context; else the
+/// authorization code flow with a server that redirects at once, a client metadata document
+/// where the server takes one, and a pre-registered client where the suite gives one.
+fn oauth(scenario: &str, context: &Value) -> Result<OAuth, String> {
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    let needed = |key: &str| text(key).ok_or_else(|| format!("MCP_CONFORMANCE_CONTEXT has no `{key}`"));
+    match scenario {
+        "auth/client-credentials-basic" => {
+            return Ok(OAuth::client_credentials(needed("client_id")?, needed("client_secret")?));
+        }
+        "auth/client-credentials-jwt" => {
+            return OAuth::client_credentials_with_key(needed("client_id")?, &needed("private_key_pem")?)
+                .map_err(|err| err.to_string());
+        }
+        "auth/wif-jwt-bearer" => return Ok(OAuth::jwt_bearer(needed("valid_jwt")?, text("client_id"))),
+        "auth/enterprise-managed-authorization" => {
+            return Ok(OAuth::enterprise_managed(EnterpriseManaged {
+                idp_token_endpoint: needed("idp_token_endpoint")?,
+                id_token: needed("idp_id_token")?,
+                idp_client_id: text("idp_client_id"),
+                client_id: needed("client_id")?,
+                client_secret: needed("client_secret")?,
+            }));
+        }
+        _ => {}
+    }
     let authorizer = ImmediateRedirect::new("http://localhost:3000/callback").map_err(|err| err.to_string())?;
     let mut oauth = OAuth::new(authorizer)
         .client_name("wharf-conformance-client")
         .client_metadata_url("https://conformance-test.local/client-metadata.json");
-    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
     if let Some(client_id) = text("client_id") {
         oauth = oauth.pre_registered(client_id, text("client_secret"), text("issuer"));
     }

@@ -24,9 +24,9 @@ impl Challenge {
 /// scheme.
 pub(crate) fn parse(header: &str) -> Option<Challenge> {
     let challenges = all(header);
-    let preferred = challenges
-        .iter()
-        .position(|challenge| challenge.scheme.eq_ignore_ascii_case("bearer") || challenge.scheme.eq_ignore_ascii_case("dpop"));
+    let preferred = challenges.iter().position(|challenge| {
+        challenge.scheme.eq_ignore_ascii_case("bearer") || challenge.scheme.eq_ignore_ascii_case("dpop")
+    });
     preferred.map(|at| challenges[at].clone()).or_else(|| challenges.into_iter().next())
 }
 

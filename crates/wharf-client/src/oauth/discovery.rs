@@ -31,12 +31,17 @@ pub(crate) struct AuthorizationServer {
     pub(crate) iss_supported: bool,
     /// Client ID metadata documents may be used as client ids.
     pub(crate) client_id_metadata_documents: bool,
+    /// The algorithms the server takes DPoP proofs in (RFC 9449).
+    pub(crate) dpop_algorithms: Vec<String>,
     /// Known from metadata, not assumed (the 2025-03-26 fallback has no issuer to check).
     pub(crate) from_metadata: bool,
 }
 
 fn strings(object: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
-    object.get(key).and_then(Value::as_array).map(|list| list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+    object
+        .get(key)
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
 }
 
 fn string(object: &Map<String, Value>, key: &str) -> Option<String> {
@@ -87,7 +92,8 @@ pub(crate) async fn protected_resource(
 /// and a path that is the server's or a parent of it on a segment boundary.
 pub(crate) fn names_server(resource: &str, server_url: &str) -> bool {
     let (Some(resource), Some(server)) = (form::parts(resource), form::parts(server_url)) else { return false };
-    if !resource.scheme.eq_ignore_ascii_case(server.scheme) || !resource.authority.eq_ignore_ascii_case(server.authority)
+    if !resource.scheme.eq_ignore_ascii_case(server.scheme)
+        || !resource.authority.eq_ignore_ascii_case(server.authority)
     {
         return false;
     }
@@ -142,6 +148,7 @@ pub(crate) async fn authorization_server(
             iss_supported: document.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true)),
             client_id_metadata_documents: document.get("client_id_metadata_document_supported")
                 == Some(&Value::Bool(true)),
+            dpop_algorithms: strings(&document, "dpop_signing_alg_values_supported").unwrap_or_default(),
             from_metadata: true,
         }));
     }

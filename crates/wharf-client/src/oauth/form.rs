@@ -28,7 +28,8 @@ pub(crate) fn decode(text: &str) -> String {
     while at < bytes.len() {
         match bytes[at] {
             b'%' if at + 2 < bytes.len() => {
-                match std::str::from_utf8(&bytes[at + 1..at + 3]).ok().and_then(|hex| u8::from_str_radix(hex, 16).ok()) {
+                match std::str::from_utf8(&bytes[at + 1..at + 3]).ok().and_then(|hex| u8::from_str_radix(hex, 16).ok())
+                {
                     Some(byte) => {
                         decoded.push(byte);
                         at += 3;

@@ -12,6 +12,7 @@ mod discovery;
 mod fetch;
 mod flow;
 mod form;
+mod jws;
 mod pkce;
 
 use std::collections::HashMap;
@@ -126,11 +127,50 @@ pub struct PreRegistered {
     pub issuer: Option<String>,
 }
 
+/// Enterprise-managed authorization (SEP-990): the user's identity token from the
+/// enterprise's identity provider is exchanged there for an identity assertion grant (ID-JAG)
+/// for the MCP server's authorization server, which exchanges it for an access token.
+#[derive(Debug, Clone)]
+pub struct EnterpriseManaged {
+    /// The identity provider's token endpoint.
+    pub idp_token_endpoint: String,
+    /// The user's identity token (an OpenID Connect ID token) from the identity provider.
+    pub id_token: String,
+    /// This client's id at the identity provider, if it needs one.
+    pub idp_client_id: Option<String>,
+    /// This client's id at the MCP server's authorization server.
+    pub client_id: String,
+    /// Its secret there.
+    pub client_secret: String,
+}
+
+/// How a client obtains its tokens.
+#[derive(Clone)]
+pub(crate) enum Grant {
+    /// A person authorizes: the authorization code flow with PKCE.
+    AuthorizationCode(Arc<dyn Authorizer>),
+    /// A machine client with credentials of its own (the client credentials grant).
+    ClientCredentials { client_id: String, credential: Credential },
+    /// A workload's signed assertion, exchanged for a token (RFC 7523's JWT bearer grant).
+    JwtBearer { assertion: String, client_id: Option<String> },
+    /// An identity token exchanged through the enterprise's identity provider.
+    Enterprise(EnterpriseManaged),
+}
+
+/// How a machine client authenticates.
+#[derive(Clone)]
+pub(crate) enum Credential {
+    /// A shared secret, sent with HTTP Basic.
+    Secret(String),
+    /// A private key that signs client assertions (`private_key_jwt`).
+    PrivateKey(jws::EsKey),
+}
+
 /// How a client authorizes with OAuth; install with
 /// [`ClientOptions::oauth`](crate::ClientOptions::oauth).
 #[derive(Clone)]
 pub struct OAuth {
-    pub(crate) authorizer: Arc<dyn Authorizer>,
+    pub(crate) grant: Grant,
     pub(crate) client_name: String,
     pub(crate) client_metadata_url: Option<String>,
     pub(crate) pre_registered: Option<PreRegistered>,
@@ -150,8 +190,41 @@ impl OAuth {
     /// OAuth with `authorizer` for the user's step; the client registers itself dynamically
     /// unless told otherwise.
     pub fn new(authorizer: impl Authorizer) -> OAuth {
+        OAuth::with_grant(Grant::AuthorizationCode(Arc::new(authorizer)))
+    }
+
+    /// A machine client with a client id and secret (the client credentials grant, HTTP Basic
+    /// at the token endpoint).
+    pub fn client_credentials(client_id: impl Into<String>, client_secret: impl Into<String>) -> OAuth {
+        let credential = Credential::Secret(client_secret.into());
+        OAuth::with_grant(Grant::ClientCredentials { client_id: client_id.into(), credential })
+    }
+
+    /// A machine client that signs its assertions with a P-256 key (`private_key_jwt`, ES256),
+    /// given as PKCS#8 PEM.
+    pub fn client_credentials_with_key(
+        client_id: impl Into<String>,
+        private_key_pem: &str,
+    ) -> Result<OAuth, crate::ClientError> {
+        let key = jws::EsKey::from_pkcs8_pem(private_key_pem).map_err(crate::ClientError::connect)?;
+        let credential = Credential::PrivateKey(key);
+        Ok(OAuth::with_grant(Grant::ClientCredentials { client_id: client_id.into(), credential }))
+    }
+
+    /// A workload identity's signed assertion (a JWT for the authorization server), exchanged
+    /// for a token once (RFC 7523).
+    pub fn jwt_bearer(assertion: impl Into<String>, client_id: Option<String>) -> OAuth {
+        OAuth::with_grant(Grant::JwtBearer { assertion: assertion.into(), client_id })
+    }
+
+    /// Enterprise-managed authorization (SEP-990).
+    pub fn enterprise_managed(grant: EnterpriseManaged) -> OAuth {
+        OAuth::with_grant(Grant::Enterprise(grant))
+    }
+
+    fn with_grant(grant: Grant) -> OAuth {
         OAuth {
-            authorizer: Arc::new(authorizer),
+            grant,
             client_name: "wharf-client".to_owned(),
             client_metadata_url: None,
             pre_registered: None,

@@ -24,7 +24,10 @@ mod tests {
     #[test]
     fn the_challenge_is_rfc_7636s_example() {
         // RFC 7636 Appendix B.
-        assert_eq!(challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"), "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+        assert_eq!(
+            challenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
         let token = random_token().unwrap();
         assert_eq!(token.len(), 43);
         assert_ne!(token, random_token().unwrap());

@@ -52,6 +52,13 @@ const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_HEADER: &str = "last-event-id";
 
+/// The headers that authorize one request.
+#[derive(Debug, Default)]
+struct Credentials {
+    authorization: Option<String>,
+    dpop: Option<String>,
+}
+
 pub(crate) struct HttpLink {
     shared: Arc<Shared>,
     answering: JoinHandle<()>,
@@ -163,26 +170,33 @@ impl Shared {
 
     /// Sends a request with the OAuth token, when the client authorizes with OAuth.
     async fn send(&self, request: http::request::Builder, body: Bytes) -> Result<Response<Incoming>, ClientError> {
-        let authorization = self.authorization().await;
-        self.send_as(request, body, authorization.as_deref()).await
+        let method = request.method_ref().cloned().unwrap_or(Method::GET);
+        let credentials = self.credentials(&method).await;
+        self.send_as(request, body, &credentials).await
     }
 
-    async fn authorization(&self) -> Option<String> {
+    /// The `Authorization` header and DPoP proof that authorize a `method` request now.
+    async fn credentials(&self, method: &Method) -> Credentials {
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.oauth {
-            return oauth.authorization().await;
+            let headers = oauth.headers(method.as_str()).await;
+            return Credentials { authorization: headers.authorization, dpop: headers.dpop };
         }
-        None
+        let _ = method;
+        Credentials::default()
     }
 
     async fn send_as(
         &self,
         mut request: http::request::Builder,
         body: Bytes,
-        authorization: Option<&str>,
+        credentials: &Credentials,
     ) -> Result<Response<Incoming>, ClientError> {
-        if let Some(authorization) = authorization {
+        if let Some(authorization) = &credentials.authorization {
             request = request.header(AUTHORIZATION, authorization);
+        }
+        if let Some(proof) = &credentials.dpop {
+            request = request.header("dpop", proof);
         }
         let request = request.body(Full::new(body)).map_err(|err| ClientError::connect(err.to_string()))?;
         let response = self
@@ -204,8 +218,8 @@ impl Shared {
     async fn post(&self, message: &Outgoing) -> Result<Response<Incoming>, ClientError> {
         let mut authorizations = 0;
         loop {
-            let authorization = self.authorization().await;
-            let response = self.send_as(self.post_request(message), message.body.clone(), authorization.as_deref()).await?;
+            let credentials = self.credentials(&Method::POST).await;
+            let response = self.send_as(self.post_request(message), message.body.clone(), &credentials).await?;
             #[cfg(feature = "oauth")]
             if let Some(oauth) = &self.oauth
                 && is_refusal(&response)
@@ -213,10 +227,12 @@ impl Shared {
             {
                 authorizations += 1;
                 let status = response.status().as_u16();
-                let challenge =
-                    response.headers().get(WWW_AUTHENTICATE).and_then(|value| value.to_str().ok()).map(str::to_owned);
+                let header =
+                    |name: &str| response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
+                let (challenge, nonce) = (header(WWW_AUTHENTICATE.as_str()), header("dpop-nonce"));
                 drop(response);
-                oauth.refused(status, challenge.as_deref(), authorization.as_deref()).await.map_err(|why| {
+                let sent_with = credentials.authorization.as_deref();
+                oauth.refused(status, challenge.as_deref(), nonce.as_deref(), sent_with).await.map_err(|why| {
                     ClientError::new(ErrorKind::AuthRequired, format!("authorization failed: {why}"))
                         .with_http_status(status)
                         .with_www_authenticate(challenge)
