@@ -11,7 +11,7 @@
 //! - [`ClientOptions`], [`RequestOptions`] and [`Target`] (`options.rs`).
 //! - `oauth/` (the `oauth` feature): authorization when a server asks for it.
 //! - [`Client`] (`client.rs`): negotiation, framing per era, timeouts, cancellation, input
-//!   requests; `calls.rs`: the typed calls.
+//!   requests; `calls.rs`: the typed calls; `skills.rs`: skills, checked before use.
 //!
 //! The wire types are `wharf-protocol`'s, the same the server uses.
 
@@ -23,11 +23,13 @@ mod handler;
 pub mod oauth;
 mod options;
 mod router;
+mod skills;
 mod transport;
 
 pub use client::{Client, Notifications};
 pub use error::{ClientError, ErrorKind};
 pub use handler::{Answer, ClientHandler, NoHandler, unsupported};
 pub use options::{ClientOptions, RequestOptions, Target};
+pub use skills::LoadedSkill;
 pub use transport::stdio::StderrMode;
 pub use wharf_protocol as protocol;

@@ -22,6 +22,7 @@
 mod encode;
 mod error;
 mod escape;
+mod frontmatter;
 mod header_params;
 mod incoming;
 mod jsonrpc;
@@ -31,6 +32,7 @@ mod version;
 
 pub use encode::{encode, encode_into};
 pub use error::{ErrorCode, ErrorObject};
+pub use frontmatter::split_frontmatter;
 pub use header_params::{HeaderParam, X_MCP_HEADER, header_params};
 pub use incoming::Incoming;
 pub use jsonrpc::{
@@ -74,6 +76,7 @@ pub use types::resources::{
     not_found_data,
 };
 pub use types::result::{EmptyResult, ResultMembers};
+pub use types::skills::{ListSkillsResult, SKILLS_EXTENSION, Skill, SkillFile};
 pub use types::tasks::{TASKS_EXTENSION, TaskIdParams, UpdateTaskParams};
 pub use types::tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution};
 pub use types::unique::{UniqueReadError, value_from_str};

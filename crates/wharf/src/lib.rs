@@ -186,8 +186,8 @@ pub mod redis {
 #[cfg(feature = "client")]
 pub mod client {
     pub use wharf_client::{
-        Answer, Client, ClientError, ClientHandler, ClientOptions, ErrorKind, NoHandler, Notifications, RequestOptions,
-        StderrMode, Target, unsupported,
+        Answer, Client, ClientError, ClientHandler, ClientOptions, ErrorKind, LoadedSkill, NoHandler, Notifications,
+        RequestOptions, StderrMode, Target, unsupported,
     };
 
     /// OAuth 2.1 authorization for the client (the `client-oauth` feature).

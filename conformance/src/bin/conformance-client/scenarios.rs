@@ -123,6 +123,20 @@ async fn drive(client: &Client, invocation: &Invocation) -> Result<(), String> {
                 .await
                 .map_err(failed("json_schema_echo"))?;
         }
+        "sep-2640-client-no-prefetch" => {
+            // Listing skills reads none of their files.
+            client.list_skills().await.map_err(failed("skills/list"))?;
+        }
+        scenario if scenario.starts_with("sep-2640-client-") => {
+            // Load the first skill as a host would when it is used: its SKILL.md is checked
+            // against the listing before anything else of it is read.
+            let skills = client.list_skills().await.map_err(failed("skills/list"))?;
+            let skill = skills.first().ok_or("the server lists no skill")?;
+            let loaded = client.load_skill(skill).await.map_err(failed("loading the skill"))?;
+            for file in skill.resources.iter().filter(|file| file.uri != skill.uri) {
+                client.read_skill_file(&loaded, &file.uri).await.map_err(failed(&file.uri))?;
+            }
+        }
         scenario if scenario.starts_with("auth/") => {
             // Two authorized requests at least: a server may change its authorization server
             // after the first.

@@ -19,6 +19,7 @@ pub(crate) mod prompts;
 pub(crate) mod request_meta;
 pub(crate) mod resources;
 pub(crate) mod result;
+pub(crate) mod skills;
 pub(crate) mod tasks;
 pub(crate) mod tools;
 pub(crate) mod unique;
