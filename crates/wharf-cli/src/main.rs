@@ -4,6 +4,7 @@
 mod answers;
 mod ballast;
 mod call;
+mod check;
 mod demo;
 mod exit;
 mod list;
@@ -17,6 +18,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::call::{CallArgs, PromptArgs, ReadArgs};
+use crate::check::CheckArgs;
 use crate::list::ListArgs;
 use crate::serve::ServeArgs;
 
@@ -63,7 +65,22 @@ enum Command {
     /// Render a prompt and print its messages.
     #[command(after_help = PROMPT_HELP)]
     Prompt(PromptArgs),
+    /// Check any MCP server: lifecycle, schemas, every tool, bad input; a report card.
+    #[command(after_help = CHECK_HELP)]
+    Check(CheckArgs),
 }
+
+const CHECK_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf check -- wharf serve\n",
+    "  wharf check http://127.0.0.1:8080/mcp --junit check.xml\n",
+    "  wharf check --json -- python3 server.py\n\n",
+    "Every answer is validated against the official schema of the revision spoken (in each era the server\n",
+    "claims), every tool schema against the JSON Schema meta-schema, and every tool is called with arguments\n",
+    "made from its schema: valid ones must not give protocol errors, invalid ones must give -32602 or a tool\n",
+    "error. Tools marked destructiveHint are skipped unless --include-destructive. Raw probes send malformed\n",
+    "JSON, unknown methods and ids of both types. Exit 1 when a check fails.",
+);
 
 const LIST_HELP: &str = concat!(
     "Examples:\n",
@@ -98,5 +115,6 @@ fn main() -> ExitCode {
         Command::Call(args) => call::call(args),
         Command::Read(args) => call::read(args),
         Command::Prompt(args) => call::prompt(args),
+        Command::Check(args) => check::check(args),
     }
 }

@@ -22,9 +22,10 @@ pub(crate) struct ServerArgs {
     /// supports.
     #[arg(long, value_name = "REVISION", value_parser = parse_version)]
     protocol_version: Option<ProtocolVersion>,
-    /// Seconds a request may take before it is given up (and cancelled).
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
-    timeout: f64,
+    /// Seconds a request may take before it is given up (and cancelled): 60 unless set (10 for
+    /// `wharf check`).
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
     /// Discard what a server started over stdio writes on stderr (passed through otherwise).
     #[arg(long)]
     quiet_server: bool,
@@ -60,14 +61,12 @@ pub(crate) fn take_target(words: &mut Vec<String>, server: &ServerArgs) -> Resul
 impl ServerArgs {
     /// The client options these arguments describe.
     pub(crate) fn options(&self, handler: impl ClientHandler) -> Result<ClientOptions, String> {
-        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
-            return Err("--timeout needs a positive number of seconds".to_owned());
-        }
+        let timeout = self.timeout(60.0)?;
         let mut options = ClientOptions::default()
             .client_info("wharf", env!("CARGO_PKG_VERSION"))
             .handler(handler)
-            .timeout(Duration::from_secs_f64(self.timeout))
-            .probe_timeout(Duration::from_secs_f64(self.timeout.min(10.0)))
+            .timeout(timeout)
+            .probe_timeout(timeout.min(Duration::from_secs(10)))
             .log_level(LoggingLevel::Info);
         if self.quiet_server {
             options = options.stderr(StderrMode::Discard);
@@ -84,6 +83,41 @@ impl ServerArgs {
             options = options.bearer(token);
         }
         Ok(options)
+    }
+}
+
+impl ServerArgs {
+    /// `--timeout`, or `default` seconds.
+    pub(crate) fn timeout(&self, default: f64) -> Result<Duration, String> {
+        let seconds = self.timeout.unwrap_or(default);
+        if !(seconds > 0.0 && seconds.is_finite()) {
+            return Err("--timeout needs a positive number of seconds".to_owned());
+        }
+        Ok(Duration::from_secs_f64(seconds))
+    }
+
+    /// The revision `--protocol-version` names.
+    pub(crate) fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.protocol_version
+    }
+
+    /// The headers `--header` and `--bearer` name, for raw requests.
+    pub(crate) fn raw_headers(&self) -> Vec<(String, String)> {
+        let mut headers: Vec<(String, String)> = self
+            .headers
+            .iter()
+            .filter_map(|header| header.split_once(':'))
+            .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+            .collect();
+        if let Some(token) = &self.bearer {
+            headers.push(("Authorization".to_owned(), format!("Bearer {token}")));
+        }
+        headers
+    }
+
+    /// True with `--quiet-server`.
+    pub(crate) fn quiet_server(&self) -> bool {
+        self.quiet_server
     }
 }
 

@@ -1,0 +1,195 @@
+//! Arguments for a tool, made from its `inputSchema`: valid ones (every required property
+//! given a value its schema allows) and invalid ones (a required property of the wrong type),
+//! each confirmed against the schema before it is sent, so that the check judges the server,
+//! not the generator.
+
+use serde_json::{Map, Value, json};
+
+use crate::check::schemas::matches_schema;
+
+/// How deep the generator follows nested schemas.
+const MAX_DEPTH: usize = 8;
+
+/// Arguments the schema accepts; `None` when none could be made (a pattern, say).
+pub(crate) fn valid_arguments(schema: &Value) -> Option<Value> {
+    let arguments = value_for(schema, schema, 0).unwrap_or_else(|| json!({}));
+    let arguments = if arguments.is_object() { arguments } else { json!({}) };
+    matches_schema(schema, &arguments).is_ok().then_some(arguments)
+}
+
+/// Arguments the schema rejects, and what is wrong with them; `None` when the schema accepts
+/// anything.
+pub(crate) fn invalid_arguments(schema: &Value) -> Option<(Value, String)> {
+    let valid = valid_arguments(schema).unwrap_or_else(|| json!({}));
+    let properties = resolve(schema, schema)?.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let required: Vec<String> = resolve(schema, schema)?
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default();
+    let mut candidates: Vec<(Value, String)> = Vec::new();
+    for name in required.iter().chain(properties.keys()) {
+        let Some(property) = properties.get(name) else { continue };
+        let mut arguments = valid.clone();
+        arguments[name.as_str()] = wrong_type(resolve(schema, property).unwrap_or(property));
+        candidates.push((arguments, format!("`{name}` of the wrong type")));
+    }
+    if let Some(first) = required.first() {
+        let mut arguments = valid.clone();
+        if let Some(object) = arguments.as_object_mut() {
+            object.remove(first);
+        }
+        candidates.push((arguments, format!("required `{first}` missing")));
+    }
+    candidates.push((json!({"wharf_check_unexpected_argument": true}), "an argument it does not declare".to_owned()));
+    candidates.into_iter().find(|(arguments, _)| matches_schema(schema, arguments).is_err())
+}
+
+/// A value of another type than `property` allows.
+fn wrong_type(property: &Value) -> Value {
+    match property.get("type").and_then(Value::as_str) {
+        Some("string") => json!(12345),
+        Some("integer") | Some("number") => json!("not a number"),
+        Some("boolean") => json!("not a boolean"),
+        Some("array") => json!({"not": "an array"}),
+        Some("object") => json!("not an object"),
+        _ => json!({"wharf_check": ["unexpected", 1]}),
+    }
+}
+
+/// `schema` with a local `$ref` followed.
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> Option<&'a Value> {
+    let mut current = schema;
+    for _ in 0..MAX_DEPTH {
+        match current.get("$ref").and_then(Value::as_str) {
+            Some(reference) => current = root.pointer(reference.strip_prefix('#')?)?,
+            None => return Some(current),
+        }
+    }
+    None
+}
+
+fn value_for(root: &Value, schema: &Value, depth: usize) -> Option<Value> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let schema = resolve(root, schema)?;
+    if let Some(constant) = schema.get("const") {
+        return Some(constant.clone());
+    }
+    if let Some(default) = schema.get("default") {
+        return Some(default.clone());
+    }
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|values| values.first()) {
+        return Some(first.clone());
+    }
+    for keyword in ["anyOf", "oneOf", "allOf"] {
+        if let Some(first) = schema.get(keyword).and_then(Value::as_array).and_then(|options| options.first())
+            && schema.get("type").is_none()
+            && schema.get("properties").is_none()
+        {
+            return value_for(root, first, depth + 1);
+        }
+    }
+    let kind = match schema.get("type") {
+        Some(Value::String(kind)) => kind.as_str(),
+        Some(Value::Array(kinds)) => {
+            kinds.iter().filter_map(Value::as_str).find(|kind| *kind != "null").unwrap_or("null")
+        }
+        _ if schema.get("properties").is_some() => "object",
+        _ => "string",
+    };
+    Some(match kind {
+        "object" => {
+            let mut object = Map::new();
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let required = schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+            for name in required.iter().filter_map(Value::as_str) {
+                let property = properties.and_then(|properties| properties.get(name)).cloned().unwrap_or(json!({}));
+                object.insert(name.to_owned(), value_for(root, &property, depth + 1)?);
+            }
+            Value::Object(object)
+        }
+        "array" => {
+            let count = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0).min(8);
+            let items = schema.get("items").cloned().unwrap_or(json!({}));
+            (0..count).map(|_| value_for(root, &items, depth + 1)).collect::<Option<Vec<_>>>().map(Value::Array)?
+        }
+        "integer" => json!(number(schema).round() as i64),
+        "number" => json!(number(schema)),
+        "boolean" => json!(true),
+        "null" => Value::Null,
+        _ => Value::String(string(schema)),
+    })
+}
+
+/// A number within the schema's bounds, 1 when they allow it.
+fn number(schema: &Value) -> f64 {
+    let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
+    let low = bound("minimum").or_else(|| bound("exclusiveMinimum").map(|low| low + 1.0));
+    let high = bound("maximum").or_else(|| bound("exclusiveMaximum").map(|high| high - 1.0));
+    let mut value = 1.0f64;
+    if let Some(low) = low {
+        value = value.max(low);
+    }
+    if let Some(high) = high {
+        value = value.min(high);
+    }
+    value
+}
+
+/// A string in the schema's format and length.
+fn string(schema: &Value) -> String {
+    let mut text = match schema.get("format").and_then(Value::as_str) {
+        Some("email") => "wharf-check@example.com".to_owned(),
+        Some("uri") | Some("url") | Some("uri-reference") | Some("iri") => "https://example.com/".to_owned(),
+        Some("date") => "2026-01-01".to_owned(),
+        Some("date-time") => "2026-01-01T00:00:00Z".to_owned(),
+        Some("time") => "00:00:00Z".to_owned(),
+        Some("uuid") => "00000000-0000-4000-8000-000000000000".to_owned(),
+        Some("ipv4") => "127.0.0.1".to_owned(),
+        Some("ipv6") => "::1".to_owned(),
+        Some("hostname") => "example.com".to_owned(),
+        _ => "wharf-check".to_owned(),
+    };
+    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+    while text.chars().count() < min {
+        text.push('x');
+    }
+    if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
+        text = text.chars().take(max as usize).collect();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_arguments_fill_what_is_required_within_bounds() {
+        let schema = json!({"type": "object", "required": ["a", "op", "when", "tags", "nested"], "properties": {
+            "a": {"type": "integer", "minimum": 5, "maximum": 9}, "op": {"enum": ["add", "sub"]},
+            "when": {"type": "string", "format": "date-time"}, "tags": {"type": "array", "minItems": 2, "items": {"type": "string"}},
+            "nested": {"$ref": "#/$defs/inner"}, "optional": {"type": "string"}},
+            "$defs": {"inner": {"type": "object", "required": ["flag"], "properties": {"flag": {"type": "boolean"}}}}});
+        let arguments = valid_arguments(&schema).unwrap();
+        assert_eq!(arguments["a"], 5);
+        assert_eq!(arguments["op"], "add");
+        assert_eq!(arguments["tags"].as_array().unwrap().len(), 2);
+        assert_eq!(arguments["nested"], json!({"flag": true}));
+        assert!(arguments.get("optional").is_none());
+    }
+
+    #[test]
+    fn invalid_arguments_break_the_schema_or_are_not_made() {
+        let schema = json!({"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}});
+        let (arguments, why) = invalid_arguments(&schema).unwrap();
+        assert_eq!(arguments, json!({"message": 12345}));
+        assert!(why.contains("`message`"));
+        assert!(invalid_arguments(&json!({"type": "object"})).is_none(), "anything goes");
+        let strict = json!({"type": "object", "additionalProperties": false});
+        assert_eq!(invalid_arguments(&strict).unwrap().1, "an argument it does not declare");
+        assert!(valid_arguments(&json!({"type": "object", "required": ["p"], "properties": {"p": {"type": "string", "pattern": "^[0-9]+$"}}})).is_none());
+    }
+}

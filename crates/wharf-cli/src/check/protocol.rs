@@ -1,0 +1,505 @@
+//! The checks made through the client, in each era the server claims: the lifecycle, every
+//! listing and the answer to every call validated against the revision's schema, tool schemas
+//! against the JSON Schema meta-schema, every tool called with valid and invalid arguments.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use wharf::client::{Answer, Client, ClientError, ClientHandler, ErrorKind, RequestOptions, Target};
+use wharf::protocol::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
+    ElicitationCapability, ErrorCode, ErrorObject, ProtocolVersion, SamplingCapability,
+};
+
+use crate::check::report::{Outcome, Report};
+use crate::check::{Elicitation, Settings, generate, schemas};
+use crate::server_args::ServerArgs;
+
+/// How many prompts and resources are fetched at most.
+const MAX_FETCHED: usize = 50;
+
+/// How many list pages are followed.
+const MAX_PAGES: usize = 100;
+
+/// Answers the server's questions as the command line says, counting those it refused.
+struct CheckHandler {
+    elicitation: Elicitation,
+    sampling_reply: Option<String>,
+    refused: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for CheckHandler {
+    fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities {
+            elicitation: Some(ElicitationCapability::default()),
+            sampling: Some(SamplingCapability::default()),
+            ..ClientCapabilities::default()
+        }
+    }
+
+    fn elicit(&self, params: ElicitParams) -> Answer<'_, ElicitResult> {
+        let (action, content) = match self.elicitation {
+            Elicitation::Decline => (ElicitAction::Decline, None),
+            Elicitation::Cancel => (ElicitAction::Cancel, None),
+            Elicitation::Accept => {
+                let schema = serde_json::to_value(&params.requested_schema).unwrap_or(Value::Null);
+                let content = generate::valid_arguments(&schema).and_then(|value| value.as_object().cloned());
+                (ElicitAction::Accept, Some(content.unwrap_or_default()))
+            }
+        };
+        if action != ElicitAction::Accept {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+        }
+        Box::pin(async move { Ok(ElicitResult { action, content, meta: None }) })
+    }
+
+    fn create_message(&self, _params: CreateMessageParams) -> Answer<'_, CreateMessageResult> {
+        let reply = self.sampling_reply.clone();
+        if reply.is_none() {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+        }
+        Box::pin(async move {
+            let Some(text) = reply else {
+                return Err(ErrorObject::new(ErrorCode(-1), "the user refused the sampling request"));
+            };
+            serde_json::from_value(json!({
+                "role": "assistant", "content": {"type": "text", "text": text}, "model": "wharf-check", "stopReason": "endTurn"
+            }))
+            .map_err(|err| ErrorObject::new(ErrorCode::INTERNAL_ERROR, err.to_string()))
+        })
+    }
+}
+
+/// Runs the client checks; `Some(stateless)` (the newest era spoken) when the server could be
+/// reached at all.
+pub(crate) async fn run(
+    report: &mut Report,
+    target: &Target,
+    server: &ServerArgs,
+    settings: &Settings,
+    timeout: Duration,
+) -> Option<bool> {
+    let refused = Arc::new(AtomicUsize::new(0));
+    let handler = || CheckHandler {
+        elicitation: settings.elicitation,
+        sampling_reply: settings.sampling_reply.clone(),
+        refused: refused.clone(),
+    };
+    let options = match server.options(handler()) {
+        Ok(options) => options.timeout(timeout).probe_timeout(timeout),
+        Err(message) => {
+            report.add("lifecycle", "options", Outcome::Fail, message);
+            return None;
+        }
+    };
+    let started = Instant::now();
+    let first = match Client::connect_with(target.clone(), options.clone()).await {
+        Ok(client) => client,
+        Err(err) => {
+            report.add_timed("lifecycle", "connect", Outcome::Fail, err.to_string(), started.elapsed());
+            return None;
+        }
+    };
+    let newest = first.protocol_version();
+    let era = if first.is_stateless() { "stateless, after server/discover" } else { "a session, after initialize" };
+    report.add_timed("lifecycle", "connect", Outcome::Pass, format!("speaks {newest} ({era})"), started.elapsed());
+    let mut eras = vec![first.clone()];
+    if server.protocol_version().is_none() {
+        if let Some(discover) = first.discover_result() {
+            let session = discover
+                .supported_versions
+                .iter()
+                .filter_map(|version| ProtocolVersion::parse(version))
+                .filter(|version| !version.is_stateless())
+                .max();
+            match session {
+                Some(version) => {
+                    let forced = options.clone().protocol_version(version);
+                    match Client::connect_with(target.clone(), forced).await {
+                        Ok(client) => {
+                            report.add("lifecycle", format!("{version} session"), Outcome::Pass, "initialize answered");
+                            eras.push(client);
+                        }
+                        Err(err) => report.add(
+                            "lifecycle",
+                            format!("{version} session"),
+                            Outcome::Fail,
+                            format!("server/discover lists {version}, but: {err}"),
+                        ),
+                    }
+                }
+                None => report.add("lifecycle", "2025 sessions", Outcome::Skip, "server/discover lists none"),
+            }
+        } else {
+            report.add("lifecycle", "2026-07-28", Outcome::Skip, "not claimed: server/discover was not answered");
+        }
+    }
+    for client in &eras {
+        era_checks(report, client, settings, timeout, &refused).await;
+        let (anomalies, total) = client.anomalies();
+        let section = section(client);
+        if total == 0 {
+            report.add(&section, "every message is JSON-RPC", Outcome::Pass, "");
+        }
+        let mut seen: Vec<(String, usize)> = Vec::new();
+        for anomaly in anomalies {
+            match seen.iter_mut().find(|(known, _)| *known == anomaly) {
+                Some((_, times)) => *times += 1,
+                None => seen.push((anomaly, 1)),
+            }
+        }
+        for (anomaly, times) in seen {
+            let detail = if times > 1 { format!("{anomaly} ({times} times)") } else { anomaly };
+            report.add(&section, "wire", Outcome::Fail, detail);
+        }
+        if total > KEPT_ANOMALIES {
+            report.add(&section, "wire", Outcome::Fail, format!("and {} more", total - KEPT_ANOMALIES));
+        }
+        client.close().await;
+    }
+    Some(newest.is_stateless())
+}
+
+/// The client keeps the first hundred anomalies.
+const KEPT_ANOMALIES: usize = 100;
+
+fn section(client: &Client) -> String {
+    let version = client.protocol_version();
+    if client.is_stateless() { format!("{version} (stateless)") } else { format!("{version} (session)") }
+}
+
+/// The checks of one era.
+async fn era_checks(
+    report: &mut Report,
+    client: &Client,
+    settings: &Settings,
+    timeout: Duration,
+    refused: &AtomicUsize,
+) {
+    let section = section(client);
+    let version = client.protocol_version();
+    let (method, definition) =
+        if client.is_stateless() { ("server/discover", "DiscoverResult") } else { ("ping", "EmptyResult") };
+    timed_request(report, &section, client, method, json!({}), definition, timeout).await;
+    let capabilities = client.capabilities().clone();
+    if capabilities.tools.is_some() {
+        let tools = listing(report, &section, client, "tools/list", "tools").await;
+        if let Some(tools) = tools {
+            let kept: Vec<String> = match client.list_tools().await {
+                Ok(kept) => kept.into_iter().map(|tool| tool.name).collect(),
+                Err(_) => Vec::new(),
+            };
+            for tool in &tools {
+                tool_checks(report, &section, client, tool, &kept, settings, timeout, refused).await;
+            }
+        }
+    }
+    if capabilities.prompts.is_some()
+        && let Some(prompts) = listing(report, &section, client, "prompts/list", "prompts").await
+    {
+        for prompt in prompts.iter().take(MAX_FETCHED) {
+            let name = prompt.get("name").and_then(Value::as_str).unwrap_or_default();
+            let mut arguments = serde_json::Map::new();
+            for argument in prompt.get("arguments").and_then(Value::as_array).into_iter().flatten() {
+                if argument.get("required") == Some(&Value::Bool(true))
+                    && let Some(argument) = argument.get("name").and_then(Value::as_str)
+                {
+                    arguments.insert(argument.to_owned(), json!("wharf-check"));
+                }
+            }
+            let params = json!({"name": name, "arguments": arguments});
+            fetch(
+                report,
+                &section,
+                client,
+                &format!("prompts/get {name}"),
+                "prompts/get",
+                params,
+                "GetPromptResult",
+                timeout,
+            )
+            .await;
+        }
+        if capabilities.completions.is_some()
+            && let Some((prompt, argument)) = prompts.iter().find_map(|prompt| {
+                let argument = prompt.get("arguments")?.as_array()?.first()?.get("name")?.as_str()?;
+                Some((prompt.get("name")?.as_str()?, argument))
+            })
+        {
+            let params =
+                json!({"ref": {"type": "ref/prompt", "name": prompt}, "argument": {"name": argument, "value": ""}});
+            timed_request(report, &section, client, "completion/complete", params, "CompleteResult", timeout).await;
+        }
+    }
+    if capabilities.resources.is_some() {
+        if let Some(resources) = listing(report, &section, client, "resources/list", "resources").await {
+            for resource in resources.iter().take(MAX_FETCHED) {
+                let uri = resource.get("uri").and_then(Value::as_str).unwrap_or_default();
+                let params = json!({"uri": uri});
+                fetch(
+                    report,
+                    &section,
+                    client,
+                    &format!("resources/read {uri}"),
+                    "resources/read",
+                    params,
+                    "ReadResourceResult",
+                    timeout,
+                )
+                .await;
+            }
+        }
+        listing(report, &section, client, "resources/templates/list", "resourceTemplates").await;
+    }
+    let _ = version;
+}
+
+/// Sends one request and checks its result against `definition`.
+async fn timed_request(
+    report: &mut Report,
+    section: &str,
+    client: &Client,
+    method: &str,
+    params: Value,
+    definition: &str,
+    timeout: Duration,
+) -> Option<Value> {
+    let started = Instant::now();
+    let answer = client.request_with(method, params, &RequestOptions::default().timeout(timeout)).await;
+    let took = started.elapsed();
+    match answer {
+        Ok(result) => {
+            let (outcome, detail) = conformance(client.protocol_version(), definition, &result);
+            report.add_timed(section, method, outcome, detail, took);
+            Some(result)
+        }
+        Err(err) => {
+            report.add_timed(section, method, Outcome::Fail, err.to_string(), took);
+            None
+        }
+    }
+}
+
+/// Reads an item (a prompt, a resource): its result must match the schema; a refusal is only
+/// a warning, as the check cannot know what arguments or state it needs.
+#[allow(clippy::too_many_arguments, reason = "one check, described in full")]
+async fn fetch(
+    report: &mut Report,
+    section: &str,
+    client: &Client,
+    name: &str,
+    method: &str,
+    params: Value,
+    definition: &str,
+    timeout: Duration,
+) {
+    let started = Instant::now();
+    let answer = client.request_with(method, params, &RequestOptions::default().timeout(timeout)).await;
+    let took = started.elapsed();
+    match answer {
+        Ok(result) => {
+            let (outcome, detail) = conformance(client.protocol_version(), definition, &result);
+            report.add_timed(section, name, outcome, detail, took);
+        }
+        Err(err) if err.kind() == ErrorKind::Rpc => {
+            report.add_timed(section, name, Outcome::Warn, err.to_string(), took)
+        }
+        Err(err) => report.add_timed(section, name, Outcome::Fail, err.to_string(), took),
+    }
+}
+
+fn conformance(version: ProtocolVersion, definition: &str, value: &Value) -> (Outcome, String) {
+    match schemas::conforms(version, definition, value) {
+        Ok(true) => (Outcome::Pass, format!("a valid {definition}")),
+        Ok(false) => (Outcome::Pass, String::new()),
+        Err(why) => (Outcome::Fail, why),
+    }
+}
+
+/// Every page of a listing, each checked against the schema; the items, or `None` when the
+/// listing failed.
+async fn listing(report: &mut Report, section: &str, client: &Client, method: &str, key: &str) -> Option<Vec<Value>> {
+    let definition = schemas::result_definition(method).unwrap_or("Result");
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut problems = Vec::new();
+    let started = Instant::now();
+    for page in 0..MAX_PAGES {
+        let params = match &cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        };
+        let result = match client.request(method, params).await {
+            Ok(result) => result,
+            Err(err) => {
+                report.add_timed(
+                    section,
+                    method,
+                    Outcome::Fail,
+                    format!("page {}: {err}", page + 1),
+                    started.elapsed(),
+                );
+                return None;
+            }
+        };
+        if let Err(why) = schemas::conforms(client.protocol_version(), definition, &result) {
+            problems.push(format!("page {}: {why}", page + 1));
+        }
+        items.extend(result.get(key).and_then(Value::as_array).cloned().unwrap_or_default());
+        match result.get("nextCursor").and_then(Value::as_str) {
+            Some(next) if Some(next) != cursor.as_deref() => cursor = Some(next.to_owned()),
+            Some(next) => {
+                problems.push(format!("the cursor `{next}` came twice"));
+                break;
+            }
+            None => break,
+        }
+    }
+    let names: Vec<&str> = items
+        .iter()
+        .filter_map(|item| item.get("name").or_else(|| item.get("uri")).or_else(|| item.get("uriTemplate")))
+        .filter_map(Value::as_str)
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    if let Some(twice) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
+        problems.push(format!("`{}` is listed twice", twice[0]));
+    }
+    let took = started.elapsed();
+    if problems.is_empty() {
+        report.add_timed(section, method, Outcome::Pass, format!("{} {key}, valid {definition}s", items.len()), took);
+    } else {
+        report.add_timed(section, method, Outcome::Fail, problems.join("; "), took);
+    }
+    Some(items)
+}
+
+/// A tool's schemas, then calls with valid and invalid arguments.
+#[allow(clippy::too_many_arguments, reason = "one tool's checks, described in full")]
+async fn tool_checks(
+    report: &mut Report,
+    section: &str,
+    client: &Client,
+    tool: &Value,
+    kept: &[String],
+    settings: &Settings,
+    timeout: Duration,
+    refused: &AtomicUsize,
+) {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+    let input = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+    let mut problems = Vec::new();
+    if input.get("type").and_then(Value::as_str) != Some("object") {
+        problems.push("inputSchema's type is not \"object\"".to_owned());
+    }
+    if let Err(why) = schemas::is_json_schema(&input) {
+        problems.push(format!("inputSchema is not JSON Schema: {why}"));
+    }
+    let output = tool.get("outputSchema").cloned();
+    if let Some(output) = &output
+        && let Err(why) = schemas::is_json_schema(output)
+    {
+        problems.push(format!("outputSchema is not JSON Schema: {why}"));
+    }
+    if !kept.iter().any(|kept| kept == name) {
+        problems.push("its x-mcp-header marks are invalid, so clients must not call it".to_owned());
+    }
+    let schemas_valid = problems.is_empty();
+    if schemas_valid {
+        report.add(section, format!("{name}: schemas"), Outcome::Pass, "valid JSON Schema");
+    } else {
+        report.add(section, format!("{name}: schemas"), Outcome::Fail, problems.join("; "));
+    }
+    if settings.no_calls {
+        return;
+    }
+    if !schemas_valid {
+        report.add(section, format!("{name}: call"), Outcome::Skip, "its schemas are not valid");
+        return;
+    }
+    let destructive = tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true))
+        && tool.pointer("/annotations/readOnlyHint") != Some(&Value::Bool(true));
+    if destructive && !settings.include_destructive {
+        report.add(section, format!("{name}: call"), Outcome::Skip, "destructive (--include-destructive calls it)");
+        return;
+    }
+    match generate::valid_arguments(&input) {
+        None => {
+            report.add(section, format!("{name}: call"), Outcome::Skip, "no arguments its schema accepts could be made")
+        }
+        Some(arguments) => {
+            let refused_before = refused.load(Ordering::Relaxed);
+            let started = Instant::now();
+            let answer = call(client, name, &arguments, timeout).await;
+            let took = started.elapsed();
+            let was_refused = refused.load(Ordering::Relaxed) > refused_before;
+            let (outcome, detail) = match answer {
+                Ok(result) => valid_call_outcome(client.protocol_version(), &result, output.as_ref()),
+                Err(err) if err.kind() == ErrorKind::Rpc && was_refused => (
+                    Outcome::Warn,
+                    format!(
+                        "{err} (wharf check had declined the server's question: see --elicitation, --sampling-reply)"
+                    ),
+                ),
+                Err(err) => (Outcome::Fail, format!("{arguments}: {err}")),
+            };
+            report.add_timed(section, format!("{name}: call"), outcome, detail, took);
+        }
+    }
+    match generate::invalid_arguments(&input) {
+        None => report.add(section, format!("{name}: invalid arguments"), Outcome::Skip, "its schema accepts anything"),
+        Some((arguments, why)) => {
+            let started = Instant::now();
+            let answer = call(client, name, &arguments, timeout).await;
+            let took = started.elapsed();
+            let (outcome, detail) = match answer {
+                Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+                    (Outcome::Pass, format!("{why}: a tool error (isError)"))
+                }
+                Ok(_) => (Outcome::Warn, format!("{why}: accepted ({arguments})")),
+                Err(err) if err.code() == Some(ErrorCode::INVALID_PARAMS) => (Outcome::Pass, format!("{why}: -32602")),
+                Err(err) if err.kind() == ErrorKind::Rpc => {
+                    (Outcome::Warn, format!("{why}: {err}; -32602 or a tool error expected"))
+                }
+                Err(err) => (Outcome::Fail, format!("{why}: {err}")),
+            };
+            report.add_timed(section, format!("{name}: invalid arguments"), outcome, detail, took);
+        }
+    }
+}
+
+async fn call(client: &Client, name: &str, arguments: &Value, timeout: Duration) -> Result<Value, ClientError> {
+    let params = json!({"name": name, "arguments": arguments});
+    client.request_with("tools/call", params, &RequestOptions::default().timeout(timeout)).await
+}
+
+/// A call with valid arguments: a result that matches the schema, and the tool's output
+/// schema when it has one; a tool error is allowed (the tool may need what the check cannot
+/// give) but said.
+fn valid_call_outcome(version: ProtocolVersion, result: &Value, output: Option<&Value>) -> (Outcome, String) {
+    if let Err(why) = schemas::conforms(version, "CallToolResult", result) {
+        return (Outcome::Fail, why);
+    }
+    if result.get("isError") == Some(&Value::Bool(true)) {
+        let text = result.pointer("/content/0/text").and_then(Value::as_str).unwrap_or("");
+        return (Outcome::Pass, format!("the tool reported an error: {}", crate::render::cut(text, 80)));
+    }
+    if let Some(output) = output {
+        match result.get("structuredContent") {
+            None => {
+                return (
+                    Outcome::Fail,
+                    "the tool has an outputSchema but the result has no structuredContent".to_owned(),
+                );
+            }
+            Some(structured) => {
+                if let Err(why) = schemas::matches_schema(output, structured) {
+                    return (Outcome::Fail, format!("structuredContent does not match the outputSchema: {why}"));
+                }
+            }
+        }
+    }
+    (Outcome::Pass, "a valid CallToolResult".to_owned())
+}
