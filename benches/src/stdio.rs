@@ -125,3 +125,26 @@ pub fn drive(
     let _ = child.wait();
     Measurement::new(count, elapsed, latencies, peak_rss_kib, cpu)
 }
+
+/// `initialize` and `notifications/initialized`, which open the 2025 session of the session
+/// requests.
+pub fn session_setup() -> Vec<String> {
+    vec![
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+    ]
+}
+
+/// A session `tools/call` echo with id `id`.
+pub fn session_request(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello, wharf"}}}}}}"#
+    )
+}
+
+/// A 2026-07-28 `tools/call` echo with id `id`.
+pub fn stateless_request(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}},"name":"echo","arguments":{{"message":"hello, wharf"}}}}}}"#
+    )
+}

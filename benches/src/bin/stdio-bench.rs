@@ -11,26 +11,7 @@
 //! varies by tens of percent.
 
 use wharf_bench::measure::{EraRuns, compared_build, median_ratio};
-use wharf_bench::stdio::{answer_line, drive, server_info, spawn};
-
-fn session_setup() -> Vec<String> {
-    vec![
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#.to_owned(),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
-    ]
-}
-
-fn session_request(id: usize) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"hello, wharf"}}}}}}"#
-    )
-}
-
-fn stateless_request(id: usize) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}},"name":"echo","arguments":{{"message":"hello, wharf"}}}}}}"#
-    )
-}
+use wharf_bench::stdio::{answer_line, drive, server_info, session_request, session_setup, spawn, stateless_request};
 
 fn main() {
     let target = std::env::var("WHARF_TARGET_DIR").unwrap_or_else(|_| "target/dist".to_owned());

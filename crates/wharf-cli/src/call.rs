@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use wharf::client::{Client, ClientError, Notifications, RequestOptions};
 use wharf::protocol::{ProgressParams, ServerNotification};
 
@@ -73,7 +73,7 @@ pub(crate) fn call(mut args: CallArgs) -> ExitCode {
         return exit::usage("call", "name the tool to call");
     };
     let (tool, words) = (tool.clone(), words.to_vec());
-    run("call", &args.server, target, |client, mut notifications| async move {
+    run("call", &args.server, target, |client| async move {
         let tools = client.list_tools().await?;
         let Some(described) = tools.iter().find(|described| described.name == tool) else {
             let known: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
@@ -90,7 +90,6 @@ pub(crate) fn call(mut args: CallArgs) -> ExitCode {
         let result = client.call_tool_with(&tool, arguments, &options).await;
         drop(options);
         let _ = bar.await;
-        print_logs(&mut notifications);
         let result = result?;
         let mut out = std::io::stdout().lock();
         if args.output.json {
@@ -119,10 +118,8 @@ pub(crate) fn read(mut args: ReadArgs) -> ExitCode {
         return exit::usage("read", "name one resource URI");
     };
     let uri = uri.clone();
-    run("read", &args.server, target, |client, mut notifications| async move {
-        let result = client.read_resource(&uri).await;
-        print_logs(&mut notifications);
-        let result = result?;
+    run("read", &args.server, target, |client| async move {
+        let result = client.read_resource(&uri).await?;
         let mut out = std::io::stdout().lock();
         if args.output.json {
             let _ = render::json(&mut out, &result);
@@ -149,10 +146,8 @@ pub(crate) fn prompt(mut args: PromptArgs) -> ExitCode {
         Ok(arguments) => arguments,
         Err(message) => return exit::usage("prompt", &message),
     };
-    run("prompt", &args.server, target, |client, mut notifications| async move {
-        let result = client.get_prompt(&name, arguments).await;
-        print_logs(&mut notifications);
-        let result = result?;
+    run("prompt", &args.server, target, |client| async move {
+        let result = client.get_prompt(&name, arguments).await?;
         let mut out = std::io::stdout().lock();
         if args.output.json {
             let _ = render::json(&mut out, &result);
@@ -168,11 +163,11 @@ pub(crate) fn prompt(mut args: PromptArgs) -> ExitCode {
     })
 }
 
-/// Connects, runs `work` with the client and its notifications, closes, and turns a failure
-/// into its exit code.
+/// Connects, runs `work` with the client while the server's log messages are printed as they
+/// come, closes, and turns a failure into its exit code.
 fn run<F, Fut>(command: &str, server: &ServerArgs, target: wharf::client::Target, work: F) -> ExitCode
 where
-    F: FnOnce(Client, Notifications) -> Fut,
+    F: FnOnce(Client) -> Fut,
     Fut: Future<Output = Result<ExitCode, ClientError>>,
 {
     let options = match server.options(Declining { tell: true }) {
@@ -184,8 +179,11 @@ where
             Ok(client) => client,
             Err(err) => return exit::failure(command, &err),
         };
-        let notifications = client.notifications();
-        let outcome = work(client.clone(), notifications).await;
+        let (stop, stopped) = oneshot::channel();
+        let printer = tokio::spawn(print_logs(client.notifications(), stopped));
+        let outcome = work(client.clone()).await;
+        let _ = stop.send(());
+        let _ = printer.await;
         client.close().await;
         match outcome {
             Ok(code) => code,
@@ -194,18 +192,39 @@ where
     })
 }
 
-/// Prints the log messages received so far on stderr.
-fn print_logs(notifications: &mut Notifications) {
-    while let Some(notification) = notifications.try_next() {
+/// Prints the server's log messages on stderr as they come, and those already received once
+/// `stopped` fires.
+async fn print_logs(mut notifications: Notifications, mut stopped: oneshot::Receiver<()>) {
+    loop {
+        tokio::select! {
+            biased;
+            next = notifications.next() => match next {
+                Some(notification) => print_log(notification),
+                None => return,
+            },
+            _ = &mut stopped => {
+                while let Some(notification) = notifications.try_next() {
+                    print_log(notification);
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// Prints one log message, over the progress line if one is drawn.
+fn print_log(notification: ServerNotification) {
+    {
         if let ServerNotification::Message(message) = notification {
             let level = serde_json::to_value(message.level).ok().and_then(|level| level.as_str().map(str::to_owned));
             let data = match &message.data {
                 serde_json::Value::String(text) => text.clone(),
                 other => other.to_string(),
             };
+            let clear = if std::io::stderr().is_terminal() { "\r\x1b[2K" } else { "" };
             match &message.logger {
-                Some(logger) => eprintln!("[{}] {logger}: {data}", level.unwrap_or_default()),
-                None => eprintln!("[{}] {data}", level.unwrap_or_default()),
+                Some(logger) => eprintln!("{clear}[{}] {logger}: {data}", level.unwrap_or_default()),
+                None => eprintln!("{clear}[{}] {data}", level.unwrap_or_default()),
             }
         }
     }

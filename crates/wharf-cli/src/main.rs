@@ -2,32 +2,30 @@
 //! HTTP with `--http`; `list`, `call`, `read` and `prompt` talk to any MCP server.
 
 mod answers;
-mod ballast;
+mod bench;
 mod call;
 mod check;
-mod demo;
 mod exit;
 mod list;
 mod render;
 mod serve;
 mod server_args;
+mod tokens;
 mod typed_args;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::bench::BenchArgs;
 use crate::call::{CallArgs, PromptArgs, ReadArgs};
 use crate::check::CheckArgs;
 use crate::list::ListArgs;
 use crate::serve::ServeArgs;
+use crate::tokens::TokensArgs;
 
-// Every request allocates a handful of small objects, which mimalloc serves faster than the
-// system allocator; its v2 line, because the Rust binding calls aligned entry points that v3
-// routes through a slower path; transparent huge pages off (`no_thp`), which would cost
-// memory. The measurements are in benches/NOTES.md.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+// The allocator is picked in `wharf-serve`, with the rest of what `wharf serve` runs.
+use wharf_serve as _;
 
 /// wharf: build and serve Model Context Protocol servers.
 #[derive(Debug, Parser)]
@@ -68,7 +66,29 @@ enum Command {
     /// Check any MCP server: lifecycle, schemas, every tool, bad input; a report card.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
+    /// What a server's tools, prompts and resources cost in a model's context, in tokens.
+    #[command(after_help = TOKENS_HELP)]
+    Tokens(TokensArgs),
+    /// Load-test a server: one tool called over and over, a number of calls in flight.
+    #[command(after_help = BENCH_HELP)]
+    Bench(BenchArgs),
 }
+
+const BENCH_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf bench --tool echo --args '{\"message\":\"hi\"}' -- wharf serve\n",
+    "  wharf bench http://127.0.0.1:8080/mcp --tool echo --args '{\"message\":\"hi\"}' -c 64 -d 10s\n\n",
+    "Over stdio the calls are pipelined on the server's stdin; over HTTP they share keep-alive connections.\n",
+    "The server's CPU time and memory are reported when wharf bench started it. Exit 1 if a call failed.",
+);
+
+const TOKENS_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf tokens -- wharf serve\n",
+    "  wharf tokens http://127.0.0.1:8080/mcp --max-total 20000    fail CI past a budget\n\n",
+    "Each definition is counted as tools/list gives it (what clients hand the model) with OpenAI's\n",
+    "o200k_base tokenizer; tools whose description or schema is far above the median are named.",
+);
 
 const CHECK_HELP: &str = concat!(
     "Examples:\n",
@@ -116,5 +136,7 @@ fn main() -> ExitCode {
         Command::Read(args) => call::read(args),
         Command::Prompt(args) => call::prompt(args),
         Command::Check(args) => check::check(args),
+        Command::Tokens(args) => tokens::tokens(args),
+        Command::Bench(args) => bench::bench(args),
     }
 }

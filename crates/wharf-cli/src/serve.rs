@@ -8,8 +8,6 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use crate::{ballast, demo};
-
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
     /// Serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (127.0.0.1:8080,
@@ -124,9 +122,9 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
              To use it from Claude Desktop or Claude Code, add this to the client's configuration:\n{CLIENT_CONFIG}\n"
         );
     }
-    let mut builder = demo::builder();
+    let mut builder = wharf_serve::builder();
     if args.auth_issuer.is_some() {
-        builder = demo::with_authenticated_tools(builder);
+        builder = wharf_serve::with_authenticated_tools(builder);
     }
     if args.audit {
         builder = builder.layer(wharf::middleware::Audit::new());
@@ -187,11 +185,11 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     let outcome = match &args.http {
-        None => {
-            let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
-            runtime.block_on(wharf::stdio::serve_stdio_with(server, options)).map_err(|err| err.to_string())
-        }
-        Some(address) => runtime.block_on(serve_http(server, address, &args, redis.as_ref(), telemetry.clone())),
+        None => wharf_serve::serve_stdio(&runtime, server),
+        Some(address) => match runtime.block_on(prepare_http(address, &args, redis.as_ref(), telemetry.clone())) {
+            Ok((listener, options)) => wharf_serve::serve_http(&runtime, server, listener, options),
+            Err(message) => Err(message),
+        },
     };
     // The runtime ends first: shutting the exporters down blocks while they send the rest.
     drop(runtime);
@@ -209,15 +207,14 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     }
 }
 
-/// Serves over HTTP at `address` until SIGINT or SIGTERM, then shuts down gracefully. The
-/// banner is printed once listening; an error names the address.
-async fn serve_http(
-    server: wharf::Server,
+/// The listener at `address` and the HTTP options the arguments describe; the banner is printed
+/// once listening, and an error names the address.
+async fn prepare_http(
     address: &str,
     args: &ServeArgs,
     redis: Option<&wharf::redis::Redis>,
     telemetry: Option<Arc<wharf::otel::Telemetry>>,
-) -> Result<(), String> {
+) -> Result<(tokio::net::TcpListener, wharf::HttpOptions), String> {
     let mut options = wharf::HttpOptions::default();
     if let Some(telemetry) = telemetry.filter(|_| args.metrics) {
         options = options.metrics_endpoint("/metrics", move || telemetry.prometheus_text());
@@ -240,9 +237,7 @@ async fn serve_http(
         eprintln!("wharf serve: warning: {warning}");
     }
     eprintln!("wharf serve: the Wharf demo MCP server, at http://{local}/mcp (Streamable HTTP); Ctrl-C stops it");
-    wharf::http::serve_http_until(server, listener, options, shutdown_signal()).await.map_err(|err| err.to_string())?;
-    eprintln!("wharf serve: stopped");
-    Ok(())
+    Ok((listener, options))
 }
 
 /// The OAuth resource server `--auth-issuer` and its companions describe, for an endpoint
@@ -258,7 +253,7 @@ fn resource_server(issuer: &str, local: SocketAddr, args: &ServeArgs) -> Result<
         None => format!("http://{local}/mcp"),
     };
     let mut scopes_supported = args.auth_scopes.clone();
-    scopes_supported.push(demo::ADMIN_SCOPE.to_owned());
+    scopes_supported.push(wharf_serve::ADMIN_SCOPE.to_owned());
     let mut builder = wharf::auth::ResourceServer::builder(resource)
         .issuer(issuer)
         .required_scopes(args.auth_scopes.iter().cloned())
@@ -305,28 +300,6 @@ async fn bind(address: &str) -> Result<tokio::net::TcpListener, String> {
         Some(err) => format!("cannot listen on {address}: {err}"),
         None => format!("`{address}` resolves to no address"),
     })
-}
-
-/// Completes on SIGINT (Ctrl-C) or SIGTERM, saying so.
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
-    eprintln!("wharf serve: shutting down; answering the requests in flight");
 }
 
 /// Logs warnings and errors to stderr unless WHARF_LOG or RUST_LOG say otherwise; `--audit`

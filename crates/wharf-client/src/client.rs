@@ -51,6 +51,8 @@ struct Inner {
     link: Box<dyn Link>,
     router: Arc<Router>,
     options: ClientOptions,
+    /// The `_meta` members every 2026-07-28 request carries but the revision, built once.
+    base_meta: Map<String, Value>,
     next_id: AtomicI64,
     era: Era,
     /// The `Mcp-Param-*` headers of each tool seen in `tools/list` (2026-07-28 over HTTP).
@@ -104,7 +106,8 @@ impl Client {
             #[cfg(not(feature = "http"))]
             Target::Url(_) => return Err(ClientError::connect("HTTP needs wharf-client's `http` feature")),
         };
-        let connecting = Connecting { link, router, options, next_id: AtomicI64::new(0), is_http };
+        let base_meta = base_meta(&options);
+        let connecting = Connecting { link, router, options, base_meta, next_id: AtomicI64::new(0), is_http };
         let era = match connecting.negotiate().await {
             Ok(era) => era,
             Err(err) => {
@@ -112,10 +115,10 @@ impl Client {
                 return Err(err);
             }
         };
-        let Connecting { link, router, options, next_id, is_http } = connecting;
-        let client = Client {
-            inner: Arc::new(Inner { link, router, options, next_id, era, tool_headers: Mutex::default(), is_http }),
-        };
+        let Connecting { link, router, options, base_meta, next_id, is_http } = connecting;
+        let tool_headers = Mutex::default();
+        let client =
+            Client { inner: Arc::new(Inner { link, router, options, base_meta, next_id, era, tool_headers, is_http }) };
         if let (Era::Session(..), Some(level)) = (&client.inner.era, client.inner.options.log_level)
             && client.capabilities().logging.is_some()
         {
@@ -262,8 +265,13 @@ impl Client {
         let era = &self.inner.era;
         let is_http = self.inner.is_http;
         let link = self.inner.link.as_ref();
-        let sending =
-            Sending { link, router: &self.inner.router, options: &self.inner.options, next_id: &self.inner.next_id };
+        let sending = Sending {
+            link,
+            router: &self.inner.router,
+            options: &self.inner.options,
+            base_meta: &self.inner.base_meta,
+            next_id: &self.inner.next_id,
+        };
         let headers = if is_http && matches!(era, Era::Stateless(..)) && method == "tools/call" {
             self.param_headers(&params)
         } else {
@@ -351,13 +359,20 @@ struct Connecting {
     link: Box<dyn Link>,
     router: Arc<Router>,
     options: ClientOptions,
+    base_meta: Map<String, Value>,
     next_id: AtomicI64,
     is_http: bool,
 }
 
 impl Connecting {
     fn sending(&self) -> Sending<'_> {
-        Sending { link: self.link.as_ref(), router: &self.router, options: &self.options, next_id: &self.next_id }
+        Sending {
+            link: self.link.as_ref(),
+            router: &self.router,
+            options: &self.options,
+            base_meta: &self.base_meta,
+            next_id: &self.next_id,
+        }
     }
 
     /// Chooses the era: `server/discover` first, and a 2025 session with `initialize` when the
@@ -477,6 +492,7 @@ struct Sending<'a> {
     link: &'a dyn Link,
     router: &'a Router,
     options: &'a ClientOptions,
+    base_meta: &'a Map<String, Value>,
     next_id: &'a AtomicI64,
 }
 
@@ -545,17 +561,22 @@ impl Sending<'_> {
         }
         if let Some(Era::Stateless(version, _)) = era {
             meta.insert(wharf_protocol::META_PROTOCOL_VERSION.to_owned(), json!(version.as_str()));
-            meta.insert(
-                wharf_protocol::META_CLIENT_CAPABILITIES.to_owned(),
-                json!(self.options.declared_capabilities()),
-            );
-            meta.insert(wharf_protocol::META_CLIENT_INFO.to_owned(), json!(self.options.client_info));
-            if let Some(level) = self.options.log_level {
-                meta.insert(wharf_protocol::META_LOG_LEVEL.to_owned(), json!(level));
-            }
+            meta.extend(self.base_meta.iter().map(|(key, value)| (key.clone(), value.clone())));
         }
         meta
     }
+}
+
+/// The client's capabilities, info and log level, as every 2026-07-28 request's `_meta` names
+/// them.
+fn base_meta(options: &ClientOptions) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(wharf_protocol::META_CLIENT_CAPABILITIES.to_owned(), json!(options.declared_capabilities()));
+    meta.insert(wharf_protocol::META_CLIENT_INFO.to_owned(), json!(options.client_info));
+    if let Some(level) = options.log_level {
+        meta.insert(wharf_protocol::META_LOG_LEVEL.to_owned(), json!(level));
+    }
+    meta
 }
 
 /// Cancels a request whose future is dropped, or times out, before its answer.

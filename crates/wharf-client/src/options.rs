@@ -46,7 +46,8 @@ impl std::fmt::Display for Target {
     }
 }
 
-/// What the client says of itself and how it behaves; see [`Client::builder`](crate::Client::builder).
+/// What the client says of itself and how it behaves, for
+/// [`Client::connect_with`](crate::Client::connect_with).
 #[derive(Clone)]
 pub struct ClientOptions {
     pub(crate) client_info: Implementation,

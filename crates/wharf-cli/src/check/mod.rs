@@ -9,27 +9,18 @@ mod protocol;
 mod raw;
 mod report;
 mod schemas;
+mod settings;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use wharf::client::Target;
 
 use crate::exit;
 use crate::server_args::{ServerArgs, runtime, take_target};
 use report::Report;
-
-/// How `wharf check` answers a server's elicitation requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Elicitation {
-    /// Decline (the default): as a user who says no.
-    Decline,
-    /// Accept, with values made from the requested schema.
-    Accept,
-    /// Dismiss.
-    Cancel,
-}
+use settings::{Elicitation, Settings};
 
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
@@ -56,14 +47,6 @@ pub(crate) struct CheckArgs {
     no_calls: bool,
     #[command(flatten)]
     server: ServerArgs,
-}
-
-/// What the protocol checks need to know of the command line.
-pub(crate) struct Settings {
-    pub(crate) elicitation: Elicitation,
-    pub(crate) sampling_reply: Option<String>,
-    pub(crate) include_destructive: bool,
-    pub(crate) no_calls: bool,
 }
 
 pub(crate) fn check(mut args: CheckArgs) -> ExitCode {

@@ -14,7 +14,8 @@ use wharf::protocol::{
 };
 
 use crate::check::report::{Outcome, Report};
-use crate::check::{Elicitation, Settings, generate, schemas};
+use crate::check::settings::{Elicitation, Settings};
+use crate::check::{generate, schemas};
 use crate::server_args::ServerArgs;
 
 /// How many prompts and resources are fetched at most.
@@ -108,29 +109,28 @@ pub(crate) async fn run(
     let mut eras = vec![first.clone()];
     if server.protocol_version().is_none() {
         if let Some(discover) = first.discover_result() {
-            let session = discover
+            // A dual-era server may list only 2026-07-28 in `server/discover` and negotiate
+            // 2025 revisions through `initialize`: the newest one it lists, or the newest there is.
+            let listed = discover
                 .supported_versions
                 .iter()
                 .filter_map(|version| ProtocolVersion::parse(version))
                 .filter(|version| !version.is_stateless())
                 .max();
-            match session {
-                Some(version) => {
-                    let forced = options.clone().protocol_version(version);
-                    match Client::connect_with(target.clone(), forced).await {
-                        Ok(client) => {
-                            report.add("lifecycle", format!("{version} session"), Outcome::Pass, "initialize answered");
-                            eras.push(client);
-                        }
-                        Err(err) => report.add(
-                            "lifecycle",
-                            format!("{version} session"),
-                            Outcome::Fail,
-                            format!("server/discover lists {version}, but: {err}"),
-                        ),
-                    }
+            let version = listed.unwrap_or(ProtocolVersion::LATEST_SESSION);
+            let forced = options.clone().protocol_version(version);
+            match Client::connect_with(target.clone(), forced).await {
+                Ok(client) => {
+                    report.add("lifecycle", format!("{version} session"), Outcome::Pass, "initialize answered");
+                    eras.push(client);
                 }
-                None => report.add("lifecycle", "2025 sessions", Outcome::Skip, "server/discover lists none"),
+                Err(err) if listed.is_some() => report.add(
+                    "lifecycle",
+                    format!("{version} session"),
+                    Outcome::Fail,
+                    format!("server/discover lists {version}, but: {err}"),
+                ),
+                Err(err) => report.add("lifecycle", "2025 sessions", Outcome::Skip, format!("not served: {err}")),
             }
         } else {
             report.add("lifecycle", "2026-07-28", Outcome::Skip, "not claimed: server/discover was not answered");

@@ -102,6 +102,9 @@ impl Lines {
     }
 }
 
+/// How long a probe waits where no answer is allowed.
+const SILENCE_WAIT: Duration = Duration::from_secs(2);
+
 /// A revision no server speaks.
 const UNKNOWN_VERSION: &str = "1999-01-01";
 
@@ -197,6 +200,9 @@ async fn probe_stdio(report: &mut Report, lines: &mut Lines, stateless: bool) ->
         params
     };
 
+    // Silence is allowed here (a warning), so it is not waited on for the whole timeout.
+    let patience = lines.timeout;
+    lines.timeout = patience.min(SILENCE_WAIT);
     lines.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#).await?;
     match lines.any_answer().await? {
         Some(answer) if code(&answer) == Some(-32700) => report.add(STDIO, "malformed JSON", Outcome::Pass, "-32700"),
@@ -214,6 +220,7 @@ async fn probe_stdio(report: &mut Report, lines: &mut Lines, stateless: bool) ->
         Some(answer) => report.add(STDIO, "not an object", Outcome::Fail, format!("answered {answer}")),
         None => report.add(STDIO, "not an object", Outcome::Warn, "no answer (JSON-RPC wants -32600)"),
     }
+    lines.timeout = patience;
     let unknown = json!({"jsonrpc": "2.0", "id": "1", "method": "wharf/no-such-method", "params": params(json!({}))});
     lines.send(&unknown.to_string()).await?;
     match lines.any_answer().await? {
@@ -295,7 +302,24 @@ async fn exchange(
     let text = tokio::time::timeout(timeout, talk).await.map_err(|_| "no answer within the timeout".to_owned())??;
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let status = head.split_whitespace().nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    Ok((status, head.to_owned(), body.to_owned()))
+    let chunked = header(head, "transfer-encoding").is_some_and(|value| value.eq_ignore_ascii_case("chunked"));
+    let body = if chunked { dechunk(body) } else { body.to_owned() };
+    Ok((status, head.to_owned(), body))
+}
+
+/// The data of a chunked body (RFC 9112 §7.1), as far as it arrived.
+fn dechunk(mut rest: &str) -> String {
+    let mut body = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let Ok(size) = usize::from_str_radix(size.split(';').next().unwrap_or("").trim(), 16) else { break };
+        if size == 0 || after.len() < size {
+            body.push_str(&after[..after.len().min(size)]);
+            break;
+        }
+        body.push_str(&after[..size]);
+        rest = after[size..].strip_prefix("\r\n").unwrap_or(&after[size..]);
+    }
+    body
 }
 
 fn ends_event(answer: &[u8]) -> bool {
@@ -377,12 +401,21 @@ pub(crate) async fn http(
         unknown["io.modelcontextprotocol/protocolVersion"] = json!(UNKNOWN_VERSION);
         let discover = json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": unknown}});
         let headers = with(&base, &[("MCP-Protocol-Version", UNKNOWN_VERSION), ("Mcp-Method", "server/discover")]);
-        let answer = exchange(url, &headers, &discover.to_string(), timeout)
-            .await
-            .ok()
-            .and_then(|(_, _, body)| message_in(&body));
-        let (outcome, detail) = unsupported_version_outcome(answer.as_ref());
-        report.add(HTTP, "unknown revision", outcome, detail);
+        match exchange(url, &headers, &discover.to_string(), timeout).await {
+            Ok((status, _, body)) => match message_in(&body) {
+                Some(answer) => {
+                    let (outcome, detail) = unsupported_version_outcome(Some(&answer));
+                    report.add(HTTP, "unknown revision", outcome, format!("{detail} ({status})"));
+                }
+                None => report.add(
+                    HTTP,
+                    "unknown revision",
+                    Outcome::Fail,
+                    format!("{status}, not JSON-RPC: {}", body.trim()),
+                ),
+            },
+            Err(err) => report.add(HTTP, "unknown revision", Outcome::Fail, err),
+        }
     } else {
         let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": UNKNOWN_VERSION, "capabilities": {}, "clientInfo": {"name": "wharf-check", "version": "1"}}});

@@ -1,6 +1,6 @@
-//! The official JSON Schema of each protocol revision, compiled into the binary, to validate
-//! what a server sends; and the JSON Schema meta-schema, to validate the schemas a server
-//! advertises for its tools.
+//! The official JSON Schema of each protocol revision, compiled into the binary (without their
+//! prose: build.rs), to validate what a server sends; and the JSON Schema meta-schema, to
+//! validate the schemas a server advertises for its tools.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -10,11 +10,11 @@ use wharf::protocol::ProtocolVersion;
 
 fn document_text(version: ProtocolVersion) -> &'static str {
     match version {
-        ProtocolVersion::V2024_11_05 => include_str!("../../schemas/2024-11-05.json"),
-        ProtocolVersion::V2025_03_26 => include_str!("../../schemas/2025-03-26.json"),
-        ProtocolVersion::V2025_06_18 => include_str!("../../schemas/2025-06-18.json"),
-        ProtocolVersion::V2025_11_25 => include_str!("../../schemas/2025-11-25.json"),
-        _ => include_str!("../../schemas/2026-07-28.json"),
+        ProtocolVersion::V2024_11_05 => include_str!(concat!(env!("OUT_DIR"), "/2024-11-05.json")),
+        ProtocolVersion::V2025_03_26 => include_str!(concat!(env!("OUT_DIR"), "/2025-03-26.json")),
+        ProtocolVersion::V2025_06_18 => include_str!(concat!(env!("OUT_DIR"), "/2025-06-18.json")),
+        ProtocolVersion::V2025_11_25 => include_str!(concat!(env!("OUT_DIR"), "/2025-11-25.json")),
+        _ => include_str!(concat!(env!("OUT_DIR"), "/2026-07-28.json")),
     }
 }
 

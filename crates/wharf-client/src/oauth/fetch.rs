@@ -13,7 +13,7 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use crate::oauth::form;
-use crate::transport::http::{Connector, connector};
+use crate::transport::connector::{Connector, connector};
 
 /// The largest document read.
 const MAX_DOCUMENT: usize = 1024 * 1024;

@@ -12,10 +12,11 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::oauth::challenge::{self, Challenge};
+use crate::oauth::config::{Credential, EnterpriseManaged, Grant, OAuth, StoredTokens};
 use crate::oauth::discovery::{self, AuthorizationServer};
 use crate::oauth::fetch::{self, Fetched, Fetcher};
 use crate::oauth::jws::EsKey;
-use crate::oauth::{Credential, EnterpriseManaged, Grant, OAuth, StoredTokens, form, pkce};
+use crate::oauth::{form, pkce};
 
 /// How long before its expiry a token is refreshed.
 const REFRESH_MARGIN_SECONDS: u64 = 30;

@@ -12,7 +12,6 @@ use http::{HeaderMap, Method, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
@@ -21,19 +20,12 @@ use wharf_protocol::{CancelledParams, Envelope, JsonRpc2, NotificationMessage, R
 
 use crate::error::{ClientError, ErrorKind};
 use crate::router::{Router, excerpt};
+use crate::transport::connector::{Connector, connector};
 use crate::transport::sse::{Decoder, Event};
 use crate::transport::{BoxFuture, Link, Outgoing};
 
-#[cfg(feature = "tls")]
-pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
-#[cfg(not(feature = "tls"))]
-pub(crate) type Connector = HttpConnector;
-
 /// The largest JSON answer read.
 const MAX_JSON_BODY: usize = 64 * 1024 * 1024;
-
-/// How long connecting may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How often a cut stream is resumed in a row without receiving anything, before giving up.
 const MAX_RESUMPTIONS: u32 = 5;
@@ -127,28 +119,6 @@ impl HttpLink {
     }
 }
 
-#[cfg(feature = "tls")]
-pub(crate) fn connector() -> Result<Connector, ClientError> {
-    let mut http = HttpConnector::new();
-    http.enforce_http(false);
-    http.set_connect_timeout(Some(CONNECT_TIMEOUT));
-    http.set_nodelay(true);
-    Ok(hyper_rustls::HttpsConnectorBuilder::new()
-        .with_native_roots()
-        .map_err(|err| ClientError::connect(format!("no root certificates: {err}")))?
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(http))
-}
-
-#[cfg(not(feature = "tls"))]
-pub(crate) fn connector() -> Result<Connector, ClientError> {
-    let mut http = HttpConnector::new();
-    http.set_connect_timeout(Some(CONNECT_TIMEOUT));
-    http.set_nodelay(true);
-    Ok(http)
-}
-
 impl Shared {
     fn request(&self, method: Method, body: Bytes) -> http::request::Builder {
         let mut request = Request::builder().method(method).uri(self.url.clone());
@@ -216,31 +186,39 @@ impl Shared {
     /// POSTs a message; with OAuth, a refusal (401, 403 `insufficient_scope`) is acted on and
     /// the message sent again, a few times at most.
     async fn post(&self, message: &Outgoing) -> Result<Response<Incoming>, ClientError> {
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &self.oauth {
+            return self.post_authorized(oauth, message).await;
+        }
+        let credentials = self.credentials(&Method::POST).await;
+        self.send_as(self.post_request(message), message.body.clone(), &credentials).await
+    }
+
+    #[cfg(feature = "oauth")]
+    async fn post_authorized(
+        &self,
+        oauth: &crate::oauth::OAuthState,
+        message: &Outgoing,
+    ) -> Result<Response<Incoming>, ClientError> {
         let mut authorizations = 0;
         loop {
             let credentials = self.credentials(&Method::POST).await;
             let response = self.send_as(self.post_request(message), message.body.clone(), &credentials).await?;
-            #[cfg(feature = "oauth")]
-            if let Some(oauth) = &self.oauth
-                && is_refusal(&response)
-                && authorizations < MAX_AUTHORIZATIONS
-            {
-                authorizations += 1;
-                let status = response.status().as_u16();
-                let header =
-                    |name: &str| response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
-                let (challenge, nonce) = (header(WWW_AUTHENTICATE.as_str()), header("dpop-nonce"));
-                drop(response);
-                let sent_with = credentials.authorization.as_deref();
-                oauth.refused(status, challenge.as_deref(), nonce.as_deref(), sent_with).await.map_err(|why| {
-                    ClientError::new(ErrorKind::AuthRequired, format!("authorization failed: {why}"))
-                        .with_http_status(status)
-                        .with_www_authenticate(challenge)
-                })?;
-                continue;
+            if !is_refusal(&response) || authorizations >= MAX_AUTHORIZATIONS {
+                return Ok(response);
             }
-            let _ = &mut authorizations;
-            return Ok(response);
+            authorizations += 1;
+            let status = response.status().as_u16();
+            let header =
+                |name: &str| response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
+            let (challenge, nonce) = (header(WWW_AUTHENTICATE.as_str()), header("dpop-nonce"));
+            drop(response);
+            let sent_with = credentials.authorization.as_deref();
+            oauth.refused(status, challenge.as_deref(), nonce.as_deref(), sent_with).await.map_err(|why| {
+                ClientError::new(ErrorKind::AuthRequired, format!("authorization failed: {why}"))
+                    .with_http_status(status)
+                    .with_www_authenticate(challenge)
+            })?;
         }
     }
 

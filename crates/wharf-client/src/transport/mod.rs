@@ -11,6 +11,8 @@ use wharf_protocol::RequestId;
 use crate::error::ClientError;
 
 #[cfg(feature = "http")]
+pub(crate) mod connector;
+#[cfg(feature = "http")]
 pub(crate) mod http;
 #[cfg(feature = "http")]
 pub(crate) mod sse;
@@ -20,6 +22,7 @@ pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// One message on its way to the server, encoded, with what HTTP needs to know of it.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "http"), allow(dead_code, reason = "what only HTTP reads"))]
 pub(crate) struct Outgoing {
     /// The request id; `None` for a notification.
     pub(crate) id: Option<RequestId>,

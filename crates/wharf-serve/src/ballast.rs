@@ -5,7 +5,7 @@
 //! block of its size class a request allocates is often the only one alive there, and mimalloc
 //! retires the page that free leaves empty, only to make it anew for the next request. With a
 //! block held in every small class, no page the read thread allocates from ever empties. It
-//! belongs here because this binary picks the allocator; `benches/NOTES.md` has the numbers.
+//! belongs beside the allocator's choice (`lib.rs`); `benches/NOTES.md` has the numbers.
 
 use std::any::Any;
 

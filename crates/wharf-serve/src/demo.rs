@@ -128,7 +128,7 @@ async fn summarize(context: RequestContext, Args(args): Args<SummarizeArgs>) -> 
 }
 
 /// The scope `admin_report` needs.
-pub(crate) const ADMIN_SCOPE: &str = "demo:admin";
+pub const ADMIN_SCOPE: &str = "demo:admin";
 
 /// What `admin_report` tells its caller: who the server takes it to be.
 fn admin_report(context: &RequestContext) -> String {
@@ -146,7 +146,7 @@ fn admin_report(context: &RequestContext) -> String {
 /// Adds the tools that only make sense behind authentication: `admin_report`, which needs the
 /// scope [`ADMIN_SCOPE`] of its own, so that a client can see the list hide it and the call
 /// ask for the scope (the step-up).
-pub(crate) fn with_authenticated_tools(builder: wharf::ServerBuilder) -> wharf::ServerBuilder {
+pub fn with_authenticated_tools(builder: wharf::ServerBuilder) -> wharf::ServerBuilder {
     builder.tool(
         ToolDef::new("admin_report", |context: RequestContext| async move { admin_report(&context) })
             .description("Say who the server takes the caller to be; needs the demo:admin scope")
@@ -156,8 +156,7 @@ pub(crate) fn with_authenticated_tools(builder: wharf::ServerBuilder) -> wharf::
 }
 
 /// Builds the demo server.
-#[cfg(test)]
-pub(crate) fn server() -> Result<Server, wharf::Error> {
+pub fn server() -> Result<Server, wharf::Error> {
     builder().build()
 }
 
@@ -165,7 +164,7 @@ pub(crate) fn server() -> Result<Server, wharf::Error> {
 const CLOCK: &str = "demo://clock";
 
 /// The demo server, before it is built.
-pub(crate) fn builder() -> wharf::ServerBuilder {
+pub fn builder() -> wharf::ServerBuilder {
     Server::builder("wharf-demo", env!("CARGO_PKG_VERSION"))
         .title("Wharf demo server")
         .description("The examples Wharf was built from: tools, prompts and resources in every protocol revision")

@@ -1,0 +1,268 @@
+//! `wharf tokens SERVER`: what a server's catalog costs in a model's context. Each tool's
+//! definition (as `tools/list` gives it, which clients hand to the model), each prompt and
+//! resource is counted with a real tokenizer (OpenAI's `o200k_base`), sorted, with the
+//! outliers named; `--max-total` fails a CI job when the catalog outgrows its budget.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+use serde::Serialize;
+use serde_json::{Value, json};
+use wharf::client::{Client, ClientError};
+
+use crate::answers::Declining;
+use crate::exit;
+use crate::render;
+use crate::server_args::{ServerArgs, runtime, take_target};
+
+/// The tokenizer: GPT-4o's and later OpenAI models'; other vendors' tokenizers count within a
+/// few percent of it on JSON and English.
+const ENCODING: &str = "o200k_base";
+
+#[derive(Debug, Args)]
+pub(crate) struct TokensArgs {
+    /// [URL]: the server, when it is reached over HTTP.
+    #[arg(value_name = "[URL]")]
+    words: Vec<String>,
+    /// Print JSON instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Exit 1 when the whole catalog costs more than this many tokens.
+    #[arg(long, value_name = "N")]
+    max_total: Option<usize>,
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+/// One tool's cost.
+#[derive(Debug, Serialize)]
+pub(crate) struct ToolCost {
+    name: String,
+    /// The whole definition, as listed.
+    total: usize,
+    description: usize,
+    /// The input and output schemas.
+    schema: usize,
+}
+
+/// The catalog's cost.
+#[derive(Debug, Serialize)]
+pub(crate) struct Costs {
+    encoding: &'static str,
+    tools: Vec<ToolCost>,
+    tools_total: usize,
+    prompts: Vec<(String, usize)>,
+    prompts_total: usize,
+    resources: Vec<(String, usize)>,
+    resources_total: usize,
+    total: usize,
+    warnings: Vec<String>,
+}
+
+/// Counts `text` with the tokenizer.
+fn count(text: &str) -> usize {
+    tiktoken::get_encoding(ENCODING).map_or(0, |encoding| encoding.count(text))
+}
+
+fn compact(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+pub(crate) fn tokens(mut args: TokensArgs) -> ExitCode {
+    let target = match take_target(&mut args.words, &args.server) {
+        Ok(target) => target,
+        Err(message) => return exit::usage("tokens", &message),
+    };
+    if !args.words.is_empty() {
+        return exit::usage("tokens", &format!("unexpected `{}`: name the server only", args.words.join(" ")));
+    }
+    let options = match args.server.options(Declining { tell: false }) {
+        Ok(options) => options,
+        Err(message) => return exit::usage("tokens", &message),
+    };
+    let costs = runtime().block_on(async {
+        let client = Client::connect_with(target, options).await?;
+        let costs = measure(&client).await;
+        client.close().await;
+        costs
+    });
+    let costs = match costs {
+        Ok(costs) => costs,
+        Err(err) => return exit::failure("tokens", &err),
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = if args.json { render::json(&mut out, &costs) } else { print(&mut out, &costs) };
+    match args.max_total {
+        Some(budget) if costs.total > budget => {
+            eprintln!("wharf tokens: the catalog costs {} tokens, over the budget of {budget}", costs.total);
+            ExitCode::from(exit::TOOL_ERROR)
+        }
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+/// Every listing the server offers, as `(name, definition)` pairs.
+async fn listed(client: &Client, method: &str, key: &str, name: &str) -> Result<Vec<(String, Value)>, ClientError> {
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = match &cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        };
+        let page = client.request(method, params).await?;
+        for item in page.get(key).and_then(Value::as_array).into_iter().flatten() {
+            let label = item.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
+            items.push((label, item.clone()));
+        }
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) if Some(next) != cursor.as_deref() && items.len() < 100_000 => cursor = Some(next.to_owned()),
+            _ => return Ok(items),
+        }
+    }
+}
+
+pub(crate) async fn measure(client: &Client) -> Result<Costs, ClientError> {
+    let capabilities = client.capabilities().clone();
+    let mut tools = Vec::new();
+    if capabilities.tools.is_some() {
+        for (name, tool) in listed(client, "tools/list", "tools", "name").await? {
+            let description = tool.get("description").and_then(Value::as_str).map_or(0, count);
+            let schema = ["inputSchema", "outputSchema"]
+                .iter()
+                .filter_map(|key| tool.get(*key))
+                .map(|schema| count(&compact(schema)))
+                .sum();
+            tools.push(ToolCost { name, total: count(&compact(&tool)), description, schema });
+        }
+    }
+    tools.sort_by(|a, b| b.total.cmp(&a.total).then_with(|| a.name.cmp(&b.name)));
+    let mut prompts = Vec::new();
+    if capabilities.prompts.is_some() {
+        for (name, prompt) in listed(client, "prompts/list", "prompts", "name").await? {
+            prompts.push((name, count(&compact(&prompt))));
+        }
+    }
+    let mut resources = Vec::new();
+    if capabilities.resources.is_some() {
+        for (uri, resource) in listed(client, "resources/list", "resources", "uri").await? {
+            resources.push((uri, count(&compact(&resource))));
+        }
+        for (uri, template) in listed(client, "resources/templates/list", "resourceTemplates", "uriTemplate").await? {
+            resources.push((uri, count(&compact(&template))));
+        }
+    }
+    for list in [&mut prompts, &mut resources] {
+        list.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    }
+    let tools_total = tools.iter().map(|tool| tool.total).sum();
+    let prompts_total = prompts.iter().map(|(_, cost)| cost).sum();
+    let resources_total = resources.iter().map(|(_, cost)| cost).sum();
+    let warnings = outliers(&tools);
+    Ok(Costs {
+        encoding: ENCODING,
+        total: tools_total + prompts_total + resources_total,
+        tools,
+        tools_total,
+        prompts,
+        prompts_total,
+        resources,
+        resources_total,
+        warnings,
+    })
+}
+
+/// Tools whose description or schema costs far more than the others': over three times the
+/// median and over a floor (a catalog of short tools has no outliers worth a warning).
+fn outliers(tools: &[ToolCost]) -> Vec<String> {
+    let median = |mut values: Vec<usize>| {
+        values.sort_unstable();
+        values.get(values.len() / 2).copied().unwrap_or(0)
+    };
+    let descriptions = median(tools.iter().map(|tool| tool.description).collect());
+    let schemas = median(tools.iter().map(|tool| tool.schema).collect());
+    let mut warnings = Vec::new();
+    for tool in tools {
+        if tool.description > 150 && tool.description > 3 * descriptions.max(1) {
+            warnings.push(format!(
+                "the description of `{}` costs {} tokens, {}x the median ({descriptions})",
+                tool.name,
+                tool.description,
+                tool.description / descriptions.max(1)
+            ));
+        }
+        if tool.schema > 300 && tool.schema > 3 * schemas.max(1) {
+            warnings.push(format!(
+                "the schema of `{}` costs {} tokens, {}x the median ({schemas})",
+                tool.name,
+                tool.schema,
+                tool.schema / schemas.max(1)
+            ));
+        }
+    }
+    warnings
+}
+
+fn print(out: &mut impl Write, costs: &Costs) -> std::io::Result<()> {
+    if !costs.tools.is_empty() {
+        let rows: Vec<Vec<String>> = costs
+            .tools
+            .iter()
+            .map(|tool| {
+                vec![tool.name.clone(), tool.total.to_string(), tool.description.to_string(), tool.schema.to_string()]
+            })
+            .collect();
+        render::table(out, &["TOOL", "TOKENS", "DESCRIPTION", "SCHEMA"], &rows)?;
+        writeln!(out)?;
+    }
+    for (title, items) in [("PROMPT", &costs.prompts), ("RESOURCE", &costs.resources)] {
+        if !items.is_empty() {
+            let rows: Vec<Vec<String>> =
+                items.iter().map(|(name, cost)| vec![name.clone(), cost.to_string()]).collect();
+            render::table(out, &[title, "TOKENS"], &rows)?;
+            writeln!(out)?;
+        }
+    }
+    writeln!(out, "tools:     {:>7} tokens ({} tools)", costs.tools_total, costs.tools.len())?;
+    writeln!(out, "prompts:   {:>7} tokens ({} prompts)", costs.prompts_total, costs.prompts.len())?;
+    writeln!(
+        out,
+        "resources: {:>7} tokens ({} resources and templates)",
+        costs.resources_total,
+        costs.resources.len()
+    )?;
+    writeln!(out, "total:     {:>7} tokens ({})", costs.total, costs.encoding)?;
+    for warning in &costs.warnings {
+        writeln!(out, "warning: {warning}")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tokenizer_counts_as_o200k_base_does() {
+        // "hello world" is two tokens in every OpenAI encoding.
+        assert_eq!(count("hello world"), 2);
+        assert!(count(r#"{"type":"object","properties":{"a":{"type":"number"}}}"#) > 10);
+    }
+
+    #[test]
+    fn outliers_stand_far_above_the_median() {
+        let tool = |name: &str, description: usize, schema: usize| ToolCost {
+            name: name.to_owned(),
+            total: description + schema,
+            description,
+            schema,
+        };
+        let tools = vec![tool("a", 40, 100), tool("b", 50, 110), tool("c", 900, 120), tool("d", 45, 2000)];
+        let warnings = outliers(&tools);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("description of `c` costs 900 tokens"), "{warnings:?}");
+        assert!(warnings[1].contains("schema of `d` costs 2000 tokens"), "{warnings:?}");
+        assert!(outliers(&[tool("a", 100, 100), tool("b", 120, 120)]).is_empty());
+    }
+}

@@ -1,0 +1,194 @@
+//! The client against servers that are not Wharf's: the reference servers written with the
+//! official Python SDK and TypeScript SDK (v1 and v2) in `interop/`, over stdio and Streamable
+//! HTTP, in both eras where they speak them. Ignored by default: `scripts/test` runs it once it
+//! has installed the SDKs (`cargo test -p wharf-cli --test sdk_servers -- --ignored`).
+
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::sync::mpsc;
+use wharf_client::protocol::{
+    ClientCapabilities, ContentBlock, ElicitAction, ElicitParams, ElicitResult, ElicitationCapability, ProtocolVersion,
+    ResourceContents,
+};
+use wharf_client::{Answer, Client, ClientHandler, ClientOptions, RequestOptions, StderrMode, Target};
+
+/// Accepts every elicitation with the name "Ada".
+struct Ada;
+
+impl ClientHandler for Ada {
+    fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities { elicitation: Some(ElicitationCapability::default()), ..ClientCapabilities::default() }
+    }
+
+    fn elicit(&self, _params: ElicitParams) -> Answer<'_, ElicitResult> {
+        Box::pin(async {
+            Ok(ElicitResult {
+                action: ElicitAction::Accept,
+                content: json!({"name": "Ada"}).as_object().cloned(),
+                meta: None,
+            })
+        })
+    }
+}
+
+/// One reference server: how to start it.
+struct Reference {
+    name: &'static str,
+    program: String,
+    script: String,
+    /// It speaks 2026-07-28.
+    modern: bool,
+    /// Over HTTP its 2025 era is served request by request, without the session a question
+    /// to the client needs.
+    asks_only_in_sessions_over_stdio: bool,
+}
+
+fn interop() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../interop").to_owned()
+}
+
+fn references() -> Vec<Reference> {
+    let dir = interop();
+    vec![
+        Reference {
+            name: "python",
+            program: format!("{dir}/py/.venv/bin/python"),
+            script: format!("{dir}/py/server.py"),
+            modern: true,
+            asks_only_in_sessions_over_stdio: false,
+        },
+        Reference {
+            name: "typescript v1",
+            program: "node".to_owned(),
+            script: format!("{dir}/ts/server.mjs"),
+            modern: false,
+            asks_only_in_sessions_over_stdio: false,
+        },
+        Reference {
+            name: "typescript v2",
+            program: "node".to_owned(),
+            script: format!("{dir}/ts/server-v2.mjs"),
+            modern: true,
+            asks_only_in_sessions_over_stdio: true,
+        },
+    ]
+}
+
+/// A reference server over HTTP, stopped when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_http(reference: &Reference) -> (Running, String) {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new(&reference.program)
+        .args([reference.script.as_str(), "--http", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|err| panic!("{}: {err}", reference.name));
+    let running = Running(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{} did not listen on {port}", reference.name);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (running, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+fn text(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Everything the reference servers offer, through the client.
+async fn exercise(label: &str, client: &Client, elicitation_possible: bool) {
+    let tools = client.list_tools().await.unwrap_or_else(|err| panic!("{label}: {err}"));
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+    for wanted in ["add", "echo", "slow_count", "ask_name", "fail"] {
+        assert!(names.contains(&wanted), "{label}: {wanted} missing from {names:?}");
+    }
+    let sum = client.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap_or_else(|err| panic!("{label}: {err}"));
+    assert_eq!(text(&sum.content), "5", "{label}");
+    let (progress, mut steps) = mpsc::unbounded_channel();
+    let counted = client
+        .call_tool_with("slow_count", json!({"steps": 3}), &RequestOptions::default().progress(progress))
+        .await
+        .unwrap_or_else(|err| panic!("{label}: {err}"));
+    assert_ne!(counted.is_error, Some(true), "{label}: {counted:?}");
+    let mut seen = 0;
+    while steps.try_recv().is_ok() {
+        seen += 1;
+    }
+    assert_eq!(seen, 3, "{label}: three progress notifications");
+    let greeted = client.call_tool("ask_name", json!({})).await.unwrap_or_else(|err| panic!("{label}: {err}"));
+    if elicitation_possible {
+        assert_eq!(text(&greeted.content), "Hello, Ada", "{label}");
+    }
+    let failed = client.call_tool("fail", json!({})).await.unwrap_or_else(|err| panic!("{label}: {err}"));
+    assert_eq!(failed.is_error, Some(true), "{label}: a tool error is a result");
+    let prompt =
+        client.get_prompt("greet", json!({"name": "Ada"})).await.unwrap_or_else(|err| panic!("{label}: {err}"));
+    assert!(serde_json::to_string(&prompt.messages).unwrap().contains("Ada"), "{label}");
+    let readme = client.read_resource("ref://readme").await.unwrap_or_else(|err| panic!("{label}: {err}"));
+    assert!(
+        matches!(&readme.contents[0], ResourceContents::Text(contents) if contents.text.contains("reference")),
+        "{label}"
+    );
+    let item = client.read_resource("ref://items/7").await.unwrap_or_else(|err| panic!("{label}: {err}"));
+    assert!(matches!(&item.contents[0], ResourceContents::Text(contents) if contents.text.contains('7')), "{label}");
+    assert!(client.anomalies().0.is_empty(), "{label}: {:?}", client.anomalies());
+}
+
+fn options(version: Option<ProtocolVersion>) -> ClientOptions {
+    let options = ClientOptions::default().handler(Ada).stderr(StderrMode::Discard).timeout(Duration::from_secs(20));
+    match version {
+        Some(version) => options.protocol_version(version),
+        None => options,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the SDKs in interop/, which scripts/test installs"]
+async fn the_client_drives_the_official_sdk_servers_over_both_transports_in_both_eras() {
+    for reference in references() {
+        for version in [None, Some(ProtocolVersion::V2025_11_25)] {
+            let expected = if reference.modern && version.is_none() {
+                ProtocolVersion::V2026_07_28
+            } else {
+                ProtocolVersion::V2025_11_25
+            };
+            let target = Target::command(reference.program.clone(), [reference.script.clone()]);
+            let label = format!("{} over stdio at {}", reference.name, expected.as_str());
+            let client =
+                Client::connect_with(target, options(version)).await.unwrap_or_else(|err| panic!("{label}: {err}"));
+            assert_eq!(client.protocol_version(), expected, "{label}");
+            exercise(&label, &client, true).await;
+            client.close().await;
+
+            let (_server, url) = start_http(&reference);
+            let label = format!("{} over HTTP at {}", reference.name, expected.as_str());
+            let client = Client::connect_with(Target::url(url), options(version))
+                .await
+                .unwrap_or_else(|err| panic!("{label}: {err}"));
+            assert_eq!(client.protocol_version(), expected, "{label}");
+            let possible = !reference.asks_only_in_sessions_over_stdio || expected.is_stateless();
+            exercise(&label, &client, possible).await;
+            client.close().await;
+        }
+    }
+}

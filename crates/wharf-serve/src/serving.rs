@@ -1,0 +1,50 @@
+//! Serving the demo on a runtime the command line made: over stdio, its read thread holding
+//! the allocator's ballast; over HTTP, until SIGINT or SIGTERM starts a graceful shutdown.
+
+use tokio::runtime::Runtime;
+use wharf::Server;
+
+use crate::ballast;
+
+/// Serves `server` over stdin and stdout until stdin closes.
+pub fn serve_stdio(runtime: &Runtime, server: Server) -> Result<(), String> {
+    let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
+    runtime.block_on(wharf::stdio::serve_stdio_with(server, options)).map_err(|err| err.to_string())
+}
+
+/// Serves `server` over Streamable HTTP on `listener` until SIGINT or SIGTERM, then answers the
+/// requests in flight and returns.
+pub fn serve_http(
+    runtime: &Runtime,
+    server: Server,
+    listener: tokio::net::TcpListener,
+    options: wharf::HttpOptions,
+) -> Result<(), String> {
+    runtime
+        .block_on(wharf::http::serve_http_until(server, listener, options, shutdown_signal()))
+        .map_err(|err| err.to_string())?;
+    eprintln!("wharf serve: stopped");
+    Ok(())
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM, saying so.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+    eprintln!("wharf serve: shutting down; answering the requests in flight");
+}
