@@ -15,7 +15,7 @@ mod typed_args;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::bench::BenchArgs;
 use crate::call::{CallArgs, PromptArgs, ReadArgs};
@@ -72,7 +72,20 @@ enum Command {
     /// Load-test a server: one tool called over and over, a number of calls in flight.
     #[command(after_help = BENCH_HELP)]
     Bench(BenchArgs),
+    /// Print the completion script of a shell: bash, zsh, fish, elvish or powershell.
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
+
+const COMPLETIONS_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf completions bash > ~/.local/share/bash-completion/completions/wharf\n",
+    "  wharf completions zsh > \"${fpath[1]}/_wharf\"\n",
+    "  wharf completions fish > ~/.config/fish/completions/wharf.fish",
+);
 
 const BENCH_HELP: &str = concat!(
     "Examples:\n",
@@ -138,5 +151,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check::check(args),
         Command::Tokens(args) => tokens::tokens(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "wharf", &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
     }
 }

@@ -118,3 +118,19 @@ fn what_cannot_be_reached_or_is_not_named_has_its_own_exit_code() {
     let top = wharf(&["--help"]);
     assert!(stdout(&top).contains("Exit codes: 0 success"), "{}", stdout(&top));
 }
+
+#[test]
+fn completion_scripts_name_every_command_for_each_shell() {
+    let bash = wharf(&["completions", "bash"]);
+    assert!(bash.status.success());
+    let script = stdout(&bash);
+    assert!(script.contains("complete -F _wharf") || script.contains("complete -o"), "{script}");
+    for command in ["serve", "list", "call", "read", "prompt", "check", "tokens", "bench"] {
+        assert!(script.contains(command), "{command} missing from the bash completions");
+    }
+    let zsh = wharf(&["completions", "zsh"]);
+    assert!(stdout(&zsh).starts_with("#compdef wharf"), "{}", stdout(&zsh));
+    let fish = wharf(&["completions", "fish"]);
+    assert!(stdout(&fish).contains("complete -c wharf"), "{}", stdout(&fish));
+    assert_eq!(wharf(&["completions", "tcsh"]).status.code(), Some(2));
+}
