@@ -15,13 +15,18 @@ pub(crate) struct Declining {
     pub(crate) tell: bool,
 }
 
+/// What a client that answers elicitation and sampling declares (and `wharf check` too).
+pub(crate) fn answering_capabilities() -> ClientCapabilities {
+    ClientCapabilities {
+        elicitation: Some(ElicitationCapability::default()),
+        sampling: Some(SamplingCapability::default()),
+        ..ClientCapabilities::default()
+    }
+}
+
 impl ClientHandler for Declining {
     fn capabilities(&self) -> ClientCapabilities {
-        ClientCapabilities {
-            elicitation: Some(ElicitationCapability::default()),
-            sampling: Some(SamplingCapability::default()),
-            ..ClientCapabilities::default()
-        }
+        answering_capabilities()
     }
 
     fn elicit(&self, params: ElicitParams) -> Answer<'_, ElicitResult> {

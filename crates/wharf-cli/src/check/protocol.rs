@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use wharf::client::{Answer, Client, ClientError, ClientHandler, ErrorKind, RequestOptions, Target};
 use wharf::protocol::{
-    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
-    ElicitationCapability, ErrorCode, ErrorObject, ProtocolVersion, SamplingCapability,
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ErrorCode,
+    ErrorObject, ProtocolVersion,
 };
 
+use crate::answers::answering_capabilities;
 use crate::check::report::{Outcome, Report};
 use crate::check::settings::{Elicitation, Settings};
 use crate::check::{generate, schemas};
@@ -33,11 +34,7 @@ struct CheckHandler {
 
 impl ClientHandler for CheckHandler {
     fn capabilities(&self) -> ClientCapabilities {
-        ClientCapabilities {
-            elicitation: Some(ElicitationCapability::default()),
-            sampling: Some(SamplingCapability::default()),
-            ..ClientCapabilities::default()
-        }
+        answering_capabilities()
     }
 
     fn elicit(&self, params: ElicitParams) -> Answer<'_, ElicitResult> {
@@ -179,10 +176,10 @@ async fn era_checks(
     refused: &AtomicUsize,
 ) {
     let section = section(client);
-    let version = client.protocol_version();
     let (method, definition) =
         if client.is_stateless() { ("server/discover", "DiscoverResult") } else { ("ping", "EmptyResult") };
-    timed_request(report, &section, client, method, json!({}), definition, timeout).await;
+    let lifecycle = Probe { name: method.to_owned(), method, params: json!({}), definition, refusal: Outcome::Fail };
+    probe(report, &section, client, lifecycle, timeout).await;
     let capabilities = client.capabilities().clone();
     if capabilities.tools.is_some() {
         let tools = listing(report, &section, client, "tools/list", "tools").await;
@@ -210,17 +207,8 @@ async fn era_checks(
                 }
             }
             let params = json!({"name": name, "arguments": arguments});
-            fetch(
-                report,
-                &section,
-                client,
-                &format!("prompts/get {name}"),
-                "prompts/get",
-                params,
-                "GetPromptResult",
-                timeout,
-            )
-            .await;
+            let rendering = Probe::fetch(format!("prompts/get {name}"), "prompts/get", params, "GetPromptResult");
+            probe(report, &section, client, rendering, timeout).await;
         }
         if capabilities.completions.is_some()
             && let Some((prompt, argument)) = prompts.iter().find_map(|prompt| {
@@ -230,7 +218,10 @@ async fn era_checks(
         {
             let params =
                 json!({"ref": {"type": "ref/prompt", "name": prompt}, "argument": {"name": argument, "value": ""}});
-            timed_request(report, &section, client, "completion/complete", params, "CompleteResult", timeout).await;
+            let method = "completion/complete";
+            let completion =
+                Probe { name: method.to_owned(), method, params, definition: "CompleteResult", refusal: Outcome::Fail };
+            probe(report, &section, client, completion, timeout).await;
         }
     }
     if capabilities.resources.is_some() {
@@ -238,76 +229,45 @@ async fn era_checks(
             for resource in resources.iter().take(MAX_FETCHED) {
                 let uri = resource.get("uri").and_then(Value::as_str).unwrap_or_default();
                 let params = json!({"uri": uri});
-                fetch(
-                    report,
-                    &section,
-                    client,
-                    &format!("resources/read {uri}"),
-                    "resources/read",
-                    params,
-                    "ReadResourceResult",
-                    timeout,
-                )
-                .await;
+                let reading =
+                    Probe::fetch(format!("resources/read {uri}"), "resources/read", params, "ReadResourceResult");
+                probe(report, &section, client, reading, timeout).await;
             }
         }
         listing(report, &section, client, "resources/templates/list", "resourceTemplates").await;
     }
-    let _ = version;
 }
 
-/// Sends one request and checks its result against `definition`.
-async fn timed_request(
-    report: &mut Report,
-    section: &str,
-    client: &Client,
-    method: &str,
+/// One request whose result must match a definition of the revision's schema.
+struct Probe {
+    /// How the report names it.
+    name: String,
+    method: &'static str,
     params: Value,
-    definition: &str,
-    timeout: Duration,
-) -> Option<Value> {
-    let started = Instant::now();
-    let answer = client.request_with(method, params, &RequestOptions::default().timeout(timeout)).await;
-    let took = started.elapsed();
-    match answer {
-        Ok(result) => {
-            let (outcome, detail) = conformance(client.protocol_version(), definition, &result);
-            report.add_timed(section, method, outcome, detail, took);
-            Some(result)
-        }
-        Err(err) => {
-            report.add_timed(section, method, Outcome::Fail, err.to_string(), took);
-            None
-        }
+    definition: &'static str,
+    /// The outcome of a JSON-RPC error.
+    refusal: Outcome,
+}
+
+impl Probe {
+    /// Reading an item (a prompt, a resource): a refusal is only a warning, as the check cannot
+    /// know what arguments or state it needs.
+    fn fetch(name: String, method: &'static str, params: Value, definition: &'static str) -> Probe {
+        Probe { name, method, params, definition, refusal: Outcome::Warn }
     }
 }
 
-/// Reads an item (a prompt, a resource): its result must match the schema; a refusal is only
-/// a warning, as the check cannot know what arguments or state it needs.
-#[allow(clippy::too_many_arguments, reason = "one check, described in full")]
-async fn fetch(
-    report: &mut Report,
-    section: &str,
-    client: &Client,
-    name: &str,
-    method: &str,
-    params: Value,
-    definition: &str,
-    timeout: Duration,
-) {
+/// Sends the probe's request and reports how its answer matched the schema, timed.
+async fn probe(report: &mut Report, section: &str, client: &Client, probe: Probe, timeout: Duration) {
     let started = Instant::now();
-    let answer = client.request_with(method, params, &RequestOptions::default().timeout(timeout)).await;
+    let answer = client.request_with(probe.method, probe.params, &RequestOptions::default().timeout(timeout)).await;
     let took = started.elapsed();
-    match answer {
-        Ok(result) => {
-            let (outcome, detail) = conformance(client.protocol_version(), definition, &result);
-            report.add_timed(section, name, outcome, detail, took);
-        }
-        Err(err) if err.kind() == ErrorKind::Rpc => {
-            report.add_timed(section, name, Outcome::Warn, err.to_string(), took)
-        }
-        Err(err) => report.add_timed(section, name, Outcome::Fail, err.to_string(), took),
-    }
+    let (outcome, detail) = match answer {
+        Ok(result) => conformance(client.protocol_version(), probe.definition, &result),
+        Err(err) if err.kind() == ErrorKind::Rpc => (probe.refusal, err.to_string()),
+        Err(err) => (Outcome::Fail, err.to_string()),
+    };
+    report.add_timed(section, probe.name, outcome, detail, took);
 }
 
 fn conformance(version: ProtocolVersion, definition: &str, value: &Value) -> (Outcome, String) {
