@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde::Serialize;
 use serde_json::{Value, json};
-use wharf::client::{Client, RequestOptions};
+use wharf::client::{Client, PreparedRequest};
 
 use crate::answers::Declining;
 use crate::exit;
@@ -136,7 +136,18 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
             Ok(client) => client,
             Err(err) => return exit::failure("bench", &err),
         };
-        let params = json!({"name": args.tool, "arguments": arguments});
+        // The tools are listed first, as a client does, so that 2026-07-28 `Mcp-Param-*`
+        // headers go with the calls; the request is encoded once.
+        let listed = client.list_tools().await;
+        let prepared =
+            listed.and_then(|_| client.prepare("tools/call", json!({"name": args.tool, "arguments": arguments})));
+        let params = match prepared {
+            Ok(prepared) => prepared,
+            Err(err) => {
+                client.close().await;
+                return exit::failure("bench", &err);
+            }
+        };
         if let Err(err) = call(&client, &params).await {
             client.close().await;
             return exit::failure("bench", &err);
@@ -189,14 +200,33 @@ fn per_request(seconds: f64, requests: u64) -> f64 {
     if requests == 0 { 0.0 } else { seconds * 1e6 / requests as f64 }
 }
 
-async fn call(client: &Client, params: &Value) -> Result<bool, wharf::client::ClientError> {
-    let result = client.request_with("tools/call", params.clone(), &RequestOptions::default()).await?;
-    Ok(result.get("isError") != Some(&Value::Bool(true)))
+/// What a result says of how the call went, read without building the rest.
+#[derive(serde::Deserialize)]
+struct Outcome {
+    #[serde(rename = "isError", default)]
+    is_error: Option<bool>,
+    #[serde(rename = "resultType", default)]
+    result_type: Option<String>,
+}
+
+/// One call; `Ok(false)` for a tool error, or a server asking for input (which a load
+/// generator does not give).
+async fn call(client: &Client, request: &PreparedRequest) -> Result<bool, wharf::client::ClientError> {
+    let result = client.send_prepared(request).await?;
+    let outcome: Outcome =
+        serde_json::from_str(result.get()).unwrap_or(Outcome { is_error: Some(true), result_type: None });
+    Ok(outcome.is_error != Some(true) && outcome.result_type.as_deref().is_none_or(|kind| kind == "complete"))
 }
 
 /// Sends requests until `bound`, `in_flight` at a time; every latency in microseconds, and how
 /// many failed. `show` draws the progress line on a terminal.
-async fn run_bounded(client: &Client, params: &Value, bound: Bound, in_flight: usize, show: bool) -> (Vec<u32>, u64) {
+async fn run_bounded(
+    client: &Client,
+    params: &PreparedRequest,
+    bound: Bound,
+    in_flight: usize,
+    show: bool,
+) -> (Vec<u32>, u64) {
     let claimed = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));

@@ -152,7 +152,25 @@ async fn exercise(client: &Client) {
 
     let raw = client.request("tools/list", json!({})).await.unwrap();
     assert!(raw["tools"].is_array());
+
+    // A request encoded once and sent many times, as `wharf bench` does: each under its own id.
+    let prepared = client.prepare("tools/call", json!({"name": "echo", "arguments": {"message": "again"}})).unwrap();
+    let answers = futures_join(&client, &prepared).await;
+    for answer in answers {
+        let result: serde_json::Value = serde_json::from_str(answer.get()).unwrap();
+        assert_eq!(result["content"][0]["text"], "again");
+    }
     assert!(client.anomalies().0.is_empty(), "{:?}", client.anomalies());
+}
+
+/// Three prepared calls in flight at once.
+async fn futures_join(
+    client: &Client,
+    prepared: &wharf_client::PreparedRequest,
+) -> Vec<Box<serde_json::value::RawValue>> {
+    let (a, b, c) =
+        tokio::join!(client.send_prepared(prepared), client.send_prepared(prepared), client.send_prepared(prepared));
+    vec![a.unwrap(), b.unwrap(), c.unwrap()]
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -256,6 +256,48 @@ impl Client {
         decode(&raw)
     }
 
+    /// Encodes a request once, framed for the era, to be sent many times with
+    /// [`Client::send_prepared`]: what a load generator does to cost little per request.
+    pub fn prepare(&self, method: &str, params: Value) -> Result<PreparedRequest, ClientError> {
+        let headers = if self.inner.is_http && self.is_stateless() && method == "tools/call" {
+            self.param_headers(&params)
+        } else {
+            Vec::new()
+        };
+        let mut prepared = self.sending().prepare(method, params, &self.inner.era)?;
+        prepared.param_headers = headers;
+        Ok(prepared)
+    }
+
+    /// Sends a prepared request under a new id and returns its raw result. `InputRequiredResult`
+    /// is not answered here: the result is returned as it is.
+    pub async fn send_prepared(&self, prepared: &PreparedRequest) -> Result<Box<RawValue>, ClientError> {
+        let sending = self.sending();
+        let id = RequestId::number(sending.next_id.fetch_add(1, Ordering::Relaxed));
+        let mut body = Vec::with_capacity(prepared.tail.len() + 40);
+        body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        body.extend_from_slice(itoa::Buffer::new().format(id.as_number().unwrap_or_default()).as_bytes());
+        body.extend_from_slice(prepared.tail.as_bytes());
+        let message = Outgoing {
+            id: Some(id.clone()),
+            method: prepared.method.clone(),
+            name: prepared.name.clone(),
+            param_headers: prepared.param_headers.clone(),
+            body: body.into(),
+        };
+        sending.exchange(id, message, &RequestOptions::default()).await
+    }
+
+    fn sending(&self) -> Sending<'_> {
+        Sending {
+            link: self.inner.link.as_ref(),
+            router: &self.inner.router,
+            options: &self.inner.options,
+            base_meta: &self.inner.base_meta,
+            next_id: &self.inner.next_id,
+        }
+    }
+
     pub(crate) async fn request_raw(
         &self,
         method: &str,
@@ -264,14 +306,7 @@ impl Client {
     ) -> Result<Box<RawValue>, ClientError> {
         let era = &self.inner.era;
         let is_http = self.inner.is_http;
-        let link = self.inner.link.as_ref();
-        let sending = Sending {
-            link,
-            router: &self.inner.router,
-            options: &self.inner.options,
-            base_meta: &self.inner.base_meta,
-            next_id: &self.inner.next_id,
-        };
+        let sending = self.sending();
         let headers = if is_http && matches!(era, Era::Stateless(..)) && method == "tools/call" {
             self.param_headers(&params)
         } else {
@@ -536,20 +571,57 @@ impl Sending<'_> {
             .map_err(|err| ClientError::invalid(err.to_string()))?;
         let message =
             Outgoing { id: Some(id.clone()), method: method.to_owned(), name, param_headers, body: body.into() };
+        self.exchange(id, message, options).await
+    }
+
+    /// Sends a framed request and waits for its answer, the request cancelled if it times out
+    /// or the future is dropped.
+    async fn exchange(
+        &self,
+        id: RequestId,
+        message: Outgoing,
+        options: &RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
         let mut guard = CancelOnDrop { link: self.link, id: Some(id.clone()) };
         let timeout = options.timeout.unwrap_or(self.options.timeout);
+        let method = message.method.clone();
         let answer = tokio::time::timeout(timeout, self.link.request(message)).await;
-        self.router.forget(&id);
         match answer {
             Ok(answer) => {
                 guard.id = None;
+                if answer.is_err() || options.progress.is_some() {
+                    self.router.forget(&id);
+                }
                 answer
             }
-            Err(_) => Err(ClientError::new(
-                crate::ErrorKind::Timeout,
-                format!("no answer to `{method}` (request {id}) within {timeout:?}"),
-            )),
+            Err(_) => {
+                self.router.forget(&id);
+                Err(ClientError::new(
+                    crate::ErrorKind::Timeout,
+                    format!("no answer to `{method}` (request {id}) within {timeout:?}"),
+                ))
+            }
         }
+    }
+
+    /// Frames a request once for many sends: all of it but the id.
+    fn prepare(&self, method: &str, mut params: Value, era: &Era) -> Result<PreparedRequest, ClientError> {
+        let meta = self.meta(&RequestId::number(0), &RequestOptions::default(), Some(era));
+        if !meta.is_empty() {
+            let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
+            object.insert("_meta".to_owned(), Value::Object(meta));
+        }
+        let name = ["name", "uri", "taskId"]
+            .iter()
+            .find_map(|key| params.get(*key).and_then(Value::as_str))
+            .filter(|_| {
+                matches!(method, "tools/call" | "prompts/get" | "resources/read") || method.starts_with("tasks/")
+            })
+            .map(str::to_owned);
+        let method_text = serde_json::to_string(method).map_err(|err| ClientError::invalid(err.to_string()))?;
+        let params_text = serde_json::to_string(&params).map_err(|err| ClientError::invalid(err.to_string()))?;
+        let tail = format!(r#","method":{method_text},"params":{params_text}}}"#);
+        Ok(PreparedRequest { method: method.to_owned(), name, param_headers: Vec::new(), tail })
     }
 
     /// The `_meta` members of a request: its progress token and, on 2026-07-28, the client's
@@ -577,6 +649,17 @@ fn base_meta(options: &ClientOptions) -> Map<String, Value> {
         meta.insert(wharf_protocol::META_LOG_LEVEL.to_owned(), json!(level));
     }
     meta
+}
+
+/// A request encoded once: everything but its id (see [`Client::prepare`]).
+#[derive(Debug, Clone)]
+pub struct PreparedRequest {
+    method: String,
+    name: Option<String>,
+    /// `Mcp-Param-*` headers (2026-07-28 `tools/call` over HTTP, when the tool was listed).
+    param_headers: Vec<(String, String)>,
+    /// What follows the id: `,"method":…,"params":…}`.
+    tail: String,
 }
 
 /// Cancels a request whose future is dropped, or times out, before its answer.

@@ -26,7 +26,7 @@ mod router;
 mod skills;
 mod transport;
 
-pub use client::{Client, Notifications};
+pub use client::{Client, Notifications, PreparedRequest};
 pub use error::{ClientError, ErrorKind};
 pub use handler::{Answer, ClientHandler, NoHandler, unsupported};
 pub use options::{ClientOptions, RequestOptions, Target};

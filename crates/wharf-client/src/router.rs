@@ -4,6 +4,7 @@
 //! recorded as an anomaly, never a crash.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
@@ -29,10 +30,46 @@ const MAX_ABANDONED: usize = 1024;
 /// How many anomalies are kept; later ones are counted only.
 const KEPT_ANOMALIES: usize = 100;
 
+/// A map keyed by request ids, which this client makes itself (numbers in order): a hash of a
+/// few multiplications, not SipHash, which guards against keys chosen by an attacker.
+type ById<T> = HashMap<RequestId, T, BuildHasherDefault<IdHasher>>;
+
+/// Hashes what a `RequestId` writes (a discriminant and an integer, or the bytes of a string).
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.write_u64(u64::from(*byte));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_i64(&mut self, word: i64) {
+        self.write_u64(word as u64);
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+
+    fn write_isize(&mut self, word: isize) {
+        self.write_u64(word as u64);
+    }
+}
+
 pub(crate) struct Router {
     /// `None` once the connection is gone: nothing more will be answered.
-    pending: Mutex<Option<HashMap<RequestId, oneshot::Sender<Reply>>>>,
-    progress: Mutex<HashMap<RequestId, mpsc::UnboundedSender<ProgressParams>>>,
+    pending: Mutex<Option<ById<oneshot::Sender<Reply>>>>,
+    progress: Mutex<ById<mpsc::UnboundedSender<ProgressParams>>>,
     /// Requests given up on (timed out, dropped), whose late answers are expected.
     abandoned: Mutex<HashSet<RequestId>>,
     notifications: Mutex<Option<mpsc::Sender<ServerNotification>>>,
@@ -46,7 +83,7 @@ impl Router {
     /// send.
     pub(crate) fn new(handler: Arc<dyn ClientHandler>, answers: mpsc::UnboundedSender<Bytes>) -> Router {
         Router {
-            pending: Mutex::new(Some(HashMap::new())),
+            pending: Mutex::new(Some(ById::default())),
             progress: Mutex::default(),
             abandoned: Mutex::default(),
             notifications: Mutex::default(),

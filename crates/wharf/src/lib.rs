@@ -187,7 +187,7 @@ pub mod redis {
 pub mod client {
     pub use wharf_client::{
         Answer, Client, ClientError, ClientHandler, ClientOptions, ErrorKind, LoadedSkill, NoHandler, Notifications,
-        RequestOptions, StderrMode, Target, unsupported,
+        PreparedRequest, RequestOptions, StderrMode, Target, unsupported,
     };
 
     /// OAuth 2.1 authorization for the client (the `client-oauth` feature).
