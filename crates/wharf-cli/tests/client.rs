@@ -155,7 +155,7 @@ async fn exercise(client: &Client) {
 
     // A request encoded once and sent many times, as `wharf bench` does: each under its own id.
     let prepared = client.prepare("tools/call", json!({"name": "echo", "arguments": {"message": "again"}})).unwrap();
-    let answers = futures_join(&client, &prepared).await;
+    let answers = futures_join(client, &prepared).await;
     for answer in answers {
         let result: serde_json::Value = serde_json::from_str(answer.get()).unwrap();
         assert_eq!(result["content"][0]["text"], "again");
