@@ -175,29 +175,23 @@ pub(crate) async fn measure(client: &Client) -> Result<Costs, ClientError> {
 
 /// Tools whose description or schema costs far more than the others': over three times the
 /// median and over a floor (a catalog of short tools has no outliers worth a warning).
+/// A part of a tool's definition: its name, its cost, and the cost below which it is never an
+/// outlier.
+type Part = (&'static str, fn(&ToolCost) -> usize, usize);
+
 fn outliers(tools: &[ToolCost]) -> Vec<String> {
-    let median = |mut values: Vec<usize>| {
-        values.sort_unstable();
-        values.get(values.len() / 2).copied().unwrap_or(0)
-    };
-    let descriptions = median(tools.iter().map(|tool| tool.description).collect());
-    let schemas = median(tools.iter().map(|tool| tool.schema).collect());
+    let parts: [Part; 2] = [("description", |tool| tool.description, 150), ("schema", |tool| tool.schema, 300)];
     let mut warnings = Vec::new();
-    for tool in tools {
-        if tool.description > 150 && tool.description > 3 * descriptions.max(1) {
+    for (part, cost, floor) in parts {
+        let mut costs: Vec<usize> = tools.iter().map(cost).collect();
+        costs.sort_unstable();
+        let median = costs.get(costs.len() / 2).copied().unwrap_or(0).max(1);
+        for tool in tools.iter().filter(|tool| cost(tool) > floor && cost(tool) > 3 * median) {
+            let tokens = cost(tool);
             warnings.push(format!(
-                "the description of `{}` costs {} tokens, {}x the median ({descriptions})",
+                "the {part} of `{}` costs {tokens} tokens, {}x the median ({median})",
                 tool.name,
-                tool.description,
-                tool.description / descriptions.max(1)
-            ));
-        }
-        if tool.schema > 300 && tool.schema > 3 * schemas.max(1) {
-            warnings.push(format!(
-                "the schema of `{}` costs {} tokens, {}x the median ({schemas})",
-                tool.name,
-                tool.schema,
-                tool.schema / schemas.max(1)
+                tokens / median
             ));
         }
     }

@@ -48,16 +48,10 @@ pub struct Client {
 }
 
 struct Inner {
-    link: Box<dyn Link>,
-    router: Arc<Router>,
-    options: ClientOptions,
-    /// The `_meta` members every 2026-07-28 request carries but the revision, built once.
-    base_meta: Map<String, Value>,
-    next_id: AtomicI64,
+    connection: Connection,
     era: Era,
     /// The `Mcp-Param-*` headers of each tool seen in `tools/list` (2026-07-28 over HTTP).
     tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
-    is_http: bool,
 }
 
 /// How the client and server talk.
@@ -107,19 +101,16 @@ impl Client {
             Target::Url(_) => return Err(ClientError::connect("HTTP needs wharf-client's `http` feature")),
         };
         let base_meta = base_meta(&options);
-        let connecting = Connecting { link, router, options, base_meta, next_id: AtomicI64::new(0), is_http };
-        let era = match connecting.negotiate().await {
+        let connection = Connection { link, router, options, base_meta, next_id: AtomicI64::new(0), is_http };
+        let era = match connection.negotiate().await {
             Ok(era) => era,
             Err(err) => {
-                connecting.link.close().await;
+                connection.link.close().await;
                 return Err(err);
             }
         };
-        let Connecting { link, router, options, base_meta, next_id, is_http } = connecting;
-        let tool_headers = Mutex::default();
-        let client =
-            Client { inner: Arc::new(Inner { link, router, options, base_meta, next_id, era, tool_headers, is_http }) };
-        if let (Era::Session(..), Some(level)) = (&client.inner.era, client.inner.options.log_level)
+        let client = Client { inner: Arc::new(Inner { connection, era, tool_headers: Mutex::default() }) };
+        if let (Era::Session(..), Some(level)) = (&client.inner.era, client.inner.connection.options.log_level)
             && client.capabilities().logging.is_some()
         {
             client.set_log_level(level).await?;
@@ -186,29 +177,29 @@ impl Client {
     /// The server's notifications from now on (progress, log messages, list changes, resource
     /// updates, task changes); a new stream replaces the previous one.
     pub fn notifications(&self) -> Notifications {
-        Notifications { receiver: self.inner.router.subscribe() }
+        Notifications { receiver: self.inner.connection.router.subscribe() }
     }
 
     /// What the server did that is not MCP (the first hundred), and how many in all: lines
     /// that are not JSON-RPC, answers to requests never sent, invalid notifications.
     pub fn anomalies(&self) -> (Vec<String>, usize) {
-        self.inner.router.anomalies()
+        self.inner.connection.router.anomalies()
     }
 
     /// The id of the server process, when the client started it.
     pub fn server_pid(&self) -> Option<u32> {
-        self.inner.link.server_pid()
+        self.inner.connection.link.server_pid()
     }
 
     /// The end of the server process's stderr, when it is captured.
     pub fn server_stderr(&self) -> Option<String> {
-        self.inner.link.server_stderr()
+        self.inner.connection.link.server_stderr()
     }
 
     /// Ends the connection: a 2025 HTTP session is deleted; a server process has its stdin
     /// closed and is killed if it has not exited two seconds later.
     pub async fn close(&self) {
-        self.inner.link.close().await;
+        self.inner.connection.link.close().await;
     }
 
     /// Sends a request and returns its raw result, or the error the server answered with. The
@@ -237,34 +228,18 @@ impl Client {
             .map_err(|err| ClientError::invalid(err.to_string()))?;
         let message =
             Outgoing { id: None, method: method.to_owned(), name: None, param_headers: Vec::new(), body: body.into() };
-        self.inner.link.notify(message).await
-    }
-
-    /// Sends a line exactly as given (over stdio) or a body (over HTTP) and returns the raw
-    /// answer to request `id`: for checks that send what a client should not.
-    pub async fn request_verbatim(&self, id: RequestId, method: &str, body: Vec<u8>) -> Result<Value, ClientError> {
-        let message = Outgoing {
-            id: Some(id),
-            method: method.to_owned(),
-            name: None,
-            param_headers: Vec::new(),
-            body: body.into(),
-        };
-        let raw = tokio::time::timeout(self.inner.options.timeout, self.inner.link.request(message))
-            .await
-            .map_err(|_| ClientError::new(crate::ErrorKind::Timeout, format!("no answer to `{method}`")))??;
-        decode(&raw)
+        self.inner.connection.link.notify(message).await
     }
 
     /// Encodes a request once, framed for the era, to be sent many times with
     /// [`Client::send_prepared`]: what a load generator does to cost little per request.
     pub fn prepare(&self, method: &str, params: Value) -> Result<PreparedRequest, ClientError> {
-        let headers = if self.inner.is_http && self.is_stateless() && method == "tools/call" {
+        let headers = if self.inner.connection.is_http && self.is_stateless() && method == "tools/call" {
             self.param_headers(&params)
         } else {
             Vec::new()
         };
-        let mut prepared = self.sending().prepare(method, params, &self.inner.era)?;
+        let mut prepared = self.inner.connection.sending().prepare(method, params, &self.inner.era)?;
         prepared.param_headers = headers;
         Ok(prepared)
     }
@@ -272,7 +247,7 @@ impl Client {
     /// Sends a prepared request under a new id and returns its raw result. `InputRequiredResult`
     /// is not answered here: the result is returned as it is.
     pub async fn send_prepared(&self, prepared: &PreparedRequest) -> Result<Box<RawValue>, ClientError> {
-        let sending = self.sending();
+        let sending = self.inner.connection.sending();
         let id = RequestId::number(sending.next_id.fetch_add(1, Ordering::Relaxed));
         let mut body = Vec::with_capacity(prepared.tail.len() + 40);
         body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
@@ -288,16 +263,6 @@ impl Client {
         sending.exchange(id, message, &RequestOptions::default()).await
     }
 
-    fn sending(&self) -> Sending<'_> {
-        Sending {
-            link: self.inner.link.as_ref(),
-            router: &self.inner.router,
-            options: &self.inner.options,
-            base_meta: &self.inner.base_meta,
-            next_id: &self.inner.next_id,
-        }
-    }
-
     pub(crate) async fn request_raw(
         &self,
         method: &str,
@@ -305,8 +270,8 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         let era = &self.inner.era;
-        let is_http = self.inner.is_http;
-        let sending = self.sending();
+        let is_http = self.inner.connection.is_http;
+        let sending = self.inner.connection.sending();
         let headers = if is_http && matches!(era, Era::Stateless(..)) && method == "tools/call" {
             self.param_headers(&params)
         } else {
@@ -334,9 +299,10 @@ impl Client {
             };
             let mut responses = Map::new();
             for (key, request) in needed.input_requests.unwrap_or_default() {
-                let answer = router::answer(self.inner.options.handler.as_ref(), ServerRequest::from(request))
-                    .await
-                    .map_err(ClientError::rpc_error)?;
+                let answer =
+                    router::answer(self.inner.connection.options.handler.as_ref(), ServerRequest::from(request))
+                        .await
+                        .map_err(ClientError::rpc_error)?;
                 responses.insert(key, answer);
             }
             let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
@@ -361,6 +327,7 @@ impl Client {
             }
             Err(why) => {
                 self.inner
+                    .connection
                     .router
                     .anomaly(format!("tool `{}` is left out: its x-mcp-header marks are invalid: {why}", tool.name));
                 known.remove(&tool.name);
@@ -389,17 +356,18 @@ impl Client {
     }
 }
 
-/// The parts of a client before its era is known.
-struct Connecting {
+/// The parts of a client that do not depend on its era, all it has while the era is chosen.
+struct Connection {
     link: Box<dyn Link>,
     router: Arc<Router>,
     options: ClientOptions,
+    /// The `_meta` members every 2026-07-28 request carries but the revision, built once.
     base_meta: Map<String, Value>,
     next_id: AtomicI64,
     is_http: bool,
 }
 
-impl Connecting {
+impl Connection {
     fn sending(&self) -> Sending<'_> {
         Sending {
             link: self.link.as_ref(),
@@ -555,13 +523,7 @@ impl Sending<'_> {
         if let Some(listener) = &options.progress {
             self.router.listen_progress(id.clone(), listener.clone());
         }
-        let name = ["name", "uri", "taskId"]
-            .iter()
-            .find_map(|key| params.get(*key).and_then(Value::as_str))
-            .filter(|_| {
-                matches!(method, "tools/call" | "prompts/get" | "resources/read") || method.starts_with("tasks/")
-            })
-            .map(str::to_owned);
+        let name = mcp_name(method, &params);
         let params = if params.as_object().is_some_and(Map::is_empty) && !matches!(era, Some(Era::Stateless(..))) {
             None
         } else {
@@ -611,13 +573,7 @@ impl Sending<'_> {
             let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
             object.insert("_meta".to_owned(), Value::Object(meta));
         }
-        let name = ["name", "uri", "taskId"]
-            .iter()
-            .find_map(|key| params.get(*key).and_then(Value::as_str))
-            .filter(|_| {
-                matches!(method, "tools/call" | "prompts/get" | "resources/read") || method.starts_with("tasks/")
-            })
-            .map(str::to_owned);
+        let name = mcp_name(method, &params);
         let method_text = serde_json::to_string(method).map_err(|err| ClientError::invalid(err.to_string()))?;
         let params_text = serde_json::to_string(&params).map_err(|err| ClientError::invalid(err.to_string()))?;
         let tail = format!(r#","method":{method_text},"params":{params_text}}}"#);
@@ -637,6 +593,15 @@ impl Sending<'_> {
         }
         meta
     }
+}
+
+/// What `Mcp-Name` carries for `method` (2026-07-28): the tool or prompt name, the resource URI
+/// or the task id.
+fn mcp_name(method: &str, params: &Value) -> Option<String> {
+    if !(matches!(method, "tools/call" | "prompts/get" | "resources/read") || method.starts_with("tasks/")) {
+        return None;
+    }
+    ["name", "uri", "taskId"].iter().find_map(|key| params.get(*key).and_then(Value::as_str)).map(str::to_owned)
 }
 
 /// The client's capabilities, info and log level, as every 2026-07-28 request's `_meta` names

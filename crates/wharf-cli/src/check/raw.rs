@@ -292,8 +292,8 @@ async fn exchange(
                 break;
             }
             answer.extend_from_slice(&chunk[..read]);
-            // An event stream may stay open after its answer: stop once one event is in.
-            if String::from_utf8_lossy(&answer).contains("\n\ndata:") || ends_event(&answer) {
+            // An event stream may stay open after its answer: stop once the answer is in.
+            if streamed_answer(&answer) {
                 break;
             }
         }
@@ -322,9 +322,17 @@ fn dechunk(mut rest: &str) -> String {
     body
 }
 
-fn ends_event(answer: &[u8]) -> bool {
+/// True when `answer` is an event stream that carries an answer already (events before it,
+/// such as a priming one with empty data, do not count).
+fn streamed_answer(answer: &[u8]) -> bool {
     let text = String::from_utf8_lossy(answer);
-    text.contains("text/event-stream") && text.contains("data:") && text.ends_with("\n\n")
+    let Some((head, body)) = text.split_once("\r\n\r\n") else { return false };
+    head.to_ascii_lowercase().contains("text/event-stream")
+        && body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .any(|message| message.get("result").is_some() || message.get("error").is_some())
 }
 
 /// The JSON-RPC message in a body: JSON, or the first `data:` of an event stream.
