@@ -5,11 +5,12 @@
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use clap::Args;
+use memchr::memmem::Finder;
 use serde::Serialize;
 use serde_json::{Value, json};
 use wharf::client::{Client, PreparedRequest};
@@ -126,7 +127,7 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
         Ok(Value::Object(object)) => Value::Object(object),
         _ => return exit::usage("bench", "--args must be a JSON object"),
     };
-    let options = match args.server.options(Declining { tell: false }) {
+    let options = match args.server.options(&target, Declining { tell: false }) {
         Ok(options) => options,
         Err(message) => return exit::usage("bench", &message),
     };
@@ -213,9 +214,39 @@ struct Outcome {
 /// generator does not give).
 async fn call(client: &Client, request: &PreparedRequest) -> Result<bool, wharf::client::ClientError> {
     let result = client.send_prepared(request).await?;
-    let outcome: Outcome =
-        serde_json::from_str(result.get()).unwrap_or(Outcome { is_error: Some(true), result_type: None });
-    Ok(outcome.is_error != Some(true) && outcome.result_type.as_deref().is_none_or(|kind| kind == "complete"))
+    Ok(succeeded(result.get()))
+}
+
+/// The member names `succeeded` looks for, with their finders built once.
+static IS_ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"isError\""));
+static RESULT_TYPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"resultType\""));
+
+/// True when a result is an object, complete and not a tool error. Every member named `isError`
+/// or `resultType`, at any depth, is looked at first: when each says `false` or `"complete"`,
+/// so does the top level's (or it has none), and the result need not be parsed; otherwise it
+/// is.
+fn succeeded(result: &str) -> bool {
+    if !result.starts_with('{') {
+        return false;
+    }
+    if every_member_says(result, &IS_ERROR, "false") && every_member_says(result, &RESULT_TYPE, "\"complete\"") {
+        return true;
+    }
+    let outcome: Outcome = serde_json::from_str(result).unwrap_or(Outcome { is_error: Some(true), result_type: None });
+    outcome.is_error != Some(true) && outcome.result_type.as_deref().is_none_or(|kind| kind == "complete")
+}
+
+/// True when every occurrence of the quoted name `key` followed by a colon (a member's name) is
+/// followed by `value`. A quote inside a string is escaped, so a quoted name only appears as a
+/// member's name, or as a string value (which no colon follows).
+fn every_member_says(text: &str, key: &Finder<'_>, value: &str) -> bool {
+    key.find_iter(text.as_bytes()).all(|at| {
+        // The key is ASCII and ends with a quote, so what follows starts on a character boundary.
+        match text[at + key.needle().len()..].trim_start().strip_prefix(':') {
+            Some(rest) => rest.trim_start().starts_with(value),
+            None => true,
+        }
+    })
 }
 
 /// Sends requests until `bound`, `in_flight` at a time; every latency in microseconds, and how
@@ -371,5 +402,29 @@ mod tests {
     fn cpu_time_is_read_after_the_command_name() {
         let stat = "42 (a (weird) name) S 1 2 3 4 5 6 7 8 9 10 250 150 0 0";
         assert_eq!(cpu_seconds(stat), Some(4.0));
+    }
+
+    #[test]
+    fn outcomes_are_read_exactly_with_or_without_the_parse() {
+        let ok = [
+            r#"{"content":[],"resultType":"complete"}"#,
+            r#"{"content":[],"isError" : false}"#,
+            r#"{"content":[{"type":"text","text":"\"isError\": true"}]}"#,
+            r#"{"structuredContent":{"isError":true},"isError":false}"#,
+            r#"{"structuredContent":{"resultType":"input_required"}}"#,
+        ];
+        let failed = [
+            r#"{"content":[],"isError":true}"#,
+            r#"{"content":[],"isError": true,"resultType":"complete"}"#,
+            r#"{"inputRequests":{},"resultType":"input_required"}"#,
+            "[]",
+            "null",
+        ];
+        for result in ok {
+            assert!(succeeded(result), "{result} succeeded");
+        }
+        for result in failed {
+            assert!(!succeeded(result), "{result} failed");
+        }
     }
 }

@@ -75,12 +75,19 @@ pub(crate) fn call(mut args: CallArgs) -> ExitCode {
     let (tool, words) = (tool.clone(), words.to_vec());
     run("call", &args.server, target, |client| async move {
         let tools = client.list_tools().await?;
-        let Some(described) = tools.iter().find(|described| described.name == tool) else {
+        // A tool left out of the list may still be callable (a server may list only what the
+        // caller's scopes allow): it is called anyway, its arguments untyped, and the server
+        // has the last word.
+        let described = tools.iter().find(|described| described.name == tool);
+        if described.is_none() {
             let known: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
-            eprintln!("wharf call: the server has no tool `{tool}`; it has: {}", known.join(", "));
-            return Ok(ExitCode::from(exit::USAGE));
-        };
-        let arguments = match typed_args::arguments(&words, args.args_json.as_deref(), Some(&described.input_schema)) {
+            eprintln!(
+                "wharf call: `{tool}` is not among the tools the server lists ({}); calling it anyway",
+                known.join(", ")
+            );
+        }
+        let schema = described.map(|described| &described.input_schema);
+        let arguments = match typed_args::arguments(&words, args.args_json.as_deref(), schema) {
             Ok(arguments) => arguments,
             Err(message) => return Ok(exit::usage("call", &message)),
         };
@@ -170,7 +177,7 @@ where
     F: FnOnce(Client) -> Fut,
     Fut: Future<Output = Result<ExitCode, ClientError>>,
 {
-    let options = match server.options(Declining { tell: true }) {
+    let options = match server.options(&target, Declining { tell: true }) {
         Ok(options) => options,
         Err(message) => return exit::usage(command, &message),
     };

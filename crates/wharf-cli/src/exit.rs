@@ -22,6 +22,11 @@ pub(crate) fn failure(command: &str, error: &ClientError) -> ExitCode {
     if let Some(challenge) = error.www_authenticate() {
         eprintln!("wharf {command}: the server asks: WWW-Authenticate: {challenge}");
     }
+    if error.kind() == ErrorKind::AuthRequired && !error.to_string().contains("wharf login") {
+        eprintln!(
+            "wharf {command}: log in with `wharf login URL` at a terminal, or pass --bearer, or --client-credentials"
+        );
+    }
     ExitCode::from(code_for(error))
 }
 

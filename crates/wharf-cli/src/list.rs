@@ -52,7 +52,7 @@ pub(crate) fn list(mut args: ListArgs) -> ExitCode {
         },
         _ => return exit::usage("list", "name one kind at most: tools, prompts, resources or templates"),
     };
-    let options = match args.server.options(Declining { tell: true }) {
+    let options = match args.server.options(&target, Declining { tell: true }) {
         Ok(options) => options,
         Err(message) => return exit::usage("list", &message),
     };

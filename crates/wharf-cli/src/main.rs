@@ -7,6 +7,7 @@ mod call;
 mod check;
 mod exit;
 mod list;
+mod login;
 mod render;
 mod serve;
 mod server_args;
@@ -21,6 +22,7 @@ use crate::bench::BenchArgs;
 use crate::call::{CallArgs, PromptArgs, ReadArgs};
 use crate::check::CheckArgs;
 use crate::list::ListArgs;
+use crate::login::{LoginArgs, LogoutArgs};
 use crate::serve::ServeArgs;
 use crate::tokens::TokensArgs;
 
@@ -72,6 +74,12 @@ enum Command {
     /// Load-test a server: one tool called over and over, a number of calls in flight.
     #[command(after_help = BENCH_HELP)]
     Bench(BenchArgs),
+    /// Log in to a server that asks for OAuth: a browser opens, the tokens are kept for later
+    /// commands.
+    #[command(after_help = LOGIN_HELP)]
+    Login(LoginArgs),
+    /// Forget the tokens kept for a server.
+    Logout(LogoutArgs),
     /// Print the completion script of a shell: bash, zsh, fish, elvish or powershell.
     #[command(after_help = COMPLETIONS_HELP)]
     Completions {
@@ -79,6 +87,17 @@ enum Command {
         shell: clap_complete::Shell,
     },
 }
+
+const LOGIN_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf login https://mcp.example.com/mcp\n",
+    "  wharf login http://127.0.0.1:8080/mcp --client-id my-app    a client registered beforehand\n\n",
+    "The browser ($BROWSER, or the desktop's) opens the authorization server's page; it sends you back to\n",
+    "a port on 127.0.0.1 this command listens on. Tokens are kept in ~/.config/wharf/tokens.json (mode 0600,\n",
+    "--tokens or WHARF_TOKENS to change) and used, and refreshed, by every later command for that URL.\n",
+    "Commands run at a terminal log in by themselves when a server asks; elsewhere (CI) they exit 5 instead,\n",
+    "or authorize as a machine with --client-credentials --client-id ID --client-secret SECRET.",
+);
 
 const COMPLETIONS_HELP: &str = concat!(
     "Examples:\n",
@@ -151,6 +170,8 @@ fn main() -> ExitCode {
         Command::Check(args) => check::check(args),
         Command::Tokens(args) => tokens::tokens(args),
         Command::Bench(args) => bench::bench(args),
+        Command::Login(args) => login::login(args),
+        Command::Logout(args) => login::logout(args),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "wharf", &mut std::io::stdout());
             ExitCode::SUCCESS

@@ -1,12 +1,14 @@
 //! How every command that talks to a server names it: an `http(s)://` URL as the first
 //! argument, or `-- COMMAND ARGS...` at the end of the line for a server over stdio; and the
-//! options of the connection (headers, bearer token, revision, timeout).
+//! options of the connection (headers, bearer token or OAuth, revision, timeout).
 
 use std::time::Duration;
 
 use clap::Args;
 use wharf::client::{ClientHandler, ClientOptions, StderrMode, Target};
 use wharf::protocol::{LoggingLevel, ProtocolVersion};
+
+use crate::login::{AuthArgs, interactive};
 
 /// The connection options every client command shares.
 #[derive(Debug, Args)]
@@ -26,6 +28,8 @@ pub(crate) struct ServerArgs {
     /// `wharf check`).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
+    #[command(flatten)]
+    auth: AuthArgs,
     /// Discard what a server started over stdio writes on stderr (passed through otherwise).
     #[arg(long)]
     quiet_server: bool,
@@ -59,8 +63,22 @@ pub(crate) fn take_target(words: &mut Vec<String>, server: &ServerArgs) -> Resul
 }
 
 impl ServerArgs {
-    /// The client options these arguments describe.
-    pub(crate) fn options(&self, handler: impl ClientHandler) -> Result<ClientOptions, String> {
+    /// The client options these arguments describe, for `target`. A server over HTTP that asks
+    /// for OAuth gets the stored tokens, or a browser login at a terminal.
+    pub(crate) fn options(&self, target: &Target, handler: impl ClientHandler) -> Result<ClientOptions, String> {
+        self.options_with(target, handler, interactive())
+    }
+
+    /// The client options of `wharf login`: a browser login whenever the server asks.
+    pub(crate) fn options_logging_in(
+        &self,
+        target: &Target,
+        handler: impl ClientHandler,
+    ) -> Result<ClientOptions, String> {
+        self.options_with(target, handler, true)
+    }
+
+    fn options_with(&self, target: &Target, handler: impl ClientHandler, login: bool) -> Result<ClientOptions, String> {
         let timeout = self.timeout(60.0)?;
         let mut options = ClientOptions::default()
             .client_info("wharf", env!("CARGO_PKG_VERSION"))
@@ -79,8 +97,14 @@ impl ServerArgs {
                 header.split_once(':').ok_or_else(|| format!("--header `{header}` is not `NAME: VALUE`"))?;
             options = options.header(name.trim(), value.trim());
         }
-        if let Some(token) = &self.bearer {
-            options = options.bearer(token);
+        match (&self.bearer, target) {
+            (Some(token), _) => options = options.bearer(token),
+            (None, Target::Url(url)) => {
+                if let Some(oauth) = self.auth.oauth(url, login)? {
+                    options = options.oauth(oauth);
+                }
+            }
+            (None, Target::Command { .. }) => {}
         }
         Ok(options)
     }
@@ -101,18 +125,24 @@ impl ServerArgs {
         self.protocol_version
     }
 
-    /// The headers `--header` and `--bearer` name, for raw requests.
-    pub(crate) fn raw_headers(&self) -> Vec<(String, String)> {
+    /// The headers `--header` and `--bearer` (or the token stored for `url`) name, for raw
+    /// requests.
+    pub(crate) fn raw_headers(&self, url: &str) -> Vec<(String, String)> {
         let mut headers: Vec<(String, String)> = self
             .headers
             .iter()
             .filter_map(|header| header.split_once(':'))
             .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
             .collect();
-        if let Some(token) = &self.bearer {
+        if let Some(token) = self.bearer.clone().or_else(|| self.auth.stored_token(url)) {
             headers.push(("Authorization".to_owned(), format!("Bearer {token}")));
         }
         headers
+    }
+
+    /// How the commands authorize with OAuth.
+    pub(crate) fn auth(&self) -> &AuthArgs {
+        &self.auth
     }
 
     /// True with `--quiet-server`.

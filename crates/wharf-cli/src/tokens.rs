@@ -77,7 +77,7 @@ pub(crate) fn tokens(mut args: TokensArgs) -> ExitCode {
     if !args.words.is_empty() {
         return exit::usage("tokens", &format!("unexpected `{}`: name the server only", args.words.join(" ")));
     }
-    let options = match args.server.options(Declining { tell: false }) {
+    let options = match args.server.options(&target, Declining { tell: false }) {
         Ok(options) => options,
         Err(message) => return exit::usage("tokens", &message),
     };

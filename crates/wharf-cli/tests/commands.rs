@@ -68,8 +68,13 @@ fn call_types_arguments_by_the_schema_and_exits_by_the_outcome() {
     let logged = over_stdio(&["call", "log", "level=warning", "message=careful"]);
     assert!(stderr(&logged).contains("[warning] demo: careful"), "{}", stderr(&logged));
     let unknown = over_stdio(&["call", "nope"]);
-    assert_eq!(unknown.status.code(), Some(2));
-    assert!(stderr(&unknown).contains("has no tool `nope`"));
+    assert_eq!(unknown.status.code(), Some(3), "the server's refusal is a protocol error");
+    assert!(
+        stderr(&unknown).contains("`nope` is not among the tools the server lists (calculator, "),
+        "{}",
+        stderr(&unknown)
+    );
+    assert!(stderr(&unknown).contains("-32602"), "the server's answer is shown: {}", stderr(&unknown));
     let mistyped = over_stdio(&["call", "calculator", "operation=add", "a=two", "b=1"]);
     assert_eq!(mistyped.status.code(), Some(2));
     assert!(stderr(&mistyped).contains("`a` must be number"), "{}", stderr(&mistyped));

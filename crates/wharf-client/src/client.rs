@@ -21,7 +21,7 @@ use crate::error::ClientError;
 use crate::options::{ClientOptions, RequestOptions, Target};
 use crate::router::{self, Router};
 use crate::transport::stdio::StdioLink;
-use crate::transport::{Link, Outgoing};
+use crate::transport::{Head, Link, Outgoing};
 
 /// How many times one request is retried with answers to its input requests.
 const MAX_INPUT_ROUNDS: usize = 16;
@@ -79,7 +79,7 @@ impl Client {
     /// revision the server supports (or the one the options name).
     pub async fn connect_with(target: Target, options: ClientOptions) -> Result<Client, ClientError> {
         let (answers, outgoing) = mpsc::unbounded_channel::<Bytes>();
-        let router = Arc::new(Router::new(options.handler.clone(), answers.clone()));
+        let router = Arc::new(Router::new(options.handler.clone(), options.observer.clone(), answers.clone()));
         let (link, is_http): (Box<dyn Link>, bool) = match &target {
             Target::Command { program, args } => {
                 (Box::new(StdioLink::spawn(program, args, options.stderr, router.clone(), answers, outgoing)?), false)
@@ -226,9 +226,7 @@ impl Client {
         let params = if params.is_null() { None } else { Some(params) };
         let body = serde_json::to_vec(&NotificationMessage { jsonrpc: JsonRpc2, method, params })
             .map_err(|err| ClientError::invalid(err.to_string()))?;
-        let message =
-            Outgoing { id: None, method: method.to_owned(), name: None, param_headers: Vec::new(), body: body.into() };
-        self.inner.connection.link.notify(message).await
+        self.inner.connection.link.notify(Outgoing::notification(method, body.into())).await
     }
 
     /// Encodes a request once, framed for the era, to be sent many times with
@@ -239,9 +237,7 @@ impl Client {
         } else {
             Vec::new()
         };
-        let mut prepared = self.inner.connection.sending().prepare(method, params, &self.inner.era)?;
-        prepared.param_headers = headers;
-        Ok(prepared)
+        self.inner.connection.sending().prepare(method, params, &self.inner.era, headers)
     }
 
     /// Sends a prepared request under a new id and returns its raw result. `InputRequiredResult`
@@ -253,13 +249,7 @@ impl Client {
         body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         body.extend_from_slice(itoa::Buffer::new().format(id.as_number().unwrap_or_default()).as_bytes());
         body.extend_from_slice(prepared.tail.as_bytes());
-        let message = Outgoing {
-            id: Some(id.clone()),
-            method: prepared.method.clone(),
-            name: prepared.name.clone(),
-            param_headers: prepared.param_headers.clone(),
-            body: body.into(),
-        };
+        let message = Outgoing { id: Some(id.clone()), head: prepared.head.clone(), body: body.into() };
         sending.exchange(id, message, &RequestOptions::default()).await
     }
 
@@ -468,14 +458,7 @@ impl Connection {
         let initialized =
             NotificationMessage { jsonrpc: JsonRpc2, method: "notifications/initialized", params: None::<()> };
         let body = serde_json::to_vec(&initialized).map_err(|err| ClientError::invalid(err.to_string()))?;
-        let message = Outgoing {
-            id: None,
-            method: "notifications/initialized".to_owned(),
-            name: None,
-            param_headers: Vec::new(),
-            body: body.into(),
-        };
-        self.link.notify(message).await?;
+        self.link.notify(Outgoing::notification("notifications/initialized", body.into())).await?;
         self.link.session_opened().await;
         Ok(Era::Session(chosen, Box::new(init)))
     }
@@ -531,8 +514,8 @@ impl Sending<'_> {
         };
         let body = serde_json::to_vec(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params })
             .map_err(|err| ClientError::invalid(err.to_string()))?;
-        let message =
-            Outgoing { id: Some(id.clone()), method: method.to_owned(), name, param_headers, body: body.into() };
+        let head = Arc::new(Head { method: method.to_owned(), name, param_headers });
+        let message = Outgoing { id: Some(id.clone()), head, body: body.into() };
         self.exchange(id, message, options).await
     }
 
@@ -546,7 +529,7 @@ impl Sending<'_> {
     ) -> Result<Box<RawValue>, ClientError> {
         let mut guard = CancelOnDrop { link: self.link, id: Some(id.clone()) };
         let timeout = options.timeout.unwrap_or(self.options.timeout);
-        let method = message.method.clone();
+        let head = message.head.clone();
         let answer = tokio::time::timeout(timeout, self.link.request(message)).await;
         match answer {
             Ok(answer) => {
@@ -560,14 +543,20 @@ impl Sending<'_> {
                 self.router.forget(&id);
                 Err(ClientError::new(
                     crate::ErrorKind::Timeout,
-                    format!("no answer to `{method}` (request {id}) within {timeout:?}"),
+                    format!("no answer to `{}` (request {id}) within {timeout:?}", head.method),
                 ))
             }
         }
     }
 
     /// Frames a request once for many sends: all of it but the id.
-    fn prepare(&self, method: &str, mut params: Value, era: &Era) -> Result<PreparedRequest, ClientError> {
+    fn prepare(
+        &self,
+        method: &str,
+        mut params: Value,
+        era: &Era,
+        param_headers: Vec<(String, String)>,
+    ) -> Result<PreparedRequest, ClientError> {
         let meta = self.meta(&RequestId::number(0), &RequestOptions::default(), Some(era));
         if !meta.is_empty() {
             let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
@@ -577,7 +566,8 @@ impl Sending<'_> {
         let method_text = serde_json::to_string(method).map_err(|err| ClientError::invalid(err.to_string()))?;
         let params_text = serde_json::to_string(&params).map_err(|err| ClientError::invalid(err.to_string()))?;
         let tail = format!(r#","method":{method_text},"params":{params_text}}}"#);
-        Ok(PreparedRequest { method: method.to_owned(), name, param_headers: Vec::new(), tail })
+        let head = Arc::new(Head { method: method.to_owned(), name, param_headers });
+        Ok(PreparedRequest { head, tail })
     }
 
     /// The `_meta` members of a request: its progress token and, on 2026-07-28, the client's
@@ -619,10 +609,9 @@ fn base_meta(options: &ClientOptions) -> Map<String, Value> {
 /// A request encoded once: everything but its id (see [`Client::prepare`]).
 #[derive(Debug, Clone)]
 pub struct PreparedRequest {
-    method: String,
-    name: Option<String>,
-    /// `Mcp-Param-*` headers (2026-07-28 `tools/call` over HTTP, when the tool was listed).
-    param_headers: Vec<(String, String)>,
+    /// The method, and the 2026-07-28 `Mcp-Name` and `Mcp-Param-*` (over HTTP, when the tool
+    /// was listed).
+    head: Arc<Head>,
     /// What follows the id: `,"method":…,"params":…}`.
     tail: String,
 }

@@ -4,10 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::value::RawValue;
+
 use tokio::sync::mpsc;
 use wharf_protocol::{ClientCapabilities, Implementation, JsonObject, LoggingLevel, ProgressParams, ProtocolVersion};
 
 use crate::handler::{ClientHandler, NoHandler};
+use crate::router::NotificationObserver;
 use crate::transport::stdio::StderrMode;
 
 /// A server to connect to.
@@ -59,6 +62,7 @@ pub struct ClientOptions {
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) stderr: StderrMode,
     pub(crate) log_level: Option<LoggingLevel>,
+    pub(crate) observer: Option<NotificationObserver>,
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<crate::oauth::OAuth>,
 }
@@ -79,6 +83,7 @@ impl Default for ClientOptions {
             headers: Vec::new(),
             stderr: StderrMode::default(),
             log_level: None,
+            observer: None,
             #[cfg(feature = "oauth")]
             oauth: None,
         }
@@ -120,6 +125,16 @@ impl ClientOptions {
     /// Speaks this revision, instead of the newest the server supports.
     pub fn protocol_version(mut self, version: ProtocolVersion) -> ClientOptions {
         self.protocol_version = Some(version);
+        self
+    }
+
+    /// Calls `observer` with the method and raw params of every notification the server sends,
+    /// before it is decoded (and whether or not it decodes): for tools that inspect the wire.
+    pub fn observe_notifications(
+        mut self,
+        observer: impl Fn(&str, Option<&RawValue>) + Send + Sync + 'static,
+    ) -> ClientOptions {
+        self.observer = Some(Arc::new(observer));
         self
     }
 

@@ -21,6 +21,9 @@ use crate::handler::ClientHandler;
 /// What a request receives: its raw result, or the error the server answered with.
 pub(crate) type Reply = Result<Box<RawValue>, ErrorObject>;
 
+/// Sees each notification as the server sent it: its method and raw params.
+pub(crate) type NotificationObserver = Arc<dyn Fn(&str, Option<&RawValue>) + Send + Sync>;
+
 /// How many notifications wait for a slow reader before new ones are dropped.
 const NOTIFICATION_BACKLOG: usize = 4096;
 
@@ -75,13 +78,18 @@ pub(crate) struct Router {
     notifications: Mutex<Option<mpsc::Sender<ServerNotification>>>,
     anomalies: Mutex<(Vec<String>, usize)>,
     handler: Arc<dyn ClientHandler>,
+    observer: Option<NotificationObserver>,
     answers: mpsc::UnboundedSender<Bytes>,
 }
 
 impl Router {
     /// A router whose answers to the server's questions go to `answers`, for the transport to
     /// send.
-    pub(crate) fn new(handler: Arc<dyn ClientHandler>, answers: mpsc::UnboundedSender<Bytes>) -> Router {
+    pub(crate) fn new(
+        handler: Arc<dyn ClientHandler>,
+        observer: Option<NotificationObserver>,
+        answers: mpsc::UnboundedSender<Bytes>,
+    ) -> Router {
         Router {
             pending: Mutex::new(Some(ById::default())),
             progress: Mutex::default(),
@@ -89,6 +97,7 @@ impl Router {
             notifications: Mutex::default(),
             anomalies: Mutex::default(),
             handler,
+            observer,
             answers,
         }
     }
@@ -187,6 +196,9 @@ impl Router {
     }
 
     fn notify(&self, method: &str, params: Option<&RawValue>) {
+        if let Some(observer) = &self.observer {
+            observer(method, params);
+        }
         let notification = match ServerNotification::decode(method, params) {
             Ok(notification) => notification,
             Err(err) => {

@@ -1,10 +1,11 @@
 //! `wharf check SERVER`: a report card for any MCP server, in any language. It speaks to the
 //! server in every era it claims, validates each answer against the revision's official
-//! schema and each advertised tool schema against the JSON Schema meta-schema, calls every
-//! tool with valid and invalid arguments, sends what a client should not (raw), and reports
+//! schema (and each notification it sends) and each advertised tool schema against the JSON
+//! Schema meta-schema, calls every tool with valid and invalid arguments, sends what a client should not (raw), and reports
 //! each finding as pass, warn, fail or skip.
 
 mod generate;
+mod notifications;
 mod protocol;
 mod raw;
 mod report;
@@ -76,7 +77,9 @@ pub(crate) fn check(mut args: CheckArgs) -> ExitCode {
                 Target::Command { program, args: arguments } => {
                     raw::stdio(&mut report, program, arguments, stateless, timeout, args.server.quiet_server()).await
                 }
-                Target::Url(url) => raw::http(&mut report, url, stateless, &args.server.raw_headers(), timeout).await,
+                Target::Url(url) => {
+                    raw::http(&mut report, url, stateless, &args.server.raw_headers(url), timeout).await
+                }
             }
         });
     }

@@ -10,10 +10,11 @@ use serde_json::{Value, json};
 use wharf::client::{Answer, Client, ClientError, ClientHandler, ErrorKind, RequestOptions, Target};
 use wharf::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ErrorCode,
-    ErrorObject, ProtocolVersion,
+    ErrorObject, LoggingLevel, ProtocolVersion,
 };
 
 use crate::answers::answering_capabilities;
+use crate::check::notifications::Observed;
 use crate::check::report::{Outcome, Report};
 use crate::check::settings::{Elicitation, Settings};
 use crate::check::{generate, schemas};
@@ -85,15 +86,17 @@ pub(crate) async fn run(
         sampling_reply: settings.sampling_reply.clone(),
         refused: refused.clone(),
     };
-    let options = match server.options(handler()) {
-        Ok(options) => options.timeout(timeout).probe_timeout(timeout),
+    let options = match server.options(target, handler()) {
+        // Every log message the server has, so that each is checked against the schema.
+        Ok(options) => options.timeout(timeout).probe_timeout(timeout).log_level(LoggingLevel::Debug),
         Err(message) => {
             report.add("lifecycle", "options", Outcome::Fail, message);
             return None;
         }
     };
     let started = Instant::now();
-    let first = match Client::connect_with(target.clone(), options.clone()).await {
+    let observed = Observed::default();
+    let first = match Client::connect_with(target.clone(), observed.attach(options.clone())).await {
         Ok(client) => client,
         Err(err) => {
             report.add_timed("lifecycle", "connect", Outcome::Fail, err.to_string(), started.elapsed());
@@ -103,7 +106,7 @@ pub(crate) async fn run(
     let newest = first.protocol_version();
     let era = if first.is_stateless() { "stateless, after server/discover" } else { "a session, after initialize" };
     report.add_timed("lifecycle", "connect", Outcome::Pass, format!("speaks {newest} ({era})"), started.elapsed());
-    let mut eras = vec![first.clone()];
+    let mut eras = vec![(first.clone(), observed)];
     if server.protocol_version().is_none() {
         if let Some(discover) = first.discover_result() {
             // A dual-era server may list only 2026-07-28 in `server/discover` and negotiate
@@ -115,11 +118,12 @@ pub(crate) async fn run(
                 .filter(|version| !version.is_stateless())
                 .max();
             let version = listed.unwrap_or(ProtocolVersion::LATEST_SESSION);
-            let forced = options.clone().protocol_version(version);
+            let observed = Observed::default();
+            let forced = observed.attach(options.clone().protocol_version(version));
             match Client::connect_with(target.clone(), forced).await {
                 Ok(client) => {
                     report.add("lifecycle", format!("{version} session"), Outcome::Pass, "initialize answered");
-                    eras.push(client);
+                    eras.push((client, observed));
                 }
                 Err(err) if listed.is_some() => report.add(
                     "lifecycle",
@@ -133,10 +137,11 @@ pub(crate) async fn run(
             report.add("lifecycle", "2026-07-28", Outcome::Skip, "not claimed: server/discover was not answered");
         }
     }
-    for client in &eras {
+    for (client, observed) in &eras {
         era_checks(report, client, settings, timeout, &refused).await;
         let (anomalies, total) = client.anomalies();
         let section = section(client);
+        observed.report(report, &section, client.protocol_version());
         if total == 0 {
             report.add(&section, "every message is JSON-RPC", Outcome::Pass, "");
         }
@@ -432,7 +437,11 @@ async fn tool_checks(
 
 async fn call(client: &Client, name: &str, arguments: &Value, timeout: Duration) -> Result<Value, ClientError> {
     let params = json!({"name": name, "arguments": arguments});
-    client.request_with("tools/call", params, &RequestOptions::default().timeout(timeout)).await
+    // A progress token, so that a server that reports progress does, and its notifications
+    // are checked too.
+    let (progress, _listening) = tokio::sync::mpsc::unbounded_channel();
+    let options = RequestOptions::default().timeout(timeout).progress(progress);
+    client.request_with("tools/call", params, &options).await
 }
 
 /// A call with valid arguments: a result that matches the schema, and the tool's output

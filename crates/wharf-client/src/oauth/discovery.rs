@@ -15,6 +15,8 @@ pub(crate) struct ProtectedResource {
     pub(crate) resource: String,
     pub(crate) authorization_servers: Vec<String>,
     pub(crate) scopes_supported: Vec<String>,
+    /// True when the resource says it takes DPoP-bound tokens (RFC 9449 §5.1's metadata).
+    pub(crate) accepts_dpop: bool,
 }
 
 /// What the client needs of an authorization server.
@@ -83,6 +85,8 @@ pub(crate) async fn protected_resource(
             resource,
             authorization_servers: strings(&document, "authorization_servers").unwrap_or_default(),
             scopes_supported: strings(&document, "scopes_supported").unwrap_or_default(),
+            accepts_dpop: strings(&document, "dpop_signing_alg_values_supported").is_some_and(|algs| !algs.is_empty())
+                || document.get("dpop_bound_access_tokens_required") == Some(&Value::Bool(true)),
         }));
     }
     Ok(None)

@@ -83,6 +83,8 @@ struct Discovered {
     server: AuthorizationServer,
     resource: String,
     scopes_supported: Vec<String>,
+    /// The resource's metadata says it takes DPoP-bound tokens.
+    resource_accepts_dpop: bool,
 }
 
 fn now() -> u64 {
@@ -238,21 +240,37 @@ impl OAuthState {
                 let server = discovery::authorization_server(&self.fetcher, issuer)
                     .await?
                     .ok_or_else(|| format!("the authorization server `{issuer}` publishes no metadata"))?;
-                Ok(Discovered { server, resource: resource.resource, scopes_supported: resource.scopes_supported })
+                Ok(Discovered {
+                    server,
+                    resource: resource.resource,
+                    scopes_supported: resource.scopes_supported,
+                    resource_accepts_dpop: resource.accepts_dpop,
+                })
             }
             None => {
                 let origin = form::parts(&self.server_url).map(|parts| parts.origin()).unwrap_or_default();
                 let server = discovery::authorization_server(&self.fetcher, &origin)
                     .await?
                     .unwrap_or_else(|| discovery::default_endpoints(&origin));
-                Ok(Discovered { server, resource: self.server_url.clone(), scopes_supported: Vec::new() })
+                Ok(Discovered {
+                    server,
+                    resource: self.server_url.clone(),
+                    scopes_supported: Vec::new(),
+                    resource_accepts_dpop: false,
+                })
             }
         }
     }
 
     /// Tokens by the configured grant.
     async fn obtain(&self, held: &mut Held, discovered: &Discovered, scopes: BTreeSet<String>) -> Result<(), String> {
-        if discovered.server.dpop_algorithms.iter().any(|algorithm| algorithm == "ES256") && held.dpop_key.is_none() {
+        // A DPoP-bound token only where the resource takes one (its challenge's scheme set the
+        // key already, or its metadata says so): a resource server that knows only Bearer
+        // refuses it, whatever the authorization server supports.
+        if discovered.resource_accepts_dpop
+            && discovered.server.dpop_algorithms.iter().any(|algorithm| algorithm == "ES256")
+            && held.dpop_key.is_none()
+        {
             held.dpop_key = Some(EsKey::generate()?);
         }
         let server = &discovered.server;

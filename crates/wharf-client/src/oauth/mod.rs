@@ -11,12 +11,16 @@ mod challenge;
 mod config;
 mod discovery;
 mod fetch;
+mod file_store;
 mod flow;
 mod form;
 mod jws;
+mod loopback;
 mod pkce;
 
 pub use config::{
     Authorizer, EnterpriseManaged, ImmediateRedirect, MemoryTokenStore, OAuth, PreRegistered, StoredTokens, TokenStore,
 };
+pub use file_store::FileTokenStore;
 pub(crate) use flow::OAuthState;
+pub use loopback::{LoopbackAuthorizer, Opener};

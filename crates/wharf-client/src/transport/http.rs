@@ -225,13 +225,14 @@ impl Shared {
     fn post_request(&self, message: &Outgoing) -> http::request::Builder {
         let mut request = self.request(Method::POST, message.body.clone());
         if lock(&self.version).is_some_and(|version| version >= "2026-07-28") {
-            if !message.method.is_empty() {
-                request = request.header("mcp-method", &message.method);
+            let head = &message.head;
+            if !head.method.is_empty() {
+                request = request.header("mcp-method", &head.method);
             }
-            if let Some(name) = &message.name {
+            if let Some(name) = &head.name {
                 request = request.header("mcp-name", header_text(name));
             }
-            for (name, value) in &message.param_headers {
+            for (name, value) in &head.param_headers {
                 request = request.header(format!("mcp-param-{name}"), header_text(value));
             }
         }
@@ -454,13 +455,7 @@ impl Link for HttpLink {
         let shared = self.shared.clone();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                let outgoing = Outgoing {
-                    id: None,
-                    method: "notifications/cancelled".to_owned(),
-                    name: None,
-                    param_headers: Vec::new(),
-                    body: Bytes::from(body),
-                };
+                let outgoing = Outgoing::notification("notifications/cancelled", Bytes::from(body));
                 let _ = shared.post(&outgoing).await;
             });
         }
@@ -503,7 +498,7 @@ async fn send_answers(shared: Arc<Shared>, mut answers: mpsc::UnboundedReceiver<
     while let Some(body) = answers.recv().await {
         let shared = shared.clone();
         tokio::spawn(async move {
-            let outgoing = Outgoing { id: None, method: String::new(), name: None, param_headers: Vec::new(), body };
+            let outgoing = Outgoing::notification("", body);
             match shared.post(&outgoing).await {
                 Ok(response) if response.status().is_success() => {}
                 Ok(response) => {

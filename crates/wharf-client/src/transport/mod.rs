@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
@@ -20,20 +21,35 @@ pub(crate) mod stdio;
 
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// One message on its way to the server, encoded, with what HTTP needs to know of it.
-#[derive(Debug, Clone)]
+/// What HTTP needs to know of a message besides its body (the 2026-07-28 headers), shared by
+/// every send of a prepared request.
+#[derive(Debug, Default)]
 #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "what only HTTP reads"))]
-pub(crate) struct Outgoing {
-    /// The request id; `None` for a notification.
-    pub(crate) id: Option<RequestId>,
-    /// The method, for `Mcp-Method` (2026-07-28).
+pub(crate) struct Head {
+    /// The method, for `Mcp-Method`; empty for an answer to the server.
     pub(crate) method: String,
-    /// What `Mcp-Name` carries (2026-07-28): the tool or prompt name, resource URI or task id.
+    /// What `Mcp-Name` carries: the tool or prompt name, resource URI or task id.
     pub(crate) name: Option<String>,
-    /// `Mcp-Param-*` headers of a 2026-07-28 `tools/call`.
+    /// `Mcp-Param-*` headers of a `tools/call`.
     pub(crate) param_headers: Vec<(String, String)>,
+}
+
+/// One message on its way to the server, encoded.
+#[derive(Debug, Clone)]
+pub(crate) struct Outgoing {
+    /// The request id; `None` for a notification or an answer.
+    pub(crate) id: Option<RequestId>,
+    pub(crate) head: Arc<Head>,
     /// The whole JSON-RPC message.
     pub(crate) body: Bytes,
+}
+
+impl Outgoing {
+    /// A notification of `method`, or an answer to the server when `method` is empty.
+    pub(crate) fn notification(method: &str, body: Bytes) -> Outgoing {
+        let head = Head { method: method.to_owned(), ..Head::default() };
+        Outgoing { id: None, head: Arc::new(head), body }
+    }
 }
 
 /// What a transport does for the client.
