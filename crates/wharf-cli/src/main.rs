@@ -2,6 +2,7 @@
 //! HTTP with `--http`; `list`, `call`, `read` and `prompt` talk to any MCP server.
 
 mod answers;
+mod auth_args;
 mod bench;
 mod call;
 mod check;

@@ -8,7 +8,7 @@ use clap::Args;
 use wharf::client::{ClientHandler, ClientOptions, StderrMode, Target};
 use wharf::protocol::{LoggingLevel, ProtocolVersion};
 
-use crate::login::{AuthArgs, interactive};
+use crate::auth_args::{AuthArgs, interactive};
 
 /// The connection options every client command shares.
 #[derive(Debug, Args)]

@@ -1,0 +1,130 @@
+//! How a command authorizes with a server over HTTP that asks for OAuth: the token file every
+//! command reuses (refreshed when tokens expire), a browser login when a person is there, or
+//! the client's own credentials.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use wharf::client::oauth::{Authorizer, FileTokenStore, LoopbackAuthorizer, OAuth, TokenStore};
+
+/// How long the person has to authorize in the browser.
+const LOGIN_WAIT: Duration = Duration::from_secs(300);
+
+/// How a command authorizes with a server that asks for OAuth.
+#[derive(Debug, Args)]
+pub(crate) struct AuthArgs {
+    /// A client id registered with the authorization server beforehand (otherwise the client
+    /// registers itself where the server allows it).
+    #[arg(long, value_name = "ID", env = "WHARF_CLIENT_ID")]
+    client_id: Option<String>,
+    /// The secret of --client-id, for a confidential client.
+    #[arg(long, value_name = "SECRET", env = "WHARF_CLIENT_SECRET", hide_env_values = true)]
+    client_secret: Option<String>,
+    /// Authorize as the client itself (the client credentials grant, with --client-id and
+    /// --client-secret), without a person or a browser: for CI.
+    #[arg(long, requires_all = ["client_id", "client_secret"])]
+    client_credentials: bool,
+    /// The file tokens are kept in between runs (mode 0600): $XDG_CONFIG_HOME/wharf/tokens.json
+    /// or ~/.config/wharf/tokens.json unless set.
+    #[arg(long, value_name = "FILE", env = "WHARF_TOKENS")]
+    tokens: Option<PathBuf>,
+}
+
+impl AuthArgs {
+    /// The token store these arguments name.
+    pub(crate) fn store(&self) -> FileTokenStore {
+        let path = self.tokens.clone().unwrap_or_else(|| {
+            let config = std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|dir| !dir.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
+                .unwrap_or_else(|| PathBuf::from("."));
+            config.join("wharf").join("tokens.json")
+        });
+        FileTokenStore::new(path)
+    }
+
+    /// OAuth for a command talking to `url`. A person's login starts only when `login` is
+    /// true (`wharf login`, or a command run at a terminal); otherwise tokens already stored
+    /// are used and refreshed, and a server that wants new ones ends the command with exit 5.
+    /// `None` when there is nothing to authorize with: the server's 401 is then reported as
+    /// it is.
+    pub(crate) fn oauth(&self, url: &str, login: bool) -> Result<Option<OAuth>, String> {
+        let store = self.store();
+        let oauth = if self.client_credentials {
+            let (Some(id), Some(secret)) = (&self.client_id, &self.client_secret) else {
+                return Err("--client-credentials needs --client-id and --client-secret".to_owned());
+            };
+            OAuth::client_credentials(id, secret)
+        } else if login {
+            let opener: wharf::client::oauth::Opener = Arc::new(open_browser);
+            let authorizer = LoopbackAuthorizer::bind(opener, LOGIN_WAIT)
+                .map_err(|err| format!("cannot listen on a loopback port for the login: {err}"))?;
+            OAuth::new(authorizer)
+        } else if store.load(url).is_some() {
+            OAuth::new(NoLogin)
+        } else {
+            return Ok(None);
+        };
+        let oauth = oauth.client_name("wharf").token_store(store);
+        Ok(Some(match &self.client_id {
+            Some(id) if !self.client_credentials => oauth.pre_registered(id, self.client_secret.clone(), None),
+            _ => oauth,
+        }))
+    }
+
+    /// The stored access token for `url`, for requests made by hand.
+    pub(crate) fn stored_token(&self, url: &str) -> Option<String> {
+        self.store().load(url).map(|tokens| tokens.access_token)
+    }
+}
+
+/// True when a person is at the terminal to log in.
+pub(crate) fn interactive() -> bool {
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Stands in for the browser when nobody is there to log in: refreshing stored tokens still
+/// works, a new login is refused with what to run.
+struct NoLogin;
+
+impl Authorizer for NoLogin {
+    fn redirect_uri(&self) -> String {
+        "http://127.0.0.1/callback".to_owned()
+    }
+
+    fn authorize(&self, _url: String) -> std::pin::Pin<Box<dyn Future<Output = Result<String, String>> + Send + '_>> {
+        Box::pin(async {
+            Err("the server wants a new authorization (a login, or more scopes): run `wharf login URL` at a terminal"
+                .to_owned())
+        })
+    }
+}
+
+/// Prints the authorization URL and opens it with $BROWSER (a command, the URL its last
+/// argument), or the desktop's opener.
+fn open_browser(url: &str) -> Result<(), String> {
+    eprintln!("wharf: to authorize, open this address in a browser (opening it now):\n  {url}");
+    let browser = std::env::var("BROWSER").ok().filter(|command| !command.trim().is_empty());
+    let command: Vec<String> = match browser {
+        Some(command) => command.split_whitespace().map(str::to_owned).collect(),
+        None if cfg!(target_os = "macos") => vec!["open".to_owned()],
+        None => vec!["xdg-open".to_owned()],
+    };
+    let Some((program, args)) = command.split_first() else { return Ok(()) };
+    let spawned = std::process::Command::new(program)
+        .args(args)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    if let Err(err) = spawned {
+        eprintln!("wharf: could not start `{program}` ({err}); open the address yourself");
+    }
+    Ok(())
+}
