@@ -72,6 +72,7 @@ pub(crate) fn server(fleet: Option<(&wharf::redis::Redis, &[u8])>) -> Result<Ser
         .chain(tasks::tools())
         .fold(builder, |builder, tool| builder.tool(tool));
     let builder = resources().into_iter().fold(builder, |builder, resource| builder.resource(resource));
+    let builder = builder.skills(crate::skills::skills());
     let builder =
         prompts().into_iter().chain(stateless::prompts()).fold(builder, |builder, prompt| builder.prompt(prompt));
     builder

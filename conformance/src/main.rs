@@ -4,6 +4,7 @@
 //! `requestState` sealed with the hex key in `CONFORMANCE_STATE_KEY`.
 
 mod fixtures;
+mod skills;
 mod stateless;
 mod tasks;
 

@@ -10,6 +10,13 @@ use clap::Args;
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
+    /// Serve this folder instead of the demo: skills/**/SKILL.md, prompts/*.md, resources/**,
+    /// and the command tools of wharf.toml or tools.toml (see `wharf serve --help`).
+    #[arg(value_name = "DIR")]
+    folder: Option<std::path::PathBuf>,
+    /// Serve the folder as it is now, without reloading it when it changes.
+    #[arg(long, requires = "folder")]
+    no_watch: bool,
     /// Serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (127.0.0.1:8080,
     /// localhost:8080; port 0 picks a free one).
     #[arg(long, value_name = "HOST:PORT")]
@@ -104,6 +111,14 @@ const CLIENT_CONFIG: &str = r#"{
   }
 }"#;
 
+/// The client configuration that starts `wharf serve` on `folder`.
+fn client_config_for(folder: &std::path::Path) -> String {
+    let path = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_else(|| "folder".to_owned());
+    let config = serde_json::json!({"mcpServers": {name: {"command": "wharf", "args": ["serve", path]}}});
+    serde_json::to_string_pretty(&config).unwrap_or_default()
+}
+
 pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     let telemetry = match telemetry(args.otlp_endpoint.as_deref(), args.metrics) {
         Ok(telemetry) => telemetry.map(Arc::new),
@@ -113,17 +128,34 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
         }
     };
     init_logging(args.audit, telemetry.as_deref());
+    let folder = match args.folder.as_deref().map(wharf_folder::Loaded::load).transpose() {
+        Ok(folder) => folder,
+        Err(err) => {
+            for problem in err.problems() {
+                eprintln!("wharf serve: {problem}");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
     if args.http.is_none() && std::io::stdin().is_terminal() {
         // A person ran `wharf serve` by hand; stdout must stay clean for the protocol, so the
         // explanation goes to stderr.
+        let (what, config) = match &args.folder {
+            Some(folder) => (format!("the folder {}", folder.display()), client_config_for(folder)),
+            None => ("the Wharf demo MCP server".to_owned(), CLIENT_CONFIG.to_owned()),
+        };
         eprintln!(
-            "wharf serve: the Wharf demo MCP server, speaking MCP over stdio.\n\
+            "wharf serve: {what}, speaking MCP over stdio.\n\
              It is waiting for an MCP client on stdin; press Ctrl-D to stop.\n\n\
-             To use it from Claude Desktop or Claude Code, add this to the client's configuration:\n{CLIENT_CONFIG}\n"
+             To use it from Claude Desktop or Claude Code, add this to the client's configuration:\n{config}\n"
         );
     }
-    let mut builder = wharf_serve::builder();
-    if args.auth_issuer.is_some() {
+    let served = folder.as_ref().map(|folder| folder.summary().clone());
+    let mut builder = match folder {
+        Some(folder) => folder.builder(),
+        None => wharf_serve::builder(),
+    };
+    if args.auth_issuer.is_some() && args.folder.is_none() {
         builder = wharf_serve::with_authenticated_tools(builder);
     }
     if args.audit {
@@ -180,9 +212,23 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     let server = match builder.build() {
         Ok(server) => server,
         Err(err) => {
-            eprintln!("wharf: the demo server could not be built: {err}");
+            eprintln!("wharf serve: the server could not be built: {err}");
             return ExitCode::FAILURE;
         }
+    };
+    // The folder is watched on the runtime that serves it, for as long as it serves.
+    let _watching = match (&args.folder, served) {
+        (Some(folder), Some(served)) if !args.no_watch => {
+            let _entered = runtime.enter();
+            match wharf_folder::watch(server.clone(), folder, served) {
+                Ok(watching) => Some(watching),
+                Err(err) => {
+                    eprintln!("wharf serve: {err}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+        _ => None,
     };
     let outcome = match &args.http {
         None => wharf_serve::serve_stdio(&runtime, server),

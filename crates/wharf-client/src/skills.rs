@@ -5,7 +5,7 @@
 use base64::Engine;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use wharf_protocol::{ListSkillsResult, ResourceContents, SKILLS_EXTENSION, Skill, SkillFile};
+use wharf_protocol::{ListSkillsResult, ResourceContents, SKILLS_EXTENSION, Skill, SkillFile, SkillResources};
 
 use crate::client::{Client, decode};
 use crate::error::ClientError;
@@ -90,13 +90,21 @@ impl Client {
         self.read_checked(&loaded.skill, uri).await
     }
 
-    /// The bytes of `uri`, a file `skill` lists, when their size and digest match the listing.
+    /// The bytes of `uri`, a file `skill` lists, when their size and digest match the listing;
+    /// a file of a dynamic skill, whose files cannot be digested ahead, as it is read.
     async fn read_checked(&self, skill: &Skill, uri: &str) -> Result<Vec<u8>, ClientError> {
-        let listed: &SkillFile = skill
-            .resources
-            .iter()
-            .find(|file| file.uri == uri)
-            .ok_or_else(|| refused(skill, uri, "the listing does not name this file".to_owned()))?;
+        let listed: Option<&SkillFile> = match &skill.resources {
+            None => {
+                return Err(refused(skill, uri, "the entry lists no `resources`, so it must not be loaded".to_owned()));
+            }
+            Some(SkillResources::Dynamic) => None,
+            Some(SkillResources::Files(files)) => Some(
+                files
+                    .iter()
+                    .find(|file| file.uri == uri)
+                    .ok_or_else(|| refused(skill, uri, "the listing does not name this file".to_owned()))?,
+            ),
+        };
         let read = self.read_resource(uri).await?;
         let contents = read
             .contents
@@ -110,16 +118,19 @@ impl Client {
                 .decode(&blob.blob)
                 .map_err(|err| refused(skill, uri, format!("its blob is not base64: {err}")))?,
         };
-        if let Some(size) = listed.size
-            && size != bytes.len() as u64
-        {
-            return Err(refused(skill, uri, format!("it is {} bytes, but the listing says {size}", bytes.len())));
-        }
-        if let Some(digest) = &listed.digest {
-            let actual = format!("sha256:{}", hex(&Sha256::digest(&bytes)));
-            if *digest != actual {
-                return Err(refused(skill, uri, format!("its digest is {actual}, but the listing says {digest}")));
+        let Some(listed) = listed else { return Ok(bytes) };
+        match listed.size {
+            Some(size) if size == bytes.len() as u64 => {}
+            Some(size) => {
+                return Err(refused(skill, uri, format!("it is {} bytes, but the listing says {size}", bytes.len())));
             }
+            None => return Err(refused(skill, uri, "the listing gives no size".to_owned())),
+        }
+        let digest =
+            listed.digest.as_deref().ok_or_else(|| refused(skill, uri, "the listing gives no digest".to_owned()))?;
+        let actual = format!("sha256:{}", hex(&Sha256::digest(&bytes)));
+        if digest != actual {
+            return Err(refused(skill, uri, format!("its digest is {actual}, but the listing says {digest}")));
         }
         Ok(bytes)
     }

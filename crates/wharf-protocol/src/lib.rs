@@ -76,7 +76,10 @@ pub use types::resources::{
     not_found_data,
 };
 pub use types::result::{EmptyResult, ResultMembers};
-pub use types::skills::{ListSkillsResult, SKILLS_EXTENSION, Skill, SkillFile};
+pub use types::skills::{
+    DIRECTORY_MIME_TYPE, GetSkillParams, GetSkillResult, ListSkillsResult, ReadDirectoryParams, ReadDirectoryResult,
+    SKILLS_EXTENSION, Skill, SkillFile, SkillResources,
+};
 pub use types::tasks::{TASKS_EXTENSION, TaskIdParams, UpdateTaskParams};
 pub use types::tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution};
 pub use types::unique::{UniqueReadError, value_from_str};

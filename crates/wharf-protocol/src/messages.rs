@@ -22,6 +22,7 @@ use crate::types::params::{EmptyParams, PaginatedParams};
 use crate::types::prompts::GetPromptParams;
 use crate::types::request_meta::RequestMeta;
 use crate::types::resources::{ReadResourceParams, ResourceUriParams, SubscribeParams};
+use crate::types::skills::{GetSkillParams, ReadDirectoryParams};
 use crate::types::tasks::{TaskIdParams, UpdateTaskParams};
 use crate::types::tools::CallToolParams;
 
@@ -184,6 +185,12 @@ method_union! {
         "tasks/result" => TaskResult(TaskIdParams, required),
         /// Lists tasks (2025-11-25 tasks only).
         "tasks/list" => ListTasks(PaginatedParams, optional),
+        /// Lists skills (the Skills extension).
+        "skills/list" => ListSkills(PaginatedParams, optional),
+        /// One skill's entry (the Skills extension).
+        "skills/get" => GetSkill(GetSkillParams, required),
+        /// A directory resource's children (the Skills extension's `directoryRead`).
+        "resources/directory/read" => ReadDirectory(ReadDirectoryParams, required),
     }
 }
 
@@ -216,7 +223,9 @@ impl ClientRequest {
                 p.meta.as_deref()
             }
             ClientRequest::UpdateTask(p) => p.meta.as_deref(),
-            ClientRequest::ListTasks(p) => p.meta.as_deref(),
+            ClientRequest::ListTasks(p) | ClientRequest::ListSkills(p) => p.meta.as_deref(),
+            ClientRequest::GetSkill(p) => p.meta.as_deref(),
+            ClientRequest::ReadDirectory(p) => p.meta.as_deref(),
         }
     }
 
@@ -238,7 +247,9 @@ impl ClientRequest {
             ClientRequest::Listen(p) => &mut p.meta,
             ClientRequest::GetTask(p) | ClientRequest::CancelTask(p) | ClientRequest::TaskResult(p) => &mut p.meta,
             ClientRequest::UpdateTask(p) => &mut p.meta,
-            ClientRequest::ListTasks(p) => &mut p.meta,
+            ClientRequest::ListTasks(p) | ClientRequest::ListSkills(p) => &mut p.meta,
+            ClientRequest::GetSkill(p) => &mut p.meta,
+            ClientRequest::ReadDirectory(p) => &mut p.meta,
         };
         slot.get_or_insert_with(Box::default)
     }

@@ -197,6 +197,19 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves `skills` (the Skills extension): each listed by `skills/list`, its `SKILL.md`
+    /// among the resources, its files readable as `skill://` resources. Replaces skills given
+    /// before; [`Server::set_skills`] replaces them while the server runs.
+    #[cfg(feature = "skills")]
+    pub fn skills(mut self, skills: crate::skills::Skills) -> ServerBuilder {
+        let installed =
+            crate::skills::catalog::Catalog::build(skills).and_then(|catalog| self.registry.install_skills(catalog));
+        if let Err(err) = installed {
+            self.errors.push(err);
+        }
+        self
+    }
+
     /// Registers a resource template.
     pub fn resource_template(mut self, template: TemplateDef) -> ServerBuilder {
         if let Err(err) = self.registry.add(template) {

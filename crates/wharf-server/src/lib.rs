@@ -12,6 +12,9 @@
 //! - [`RequestContext`] gives handlers the revision, client info, progress, logging,
 //!   cancellation and requests for client input ([`Input`]), which are server-to-client
 //!   requests in a 2025 session and `InputRequiredResult` rounds on 2026-07-28.
+//! - With the `skills` feature, `Skills` of `SkillDef`s (built in code or read from a
+//!   directory) serve the Skills extension: `skills/list`, `skills/get`, their files as
+//!   `skill://` resources and `resources/directory/read`.
 //! - [`Principal`] is who a request acts for, as authentication in front of the server says.
 //! - [`serve_stdio`] (or [`serve_stdio_with`] and its [`StdioOptions`]) and [`serve_connection`]
 //!   run the newline-delimited transport.
@@ -57,11 +60,14 @@ mod server_core;
 mod completion;
 mod prompt;
 mod resource;
+#[cfg(feature = "skills")]
+mod skills;
 mod tool;
 // The server.
 mod builder;
 mod registry;
 mod server;
+mod update;
 // Request handling.
 mod dispatch;
 mod listen;
@@ -80,11 +86,14 @@ pub use layer::{Answer, Layer, LayerFuture, McpRequest, Next, OutboundKind, Outb
 pub use options::ServerOptions;
 pub use principal::Principal;
 pub use prompt::{IntoPromptResult, PromptCall, PromptDef};
+pub use resource::mime::mime_type_for;
 pub use resource::uri_template::{TemplateError, UriTemplate};
 pub use resource::{IntoResourceContents, ResourceCall, ResourceDef, TemplateDef};
 pub use server::Server;
 pub use session::Transport;
 pub use session_end::{SessionEnd, SessionEndReason};
+#[cfg(feature = "skills")]
+pub use skills::{GenerateFiles, SkillDef, Skills, yaml_frontmatter};
 pub use task::TaskSupport;
 pub use task::record::{TaskRecord, TaskStatus};
 pub use task::store::{MemoryTaskStore, StoreFuture, TaskSignal, TaskStore, TaskStoreError};
@@ -99,6 +108,7 @@ pub use transport::http::{
     SessionChange, SessionStore, SessionStoreError, StoredSession, serve_http, serve_http_on, serve_http_until,
 };
 pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};
+pub use update::Update;
 
 /// Hooks for Wharf's differential fuzzer; not part of the API.
 #[cfg(feature = "fuzzing")]

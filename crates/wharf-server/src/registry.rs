@@ -13,11 +13,13 @@ use crate::events::ListKind;
 use crate::prompt::PromptDef;
 use crate::resource::{ResourceDef, TemplateDef};
 use crate::scopes::Scopes;
+#[cfg(feature = "skills")]
+use crate::skills::catalog::Catalog;
 use crate::task::TaskSupport;
 use crate::tool::ToolDef;
 
-/// Everything the server offers.
-#[derive(Default)]
+/// Everything the server offers; cloned (the components are shared) to be changed as a whole.
+#[derive(Default, Clone)]
 pub(crate) struct Registry {
     pub(crate) tools: BTreeMap<String, Arc<ToolDef>>,
     pub(crate) prompts: BTreeMap<String, Arc<PromptDef>>,
@@ -26,6 +28,9 @@ pub(crate) struct Registry {
     /// How many components require scopes: while any does, what a principal is shown depends
     /// on who it is.
     scoped: usize,
+    /// The skills served, whose `SKILL.md`s are among `resources` too.
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<Catalog>>,
 }
 
 /// One kind of component, as the registry keeps it: adding, removing, enabling and listing
@@ -188,13 +193,63 @@ impl Registry {
             resources: self
                 .has_resources()
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
-            extensions: self.has_task_tools().then(|| {
-                let mut extensions = wharf_protocol::JsonObject::new();
-                extensions.insert(wharf_protocol::TASKS_EXTENSION.to_owned(), serde_json::json!({}));
-                extensions
-            }),
+            extensions: self.extensions(),
             ..ServerCapabilities::default()
         }
+    }
+
+    /// The extensions served: tasks where a tool supports them, skills where there are any.
+    fn extensions(&self) -> Option<wharf_protocol::JsonObject> {
+        let mut extensions = wharf_protocol::JsonObject::new();
+        if self.has_task_tools() {
+            extensions.insert(wharf_protocol::TASKS_EXTENSION.to_owned(), serde_json::json!({}));
+        }
+        #[cfg(feature = "skills")]
+        if let Some(skills) = &self.skills {
+            let settings =
+                if skills.directory_read { serde_json::json!({"directoryRead": true}) } else { serde_json::json!({}) };
+            extensions.insert(wharf_protocol::SKILLS_EXTENSION.to_owned(), settings);
+        }
+        (!extensions.is_empty()).then_some(extensions)
+    }
+
+    /// Serves no skills: their `SKILL.md`s leave the resources. Returns the files that were
+    /// served.
+    #[cfg(feature = "skills")]
+    pub(crate) fn remove_skills(&mut self) -> Vec<String> {
+        let Some(previous) = self.skills.take() else { return Vec::new() };
+        for uri in previous.entries.keys() {
+            self.resources.remove(uri);
+        }
+        previous.file_uris()
+    }
+
+    /// Serves `catalog` instead of the skills before, each `SKILL.md` listed as a resource;
+    /// refused, with nothing changed, when one of them is a URI another resource has. Returns
+    /// the files whose contents changed, or which are gone.
+    #[cfg(feature = "skills")]
+    pub(crate) fn install_skills(&mut self, catalog: Catalog) -> Result<Vec<String>, Error> {
+        let previous = self.skills.take();
+        let was_skill = |uri: &str| previous.as_ref().is_some_and(|previous| previous.entry(uri).is_some());
+        if let Some(taken) = catalog.entries.keys().find(|uri| self.resources.contains_key(*uri) && !was_skill(uri)) {
+            self.skills = previous;
+            return Err(Error::registration(format!("the skill file {taken} is already a registered resource")));
+        }
+        let mut updated = Vec::new();
+        if let Some(previous) = &previous {
+            for uri in previous.entries.keys() {
+                self.resources.remove(uri);
+            }
+            updated = previous.changed_files(&catalog);
+        }
+        for (uri, entry) in &catalog.entries {
+            let listed = ResourceDef::text(uri.clone(), entry.name.clone(), entry.skill_md.clone())
+                .mime_type("text/markdown")
+                .description(entry.description.clone());
+            self.resources.insert(uri.clone(), Arc::new(listed));
+        }
+        self.skills = Some(Arc::new(catalog));
+        Ok(updated)
     }
 }
 

@@ -202,8 +202,14 @@ impl Server {
         self.shared.registry.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn registry_mut(&self) -> RwLockWriteGuard<'_, Registry> {
+    pub(crate) fn registry_mut(&self) -> RwLockWriteGuard<'_, Registry> {
         self.shared.registry.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Tells connected clients (and, in a fleet, the other instances) of `event`; nobody
+    /// listening just means no client is connected.
+    pub(crate) fn send_event(&self, event: ServerEvent) {
+        let _ = self.shared.events.send(event);
     }
 
     pub(crate) fn subscribe_events(&self) -> broadcast::Receiver<ServerEvent> {
@@ -347,6 +353,16 @@ impl Server {
     /// Enables or disables a resource template; returns false if there is none.
     pub fn set_resource_template_enabled(&self, uri_template: &str, enabled: bool) -> bool {
         self.set_enabled::<TemplateDef>(uri_template, enabled)
+    }
+
+    /// Serves `skills` instead of the skills before, all at once: a request sees the old set
+    /// or the new one, never a mix. Clients are told the resource list changed when the skills
+    /// or their `SKILL.md` names and descriptions did, and subscribers of a changed or removed
+    /// file that it changed. Invalid skills are refused with the reason, and the skills before
+    /// go on being served.
+    #[cfg(feature = "skills")]
+    pub fn set_skills(&self, skills: crate::skills::Skills) -> Result<(), Error> {
+        self.update(|update| update.set_skills(skills))
     }
 
     /// Tells every client subscribed to `uri` that the resource changed

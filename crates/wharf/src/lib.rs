@@ -109,7 +109,16 @@ pub mod prompt {
 
 /// Resources and resource templates (RFC 6570 URI templates).
 pub mod resource {
-    pub use wharf_server::{IntoResourceContents, ResourceCall, ResourceDef, TemplateDef, TemplateError, UriTemplate};
+    pub use wharf_server::{
+        IntoResourceContents, ResourceCall, ResourceDef, TemplateDef, TemplateError, UriTemplate, mime_type_for,
+    };
+}
+
+/// The Skills extension (SEP-2640): skills a client lists with `skills/list`, fetches with
+/// `skills/get` and reads as `skill://` resources, each file with its digest and size.
+#[cfg(feature = "skills")]
+pub mod skills {
+    pub use wharf_server::{GenerateFiles, SkillDef, Skills, yaml_frontmatter};
 }
 
 /// Completion of prompt arguments and template variables.

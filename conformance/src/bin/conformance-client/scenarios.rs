@@ -133,7 +133,8 @@ async fn drive(client: &Client, invocation: &Invocation) -> Result<(), String> {
             let skills = client.list_skills().await.map_err(failed("skills/list"))?;
             let skill = skills.first().ok_or("the server lists no skill")?;
             let loaded = client.load_skill(skill).await.map_err(failed("loading the skill"))?;
-            for file in skill.resources.iter().filter(|file| file.uri != skill.uri) {
+            let files = skill.resources.as_ref().map(|resources| resources.files()).unwrap_or_default();
+            for file in files.iter().filter(|file| file.uri != skill.uri) {
                 client.read_skill_file(&loaded, &file.uri).await.map_err(failed(&file.uri))?;
             }
         }

@@ -128,6 +128,9 @@ impl Stamp for ListPromptsResult {}
 impl Stamp for ListResourcesResult {}
 impl Stamp for ListResourceTemplatesResult {}
 impl Stamp for ReadResourceResult {}
+impl Stamp for wharf_protocol::ListSkillsResult {}
+impl Stamp for wharf_protocol::GetSkillResult {}
+impl Stamp for wharf_protocol::ReadDirectoryResult {}
 
 impl Stamp for CallToolResult {
     fn encode(&self, out: &mut Vec<u8>) {

@@ -219,6 +219,9 @@ pub(super) async fn read_resource(
             check_scopes(&*template, context.principal())?;
             template.read(&params.uri, variables, context.clone()).await
         }
+        #[cfg(feature = "skills")]
+        (None, None) => super::skills::read_skill_file(server, &params.uri).ok_or_else(not_found),
+        #[cfg(not(feature = "skills"))]
         (None, None) => return Err(not_found()),
     };
     let contents =

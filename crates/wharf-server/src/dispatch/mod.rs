@@ -9,7 +9,8 @@
 //! - [`answer`]: the one response every request gets, a panic's included;
 //! - [`batch`]: JSON-RPC batches (2025-03-26);
 //! - [`client_messages`]: notifications, and answers to the server's requests;
-//! - [`mirrored`]: the `Mcp-Param-*` check, for transports with headers.
+//! - [`mirrored`]: the `Mcp-Param-*` check, for transports with headers;
+//! - `skills`: the Skills extension's methods (the `skills` feature).
 
 pub(crate) mod answer;
 pub(crate) mod batch;
@@ -18,6 +19,8 @@ mod finish;
 mod methods;
 #[cfg(feature = "http")]
 pub(crate) mod mirrored;
+#[cfg(feature = "skills")]
+mod skills;
 mod tasks;
 
 use std::sync::Arc;
@@ -443,6 +446,12 @@ async fn serve(
             Ok(out.complete(complete(server, context, *params).await?))
         }
         ClientRequest::Listen(params) => Ok(out.complete(Box::pin(listen(server, context, id, *params)).await)),
+        #[cfg(feature = "skills")]
+        ClientRequest::ListSkills(params) => Ok(out.cacheable(skills::list_skills(server, &params)?)),
+        #[cfg(feature = "skills")]
+        ClientRequest::GetSkill(params) => Ok(out.cacheable(skills::get_skill(server, &params)?)),
+        #[cfg(feature = "skills")]
+        ClientRequest::ReadDirectory(params) => Ok(out.complete(skills::read_directory(server, &params)?)),
         other => Err(RpcError::method_not_found(format!("Method not found: {}", other.method()))),
     }
 }

@@ -1,6 +1,7 @@
 //! Resources: static contents, dynamic handlers, and families of resources behind an RFC 6570
 //! URI template.
 
+pub(crate) mod mime;
 pub(crate) mod uri_template;
 
 use std::collections::{BTreeMap, HashMap};

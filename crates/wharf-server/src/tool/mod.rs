@@ -167,6 +167,13 @@ impl ToolDef {
         self
     }
 
+    /// Declares `schema` as the `outputSchema`, for tools whose structured content is
+    /// described elsewhere (a configuration file); its `structuredContent` must match it.
+    pub fn output_schema(mut self, schema: JsonObject) -> ToolDef {
+        self.definition.output_schema = Some(schema);
+        self
+    }
+
     /// Sets `_meta` on the tool definition.
     pub fn meta(mut self, meta: JsonObject) -> ToolDef {
         self.definition.meta = Some(meta);

@@ -20,6 +20,8 @@ mod runtime;
 #[cfg(feature = "http")]
 mod scopes;
 mod session;
+#[cfg(feature = "skills")]
+mod skills;
 mod spec;
 mod stateless;
 mod tasks;

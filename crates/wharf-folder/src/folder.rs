@@ -1,0 +1,295 @@
+//! A folder read whole and checked before anything is served: `skills/`, `prompts/*.md`,
+//! `resources/**`, and the command tools of `wharf.toml` or `tools.toml`. Every problem is
+//! reported with its file; a folder with any is not served.
+
+use std::collections::BTreeMap;
+use std::collections::hash_map::DefaultHasher;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use wharf_server::{Error, PromptDef, ResourceDef, Server, ServerBuilder, Skills, ToolDef};
+
+use crate::config::{Config, ServerSection};
+use crate::error::FolderError;
+use crate::prompts::prompt;
+use crate::resources::{check_scheme, encode_path, resource};
+use crate::tools::command_tool;
+
+/// The largest resource file served.
+const MAX_RESOURCE: u64 = 16 * 1024 * 1024;
+
+/// How deep `resources/` is read.
+const MAX_DEPTH: usize = 32;
+
+/// Everything a folder holds, read and checked; nothing served yet.
+pub struct Loaded {
+    server: ServerSection,
+    folder_name: String,
+    tools: Vec<ToolDef>,
+    prompts: Vec<PromptDef>,
+    resources: Vec<ResourceDef>,
+    skills: Option<Skills>,
+    summary: Summary,
+}
+
+impl std::fmt::Debug for Loaded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loaded").field("summary", &self.summary).finish_non_exhaustive()
+    }
+}
+
+/// What a folder served, by name, to tell the next version apart from it.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    tools: Vec<String>,
+    prompts: Vec<String>,
+    /// Each resource's URI and a hash of its contents.
+    resources: BTreeMap<String, u64>,
+    skills: bool,
+}
+
+impl Summary {
+    /// How many tools, prompts and resources, and whether there are skills.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} tools, {} prompts, {} resources{}",
+            self.tools.len(),
+            self.prompts.len(),
+            self.resources.len(),
+            if self.skills { ", skills" } else { "" }
+        )
+    }
+}
+
+impl Loaded {
+    /// Reads the folder at `path`.
+    pub fn load(path: impl AsRef<Path>) -> Result<Loaded, FolderError> {
+        let path = path.as_ref();
+        if !path.is_dir() {
+            return Err(FolderError::one(format!("{} is not a directory", path.display())));
+        }
+        let mut problems = Vec::new();
+        let config = read_config(path, &mut problems);
+        let mut summary = Summary::default();
+
+        let mut tools = Vec::new();
+        for spec in &config.tools {
+            match command_tool(spec, path) {
+                Ok(tool) => {
+                    summary.tools.push(spec.name.clone());
+                    tools.push(tool);
+                }
+                Err(why) => problems.push(format!("tool `{}`: {why}", spec.name)),
+            }
+        }
+
+        let mut prompts = Vec::new();
+        for (file, text) in markdown_files(&path.join("prompts"), &mut problems) {
+            let name = file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+            match prompt(&name, &text) {
+                Ok(prompt) => {
+                    summary.prompts.push(name);
+                    prompts.push(prompt);
+                }
+                Err(why) => problems.push(format!("{}: {why}", file.display())),
+            }
+        }
+
+        let mut resources = Vec::new();
+        if let Err(why) = check_scheme(&config.resources.scheme) {
+            problems.push(format!("wharf.toml [resources] scheme: {why}"));
+        }
+        let mut files = BTreeMap::new();
+        read_tree(&path.join("resources"), Path::new(""), 0, &mut files, &mut problems);
+        for (relative, bytes) in files {
+            let mut hasher = DefaultHasher::new();
+            bytes.hash(&mut hasher);
+            summary
+                .resources
+                .insert(format!("{}://{}", config.resources.scheme, encode_path(&relative)), hasher.finish());
+            resources.push(resource(&config.resources.scheme, &relative, bytes));
+        }
+
+        let skills_dir = path.join("skills");
+        let skills = if skills_dir.is_dir() {
+            match Skills::from_directory(&skills_dir).and_then(|skills| skills.check().map(|()| skills)) {
+                Ok(skills) => Some(skills),
+                Err(err) => {
+                    problems.push(format!("{}: {err}", skills_dir.display()));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        summary.skills = skills.is_some();
+        if !problems.is_empty() {
+            return Err(FolderError::new(problems));
+        }
+        let folder_name = fs::canonicalize(path)
+            .ok()
+            .and_then(|path| path.file_name().map(|name| name.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "folder".to_owned());
+        Ok(Loaded { server: config.server, folder_name, tools, prompts, resources, skills, summary })
+    }
+
+    /// The server's name: `[server] name` in `wharf.toml`, else the folder's.
+    pub fn name(&self) -> String {
+        self.server.name.clone().unwrap_or_else(|| self.folder_name.clone())
+    }
+
+    /// What was read, to compare the next version with.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// A server builder with the folder's name, version, description and instructions, and
+    /// every component the folder holds.
+    pub fn builder(self) -> ServerBuilder {
+        let version = self.server.version.clone().unwrap_or_else(|| "0.1.0".to_owned());
+        let mut builder = Server::builder(self.name(), version);
+        if let Some(title) = &self.server.title {
+            builder = builder.title(title.clone());
+        }
+        if let Some(description) = &self.server.description {
+            builder = builder.description(description.clone());
+        }
+        if let Some(instructions) = &self.server.instructions {
+            builder = builder.instructions(instructions.clone());
+        }
+        builder = self.tools.into_iter().fold(builder, ServerBuilder::tool);
+        builder = self.prompts.into_iter().fold(builder, ServerBuilder::prompt);
+        builder = self.resources.into_iter().fold(builder, ServerBuilder::resource);
+        match self.skills {
+            Some(skills) => builder.skills(skills),
+            None => builder,
+        }
+    }
+
+    /// Serves this version of the folder on `server` instead of `previous`, all at once;
+    /// subscribers of a resource whose contents changed, or which is gone, are told. Returns
+    /// what is served now.
+    pub fn replace(self, server: &Server, previous: &Summary) -> Result<Summary, Error> {
+        let summary = self.summary.clone();
+        server.update(|update| {
+            for name in &previous.tools {
+                update.remove_tool(name);
+            }
+            for name in &previous.prompts {
+                update.remove_prompt(name);
+            }
+            for uri in previous.resources.keys() {
+                update.remove_resource(uri);
+            }
+            for tool in self.tools {
+                update.add_tool(tool)?;
+            }
+            for prompt in self.prompts {
+                update.add_prompt(prompt)?;
+            }
+            for resource in self.resources {
+                update.add_resource(resource)?;
+            }
+            match self.skills {
+                Some(skills) => update.set_skills(skills)?,
+                None => update.clear_skills(),
+            }
+            for (uri, hash) in &previous.resources {
+                if summary.resources.get(uri) != Some(hash) {
+                    update.resource_updated(uri.clone());
+                }
+            }
+            Ok(())
+        })?;
+        Ok(summary)
+    }
+}
+
+/// `wharf.toml`, with the tools of `tools.toml` added.
+fn read_config(folder: &Path, problems: &mut Vec<String>) -> Config {
+    let mut config = Config::default();
+    for name in ["wharf.toml", "tools.toml"] {
+        let file = folder.join(name);
+        let Ok(text) = fs::read_to_string(&file) else { continue };
+        match toml::from_str::<Config>(&text) {
+            Ok(read) if name == "wharf.toml" => config = Config { tools: [config.tools, read.tools].concat(), ..read },
+            Ok(read) if read.server.name.is_some() || read.server.instructions.is_some() => {
+                problems.push(format!("{}: `[server]` belongs in wharf.toml", file.display()));
+            }
+            Ok(read) => config.tools.extend(read.tools),
+            Err(err) => problems.push(format!("{}: {}", file.display(), err.to_string().trim_end())),
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for tool in &config.tools {
+        if !seen.insert(tool.name.clone()) {
+            problems.push(format!("the tool `{}` is defined twice", tool.name));
+        }
+    }
+    config
+}
+
+/// The `*.md` files directly in `directory`, read; none when it does not exist.
+fn markdown_files(directory: &Path, problems: &mut Vec<String>) -> Vec<(PathBuf, String)> {
+    let Ok(entries) = fs::read_dir(directory) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "md") && path.is_file())
+        .filter(|path| !path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.')))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|file| match fs::read_to_string(&file) {
+            Ok(text) => Some((file, text)),
+            Err(err) => {
+                problems.push(format!("{}: {err}", file.display()));
+                None
+            }
+        })
+        .collect()
+}
+
+/// Every regular file under `directory` (`relative` below the resources root), hidden ones
+/// and symbolic links left out.
+fn read_tree(
+    directory: &Path,
+    relative: &Path,
+    depth: usize,
+    files: &mut BTreeMap<String, Vec<u8>>,
+    problems: &mut Vec<String>,
+) {
+    let Ok(entries) = fs::read_dir(directory) else { return };
+    if depth > MAX_DEPTH {
+        problems.push(format!("{}: more than {MAX_DEPTH} directories deep", directory.display()));
+        return;
+    }
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else { continue };
+        let inside = relative.join(&name);
+        if kind.is_dir() {
+            read_tree(&entry.path(), &inside, depth + 1, files, problems);
+        } else if kind.is_file() {
+            let size = entry.metadata().map(|metadata| metadata.len()).unwrap_or(0);
+            if size > MAX_RESOURCE {
+                problems.push(format!("{}: {size} bytes; a resource may have 16 MiB at most", entry.path().display()));
+                continue;
+            }
+            match (fs::read(entry.path()), inside.to_str()) {
+                (Ok(bytes), Some(path)) => {
+                    files.insert(path.replace('\\', "/"), bytes);
+                }
+                (Err(err), _) => problems.push(format!("{}: {err}", entry.path().display())),
+                (_, None) => problems.push(format!("{}: the name is not UTF-8", entry.path().display())),
+            }
+        } else {
+            tracing::warn!("{}: not a regular file; not served", entry.path().display());
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! Resources from files: every file under `resources/` is a resource named by its path there,
+//! at `SCHEME://PATH` (the scheme from `wharf.toml`, `resource` unless set), with the MIME type
+//! its extension gives, as text when it is UTF-8 and as a blob when it is not.
+
+use wharf_server::{ResourceDef, mime_type_for};
+
+/// The resource at `path` (below `resources/`) whose contents are `bytes`.
+pub(crate) fn resource(scheme: &str, path: &str, bytes: Vec<u8>) -> ResourceDef {
+    let uri = format!("{scheme}://{}", encode_path(path));
+    match String::from_utf8(bytes) {
+        Ok(text) => ResourceDef::text(uri, path, text).mime_type(mime_type_for(path, true)),
+        Err(not_text) => ResourceDef::bytes(uri, path, not_text.into_bytes()).mime_type(mime_type_for(path, false)),
+    }
+}
+
+/// `path` with what a URI cannot carry as it is percent-encoded, `/` kept.
+pub(crate) fn encode_path(path: &str) -> String {
+    let mut encoded = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
+/// Checks a URI scheme: a letter, then letters, digits, `+`, `-` or `.`.
+pub(crate) fn check_scheme(scheme: &str) -> Result<(), String> {
+    let mut characters = scheme.chars();
+    let valid = characters.next().is_some_and(|first| first.is_ascii_lowercase())
+        && characters.all(|next| next.is_ascii_lowercase() || next.is_ascii_digit() || matches!(next, '+' | '-' | '.'));
+    if valid { Ok(()) } else { Err(format!("`{scheme}` is not a URI scheme (lowercase letters, digits, + - .)")) }
+}

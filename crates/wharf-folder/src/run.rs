@@ -1,0 +1,95 @@
+//! Running a command tool's program: started with its argv (never through a shell), in its
+//! directory, with only the environment it was allowed, in a process group of its own that is
+//! killed when the call ends (finished, timed out, or cancelled, which drops the call); its
+//! output read up to a bound.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+/// The most bytes kept of each of standard output and standard error.
+const MAX_OUTPUT: usize = 1024 * 1024;
+
+/// One run of a program.
+#[derive(Debug, Clone)]
+pub(crate) struct Invocation {
+    pub(crate) program: String,
+    pub(crate) argv: Vec<String>,
+    pub(crate) cwd: PathBuf,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) timeout: Duration,
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    /// The exit code; `None` when it was killed by a signal or timed out.
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stderr: Vec<u8>,
+    /// Output beyond the bound was dropped.
+    pub(crate) truncated: bool,
+    pub(crate) timed_out: bool,
+}
+
+/// Runs `invocation` to its end, or until its timeout.
+pub(crate) async fn run(invocation: &Invocation) -> Result<Outcome, String> {
+    let mut command = tokio::process::Command::new(&invocation.program);
+    command
+        .args(&invocation.argv)
+        .current_dir(&invocation.cwd)
+        .env_clear()
+        .envs(invocation.env.iter().cloned())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+    let mut child = command.spawn().map_err(|err| format!("could not start `{}`: {err}", invocation.program))?;
+    let _group = ProcessGroup(child.id());
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let finished = tokio::time::timeout(invocation.timeout, async {
+        let (stdout, stderr, status) = tokio::join!(read_bounded(stdout), read_bounded(stderr), child.wait());
+        (stdout, stderr, status)
+    })
+    .await;
+    let Ok(((stdout, out_truncated), (stderr, err_truncated), status)) = finished else {
+        return Ok(Outcome { code: None, stdout: Vec::new(), stderr: Vec::new(), truncated: false, timed_out: true });
+    };
+    let status = status.map_err(|err| format!("waiting for `{}` failed: {err}", invocation.program))?;
+    Ok(Outcome { code: status.code(), stdout, stderr, truncated: out_truncated || err_truncated, timed_out: false })
+}
+
+/// Everything `pipe` gives until it ends, the first [`MAX_OUTPUT`] bytes kept; whether more
+/// came. The rest is read and dropped, so that the program never blocks on a full pipe.
+async fn read_bounded(pipe: Option<impl AsyncRead + Unpin>) -> (Vec<u8>, bool) {
+    let Some(mut pipe) = pipe else { return (Vec::new(), false) };
+    let mut kept = Vec::new();
+    let mut chunk = vec![0u8; 16 * 1024];
+    let mut truncated = false;
+    while let Ok(read) = pipe.read(&mut chunk).await {
+        if read == 0 {
+            break;
+        }
+        let room = MAX_OUTPUT.saturating_sub(kept.len());
+        kept.extend_from_slice(&chunk[..read.min(room)]);
+        truncated |= read > room;
+    }
+    (kept, truncated)
+}
+
+/// A process group, killed when the call is over: the program and whatever it started.
+struct ProcessGroup(Option<u32>);
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(id) = self.0.and_then(|id| i32::try_from(id).ok()) {
+            // Gone already is fine: the group has ended by itself.
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(id), nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}

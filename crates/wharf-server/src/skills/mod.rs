@@ -1,0 +1,17 @@
+//! The Skills extension (SEP-2640, `io.modelcontextprotocol/skills`): skills defined in code
+//! or read from a directory, compiled into a catalog that lists them (`skills/list`,
+//! `skills/get`), serves their files as `skill://` resources and answers
+//! `resources/directory/read` on their directories.
+//!
+//! Floors, from the bottom: `names.rs` (the Agent Skills naming rules, paths in URIs),
+//! `frontmatter.rs` (YAML 1.2 into JSON), `definition.rs` ([`SkillDef`], [`Skills`]),
+//! `scan.rs` (a directory read into [`Skills`]), `catalog.rs` (the compiled, served form).
+
+pub(crate) mod catalog;
+mod definition;
+mod frontmatter;
+mod names;
+mod scan;
+
+pub use definition::{GenerateFiles, SkillDef, Skills};
+pub use frontmatter::yaml_frontmatter;

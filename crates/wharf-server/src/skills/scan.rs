@@ -1,0 +1,116 @@
+//! Skills read from a directory: every directory holding a `SKILL.md` is a skill, its path the
+//! directory's below the root, its files every regular file beneath it (nested skills'
+//! included). Hidden files, symbolic links that leave the root, and anything that is not a
+//! regular file are never read.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use bytes::Bytes;
+
+use crate::error::Error;
+use crate::skills::definition::{SKILL_MD, SkillDef, Skills};
+
+/// The largest file read; a larger one makes its skill exceed the size limit anyway.
+const MAX_FILE: u64 = 16 * 1024 * 1024;
+
+/// How deep directories are followed below the root.
+const MAX_DEPTH: usize = 32;
+
+impl Skills {
+    /// Every skill under `root`: `root/pdf-processing/SKILL.md` is served at
+    /// `skill://pdf-processing/SKILL.md`, `root/acme/billing/refunds/SKILL.md` at
+    /// `skill://acme/billing/refunds/SKILL.md`. The files are read (and later hashed) once.
+    pub fn from_directory(root: impl AsRef<Path>) -> Result<Skills, Error> {
+        let root = root.as_ref();
+        let canonical = fs::canonicalize(root)
+            .map_err(|err| Error::registration(format!("the skills directory {}: {err}", root.display())))?;
+        let mut files = BTreeMap::new();
+        walk(&canonical, &canonical, &PathBuf::new(), 0, &mut files)?;
+        let mut skills = Skills::new();
+        for (directory, _) in files.iter().filter(|(path, _)| path.file_name() == Some(SKILL_MD.as_ref())) {
+            let directory = directory.parent().unwrap_or(Path::new(""));
+            let path = if directory.as_os_str().is_empty() {
+                // The root itself is a skill: it is served under its own name.
+                canonical.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default()
+            } else {
+                slash_path(directory)?
+            };
+            let mut skill = SkillDef::new(path);
+            for (file, bytes) in
+                files.range(directory.to_path_buf()..).take_while(|(file, _)| file.starts_with(directory))
+            {
+                let inside = file.strip_prefix(directory).unwrap_or(file);
+                skill = skill.file(slash_path(inside)?, bytes.clone());
+            }
+            skills = skills.skill(skill);
+        }
+        Ok(skills)
+    }
+}
+
+/// Reads every regular file under `directory` (`relative` below the root) into `files`.
+fn walk(
+    root: &Path,
+    directory: &Path,
+    relative: &Path,
+    depth: usize,
+    files: &mut BTreeMap<PathBuf, Bytes>,
+) -> Result<(), Error> {
+    if depth > MAX_DEPTH {
+        tracing::warn!("skills: {} is more than {MAX_DEPTH} directories deep; not read", directory.display());
+        return Ok(());
+    }
+    let unreadable = |err: std::io::Error| Error::registration(format!("reading {}: {err}", directory.display()));
+    let mut entries: Vec<fs::DirEntry> =
+        fs::read_dir(directory).map_err(unreadable)?.collect::<Result<_, _>>().map_err(unreadable)?;
+    entries.sort_by_key(fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let inside = relative.join(&name);
+        let kind = entry.file_type().map_err(unreadable)?;
+        if kind.is_dir() {
+            walk(root, &path, &inside, depth + 1, files)?;
+        } else if kind.is_file() {
+            files.insert(inside, read(&path)?);
+        } else if kind.is_symlink() {
+            match fs::canonicalize(&path) {
+                Ok(target) if target.starts_with(root) && target.is_file() => {
+                    files.insert(inside, read(&target)?);
+                }
+                Ok(target) if target.starts_with(root) => {
+                    tracing::warn!("skills: {} links to a directory; links are followed to files only", path.display());
+                }
+                _ => tracing::warn!("skills: {} links outside the skills directory; not served", path.display()),
+            }
+        } else {
+            tracing::warn!("skills: {} is not a regular file; not served", path.display());
+        }
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<Bytes, Error> {
+    let unreadable = |err: std::io::Error| Error::registration(format!("reading {}: {err}", path.display()));
+    let size = fs::metadata(path).map_err(unreadable)?.len();
+    if size > MAX_FILE {
+        return Err(Error::registration(format!(
+            "{} is {size} bytes; a skill may hold at most 16 MiB in all",
+            path.display()
+        )));
+    }
+    Ok(Bytes::from(fs::read(path).map_err(unreadable)?))
+}
+
+/// A relative path with `/` between its parts, which must be UTF-8.
+fn slash_path(path: &Path) -> Result<String, Error> {
+    let parts: Option<Vec<&str>> = path.components().map(|part| part.as_os_str().to_str()).collect();
+    parts
+        .map(|parts| parts.join("/"))
+        .ok_or_else(|| Error::registration(format!("the path {} is not UTF-8", path.display())))
+}

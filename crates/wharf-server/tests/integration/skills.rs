@@ -1,0 +1,391 @@
+//! The Skills extension: listing, fetching, reading and directory reads in both eras; skills
+//! read from a directory (nothing outside it served); refusals with their reasons; the limits;
+//! generated skills; and a catalog swapped while clients watch.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use wharf_protocol::{ClientCapabilities, ProtocolVersion};
+use wharf_server::testing::InMemoryClient;
+use wharf_server::{Server, SkillDef, Skills};
+
+use crate::spec::assert_valid;
+
+const REFUNDS_MD: &str = "---\nname: refunds\ndescription: Process refund requests\nlicense: Apache-2.0\n\
+                          metadata:\n  author: ann\nversion: 1.0\nenabled: yes\n---\n# Refunds\n";
+
+fn refunds() -> SkillDef {
+    SkillDef::new("acme/refunds")
+        .file("SKILL.md", REFUNDS_MD)
+        .file("examples/email.md", "Dear customer,\n")
+        .file("examples/logo.png", vec![0x89, b'P', b'N', b'G', 0xff, 0x00])
+        .file("my notes.txt", "spaced\n")
+}
+
+fn server(skills: Skills) -> Server {
+    Server::builder("skills-test", "1.0.0").skills(skills).build().unwrap()
+}
+
+fn digest(bytes: &[u8]) -> String {
+    format!("sha256:{}", Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect::<String>())
+}
+
+#[tokio::test]
+async fn skills_are_listed_fetched_read_and_browsed_in_both_eras() {
+    for stateless in [true, false] {
+        let server = server(Skills::new().skill(refunds()));
+        let (client, version) = if stateless {
+            (InMemoryClient::stateless(server, ClientCapabilities::default()), ProtocolVersion::LATEST)
+        } else {
+            (InMemoryClient::latest_session(server).await, ProtocolVersion::LATEST_SESSION)
+        };
+        let capabilities = if stateless {
+            client.request("server/discover", json!({})).await.unwrap()["capabilities"].clone()
+        } else {
+            client.request("ping", json!({})).await.unwrap();
+            json!(null)
+        };
+        if stateless {
+            assert_eq!(capabilities["extensions"]["io.modelcontextprotocol/skills"], json!({"directoryRead": true}));
+            assert!(capabilities["resources"].is_object(), "skills need the resources capability");
+        }
+
+        let listed = client.request("skills/list", json!({})).await.unwrap();
+        let entry = &listed["skills"][0];
+        assert_eq!(entry["uri"], "skill://acme/refunds/SKILL.md");
+        assert_eq!(
+            entry["frontmatter"],
+            json!({"name": "refunds", "description": "Process refund requests", "license": "Apache-2.0",
+                   "metadata": {"author": "ann"}, "version": 1.0, "enabled": "yes"})
+        );
+        let files = entry["resources"].as_array().unwrap();
+        let uris: Vec<&str> = files.iter().map(|file| file["uri"].as_str().unwrap()).collect();
+        assert_eq!(
+            uris,
+            [
+                "skill://acme/refunds/SKILL.md",
+                "skill://acme/refunds/examples/email.md",
+                "skill://acme/refunds/examples/logo.png",
+                "skill://acme/refunds/my%20notes.txt"
+            ]
+        );
+        assert_eq!(files[0]["digest"], digest(REFUNDS_MD.as_bytes()));
+        assert_eq!(files[0]["size"], REFUNDS_MD.len());
+        assert_eq!(listed.get("ttlMs").is_some(), stateless, "cache hints on 2026-07-28 only: {listed}");
+
+        let fetched = client.request("skills/get", json!({"uri": "skill://acme/refunds/SKILL.md"})).await.unwrap();
+        assert_eq!(&fetched["skill"], entry);
+        assert!(fetched.get("nextCursor").is_none());
+        for not_a_skill in ["skill://acme/refunds/examples/email.md", "skill://nope/SKILL.md", "skill://acme/refunds"] {
+            let refused = client.request("skills/get", json!({"uri": not_a_skill})).await.unwrap_err();
+            assert_eq!(refused.code.0, -32602, "{not_a_skill}");
+            assert!(refused.message.contains(not_a_skill), "{}", refused.message);
+        }
+
+        // Every listed file reads back as the bytes its digest and size describe.
+        for file in files {
+            let uri = file["uri"].as_str().unwrap();
+            let read = client.request("resources/read", json!({"uri": uri})).await.unwrap();
+            let contents = &read["contents"][0];
+            assert_eq!(contents["uri"], uri);
+            let bytes = match contents.get("text") {
+                Some(text) => text.as_str().unwrap().as_bytes().to_vec(),
+                None => {
+                    use base64::Engine as _;
+                    base64::engine::general_purpose::STANDARD.decode(contents["blob"].as_str().unwrap()).unwrap()
+                }
+            };
+            assert_eq!(digest(&bytes), file["digest"], "{uri}");
+            assert_eq!(bytes.len(), file["size"].as_u64().unwrap() as usize, "{uri}");
+        }
+        let logo = client.request("resources/read", json!({"uri": "skill://acme/refunds/examples/logo.png"})).await;
+        assert_eq!(logo.unwrap()["contents"][0]["mimeType"], "image/png", "binary files are blobs with their type");
+        let skill_md = client.request("resources/read", json!({"uri": "skill://acme/refunds/SKILL.md"})).await;
+        assert_eq!(skill_md.unwrap()["contents"][0]["mimeType"], "text/markdown");
+
+        let resources = client.request("resources/list", json!({})).await.unwrap();
+        assert_eq!(
+            resources["resources"][0],
+            json!({"uri": "skill://acme/refunds/SKILL.md", "name": "refunds", "description": "Process refund requests",
+                   "mimeType": "text/markdown", "size": REFUNDS_MD.len()})
+        );
+        assert_eq!(resources["resources"].as_array().unwrap().len(), 1, "only SKILL.md is listed");
+
+        let root = client.request("resources/directory/read", json!({"uri": "skill://acme/refunds"})).await.unwrap();
+        let children: Vec<(&str, &str)> = root["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|child| (child["name"].as_str().unwrap(), child["mimeType"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            children,
+            [("SKILL.md", "text/markdown"), ("examples", "inode/directory"), ("my notes.txt", "text/plain")]
+        );
+        let prefix = client.request("resources/directory/read", json!({"uri": "skill://acme"})).await.unwrap();
+        assert_eq!(prefix["resources"][0]["uri"], "skill://acme/refunds");
+        let examples =
+            client.request("resources/directory/read", json!({"uri": "skill://acme/refunds/examples"})).await.unwrap();
+        assert_eq!(examples["resources"].as_array().unwrap().len(), 2);
+        for not_a_directory in ["skill://acme/refunds/SKILL.md", "skill://acme/refunds/nothing", "skill://"] {
+            let refused =
+                client.request("resources/directory/read", json!({"uri": not_a_directory})).await.unwrap_err();
+            assert_eq!(refused.code.0, -32602, "{not_a_directory}");
+        }
+        let missing = client.request("resources/read", json!({"uri": "skill://acme/refunds/nothing.md"})).await;
+        assert!(missing.is_err());
+        if version != ProtocolVersion::LATEST {
+            assert_valid(&client, version);
+        }
+    }
+}
+
+#[tokio::test]
+async fn pages_never_split_a_skill_and_cursors_are_checked() {
+    let mut skills = Skills::new();
+    for index in 0..5 {
+        let name = format!("skill-{index}");
+        let text = format!("---\nname: {name}\ndescription: number {index}\n---\n");
+        skills = skills.skill(SkillDef::new(&name).file("SKILL.md", text).file("a.md", "a").file("b.md", "b"));
+    }
+    let server = Server::builder("paged", "1.0.0").page_size(2).skills(skills).build().unwrap();
+    let client = InMemoryClient::latest_session(server).await;
+    let mut cursor: Option<String> = None;
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        let params = cursor.as_ref().map_or(json!({}), |cursor| json!({"cursor": cursor}));
+        let page = client.request("skills/list", params).await.unwrap();
+        for skill in page["skills"].as_array().unwrap() {
+            assert_eq!(skill["resources"].as_array().unwrap().len(), 3, "an entry is whole");
+            seen.push(skill["frontmatter"]["name"].as_str().unwrap().to_owned());
+        }
+        cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(seen, ["skill-0", "skill-1", "skill-2", "skill-3", "skill-4"]);
+    let refused = client.request("skills/list", json!({"cursor": "made-up"})).await.unwrap_err();
+    assert_eq!(refused.code.0, -32602);
+}
+
+#[tokio::test]
+async fn invalid_skills_are_refused_with_the_reason() {
+    let good = "---\nname: good\ndescription: fine\n---\n";
+    let cases =
+        [
+            (Skills::new().skill(SkillDef::new("Bad").file("SKILL.md", good)), "lowercase"),
+            (Skills::new().skill(SkillDef::new("good--one").file("SKILL.md", good)), "two hyphens"),
+            (Skills::new().skill(SkillDef::new("other").file("SKILL.md", good)), "must be the last segment"),
+            (Skills::new().skill(SkillDef::new("good").file("README.md", good)), "no SKILL.md"),
+            (Skills::new().skill(SkillDef::new("good").file("SKILL.md", "# no frontmatter")), "`---` line"),
+            (Skills::new().skill(SkillDef::new("good").file("SKILL.md", "---\nname: good\n---\n")), "no `description`"),
+            (Skills::new().skill(SkillDef::new("good").file("SKILL.md", good).file("../up.md", "x")), "`..`"),
+            (
+                Skills::new()
+                    .skill(SkillDef::new("good").file("SKILL.md", good))
+                    .skill(SkillDef::new("good").file("SKILL.md", good)),
+                "defined twice",
+            ),
+            (
+                Skills::new().skill(SkillDef::new("good").file(
+                    "SKILL.md",
+                    "---\nname: good\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: y\n---\n",
+                )),
+                "reserves",
+            ),
+        ];
+    for (skills, why) in cases {
+        let refused = Server::builder("bad", "1.0.0").skills(skills).build().unwrap_err().to_string();
+        assert!(refused.contains(why), "expected {why:?} in: {refused}");
+    }
+    let taken = Server::builder("taken", "1.0.0")
+        .resource(wharf_server::ResourceDef::text("skill://good/SKILL.md", "mine", "x"))
+        .skills(Skills::new().skill(SkillDef::new("good").file("SKILL.md", good)))
+        .build()
+        .unwrap_err();
+    assert!(taken.to_string().contains("already a registered resource"), "{taken}");
+}
+
+#[tokio::test]
+async fn a_skill_over_the_limits_is_left_out() {
+    let mut big = SkillDef::new("big").file("SKILL.md", "---\nname: big\ndescription: too many files\n---\n");
+    for index in 0..512 {
+        big = big.file(format!("files/{index}.txt"), "x");
+    }
+    let small = SkillDef::new("small").file("SKILL.md", "---\nname: small\ndescription: fine\n---\n");
+    let client = InMemoryClient::latest_session(server(Skills::new().skill(big).skill(small))).await;
+    let listed = client.request("skills/list", json!({})).await.unwrap();
+    let names: Vec<&str> = listed["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| skill["frontmatter"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["small"], "513 files is over the 512-file limit");
+}
+
+#[tokio::test]
+async fn a_generated_skill_says_dynamic_and_makes_its_files_when_read() {
+    let counter = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let made = counter.clone();
+    let daily =
+        SkillDef::generated("reports/daily", "---\nname: daily\ndescription: Today's report\n---\n", move || {
+            let count = made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            vec![("data/today.json".to_owned(), format!("{{\"run\":{count}}}").into_bytes())]
+        });
+    let client = InMemoryClient::stateless(server(Skills::new().skill(daily)), ClientCapabilities::default());
+    let listed = client.request("skills/list", json!({})).await.unwrap();
+    assert_eq!(listed["skills"][0]["resources"], "dynamic");
+    let first =
+        client.request("resources/read", json!({"uri": "skill://reports/daily/data/today.json"})).await.unwrap();
+    let second =
+        client.request("resources/read", json!({"uri": "skill://reports/daily/data/today.json"})).await.unwrap();
+    assert_ne!(first["contents"][0]["text"], second["contents"][0]["text"], "made anew on each read");
+    assert_eq!(first["contents"][0]["mimeType"], "application/json");
+    let root = client.request("resources/directory/read", json!({"uri": "skill://reports/daily"})).await.unwrap();
+    let names: Vec<&str> =
+        root["resources"].as_array().unwrap().iter().map(|child| child["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["SKILL.md", "data"]);
+    let data = client.request("resources/directory/read", json!({"uri": "skill://reports/daily/data"})).await.unwrap();
+    assert_eq!(data["resources"][0]["uri"], "skill://reports/daily/data/today.json");
+}
+
+#[tokio::test]
+async fn without_directory_reads_the_setting_is_absent_and_the_method_unknown() {
+    let client = InMemoryClient::stateless(
+        server(Skills::new().skill(refunds()).directory_read(false)),
+        ClientCapabilities::default(),
+    );
+    let discovered = client.request("server/discover", json!({})).await.unwrap();
+    assert_eq!(discovered["capabilities"]["extensions"]["io.modelcontextprotocol/skills"], json!({}));
+    let refused = client.request("resources/directory/read", json!({"uri": "skill://acme/refunds"})).await.unwrap_err();
+    assert_eq!(refused.code.0, -32601);
+    let plain = InMemoryClient::latest_session(Server::builder("plain", "1.0.0").build().unwrap()).await;
+    assert_eq!(plain.request("skills/list", json!({})).await.unwrap_err().code.0, -32601);
+}
+
+/// A temporary directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let path = std::env::temp_dir().join(format!("wharf-skills-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Scratch(path)
+    }
+
+    fn write(&self, path: &str, contents: &str) {
+        let path = self.0.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[tokio::test]
+async fn a_directory_of_skills_is_served_and_nothing_outside_it() {
+    let dir = Scratch::new("scan");
+    dir.write("pdf-processing/SKILL.md", "---\nname: pdf-processing\ndescription: PDFs\n---\n# PDF\n");
+    dir.write("pdf-processing/references/FORMS.md", "forms\n");
+    dir.write("pdf-processing/forms/filler/SKILL.md", "---\nname: filler\ndescription: Fill forms\n---\n");
+    dir.write("pdf-processing/.hidden", "never served\n");
+    dir.write("acme/billing/refunds/SKILL.md", "---\nname: refunds\ndescription: Refunds\n---\n");
+    dir.write("loose.md", "not in a skill\n");
+    let outside = Scratch::new("outside");
+    outside.write("secret.txt", "secret\n");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(outside.0.join("secret.txt"), dir.0.join("pdf-processing/secret.txt")).unwrap();
+        std::os::unix::fs::symlink(dir.0.join("loose.md"), dir.0.join("pdf-processing/linked.md")).unwrap();
+    }
+    let client = InMemoryClient::latest_session(server(Skills::from_directory(&dir.0).unwrap())).await;
+    let listed = client.request("skills/list", json!({})).await.unwrap();
+    let entries: Vec<(&str, usize)> = listed["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skill| (skill["uri"].as_str().unwrap(), skill["resources"].as_array().unwrap().len()))
+        .collect();
+    let pdf_files = if cfg!(unix) { 4 } else { 3 };
+    assert_eq!(
+        entries,
+        [
+            ("skill://acme/billing/refunds/SKILL.md", 1),
+            ("skill://pdf-processing/SKILL.md", pdf_files),
+            ("skill://pdf-processing/forms/filler/SKILL.md", 1)
+        ],
+        "nested skills are listed flat, and their files count in the enclosing skill"
+    );
+    let pdf = listed["skills"][1]["resources"].to_string();
+    assert!(pdf.contains("skill://pdf-processing/forms/filler/SKILL.md"), "{pdf}");
+    assert!(!pdf.contains("hidden") && !pdf.contains("secret"), "{pdf}");
+    for never in ["skill://pdf-processing/.hidden", "skill://pdf-processing/secret.txt", "skill://loose.md"] {
+        assert!(client.request("resources/read", json!({"uri": never})).await.is_err(), "{never}");
+    }
+    #[cfg(unix)]
+    {
+        let linked = client.request("resources/read", json!({"uri": "skill://pdf-processing/linked.md"})).await;
+        assert_eq!(linked.unwrap()["contents"][0]["text"], "not in a skill\n", "a link inside the root is a file");
+    }
+    let refused = Skills::from_directory(dir.0.join("does-not-exist")).unwrap_err();
+    assert!(refused.to_string().contains("does-not-exist"), "{refused}");
+}
+
+#[tokio::test]
+async fn skills_swapped_while_serving_tell_subscribers_and_a_broken_set_changes_nothing() {
+    let server = server(Skills::new().skill(refunds()));
+    let (client, _) =
+        InMemoryClient::session(server.clone(), ProtocolVersion::LATEST_SESSION, ClientCapabilities::default())
+            .await
+            .unwrap();
+    let email = "skill://acme/refunds/examples/email.md";
+    client.request("resources/subscribe", json!({"uri": email})).await.unwrap();
+
+    let broken = Skills::new().skill(SkillDef::new("acme/refunds").file("SKILL.md", "no frontmatter"));
+    assert!(server.set_skills(broken).is_err());
+    let still = client.request("resources/read", json!({"uri": email})).await.unwrap();
+    assert_eq!(still["contents"][0]["text"], "Dear customer,\n", "the skills before are still served");
+
+    let edited = refunds().file("examples/email.md", "Dear valued customer,\n");
+    server.set_skills(Skills::new().skill(edited)).unwrap();
+    let mut seen = Vec::new();
+    while let Some(notification) = client.next_notification(Duration::from_secs(2)).await {
+        seen.push(notification);
+        if seen.iter().any(|seen| seen["method"] == "notifications/resources/updated") {
+            break;
+        }
+    }
+    assert!(
+        seen.iter().any(|seen| seen["method"] == "notifications/resources/updated" && seen["params"]["uri"] == email),
+        "{seen:?}"
+    );
+    assert!(
+        !seen.iter().any(|seen| seen["method"] == "notifications/resources/list_changed"),
+        "the listing did not change: {seen:?}"
+    );
+    let now = client.request("resources/read", json!({"uri": email})).await.unwrap();
+    assert_eq!(now["contents"][0]["text"], "Dear valued customer,\n");
+    let listed = client.request("skills/get", json!({"uri": "skill://acme/refunds/SKILL.md"})).await.unwrap();
+    let file = listed["skill"]["resources"].as_array().unwrap().iter().find(|file| file["uri"] == email).cloned();
+    assert_eq!(file.unwrap()["digest"], digest(b"Dear valued customer,\n"), "the digest follows the contents");
+
+    let another = SkillDef::new("other").file("SKILL.md", "---\nname: other\ndescription: new\n---\n");
+    server.set_skills(Skills::new().skill(refunds()).skill(another)).unwrap();
+    let mut list_changed = false;
+    while let Some(notification) = client.next_notification(Duration::from_secs(2)).await {
+        if notification["method"] == "notifications/resources/list_changed" {
+            list_changed = true;
+            break;
+        }
+    }
+    assert!(list_changed, "a new skill changes the resource list");
+}
