@@ -7,8 +7,11 @@ mod bench;
 mod call;
 mod check;
 mod exit;
+mod install;
 mod list;
 mod login;
+mod new;
+mod ordered_json;
 mod render;
 mod serve;
 mod server_args;
@@ -22,8 +25,10 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::bench::BenchArgs;
 use crate::call::{CallArgs, PromptArgs, ReadArgs};
 use crate::check::CheckArgs;
+use crate::install::InstallArgs;
 use crate::list::ListArgs;
 use crate::login::{LoginArgs, LogoutArgs};
+use crate::new::NewArgs;
 use crate::serve::ServeArgs;
 use crate::tokens::TokensArgs;
 
@@ -75,6 +80,12 @@ enum Command {
     /// Load-test a server: one tool called over and over, a number of calls in flight.
     #[command(after_help = BENCH_HELP)]
     Bench(BenchArgs),
+    /// Create a new server: a Rust crate whose tests pass as it is, or a folder (--folder).
+    #[command(after_help = NEW_HELP)]
+    New(NewArgs),
+    /// Add a server to the MCP configuration of Claude Code, Claude Desktop, Cursor or VS Code.
+    #[command(after_help = INSTALL_HELP)]
+    Install(InstallArgs),
     /// Log in to a server that asks for OAuth: a browser opens, the tokens are kept for later
     /// commands.
     #[command(after_help = LOGIN_HELP)]
@@ -88,6 +99,26 @@ enum Command {
         shell: clap_complete::Shell,
     },
 }
+
+const NEW_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf new my-server            a crate: a #[tool], a prompt, a resource, a test; served over stdio\n",
+    "  wharf new my-server --http     the same, served over Streamable HTTP\n",
+    "  wharf new my-folder --folder   a folder for `wharf serve`: a command tool, a prompt, a resource, a skill\n\n",
+    "The crate's README has the client configuration; `cargo test` passes in it as it is.",
+);
+
+const INSTALL_HELP: &str = concat!(
+    "Examples:\n",
+    "  wharf install claude-desktop my-server -- /path/to/my-server\n",
+    "  wharf install claude-code notes -- wharf serve ./notes       paths here are made absolute\n",
+    "  wharf install cursor remote --url https://mcp.example.com/mcp\n",
+    "  wharf install vscode my-server --scope project --dry-run -- ./target/release/my-server\n\n",
+    "The file is the one each client documents: ~/.claude.json (Claude Code; .mcp.json with --scope project),\n",
+    "claude_desktop_config.json (Claude Desktop), ~/.cursor/mcp.json (Cursor), the user profile's mcp.json\n",
+    "(VS Code; .vscode/mcp.json with --scope project). What is there is kept, an entry of the same name\n",
+    "replaced; the file before is saved beside it as FILE.wharf-backup, and the change is shown as a diff.",
+);
 
 const LOGIN_HELP: &str = concat!(
     "Examples:\n",
@@ -171,6 +202,8 @@ fn main() -> ExitCode {
         Command::Check(args) => check::check(args),
         Command::Tokens(args) => tokens::tokens(args),
         Command::Bench(args) => bench::bench(args),
+        Command::New(args) => new::new(args),
+        Command::Install(args) => install::install(args),
         Command::Login(args) => login::login(args),
         Command::Logout(args) => login::logout(args),
         Command::Completions { shell } => {

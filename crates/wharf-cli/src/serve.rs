@@ -282,7 +282,11 @@ async fn prepare_http(
     if let Some(warning) = unreachable_warning(local, &options) {
         eprintln!("wharf serve: warning: {warning}");
     }
-    eprintln!("wharf serve: the Wharf demo MCP server, at http://{local}/mcp (Streamable HTTP); Ctrl-C stops it");
+    let what = match &args.folder {
+        Some(folder) => format!("the folder {}", folder.display()),
+        None => "the Wharf demo MCP server".to_owned(),
+    };
+    eprintln!("wharf serve: {what}, at http://{local}/mcp (Streamable HTTP); Ctrl-C stops it");
     Ok((listener, options))
 }
 

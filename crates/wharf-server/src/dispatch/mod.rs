@@ -332,13 +332,16 @@ fn initialize(
         return Err(RpcError::invalid_request("Invalid request: this session is already initialized"));
     }
     let mut capabilities = server.capabilities();
-    // Extensions (2026-07-28 tasks among them) are negotiated per request, not in sessions;
-    // 2025-11-25 has experimental tasks of its own instead. `tasks/list` lists only the tasks
-    // of the asking session (or principal).
-    if capabilities.extensions.take().is_some() && version == ProtocolVersion::V2025_11_25 {
+    // The 2026-07-28 tasks extension is negotiated per request, not in sessions; 2025-11-25
+    // has experimental tasks of its own instead, and `tasks/list` lists only the tasks of the
+    // asking session (or principal). Other extensions (skills) are declared in sessions too.
+    let tasks_extension =
+        capabilities.extensions.as_mut().and_then(|extensions| extensions.remove(wharf_protocol::TASKS_EXTENSION));
+    if tasks_extension.is_some() && version == ProtocolVersion::V2025_11_25 {
         let tasks = serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
         capabilities.tasks = tasks.as_object().cloned();
     }
+    capabilities.extensions = capabilities.extensions.filter(|extensions| !extensions.is_empty());
     let result = InitializeResult {
         protocol_version: version.as_str().to_owned(),
         capabilities,

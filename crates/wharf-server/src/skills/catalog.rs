@@ -281,6 +281,14 @@ fn record(directories: &mut Directories, uri: &str, path: &str, file: Option<&Se
     }
 }
 
+impl Skills {
+    /// Checks the skills as serving them would (names, paths, frontmatter, files served
+    /// twice), without serving them.
+    pub fn check(&self) -> Result<(), Error> {
+        Catalog::build(self.clone()).map(|_| ())
+    }
+}
+
 /// `skill://acme/refunds` of `skill://acme/refunds/SKILL.md`.
 fn root_of(skill_md: &str) -> &str {
     skill_md.strip_suffix("/SKILL.md").unwrap_or(skill_md)

@@ -101,12 +101,6 @@ impl Skills {
         self
     }
 
-    /// Checks the skills as serving them would (names, paths, frontmatter, files served
-    /// twice), without serving them.
-    pub fn check(&self) -> Result<(), crate::error::Error> {
-        crate::skills::catalog::Catalog::build(self.clone()).map(|_| ())
-    }
-
     /// The skills defined so far.
     pub fn len(&self) -> usize {
         self.skills.len()

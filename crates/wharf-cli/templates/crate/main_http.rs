@@ -1,0 +1,11 @@
+//! Serves the {{name}} MCP server over Streamable HTTP at http://127.0.0.1:8080/mcp (set
+//! LISTEN=HOST:PORT to change it).
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    wharf::logging::init();
+    let address = std::env::var("LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".to_owned()).parse()?;
+    eprintln!("{{name}}: serving MCP at http://{address}/mcp");
+    wharf::serve_http({{crate}}::server()?, address, wharf::HttpOptions::default()).await?;
+    Ok(())
+}
