@@ -78,6 +78,15 @@ timeout = 0.5
 required = true
 
 [[tools]]
+name = "wait"
+description = "Starts a child, then waits for it: only a cancellation ends it early"
+command = ["sh", "-c", "sleep 60 & echo $! > {pidfile}; wait"]
+timeout = 120
+
+[tools.arguments.pidfile]
+required = true
+
+[[tools]]
 name = "home_hidden"
 command = ["sh", "-c", "echo \"[$HOME]\""]
 
@@ -170,17 +179,49 @@ async fn command_tools_fail_time_out_and_take_their_children_with_them() {
     assert_eq!(lingered["isError"], true);
     assert!(text(&lingered).contains("did not finish"), "{lingered}");
     let child: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Path::new(&format!("/proc/{child}")).exists() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let status = std::fs::read_to_string(format!("/proc/{child}/status")).unwrap_or_default();
-    assert!(status.is_empty() || status.contains("State:\tZ"), "the child it started was killed too: {status}");
+    assert!(gone(child).await, "the child it started was killed too");
 
     let hidden = client.request("tools/call", json!({"name": "home_hidden", "arguments": {}})).await.unwrap();
     assert_eq!(text(&hidden).trim(), "[]", "only allowed variables reach the program");
     let passed = client.request("tools/call", json!({"name": "home_passed", "arguments": {}})).await.unwrap();
     assert_eq!(text(&passed).trim(), format!("[{}]", std::env::var("HOME").unwrap_or_default()));
+}
+
+/// Waits (at most five seconds) for the process `pid` to be gone or a zombie.
+async fn gone(pid: u32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        if status.is_empty() || status.contains("State:\tZ") {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_call_kills_its_program_and_what_it_started() {
+    let folder = example("cancel");
+    let (client, _server) = client(folder.path()).await;
+    let pidfile = folder.path().join("waiting.pid");
+    let id = wharf_protocol::RequestId::number(77);
+    let answer = client
+        .start_request(id, "tools/call", json!({"name": "wait", "arguments": {"pidfile": pidfile.to_str().unwrap()}}))
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let child = loop {
+        if let Some(pid) = std::fs::read_to_string(&pidfile).ok().and_then(|text| text.trim().parse::<u32>().ok()) {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the program did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    client.notify("notifications/cancelled", json!({"requestId": 77, "reason": "changed my mind"})).await;
+    assert!(gone(child).await, "the cancelled call's child is killed with its group");
+    drop(answer);
 }
 
 #[tokio::test]
@@ -246,7 +287,7 @@ async fn changes_to_the_folder_are_served_at_once_and_a_broken_one_is_not() {
     folder.write("wharf.toml", "[[tools]]\nname = \"broken\"\n");
     tokio::time::sleep(Duration::from_millis(800)).await;
     let tools = client.request("tools/list", json!({})).await.unwrap();
-    assert_eq!(tools["tools"].as_array().unwrap().len(), 6, "the tools before are still served");
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 7, "the tools before are still served");
     let shouted = client.request("tools/call", json!({"name": "shout", "arguments": {"text": "still"}})).await.unwrap();
     assert_eq!(text(&shouted).trim(), "STILL");
 

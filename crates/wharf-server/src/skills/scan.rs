@@ -1,7 +1,7 @@
 //! Skills read from a directory: every directory holding a `SKILL.md` is a skill, its path the
 //! directory's below the root, its files every regular file beneath it (nested skills'
-//! included). Hidden files, symbolic links that leave the root, and anything that is not a
-//! regular file are never read.
+//! included). Hidden files, symbolic links that leave the skill's own directory, and anything
+//! that is not a regular file are never served.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -26,7 +26,7 @@ impl Skills {
         let root = root.as_ref();
         let canonical = fs::canonicalize(root)
             .map_err(|err| Error::registration(format!("the skills directory {}: {err}", root.display())))?;
-        let mut files = BTreeMap::new();
+        let mut files: BTreeMap<PathBuf, Found> = BTreeMap::new();
         walk(&canonical, &canonical, &PathBuf::new(), 0, &mut files)?;
         let mut skills = Skills::new();
         for (directory, _) in files.iter().filter(|(path, _)| path.file_name() == Some(SKILL_MD.as_ref())) {
@@ -38,16 +38,28 @@ impl Skills {
                 slash_path(directory)?
             };
             let mut skill = SkillDef::new(path);
-            for (file, bytes) in
-                files.range(directory.to_path_buf()..).take_while(|(file, _)| file.starts_with(directory))
-            {
+            let skill_root = canonical.join(directory);
+            let beneath = files.range(directory.to_path_buf()..).take_while(|(file, _)| file.starts_with(directory));
+            for (file, found) in beneath {
+                if let Some(target) = &found.link_target
+                    && !target.starts_with(&skill_root)
+                {
+                    tracing::warn!("skills: {} links outside its skill; not served with it", file.display());
+                    continue;
+                }
                 let inside = file.strip_prefix(directory).unwrap_or(file);
-                skill = skill.file(slash_path(inside)?, bytes.clone());
+                skill = skill.file(slash_path(inside)?, found.bytes.clone());
             }
             skills = skills.skill(skill);
         }
         Ok(skills)
     }
+}
+
+/// A file found under the root: its bytes, and where it is when it is a link.
+struct Found {
+    bytes: Bytes,
+    link_target: Option<PathBuf>,
 }
 
 /// Reads every regular file under `directory` (`relative` below the root) into `files`.
@@ -56,7 +68,7 @@ fn walk(
     directory: &Path,
     relative: &Path,
     depth: usize,
-    files: &mut BTreeMap<PathBuf, Bytes>,
+    files: &mut BTreeMap<PathBuf, Found>,
 ) -> Result<(), Error> {
     if depth > MAX_DEPTH {
         tracing::warn!("skills: {} is more than {MAX_DEPTH} directories deep; not read", directory.display());
@@ -77,11 +89,11 @@ fn walk(
         if kind.is_dir() {
             walk(root, &path, &inside, depth + 1, files)?;
         } else if kind.is_file() {
-            files.insert(inside, read(&path)?);
+            files.insert(inside, Found { bytes: read(&path)?, link_target: None });
         } else if kind.is_symlink() {
             match fs::canonicalize(&path) {
                 Ok(target) if target.starts_with(root) && target.is_file() => {
-                    files.insert(inside, read(&target)?);
+                    files.insert(inside, Found { bytes: read(&target)?, link_target: Some(target) });
                 }
                 Ok(target) if target.starts_with(root) => {
                     tracing::warn!("skills: {} links to a directory; links are followed to files only", path.display());

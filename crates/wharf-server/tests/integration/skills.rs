@@ -305,6 +305,11 @@ async fn a_directory_of_skills_is_served_and_nothing_outside_it() {
     {
         std::os::unix::fs::symlink(outside.0.join("secret.txt"), dir.0.join("pdf-processing/secret.txt")).unwrap();
         std::os::unix::fs::symlink(dir.0.join("loose.md"), dir.0.join("pdf-processing/linked.md")).unwrap();
+        std::os::unix::fs::symlink(
+            dir.0.join("pdf-processing/references/FORMS.md"),
+            dir.0.join("pdf-processing/forms.md"),
+        )
+        .unwrap();
     }
     let client = InMemoryClient::latest_session(server(Skills::from_directory(&dir.0).unwrap())).await;
     let listed = client.request("skills/list", json!({})).await.unwrap();
@@ -332,8 +337,10 @@ async fn a_directory_of_skills_is_served_and_nothing_outside_it() {
     }
     #[cfg(unix)]
     {
+        let inside = client.request("resources/read", json!({"uri": "skill://pdf-processing/forms.md"})).await;
+        assert_eq!(inside.unwrap()["contents"][0]["text"], "forms\n", "a link within its skill is a file of it");
         let linked = client.request("resources/read", json!({"uri": "skill://pdf-processing/linked.md"})).await;
-        assert_eq!(linked.unwrap()["contents"][0]["text"], "not in a skill\n", "a link inside the root is a file");
+        assert!(linked.is_err(), "a link out of its skill is never served, even to a file under the root");
     }
     let refused = Skills::from_directory(dir.0.join("does-not-exist")).unwrap_err();
     assert!(refused.to_string().contains("does-not-exist"), "{refused}");
