@@ -2,54 +2,37 @@
 //! shape, merged with what is there (other servers and members kept in order, a same-named
 //! entry replaced), the backup, `--dry-run`, project scope, and files it must not touch.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
+use support::Scratch;
 
-/// A temporary home (and working directory), removed when dropped.
-struct Home(PathBuf);
-
-impl Home {
-    fn new(name: &str) -> Home {
-        let path = std::env::temp_dir().join(format!("wharf-install-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(path.join("work")).unwrap();
-        Home(path)
-    }
-
-    /// Runs `wharf install ARGS` with this home, from its `work` directory.
-    fn install(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_wharf"))
-            .arg("install")
-            .args(args)
-            .env("HOME", &self.0)
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("APPDATA")
-            .current_dir(self.0.join("work"))
-            .output()
-            .unwrap()
-    }
-
-    fn read(&self, path: &str) -> Value {
-        serde_json::from_str(&std::fs::read_to_string(self.0.join(path)).unwrap()).unwrap()
-    }
-
-    fn write(&self, path: &str, text: &str) {
-        let path = self.0.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
+/// A temporary home, with a `work` directory to run from.
+fn home(name: &str) -> Scratch {
+    let home = Scratch::new(&format!("install-{name}"));
+    std::fs::create_dir_all(home.path().join("work")).unwrap();
+    home
 }
 
-impl Drop for Home {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// Runs `wharf install ARGS` with `home` as HOME, from its `work` directory.
+fn install(home: &Scratch, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .arg("install")
+        .args(args)
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("APPDATA")
+        .current_dir(home.path().join("work"))
+        .output()
+        .unwrap()
+}
+
+/// The JSON file at `path` in `home`.
+fn json_at(home: &Scratch, path: &str) -> Value {
+    serde_json::from_str(&home.read(path)).unwrap()
 }
 
 fn stdout(output: &Output) -> String {
@@ -62,7 +45,7 @@ fn stderr(output: &Output) -> String {
 
 #[test]
 fn each_client_gets_its_own_file_and_shape() {
-    let home = Home::new("shapes");
+    let home = home("shapes");
     let local = ["--", "/usr/local/bin/my-server", "--verbose"];
     for (client, file, key, typed) in [
         ("claude-code", ".claude.json", "mcpServers", true),
@@ -72,14 +55,14 @@ fn each_client_gets_its_own_file_and_shape() {
     ] {
         let mut args = vec![client, "mine", "--env", "TOKEN=abc"];
         args.extend(local);
-        let done = home.install(&args);
+        let done = install(&home, &args);
         assert!(done.status.success(), "{client}: {}", stderr(&done));
         let mut expected =
             json!({"command": "/usr/local/bin/my-server", "args": ["--verbose"], "env": {"TOKEN": "abc"}});
         if typed {
             expected["type"] = json!("stdio");
         }
-        assert_eq!(home.read(file)[key]["mine"], expected, "{client}");
+        assert_eq!(json_at(&home, file)[key]["mine"], expected, "{client}");
         assert!(stdout(&done).contains("+  \"command\": \"/usr/local/bin/my-server\""), "{}", stdout(&done));
     }
     for (client, file, expected) in [
@@ -87,19 +70,19 @@ fn each_client_gets_its_own_file_and_shape() {
         ("cursor", ".cursor/mcp.json", json!({"url": "https://mcp.example.com/mcp"})),
         ("vscode", ".config/Code/User/mcp.json", json!({"type": "http", "url": "https://mcp.example.com/mcp"})),
     ] {
-        let done = home.install(&[client, "remote", "--url", "https://mcp.example.com/mcp"]);
+        let done = install(&home, &[client, "remote", "--url", "https://mcp.example.com/mcp"]);
         assert!(done.status.success(), "{client}: {}", stderr(&done));
         let key = if client == "vscode" { "servers" } else { "mcpServers" };
-        assert_eq!(home.read(file)[key]["remote"], expected, "{client}");
+        assert_eq!(json_at(&home, file)[key]["remote"], expected, "{client}");
     }
-    let refused = home.install(&["claude-desktop", "remote", "--url", "https://mcp.example.com/mcp"]);
+    let refused = install(&home, &["claude-desktop", "remote", "--url", "https://mcp.example.com/mcp"]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(stderr(&refused).contains("Connectors"), "{}", stderr(&refused));
 }
 
 #[test]
 fn what_is_there_is_kept_backed_up_and_replaced_only_by_name() {
-    let home = Home::new("merge");
+    let home = home("merge");
     let before = "{\n  \"zeta\": 1,\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\"},\n    \"mine\": {\"command\": \"old\"}\n  },\n  \"alpha\": [true]\n}\n";
     home.write(".cursor/mcp.json", before);
     #[cfg(unix)]
@@ -107,20 +90,16 @@ fn what_is_there_is_kept_backed_up_and_replaced_only_by_name() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(home.path().join(".cursor/mcp.json"), std::fs::Permissions::from_mode(0o600)).unwrap();
     }
-    let dry = home.install(&["cursor", "mine", "--dry-run", "--", "new-server"]);
+    let dry = install(&home, &["cursor", "mine", "--dry-run", "--", "new-server"]);
     assert!(dry.status.success());
     assert!(
         stdout(&dry).contains("-  \"command\": \"old\"") && stdout(&dry).contains("+  \"command\": \"new-server\"")
     );
-    assert_eq!(
-        std::fs::read_to_string(home.path().join(".cursor/mcp.json")).unwrap(),
-        before,
-        "--dry-run writes nothing"
-    );
+    assert_eq!(home.read(".cursor/mcp.json"), before, "--dry-run writes nothing");
 
-    let done = home.install(&["cursor", "mine", "--", "new-server"]);
+    let done = install(&home, &["cursor", "mine", "--", "new-server"]);
     assert!(done.status.success(), "{}", stderr(&done));
-    let text = std::fs::read_to_string(home.path().join(".cursor/mcp.json")).unwrap();
+    let text = home.read(".cursor/mcp.json");
     let order: Vec<usize> = ["\"zeta\"", "\"mcpServers\"", "\"other\"", "\"mine\"", "\"alpha\""]
         .iter()
         .map(|key| text.find(key).unwrap())
@@ -129,45 +108,45 @@ fn what_is_there_is_kept_backed_up_and_replaced_only_by_name() {
     let config: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(config["mcpServers"]["other"], json!({"command": "x"}));
     assert_eq!(config["mcpServers"]["mine"], json!({"command": "new-server", "args": []}));
-    assert_eq!(std::fs::read_to_string(home.path().join(".cursor/mcp.json.wharf-backup")).unwrap(), before);
+    assert_eq!(home.read(".cursor/mcp.json.wharf-backup"), before);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(home.path().join(".cursor/mcp.json")).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "the file keeps its permissions");
     }
-    let again = home.install(&["cursor", "mine", "--", "new-server"]);
+    let again = install(&home, &["cursor", "mine", "--", "new-server"]);
     assert!(stdout(&again).contains("Nothing to change"), "{}", stdout(&again));
 }
 
 #[test]
 fn project_scope_and_relative_paths() {
-    let home = Home::new("project");
+    let home = home("project");
     home.write("work/server.py", "print('hi')\n");
-    let done = home.install(&["claude-code", "py", "--scope", "project", "--", "python3", "server.py", "-v"]);
+    let done = install(&home, &["claude-code", "py", "--scope", "project", "--", "python3", "server.py", "-v"]);
     assert!(done.status.success(), "{}", stderr(&done));
-    let entry = &home.read("work/.mcp.json")["mcpServers"]["py"];
+    let entry = &json_at(&home, "work/.mcp.json")["mcpServers"]["py"];
     assert_eq!(entry["command"], "python3", "a bare program is looked up on PATH");
     let script = entry["args"][0].as_str().unwrap();
     assert!(Path::new(script).is_absolute() && script.ends_with("work/server.py"), "{script}");
     assert_eq!(entry["args"][1], "-v");
-    assert!(home.install(&["vscode", "py", "--scope", "project", "--", "./server.py"]).status.success());
-    assert!(home.read("work/.vscode/mcp.json")["servers"]["py"]["command"].as_str().unwrap().starts_with('/'));
+    assert!(install(&home, &["vscode", "py", "--scope", "project", "--", "./server.py"]).status.success());
+    assert!(json_at(&home, "work/.vscode/mcp.json")["servers"]["py"]["command"].as_str().unwrap().starts_with('/'));
     assert!(!home.path().join(".claude.json").exists(), "the user's file is untouched");
 }
 
 #[test]
 fn files_that_are_not_json_objects_are_left_alone() {
-    let home = Home::new("broken");
+    let home = home("broken");
     for broken in ["{ not json", "[1, 2]", "{\"mcpServers\": 3}"] {
         home.write(".claude.json", broken);
-        let refused = home.install(&["claude-code", "mine", "--", "x"]);
+        let refused = install(&home, &["claude-code", "mine", "--", "x"]);
         assert_eq!(refused.status.code(), Some(1), "{broken}");
         assert!(stderr(&refused).contains("left as it is"), "{}", stderr(&refused));
-        assert_eq!(std::fs::read_to_string(home.path().join(".claude.json")).unwrap(), broken);
+        assert_eq!(home.read(".claude.json"), broken);
     }
-    let nothing = home.install(&["cursor", "mine"]);
+    let nothing = install(&home, &["cursor", "mine"]);
     assert_eq!(nothing.status.code(), Some(2));
-    let bad_env = home.install(&["cursor", "mine", "--env", "NOEQUALS", "--", "x"]);
+    let bad_env = install(&home, &["cursor", "mine", "--env", "NOEQUALS", "--", "x"]);
     assert_eq!(bad_env.status.code(), Some(2));
 }

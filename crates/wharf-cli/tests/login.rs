@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::Serving;
+use support::{Scratch, Serving};
 
 /// What one run of `wharf` did.
 struct Run {
@@ -19,66 +19,50 @@ struct Run {
     stderr: String,
 }
 
-/// A temporary directory for one test: the token store, the browser's log, the outputs.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("wharf-login-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn tokens(&self) -> PathBuf {
-        self.0.join("config").join("tokens.json")
-    }
-
-    fn browser_log(&self) -> String {
-        std::fs::read_to_string(self.0.join("browser.log")).unwrap_or_default()
-    }
-
-    /// Runs `wharf ARGS --tokens FILE` with the headless browser as $BROWSER, stdin not a
-    /// terminal; killed after a minute.
-    fn wharf(&self, args: &[&str]) -> Run {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/headless_browser.py");
-        let (out, err) = (self.0.join("stdout"), self.0.join("stderr"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
-            .args(args)
-            .arg("--tokens")
-            .arg(self.tokens())
-            .env("BROWSER", format!("python3 {}", fixture.display()))
-            .env("WHARF_TEST_BROWSER_LOG", self.0.join("browser.log"))
-            .env_remove("WHARF_BEARER_TOKEN")
-            .env_remove("WHARF_CLIENT_ID")
-            .env_remove("WHARF_CLIENT_SECRET")
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&out).unwrap())
-            .stderr(std::fs::File::create(&err).unwrap())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("wharf {args:?} did not finish: {}", std::fs::read_to_string(&err).unwrap_or_default());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        Run {
-            code: status.code(),
-            stdout: std::fs::read_to_string(out).unwrap(),
-            stderr: std::fs::read_to_string(err).unwrap(),
-        }
-    }
+/// Where `wharf` keeps the tokens, in `scratch`.
+fn tokens(scratch: &Scratch) -> PathBuf {
+    scratch.path().join("config").join("tokens.json")
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+/// What the headless browser visited.
+fn browser_log(scratch: &Scratch) -> String {
+    std::fs::read_to_string(scratch.path().join("browser.log")).unwrap_or_default()
+}
+
+/// Runs `wharf ARGS --tokens FILE` with the headless browser as $BROWSER, stdin not a
+/// terminal; killed after a minute.
+fn wharf(scratch: &Scratch, args: &[&str]) -> Run {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/headless_browser.py");
+    let (out, err) = (scratch.path().join("stdout"), scratch.path().join("stderr"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .args(args)
+        .arg("--tokens")
+        .arg(tokens(scratch))
+        .env("BROWSER", format!("python3 {}", fixture.display()))
+        .env("WHARF_TEST_BROWSER_LOG", scratch.path().join("browser.log"))
+        .env_remove("WHARF_BEARER_TOKEN")
+        .env_remove("WHARF_CLIENT_ID")
+        .env_remove("WHARF_CLIENT_SECRET")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("wharf {args:?} did not finish: {}", std::fs::read_to_string(&err).unwrap_or_default());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code(),
+        stdout: std::fs::read_to_string(out).unwrap(),
+        stderr: std::fs::read_to_string(err).unwrap(),
     }
 }
 
@@ -99,25 +83,25 @@ fn serve_behind(issuer: &str) -> (Serving, String) {
 fn a_login_in_the_browser_is_kept_and_used_by_later_commands_until_logout() {
     let issuer = issuer();
     let (_serving, url) = serve_behind(&issuer);
-    let scratch = Scratch::new("browser");
+    let scratch = Scratch::new("login-browser");
 
     // Nothing stored, nobody at a terminal: the server's 401 ends the command, no browser.
-    let refused = scratch.wharf(&["list", &url, "tools"]);
+    let refused = wharf(&scratch, &["list", &url, "tools"]);
     assert_eq!(refused.code, Some(5), "{}", refused.stderr);
     assert!(refused.stderr.contains("WWW-Authenticate: Bearer"), "{}", refused.stderr);
     assert!(refused.stderr.contains("wharf login"), "the way out is named: {}", refused.stderr);
-    assert_eq!(scratch.browser_log(), "");
+    assert_eq!(browser_log(&scratch), "");
 
     // The login: registration, the browser through login and consent, the code exchanged.
-    let login = scratch.wharf(&["login", &url]);
+    let login = wharf(&scratch, &["login", &url]);
     assert_eq!(login.code, Some(0), "{}\n{}", login.stdout, login.stderr);
     assert!(login.stdout.contains(&format!("Logged in to {url} (issuer {issuer}")), "{}", login.stdout);
     assert!(login.stderr.contains("/auth?"), "the address is printed for the person: {}", login.stderr);
-    let visits = scratch.browser_log();
+    let visits = browser_log(&scratch);
     assert_eq!(visits.lines().count(), 1, "{visits}");
     assert!(visits.starts_with("http://127.0.0.1:") && visits.contains("/callback True"), "{visits}");
 
-    let stored: Value = serde_json::from_str(&std::fs::read_to_string(scratch.tokens()).unwrap()).unwrap();
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(tokens(&scratch)).unwrap()).unwrap();
     let entry = &stored[url.as_str()];
     assert_eq!(entry["issuer"], issuer.as_str());
     assert!(entry["access_token"].as_str().is_some_and(|token| token.len() > 20), "{entry}");
@@ -125,31 +109,31 @@ fn a_login_in_the_browser_is_kept_and_used_by_later_commands_until_logout() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(scratch.tokens()).unwrap().permissions().mode() & 0o777;
+        let mode = std::fs::metadata(tokens(&scratch)).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "the token file is its owner's only");
-        let dir_mode = std::fs::metadata(scratch.tokens().parent().unwrap()).unwrap().permissions().mode() & 0o777;
+        let dir_mode = std::fs::metadata(tokens(&scratch).parent().unwrap()).unwrap().permissions().mode() & 0o777;
         assert_eq!(dir_mode, 0o700);
     }
     assert!(!login.stderr.contains(entry["access_token"].as_str().unwrap()), "the token is never printed");
 
     // A later command uses the stored token: no browser.
-    let call = scratch.wharf(&["call", &url, "echo", "message=from the store"]);
+    let call = wharf(&scratch, &["call", &url, "echo", "message=from the store"]);
     assert_eq!(call.code, Some(0), "{}", call.stderr);
     assert_eq!(call.stdout.trim(), "from the store");
-    assert_eq!(scratch.browser_log().lines().count(), 1, "no second login");
+    assert_eq!(browser_log(&scratch).lines().count(), 1, "no second login");
 
     // More scope needs a person: without one, exit 5 and what to run.
-    let step_up = scratch.wharf(&["call", &url, "admin_report"]);
+    let step_up = wharf(&scratch, &["call", &url, "admin_report"]);
     assert_eq!(step_up.code, Some(5), "{}\n{}", step_up.stdout, step_up.stderr);
     assert!(step_up.stderr.contains("wharf login"), "{}", step_up.stderr);
 
     // Logged out: the store forgets the server, which refuses again.
-    let logout = scratch.wharf(&["logout", &url]);
+    let logout = wharf(&scratch, &["logout", &url]);
     assert_eq!(logout.code, Some(0), "{}", logout.stderr);
     assert!(logout.stdout.contains("Forgot the tokens of 1 server."), "{}", logout.stdout);
-    let stored: Value = serde_json::from_str(&std::fs::read_to_string(scratch.tokens()).unwrap()).unwrap();
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(tokens(&scratch)).unwrap()).unwrap();
     assert!(stored.get(url.as_str()).is_none(), "{stored}");
-    assert_eq!(scratch.wharf(&["list", &url]).code, Some(5));
+    assert_eq!(wharf(&scratch, &["list", &url]).code, Some(5));
 }
 
 #[test]
@@ -157,19 +141,19 @@ fn a_login_in_the_browser_is_kept_and_used_by_later_commands_until_logout() {
 fn client_credentials_authorize_without_a_person() {
     let issuer = issuer();
     let (_serving, url) = serve_behind(&issuer);
-    let scratch = Scratch::new("machine");
+    let scratch = Scratch::new("login-machine");
     let credentials = ["--client-credentials", "--client-id", "wharf-test", "--client-secret", "wharf-test-secret"];
     let mut args = vec!["call", &url, "echo", "message=machine"];
     args.extend(credentials);
-    let call = scratch.wharf(&args);
+    let call = wharf(&scratch, &args);
     assert_eq!(call.code, Some(0), "{}", call.stderr);
     assert_eq!(call.stdout.trim(), "machine");
-    assert_eq!(scratch.browser_log(), "", "no browser");
+    assert_eq!(browser_log(&scratch), "", "no browser");
 
     // A wrong secret, and nothing stored to fall back on.
-    let fresh = Scratch::new("wrong-secret");
+    let fresh = Scratch::new("login-wrong-secret");
     let wrong =
-        fresh.wharf(&["list", &url, "--client-credentials", "--client-id", "wharf-test", "--client-secret", "no"]);
+        wharf(&fresh, &["list", &url, "--client-credentials", "--client-id", "wharf-test", "--client-secret", "no"]);
     assert_eq!(wrong.code, Some(5), "{}\n{}", wrong.stdout, wrong.stderr);
     assert!(!wrong.stderr.contains("wharf-test-secret"));
 }

@@ -1,40 +1,22 @@
 //! `wharf new`: the crate it writes (its `cargo test` runs in `scripts/test`), the folder it
 //! writes served by `wharf serve`, and what it refuses.
 
-use std::path::PathBuf;
+mod support;
+
 use std::process::{Command, Output};
 
-/// A temporary directory, removed when dropped.
-struct Scratch(PathBuf);
+use support::Scratch;
 
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let path = std::env::temp_dir().join(format!("wharf-new-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Scratch(path)
-    }
-
-    fn wharf(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_wharf")).args(args).current_dir(&self.0).output().unwrap()
-    }
-
-    fn read(&self, path: &str) -> String {
-        std::fs::read_to_string(self.0.join(path)).unwrap_or_else(|err| panic!("{path}: {err}"))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// Runs `wharf ARGS` in `dir`.
+fn wharf(dir: &Scratch, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wharf")).args(args).current_dir(dir.path()).output().unwrap()
 }
 
 #[test]
 fn a_crate_with_a_tool_a_prompt_a_resource_a_test_and_the_client_configuration() {
-    let dir = Scratch::new("crate");
+    let dir = Scratch::new("new-crate");
     let wharf_crate = concat!(env!("CARGO_MANIFEST_DIR"), "/../wharf");
-    let made = dir.wharf(&["new", "my-server", "--wharf-path", wharf_crate]);
+    let made = wharf(&dir, &["new", "my-server", "--wharf-path", wharf_crate]);
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let manifest = dir.read("my-server/Cargo.toml");
     assert!(manifest.contains("name = \"my-server\"") && manifest.contains("wharf = { path = \"/"), "{manifest}");
@@ -49,25 +31,25 @@ fn a_crate_with_a_tool_a_prompt_a_resource_a_test_and_the_client_configuration()
     );
     assert!(!readme.contains("{{"), "every placeholder filled: {readme}");
 
-    let http = dir.wharf(&["new", "web", "--http"]);
+    let http = wharf(&dir, &["new", "web", "--http"]);
     assert!(http.status.success());
     assert!(dir.read("web/src/main.rs").contains("serve_http(web::server()?"));
     assert!(dir.read("web/Cargo.toml").contains(&format!("wharf = \"{}\"", env!("CARGO_PKG_VERSION"))));
     assert!(dir.read("web/README.md").contains("--url http://127.0.0.1:8080/mcp"));
 
-    let again = dir.wharf(&["new", "my-server"]);
+    let again = wharf(&dir, &["new", "my-server"]);
     assert_eq!(again.status.code(), Some(2), "an existing, non-empty directory is left alone");
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
-    let bad = dir.wharf(&["new", "9lives"]);
+    let bad = wharf(&dir, &["new", "9lives"]);
     assert_eq!(bad.status.code(), Some(2));
 }
 
 #[test]
 fn a_folder_that_wharf_serve_serves() {
-    let dir = Scratch::new("folder");
-    assert!(dir.wharf(&["new", "notes", "--folder"]).status.success());
-    let wharf = env!("CARGO_BIN_EXE_wharf");
-    let listed = dir.wharf(&["list", "--json", "--", wharf, "serve", "notes"]);
+    let dir = Scratch::new("new-folder");
+    assert!(wharf(&dir, &["new", "notes", "--folder"]).status.success());
+    let binary = env!("CARGO_BIN_EXE_wharf");
+    let listed = wharf(&dir, &["list", "--json", "--", binary, "serve", "notes"]);
     assert!(listed.status.success(), "{}", String::from_utf8_lossy(&listed.stderr));
     let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
     let names = |kind: &str, key: &str| -> Vec<String> {
@@ -76,7 +58,7 @@ fn a_folder_that_wharf_serve_serves() {
     assert_eq!(names("tools", "name"), ["today"]);
     assert_eq!(names("prompts", "name"), ["greet"]);
     assert_eq!(names("resources", "uri"), ["notes://notes.md", "skill://getting-started/SKILL.md"]);
-    let called = dir.wharf(&["call", "today", "format=%Y", "--", wharf, "serve", "notes"]);
+    let called = wharf(&dir, &["call", "today", "format=%Y", "--", binary, "serve", "notes"]);
     assert!(called.status.success(), "{}", String::from_utf8_lossy(&called.stderr));
     assert_eq!(String::from_utf8_lossy(&called.stdout).trim().len(), 4, "a year");
 }

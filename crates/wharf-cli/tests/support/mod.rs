@@ -1,5 +1,5 @@
 //! What the wire tests of the `wharf` binary share: a running `wharf serve --http` whose
-//! stderr is read as it comes.
+//! stderr is read as it comes, and a temporary directory.
 
 #![allow(dead_code, unreachable_pub, reason = "each test crate uses a part")]
 
@@ -95,5 +95,40 @@ impl Drop for Serving {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// A temporary directory for one test, removed when dropped.
+pub struct Scratch(pub std::path::PathBuf);
+
+impl Scratch {
+    /// An empty directory named after the test and this process.
+    pub fn new(name: &str) -> Scratch {
+        let path = std::env::temp_dir().join(format!("wharf-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        Scratch(path)
+    }
+
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    /// Writes `text` at `path` inside, making its directories.
+    pub fn write(&self, path: &str, text: &str) {
+        let path = self.0.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// The text at `path` inside.
+    pub fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.0.join(path)).unwrap_or_else(|err| panic!("{path}: {err}"))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
