@@ -11,6 +11,9 @@ use std::time::Duration;
 use clap::Args;
 use wharf::client::oauth::{Authorizer, FileTokenStore, LoopbackAuthorizer, OAuth, TokenStore};
 
+/// Where a client secret is read from (never the command line).
+const CLIENT_SECRET_VARIABLE: &str = "WHARF_CLIENT_SECRET";
+
 /// How long the person has to authorize in the browser.
 const LOGIN_WAIT: Duration = Duration::from_secs(300);
 
@@ -18,15 +21,14 @@ const LOGIN_WAIT: Duration = Duration::from_secs(300);
 #[derive(Debug, Args)]
 pub(crate) struct AuthArgs {
     /// A client id registered with the authorization server beforehand (otherwise the client
-    /// registers itself where the server allows it).
+    /// registers itself where the server allows it); a confidential client's secret is read
+    /// from WHARF_CLIENT_SECRET.
     #[arg(long, value_name = "ID", env = "WHARF_CLIENT_ID")]
     client_id: Option<String>,
-    /// The secret of --client-id, for a confidential client.
-    #[arg(long, value_name = "SECRET", env = "WHARF_CLIENT_SECRET", hide_env_values = true)]
-    client_secret: Option<String>,
-    /// Authorize as the client itself (the client credentials grant, with --client-id and
-    /// --client-secret), without a person or a browser: for CI.
-    #[arg(long, requires_all = ["client_id", "client_secret"])]
+    /// Authorize as the client itself (the client credentials grant, with --client-id and the
+    /// secret in WHARF_CLIENT_SECRET: other users of the machine can read command lines),
+    /// without a person or a browser: for CI.
+    #[arg(long, requires = "client_id")]
     client_credentials: bool,
     /// The file tokens are kept in between runs (mode 0600): $XDG_CONFIG_HOME/wharf/tokens.json
     /// or ~/.config/wharf/tokens.json unless set.
@@ -55,9 +57,12 @@ impl AuthArgs {
     /// it is.
     pub(crate) fn oauth(&self, url: &str, login: bool) -> Result<Option<OAuth>, String> {
         let store = self.store();
+        let secret = std::env::var(CLIENT_SECRET_VARIABLE).ok().filter(|secret| !secret.is_empty());
         let oauth = if self.client_credentials {
-            let (Some(id), Some(secret)) = (&self.client_id, &self.client_secret) else {
-                return Err("--client-credentials needs --client-id and --client-secret".to_owned());
+            let (Some(id), Some(secret)) = (&self.client_id, &secret) else {
+                return Err(format!(
+                    "--client-credentials needs --client-id and the secret in {CLIENT_SECRET_VARIABLE}"
+                ));
             };
             OAuth::client_credentials(id, secret)
         } else if login {
@@ -72,7 +77,7 @@ impl AuthArgs {
         };
         let oauth = oauth.client_name("wharf").token_store(store);
         Ok(Some(match &self.client_id {
-            Some(id) if !self.client_credentials => oauth.pre_registered(id, self.client_secret.clone(), None),
+            Some(id) if !self.client_credentials => oauth.pre_registered(id, secret, None),
             _ => oauth,
         }))
     }

@@ -87,7 +87,7 @@ pub(crate) fn install(args: InstallArgs) -> ExitCode {
         return refuse(&file, &format!("its `{key}` is not a JSON object"));
     };
     let replaced = servers.set(&args.name, entry.clone());
-    println!("{}", diff(&file, key, &args.name, replaced.as_ref(), &entry));
+    println!("{}", diff(&file, key, &args.name, replaced.as_ref().map(masked).as_ref(), &masked(&entry)));
     if replaced.as_ref() == Some(&entry) {
         println!("Nothing to change: {} already has this entry.", file.display());
         return ExitCode::SUCCESS;
@@ -170,6 +170,16 @@ fn absolute_if_path(word: &str, is_program: bool) -> String {
     std::fs::canonicalize(path).map(|path| path.to_string_lossy().into_owned()).unwrap_or_else(|_| word.to_owned())
 }
 
+/// `entry` with the values of its `env` hidden, to be shown: they are often secrets.
+fn masked(entry: &Json) -> Json {
+    let mut shown = entry.clone();
+    if let Some(Json::Object(variables)) = shown.get("env").cloned() {
+        let hidden = variables.into_iter().map(|(name, _)| (name, Json::String("…".to_owned()))).collect();
+        shown.set("env", Json::Object(hidden));
+    }
+    shown
+}
+
 /// The member holding the servers.
 fn servers_key(client: McpClient) -> &'static str {
     if client == McpClient::Vscode { "servers" } else { "mcpServers" }
@@ -232,29 +242,45 @@ fn diff(file: &Path, key: &str, name: &str, before: Option<&Json>, after: &Json)
     text
 }
 
-/// Writes `text` to `file` whole (a temporary file renamed over it, with the same permissions),
-/// after copying what was there to a backup; the backup's path.
+/// Writes `text` to `file` whole (a new temporary file, readable by the owner only until it
+/// takes the permissions the file had, renamed over it), after copying what was there to a
+/// backup; the backup's path. Nothing is left behind on an error.
 fn write(file: &Path, before: Option<&str>, text: &str) -> std::io::Result<Option<PathBuf>> {
     if let Some(parent) = file.parent() {
         std::fs::create_dir_all(parent)?;
     }
+    let name = file.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
     let backup = match before {
         Some(_) => {
-            let name = file.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
             let backup = file.with_file_name(format!("{name}.wharf-backup"));
             std::fs::copy(file, &backup)?;
             Some(backup)
         }
         None => None,
     };
-    let temporary = file.with_file_name(format!(".{}.wharf-tmp", std::process::id()));
-    std::fs::write(&temporary, format!("{text}\n"))?;
-    if let Ok(metadata) = std::fs::metadata(file) {
-        std::fs::set_permissions(&temporary, metadata.permissions())?;
-    }
-    if let Err(err) = std::fs::rename(&temporary, file) {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
+    let temporary = file.with_file_name(format!(".{name}.{}.{nanos}.wharf-tmp", std::process::id()));
+    let written = write_new(&temporary, &format!("{text}\n")).and_then(|()| {
+        if let Ok(metadata) = std::fs::metadata(file) {
+            std::fs::set_permissions(&temporary, metadata.permissions())?;
+        }
+        std::fs::rename(&temporary, file)
+    });
+    if let Err(err) = written {
         let _ = std::fs::remove_file(&temporary);
         return Err(err);
     }
     Ok(backup)
+}
+
+/// Creates `path`, which must not exist, owner-only on Unix, with `text`, flushed to disk.
+fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut opened = options.open(path)?;
+    opened.write_all(text.as_bytes())?;
+    opened.sync_all()
 }

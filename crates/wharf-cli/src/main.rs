@@ -128,7 +128,7 @@ const LOGIN_HELP: &str = concat!(
     "a port on 127.0.0.1 this command listens on. Tokens are kept in ~/.config/wharf/tokens.json (mode 0600,\n",
     "--tokens or WHARF_TOKENS to change) and used, and refreshed, by every later command for that URL.\n",
     "Commands run at a terminal log in by themselves when a server asks; elsewhere (CI) they exit 5 instead,\n",
-    "or authorize as a machine with --client-credentials --client-id ID --client-secret SECRET.",
+    "or authorize as a machine with --client-credentials --client-id ID, the secret in WHARF_CLIENT_SECRET.",
 );
 
 const COMPLETIONS_HELP: &str = concat!(

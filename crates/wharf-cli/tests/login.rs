@@ -32,6 +32,11 @@ fn browser_log(scratch: &Scratch) -> String {
 /// Runs `wharf ARGS --tokens FILE` with the headless browser as $BROWSER, stdin not a
 /// terminal; killed after a minute.
 fn wharf(scratch: &Scratch, args: &[&str]) -> Run {
+    wharf_with_secret(scratch, args, None)
+}
+
+/// Like [`wharf`], with WHARF_CLIENT_SECRET set to `secret`.
+fn wharf_with_secret(scratch: &Scratch, args: &[&str], secret: Option<&str>) -> Run {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/headless_browser.py");
     let (out, err) = (scratch.path().join("stdout"), scratch.path().join("stderr"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
@@ -43,6 +48,7 @@ fn wharf(scratch: &Scratch, args: &[&str]) -> Run {
         .env_remove("WHARF_BEARER_TOKEN")
         .env_remove("WHARF_CLIENT_ID")
         .env_remove("WHARF_CLIENT_SECRET")
+        .envs(secret.map(|secret| ("WHARF_CLIENT_SECRET", secret)))
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap())
@@ -142,10 +148,10 @@ fn client_credentials_authorize_without_a_person() {
     let issuer = issuer();
     let (_serving, url) = serve_behind(&issuer);
     let scratch = Scratch::new("login-machine");
-    let credentials = ["--client-credentials", "--client-id", "wharf-test", "--client-secret", "wharf-test-secret"];
+    let credentials = ["--client-credentials", "--client-id", "wharf-test"];
     let mut args = vec!["call", &url, "echo", "message=machine"];
     args.extend(credentials);
-    let call = wharf(&scratch, &args);
+    let call = wharf_with_secret(&scratch, &args, Some("wharf-test-secret"));
     assert_eq!(call.code, Some(0), "{}", call.stderr);
     assert_eq!(call.stdout.trim(), "machine");
     assert_eq!(browser_log(&scratch), "", "no browser");
@@ -153,7 +159,7 @@ fn client_credentials_authorize_without_a_person() {
     // A wrong secret, and nothing stored to fall back on.
     let fresh = Scratch::new("login-wrong-secret");
     let wrong =
-        wharf(&fresh, &["list", &url, "--client-credentials", "--client-id", "wharf-test", "--client-secret", "no"]);
+        wharf_with_secret(&fresh, &["list", &url, "--client-credentials", "--client-id", "wharf-test"], Some("no"));
     assert_eq!(wrong.code, Some(5), "{}\n{}", wrong.stdout, wrong.stderr);
     assert!(!wrong.stderr.contains("wharf-test-secret"));
 }

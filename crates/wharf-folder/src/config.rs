@@ -77,8 +77,8 @@ pub(crate) struct ToolSpec {
     pub(crate) output_schema: Option<Value>,
     #[serde(default)]
     pub(crate) read_only: bool,
-    #[serde(default)]
-    pub(crate) destructive: bool,
+    /// Unset leaves MCP's default (a tool that is not read-only may be destructive).
+    pub(crate) destructive: Option<bool>,
     #[serde(default)]
     pub(crate) idempotent: bool,
     pub(crate) open_world: Option<bool>,

@@ -8,7 +8,7 @@ use std::fs;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use wharf_server::{Error, PromptDef, ResourceDef, Server, ServerBuilder, Skills, ToolDef};
+use wharf_server::{CompiledSkills, Error, PromptDef, ResourceDef, Server, ServerBuilder, Skills, ToolDef};
 
 use crate::config::{Config, ServerSection};
 use crate::error::FolderError;
@@ -29,7 +29,7 @@ pub struct Loaded {
     tools: Vec<ToolDef>,
     prompts: Vec<PromptDef>,
     resources: Vec<ResourceDef>,
-    skills: Option<Skills>,
+    skills: Option<CompiledSkills>,
     summary: Summary,
 }
 
@@ -63,7 +63,8 @@ impl Summary {
 }
 
 impl Loaded {
-    /// Reads the folder at `path`.
+    /// Reads the folder at `path`, every skill file hashed: blocking work, for a thread that
+    /// may block.
     pub fn load(path: impl AsRef<Path>) -> Result<Loaded, FolderError> {
         let path = path.as_ref();
         if !path.is_dir() {
@@ -113,7 +114,7 @@ impl Loaded {
 
         let skills_dir = path.join("skills");
         let skills = if skills_dir.is_dir() {
-            match Skills::from_directory(&skills_dir).and_then(|skills| skills.check().map(|()| skills)) {
+            match Skills::from_directory(&skills_dir).and_then(Skills::compile) {
                 Ok(skills) => Some(skills),
                 Err(err) => {
                     problems.push(format!("{}: {err}", skills_dir.display()));
@@ -162,7 +163,7 @@ impl Loaded {
         builder = self.prompts.into_iter().fold(builder, ServerBuilder::prompt);
         builder = self.resources.into_iter().fold(builder, ServerBuilder::resource);
         match self.skills {
-            Some(skills) => builder.skills(skills),
+            Some(skills) => builder.compiled_skills(skills),
             None => builder,
         }
     }
@@ -192,7 +193,7 @@ impl Loaded {
                 update.add_resource(resource)?;
             }
             match self.skills {
-                Some(skills) => update.set_skills(skills)?,
+                Some(skills) => update.set_compiled_skills(skills)?,
                 None => update.clear_skills(),
             }
             for (uri, hash) in &previous.resources {
@@ -211,7 +212,14 @@ fn read_config(folder: &Path, problems: &mut Vec<String>) -> Config {
     let mut config = Config::default();
     for name in ["wharf.toml", "tools.toml"] {
         let file = folder.join(name);
-        let Ok(text) = fs::read_to_string(&file) else { continue };
+        let text = match fs::read_to_string(&file) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(err) => {
+                problems.push(format!("{}: {err}", file.display()));
+                continue;
+            }
+        };
         match toml::from_str::<Config>(&text) {
             Ok(read) if name == "wharf.toml" => config = Config { tools: [config.tools, read.tools].concat(), ..read },
             Ok(read) if read.server.name.is_some() || read.server.instructions.is_some() => {
@@ -236,7 +244,9 @@ fn markdown_files(directory: &Path, problems: &mut Vec<String>) -> Vec<(PathBuf,
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "md") && path.is_file())
+        // Regular files only: a link could lead out of the folder.
+        .filter(|path| path.extension().is_some_and(|extension| extension == "md"))
+        .filter(|path| fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_file()))
         .filter(|path| !path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.')))
         .collect();
     files.sort();

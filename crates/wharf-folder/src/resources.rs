@@ -26,8 +26,12 @@ pub(crate) fn encode_path(path: &str) -> String {
     encoded
 }
 
-/// Checks a URI scheme: a letter, then letters, digits, `+`, `-` or `.`.
+/// Checks a URI scheme: a letter, then letters, digits, `+`, `-` or `.`; not `skill`, whose
+/// URIs are the skills'.
 pub(crate) fn check_scheme(scheme: &str) -> Result<(), String> {
+    if scheme == "skill" {
+        return Err("`skill` is the scheme of the skills in skills/; choose another".to_owned());
+    }
     let mut characters = scheme.chars();
     let valid = characters.next().is_some_and(|first| first.is_ascii_lowercase())
         && characters.all(|next| next.is_ascii_lowercase() || next.is_ascii_digit() || matches!(next, '+' | '-' | '.'));

@@ -1,7 +1,7 @@
 //! Running a command tool's program: started with its argv (never through a shell), in its
 //! directory, with only the environment it was allowed, in a process group of its own that is
-//! killed when the call ends (finished, timed out, or cancelled, which drops the call); its
-//! output read up to a bound.
+//! killed when the call ends early (timed out, cancelled, which drops the call, or its output
+//! held open by what it started); its output read up to a bound.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -11,6 +11,9 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// The most bytes kept of each of standard output and standard error.
 const MAX_OUTPUT: usize = 1024 * 1024;
+
+/// How long output may stay open after the program exits.
+const OUTPUT_GRACE: Duration = Duration::from_millis(500);
 
 /// One run of a program.
 #[derive(Debug, Clone)]
@@ -49,23 +52,38 @@ pub(crate) async fn run(invocation: &Invocation) -> Result<Outcome, String> {
     #[cfg(unix)]
     command.process_group(0);
     let mut child = command.spawn().map_err(|err| format!("could not start `{}`: {err}", invocation.program))?;
-    let _group = ProcessGroup(child.id());
-    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
-    let finished = tokio::time::timeout(invocation.timeout, async {
-        let (stdout, stderr, status) = tokio::join!(read_bounded(stdout), read_bounded(stderr), child.wait());
-        (stdout, stderr, status)
-    })
-    .await;
-    let Ok(((stdout, out_truncated), (stderr, err_truncated), status)) = finished else {
+    let group = ProcessGroup(child.id());
+    let stdout = tokio::spawn(read_bounded(child.stdout.take()));
+    let stderr = tokio::spawn(read_bounded(child.stderr.take()));
+    let Ok(status) = tokio::time::timeout(invocation.timeout, child.wait()).await else {
         return Ok(Outcome { code: None, stdout: Vec::new(), stderr: Vec::new(), truncated: false, timed_out: true });
     };
     let status = status.map_err(|err| format!("waiting for `{}` failed: {err}", invocation.program))?;
+    // The program is done; what it started may still hold its output open. It gets a moment
+    // to finish, and is then killed with the group, which closes the pipes.
+    let outputs = async { (stdout.await, stderr.await) };
+    tokio::pin!(outputs);
+    let (stdout, stderr) = match tokio::time::timeout(OUTPUT_GRACE, &mut outputs).await {
+        Ok(outputs) => {
+            // Nothing of the group holds the output: the program was reaped and its id may be
+            // anyone's soon, so no signal goes to it.
+            group.disarm();
+            outputs
+        }
+        Err(_) => {
+            drop(group);
+            tokio::time::timeout(OUTPUT_GRACE, &mut outputs)
+                .await
+                .map_err(|_| format!("`{}` exited, but what it started kept its output open", invocation.program))?
+        }
+    };
+    let ((stdout, out_truncated), (stderr, err_truncated)) = (stdout.unwrap_or_default(), stderr.unwrap_or_default());
     Ok(Outcome { code: status.code(), stdout, stderr, truncated: out_truncated || err_truncated, timed_out: false })
 }
 
 /// Everything `pipe` gives until it ends, the first [`MAX_OUTPUT`] bytes kept; whether more
 /// came. The rest is read and dropped, so that the program never blocks on a full pipe.
-async fn read_bounded(pipe: Option<impl AsyncRead + Unpin>) -> (Vec<u8>, bool) {
+async fn read_bounded(pipe: Option<impl AsyncRead + Unpin + Send>) -> (Vec<u8>, bool) {
     let Some(mut pipe) = pipe else { return (Vec::new(), false) };
     let mut kept = Vec::new();
     let mut chunk = vec![0u8; 16 * 1024];
@@ -81,8 +99,15 @@ async fn read_bounded(pipe: Option<impl AsyncRead + Unpin>) -> (Vec<u8>, bool) {
     (kept, truncated)
 }
 
-/// A process group, killed when the call is over: the program and whatever it started.
+/// A process group, killed when the call ends early (timed out, cancelled, or output held
+/// open): the program and whatever it started.
 struct ProcessGroup(Option<u32>);
+
+impl ProcessGroup {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
 
 impl Drop for ProcessGroup {
     fn drop(&mut self) {

@@ -70,7 +70,7 @@ pub(crate) fn command_tool(spec: &ToolSpec, folder: &Path) -> Result<ToolDef, St
     .annotations(ToolAnnotations {
         title: spec.title.clone(),
         read_only_hint: spec.read_only.then_some(true),
-        destructive_hint: Some(spec.destructive),
+        destructive_hint: spec.destructive,
         idempotent_hint: spec.idempotent.then_some(true),
         open_world_hint: spec.open_world,
     });

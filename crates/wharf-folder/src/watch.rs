@@ -16,6 +16,9 @@ use crate::folder::{Loaded, Summary};
 /// several events.
 const SETTLE: Duration = Duration::from_millis(200);
 
+/// The longest a reload waits for the folder to be still: one that never is is read anyway.
+const MAX_SETTLE: Duration = Duration::from_secs(2);
+
 /// A folder being watched; dropping it stops the watching.
 pub struct Watching {
     _watcher: notify::RecommendedWatcher,
@@ -37,10 +40,17 @@ impl Drop for Watching {
 /// Watches `folder`, whose version `served` is what `server` serves now, and serves each new
 /// version as it comes. Must be called inside a Tokio runtime, on which the reloads run.
 pub fn watch(server: Server, folder: impl Into<PathBuf>, served: Summary) -> Result<Watching, FolderError> {
-    let folder = folder.into();
+    let folder: PathBuf = folder.into();
+    // Events name paths under the watched one: absolute, so that the folder's own place (under
+    // a hidden directory, say) is never taken for a part of it.
+    let folder = std::fs::canonicalize(&folder).unwrap_or(folder);
     let (changed, mut changes) = mpsc::unbounded_channel::<()>();
+    let root = folder.clone();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if event.is_ok_and(|event| !event.kind.is_access()) {
+        // Hidden files (an editor's swap files, `.git`) are never served: their changes are not
+        // a new version.
+        let served = |path: &PathBuf| !is_hidden(path.strip_prefix(&root).unwrap_or(path));
+        if event.is_ok_and(|event| !event.kind.is_access() && event.paths.iter().any(served)) {
             let _ = changed.send(());
         }
     })
@@ -51,17 +61,34 @@ pub fn watch(server: Server, folder: impl Into<PathBuf>, served: Summary) -> Res
     let task = tokio::spawn(async move {
         let mut served = served;
         while changes.recv().await.is_some() {
-            // Wait until nothing has changed for a moment.
-            while let Ok(Some(())) = tokio::time::timeout(SETTLE, changes.recv()).await {}
-            served = reload(&server, &folder, served);
+            // Wait until nothing has changed for a moment, or at most MAX_SETTLE.
+            let started = tokio::time::Instant::now();
+            while started.elapsed() < MAX_SETTLE
+                && let Ok(Some(())) = tokio::time::timeout(SETTLE, changes.recv()).await
+            {}
+            // Reading and hashing the folder blocks: not on the threads that serve requests.
+            let (server_now, folder_now) = (server.clone(), folder.clone());
+            let loaded = tokio::task::spawn_blocking(move || Loaded::load(&folder_now)).await;
+            served = match loaded {
+                Ok(loaded) => reload(&server_now, &folder, loaded, served),
+                Err(err) => {
+                    tracing::error!(target: "wharf::folder", "{}: reading the folder failed: {err}", folder.display());
+                    served
+                }
+            };
         }
     });
     Ok(Watching { _watcher: watcher, task })
 }
 
-/// Reads `folder` again and serves it; what is served afterwards.
-fn reload(server: &Server, folder: &std::path::Path, served: Summary) -> Summary {
-    match Loaded::load(folder) {
+/// True for a path (inside the folder) with a part that starts with a dot.
+fn is_hidden(path: &std::path::Path) -> bool {
+    path.components().any(|part| part.as_os_str().to_string_lossy().starts_with('.'))
+}
+
+/// Serves `loaded`, the folder read again; what is served afterwards.
+fn reload(server: &Server, folder: &std::path::Path, loaded: Result<Loaded, FolderError>, served: Summary) -> Summary {
+    match loaded {
         Ok(loaded) => match loaded.replace(server, &served) {
             Ok(now) => {
                 tracing::info!(target: "wharf::folder", "{}: reloaded: {}", folder.display(), now.describe());

@@ -87,6 +87,14 @@ timeout = 120
 required = true
 
 [[tools]]
+name = "detach"
+description = "Exits at once, leaving a child that holds its output"
+command = ["sh", "-c", "sleep 60 & echo $! > {pidfile}; echo started"]
+
+[tools.arguments.pidfile]
+required = true
+
+[[tools]]
 name = "home_hidden"
 command = ["sh", "-c", "echo \"[$HOME]\""]
 
@@ -180,6 +188,17 @@ async fn command_tools_fail_time_out_and_take_their_children_with_them() {
     assert!(text(&lingered).contains("did not finish"), "{lingered}");
     let child: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
     assert!(gone(child).await, "the child it started was killed too");
+
+    let detached_pid = folder.path().join("detached.pid");
+    let started = Instant::now();
+    let detached = client
+        .request("tools/call", json!({"name": "detach", "arguments": {"pidfile": detached_pid.to_str().unwrap()}}))
+        .await
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5), "not held for the timeout: {:?}", started.elapsed());
+    assert_eq!(text(&detached).trim(), "started", "{detached}");
+    let child: u32 = std::fs::read_to_string(&detached_pid).unwrap().trim().parse().unwrap();
+    assert!(gone(child).await, "what held the output was killed with the group");
 
     let hidden = client.request("tools/call", json!({"name": "home_hidden", "arguments": {}})).await.unwrap();
     assert_eq!(text(&hidden).trim(), "[]", "only allowed variables reach the program");
@@ -287,7 +306,7 @@ async fn changes_to_the_folder_are_served_at_once_and_a_broken_one_is_not() {
     folder.write("wharf.toml", "[[tools]]\nname = \"broken\"\n");
     tokio::time::sleep(Duration::from_millis(800)).await;
     let tools = client.request("tools/list", json!({})).await.unwrap();
-    assert_eq!(tools["tools"].as_array().unwrap().len(), 7, "the tools before are still served");
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 8, "the tools before are still served");
     let shouted = client.request("tools/call", json!({"name": "shout", "arguments": {"text": "still"}})).await.unwrap();
     assert_eq!(text(&shouted).trim(), "STILL");
 

@@ -202,9 +202,19 @@ impl ServerBuilder {
     /// before; [`Server::set_skills`] replaces them while the server runs.
     #[cfg(feature = "skills")]
     pub fn skills(mut self, skills: crate::skills::Skills) -> ServerBuilder {
-        let installed =
-            crate::skills::catalog::Catalog::build(skills).and_then(|catalog| self.registry.install_skills(catalog));
-        if let Err(err) = installed {
+        match skills.compile() {
+            Ok(compiled) => self.compiled_skills(compiled),
+            Err(err) => {
+                self.errors.push(err);
+                self
+            }
+        }
+    }
+
+    /// Serves skills compiled before ([`Skills::compile`](crate::Skills::compile)).
+    #[cfg(feature = "skills")]
+    pub fn compiled_skills(mut self, skills: crate::skills::CompiledSkills) -> ServerBuilder {
+        if let Err(err) = self.registry.install_skills(skills.0) {
             self.errors.push(err);
         }
         self

@@ -168,6 +168,11 @@ impl Registry {
     }
 
     pub(crate) fn has_resources(&self) -> bool {
+        #[cfg(feature = "skills")]
+        if self.skills.is_some() {
+            // Skill files are read as resources, even when there are no skills yet.
+            return true;
+        }
         !self.resources.is_empty() || !self.templates.is_empty()
     }
 

@@ -362,7 +362,8 @@ impl Server {
     /// go on being served.
     #[cfg(feature = "skills")]
     pub fn set_skills(&self, skills: crate::skills::Skills) -> Result<(), Error> {
-        self.update(|update| update.set_skills(skills))
+        let compiled = skills.compile()?;
+        self.update(|update| update.set_compiled_skills(compiled))
     }
 
     /// Tells every client subscribed to `uri` that the resource changed

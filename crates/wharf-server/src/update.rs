@@ -66,11 +66,18 @@ impl Update {
         self.registry.remove::<TemplateDef>(uri_template)
     }
 
-    /// Serves `skills` instead of the skills before (see [`Server::set_skills`]).
+    /// Serves `skills` instead of the skills before (see [`Server::set_skills`]). They are
+    /// compiled here, every file hashed, while requests wait: compile them before the update
+    /// ([`Skills::compile`](crate::Skills::compile)) to serve them at once.
     #[cfg(feature = "skills")]
     pub fn set_skills(&mut self, skills: crate::skills::Skills) -> Result<(), Error> {
-        let catalog = crate::skills::catalog::Catalog::build(skills)?;
-        let updated = self.registry.install_skills(catalog)?;
+        self.set_compiled_skills(skills.compile()?)
+    }
+
+    /// Serves skills compiled before.
+    #[cfg(feature = "skills")]
+    pub fn set_compiled_skills(&mut self, skills: crate::skills::CompiledSkills) -> Result<(), Error> {
+        let updated = self.registry.install_skills(skills.0)?;
         self.updated.extend(updated);
         Ok(())
     }
@@ -109,6 +116,9 @@ impl Server {
     /// components from before or after, never a mix; on an error nothing changed. Clients are
     /// told once of each list whose listed definitions differ afterwards, and subscribers of
     /// each resource named with [`Update::resource_updated`].
+    ///
+    /// Requests wait while `change` runs: it should do nothing slow, and must not call this
+    /// server's other methods, which would wait for it for ever.
     pub fn update(&self, change: impl FnOnce(&mut Update) -> Result<(), Error>) -> Result<(), Error> {
         let mut registry = self.registry_mut();
         let mut update = Update { registry: registry.clone(), updated: Vec::new() };

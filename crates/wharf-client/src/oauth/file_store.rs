@@ -66,7 +66,9 @@ impl FileTokenStore {
         create_private_dir(directory)?;
         let text = serde_json::to_vec_pretty(all).map_err(std::io::Error::other)?;
         let name = self.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-        let temporary = directory.join(format!(".{name}.{}.tmp", std::process::id()));
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
+        let temporary = directory.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
         let written = open_private(&temporary).and_then(|mut file| {
             file.write_all(&text)?;
             file.sync_all()
@@ -110,10 +112,10 @@ fn create_private_dir(directory: &Path) -> std::io::Result<()> {
 #[cfg(unix)]
 fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)
+    std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)
 }
 
 #[cfg(not(unix))]
 fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::OpenOptions::new().write(true).create(true).truncate(true).open(path)
+    std::fs::OpenOptions::new().write(true).create_new(true).open(path)
 }

@@ -49,11 +49,13 @@ impl LoopbackAuthorizer {
         Ok(LoopbackAuthorizer { listener, redirect_uri, opener, wait })
     }
 
-    async fn await_redirect(&self) -> Result<String, String> {
+    /// The first request to the callback that carries `state` (the one this login sent); any
+    /// other request is answered and waited past.
+    async fn await_redirect(&self, state: Option<&str>) -> Result<String, String> {
         let listener = self.listener.try_clone().and_then(TcpListener::from_std).map_err(|err| err.to_string())?;
         loop {
             let (stream, _) = listener.accept().await.map_err(|err| err.to_string())?;
-            if let Some(target) = answer_browser(stream).await {
+            if let Some(target) = answer_browser(stream, state).await {
                 return Ok(format!("{}{}", self.redirect_uri.trim_end_matches(CALLBACK_PATH), target));
             }
         }
@@ -67,8 +69,9 @@ impl Authorizer for LoopbackAuthorizer {
 
     fn authorize(&self, url: String) -> BoxFuture<'_, Result<String, String>> {
         Box::pin(async move {
+            let state = query_value(&url, "state").map(str::to_owned);
             (self.opener)(&url)?;
-            match tokio::time::timeout(self.wait, self.await_redirect()).await {
+            match tokio::time::timeout(self.wait, self.await_redirect(state.as_deref())).await {
                 Ok(redirected) => redirected,
                 Err(_) => Err(format!("no authorization within {:?}", self.wait)),
             }
@@ -76,14 +79,24 @@ impl Authorizer for LoopbackAuthorizer {
     }
 }
 
-/// Reads one request from the browser; the path and query of a request to the callback, which
-/// is answered with a page saying the window may be closed. Anything else gets a 404.
-async fn answer_browser(mut stream: TcpStream) -> Option<String> {
+/// The value of `name` in `url`'s query, as written.
+fn query_value<'a>(url: &'a str, name: &str) -> Option<&'a str> {
+    let query = url.split_once('?')?.1.split('#').next()?;
+    query.split('&').find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+}
+
+/// Reads one request from the browser; the path and query of a request to the callback with
+/// this login's `state`, which is answered with a page saying the window may be closed.
+/// Anything else gets a 404, or a 400 for a callback of another login.
+async fn answer_browser(mut stream: TcpStream, state: Option<&str>) -> Option<String> {
     let head = tokio::time::timeout(READ_TIMEOUT, read_head(&mut stream)).await.ok().flatten()?;
     let target = head.strip_prefix("GET ").and_then(|rest| rest.split(' ').next()).unwrap_or_default();
-    let is_callback = target.split('?').next() == Some(CALLBACK_PATH);
-    let (status, page) = if !is_callback {
+    let to_callback = target.split('?').next() == Some(CALLBACK_PATH);
+    let is_callback = to_callback && (state.is_none() || query_value(target, "state") == state);
+    let (status, page) = if !to_callback {
         ("404 Not Found", "Not found.")
+    } else if !is_callback {
+        ("400 Bad Request", "This is not the answer to the login under way.")
     } else if target.contains("error=") {
         ("200 OK", "Authorization was refused. You may close this window.")
     } else {
@@ -112,4 +125,51 @@ async fn read_head(stream: &mut TcpStream) -> Option<String> {
         head.extend_from_slice(&chunk[..read]);
     }
     String::from_utf8(head).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+
+    /// Sends `target` to the authorizer as a browser would, and returns the status line.
+    fn visit(port: u16, target: &str) -> String {
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(stream, "GET {target} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer.lines().next().unwrap_or_default().to_owned()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_the_callback_of_this_login_ends_it() {
+        let (statuses, seen) = std::sync::mpsc::channel();
+        let bound = Arc::new(std::sync::atomic::AtomicU16::new(0));
+        let port_for_browser = bound.clone();
+        let opener: Opener = Arc::new(move |url: &str| {
+            assert!(url.contains("state=expected"));
+            let statuses = statuses.clone();
+            let port = port_for_browser.load(std::sync::atomic::Ordering::SeqCst);
+            std::thread::spawn(move || {
+                for target in
+                    ["/favicon.ico", "/callback?code=forged&state=other", "/callback?code=real&state=expected"]
+                {
+                    let _ = statuses.send(visit(port, target));
+                }
+            });
+            Ok(())
+        });
+        let authorizer = LoopbackAuthorizer::bind(opener, Duration::from_secs(10)).unwrap();
+        let port = authorizer.listener.local_addr().unwrap().port();
+        bound.store(port, std::sync::atomic::Ordering::SeqCst);
+        let redirected = authorizer.authorize("https://as.example/authorize?client_id=c&state=expected".to_owned());
+        let redirected = redirected.await.unwrap();
+        assert_eq!(redirected, format!("http://127.0.0.1:{port}/callback?code=real&state=expected"));
+        let statuses: Vec<String> = seen.iter().take(3).collect();
+        assert!(
+            statuses[0].contains("404") && statuses[1].contains("400") && statuses[2].contains("200"),
+            "{statuses:?}"
+        );
+    }
 }

@@ -203,6 +203,13 @@ pub(super) async fn read_resource(
 ) -> Result<ReadResourceResult, RpcError> {
     let version = context.protocol_version();
     let not_found = || resource_not_found(version, &params.uri);
+    #[cfg(feature = "skills")]
+    if server.registry().resource(&params.uri).is_none()
+        && let Some(contents) = super::skills::read_skill_file(server, &params.uri)
+    {
+        // A skill's files are what its entry digests: no template may answer for them.
+        return Ok(ReadResourceResult { contents, ..ReadResourceResult::default() });
+    }
     let (resource, template) = {
         let registry = server.registry();
         match registry.resource(&params.uri) {
@@ -219,9 +226,6 @@ pub(super) async fn read_resource(
             check_scopes(&*template, context.principal())?;
             template.read(&params.uri, variables, context.clone()).await
         }
-        #[cfg(feature = "skills")]
-        (None, None) => super::skills::read_skill_file(server, &params.uri).ok_or_else(not_found),
-        #[cfg(not(feature = "skills"))]
         (None, None) => return Err(not_found()),
     };
     let contents =

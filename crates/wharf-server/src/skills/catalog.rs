@@ -69,6 +69,34 @@ impl Catalog {
     /// `SKILL.md`'s frontmatter, a file served twice with the same bytes. A skill over the
     /// limits (512 files, 16 MiB) is left out, with a warning.
     pub(crate) fn build(skills: Skills) -> Result<Catalog, Error> {
+        let catalog = Catalog::build_all(skills.clone())?;
+        let over_limits: Vec<String> = catalog
+            .entries
+            .iter()
+            .filter_map(|(uri, entry)| {
+                let files = entry.skill.resources.as_ref()?.files();
+                let bytes: u64 = files.iter().filter_map(|file| file.size).sum();
+                (files.len() > MAX_FILES || bytes > MAX_BYTES).then(|| {
+                    tracing::warn!(
+                        "skills: `{uri}` has {} files and {bytes} bytes, over the limits of {MAX_FILES} files and \
+                         16 MiB; it is not served",
+                        files.len()
+                    );
+                    root_of(uri).strip_prefix(SCHEME).unwrap_or_default().to_owned()
+                })
+            })
+            .collect();
+        if over_limits.is_empty() {
+            return Ok(catalog);
+        }
+        // Built again without them, so that none of their files is served either (a nested
+        // skill within the limits stays).
+        let kept = skills.skills.into_iter().filter(|skill| !over_limits.contains(&skill.path)).collect();
+        Catalog::build_all(Skills { skills: kept, ..skills })
+    }
+
+    /// Compiles every skill, limits aside.
+    fn build_all(skills: Skills) -> Result<Catalog, Error> {
         let mut catalog = Catalog {
             entries: BTreeMap::new(),
             files: HashMap::new(),
@@ -113,25 +141,6 @@ impl Catalog {
                 }
             }
             files.sort_by(|a, b| a.uri.cmp(&b.uri));
-        }
-        let over_limits: Vec<String> = catalog
-            .entries
-            .iter()
-            .filter_map(|(uri, entry)| {
-                let files = entry.skill.resources.as_ref()?.files();
-                let bytes: u64 = files.iter().filter_map(|file| file.size).sum();
-                (files.len() > MAX_FILES || bytes > MAX_BYTES).then(|| {
-                    tracing::warn!(
-                        "skills: `{uri}` has {} files and {bytes} bytes, over the limits of {MAX_FILES} files and \
-                         16 MiB; it is not served",
-                        files.len()
-                    );
-                    uri.clone()
-                })
-            })
-            .collect();
-        for uri in over_limits {
-            catalog.entries.remove(&uri);
         }
         Ok(catalog)
     }
@@ -281,11 +290,17 @@ fn record(directories: &mut Directories, uri: &str, path: &str, file: Option<&Se
     }
 }
 
+/// Skills checked and compiled (every file hashed), ready to be served: what
+/// [`Skills::compile`] makes ahead, so that serving them later does no work while requests
+/// wait.
+#[derive(Debug)]
+pub struct CompiledSkills(pub(crate) Catalog);
+
 impl Skills {
-    /// Checks the skills as serving them would (names, paths, frontmatter, files served
-    /// twice), without serving them.
-    pub fn check(&self) -> Result<(), Error> {
-        Catalog::build(self.clone()).map(|_| ())
+    /// Checks and compiles the skills as serving them would (names, paths, frontmatter, files
+    /// served twice, limits), without serving them.
+    pub fn compile(self) -> Result<CompiledSkills, Error> {
+        Catalog::build(self).map(CompiledSkills)
     }
 }
 

@@ -3,7 +3,14 @@
 //! is a number, dates are strings.
 
 use serde_json::{Map, Number, Value};
+use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
+
+/// The longest frontmatter read.
+const MAX_FRONTMATTER: usize = 64 * 1024;
+
+/// The deepest nesting of lists and mappings in a frontmatter.
+const MAX_DEPTH: usize = 32;
 
 /// The longest description the Agent Skills rules allow.
 const MAX_DESCRIPTION: usize = 1024;
@@ -33,6 +40,7 @@ pub(crate) fn read_frontmatter(text: &str) -> Result<Map<String, Value>, String>
 /// body after it.
 pub fn yaml_frontmatter(text: &str) -> Result<(Map<String, Value>, &str), String> {
     let (yaml, body) = frontmatter_text(text)?;
+    check_shape(yaml)?;
     let documents = YamlLoader::load_from_str(yaml).map_err(|err| format!("its frontmatter is not YAML: {err}"))?;
     let frontmatter = match documents.as_slice() {
         [document] => to_json(document)?,
@@ -62,6 +70,31 @@ fn frontmatter_text(text: &str) -> Result<(&str, &str), String> {
         offset += line.len();
     }
     Err("its frontmatter has no closing `---` line".to_owned())
+}
+
+/// Refuses what could make reading the frontmatter costly: more than 64 KiB, aliases (each
+/// would be expanded in full, a few lines could make gigabytes), nesting deeper than 32.
+fn check_shape(yaml: &str) -> Result<(), String> {
+    if yaml.len() > MAX_FRONTMATTER {
+        return Err("its frontmatter is longer than 64 KiB".to_owned());
+    }
+    let mut parser = Parser::new_from_str(yaml);
+    let mut depth = 0usize;
+    loop {
+        let (event, _) = parser.next_token().map_err(|err| format!("its frontmatter is not YAML: {err}"))?;
+        match event {
+            Event::StreamEnd => return Ok(()),
+            Event::Alias(_) => return Err("its frontmatter uses a YAML alias (`*name`), which is not read".to_owned()),
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!("its frontmatter nests more than {MAX_DEPTH} levels deep"));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
 }
 
 fn to_json(yaml: &Yaml) -> Result<Value, String> {
@@ -130,6 +163,8 @@ mod tests {
             ("---\nname: a\nname: b\ndescription: c\n---\n", "duplicated key"),
             ("---\nname: a\ndescription: c\n1: x\n'1': y\n---\n", "twice"),
             ("---\nname: [unclosed\n---\n", "not YAML"),
+            ("---\nname: &a x\ndescription: *a\n---\n", "alias"),
+            (&*format!("---\nname: a\ndescription: b\nx: {}1{}\n---\n", "[".repeat(40), "]".repeat(40)), "levels deep"),
         ] {
             let refused = read_frontmatter(text).unwrap_err();
             assert!(refused.contains(why), "{text:?}: {refused}");

@@ -13,5 +13,6 @@ mod frontmatter;
 mod names;
 mod scan;
 
+pub use catalog::CompiledSkills;
 pub use definition::{GenerateFiles, SkillDef, Skills};
 pub use frontmatter::yaml_frontmatter;

@@ -12,8 +12,11 @@ use bytes::Bytes;
 use crate::error::Error;
 use crate::skills::definition::{SKILL_MD, SkillDef, Skills};
 
-/// The largest file read; a larger one makes its skill exceed the size limit anyway.
+/// The largest file read; a larger one would make its skill exceed the size limit anyway.
 const MAX_FILE: u64 = 16 * 1024 * 1024;
+
+/// The most bytes read from one skills directory, all skills together.
+const MAX_TOTAL: u64 = 256 * 1024 * 1024;
 
 /// How deep directories are followed below the root.
 const MAX_DEPTH: usize = 32;
@@ -28,14 +31,24 @@ impl Skills {
             .map_err(|err| Error::registration(format!("the skills directory {}: {err}", root.display())))?;
         let mut files: BTreeMap<PathBuf, Found> = BTreeMap::new();
         walk(&canonical, &canonical, &PathBuf::new(), 0, &mut files)?;
+        let total: u64 = files.values().map(|found| found.bytes.len() as u64).sum();
+        if total > MAX_TOTAL {
+            return Err(Error::registration(format!(
+                "the skills directory {} holds {total} bytes, more than the 256 MiB read at most",
+                root.display()
+            )));
+        }
+        // When the root is itself a skill, every skill below it is served under its name too.
+        let root_name = canonical.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+        let prefix = if files.contains_key(Path::new(SKILL_MD)) { format!("{root_name}/") } else { String::new() };
         let mut skills = Skills::new();
         for (directory, _) in files.iter().filter(|(path, _)| path.file_name() == Some(SKILL_MD.as_ref())) {
             let directory = directory.parent().unwrap_or(Path::new(""));
             let path = if directory.as_os_str().is_empty() {
                 // The root itself is a skill: it is served under its own name.
-                canonical.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default()
+                root_name.clone()
             } else {
-                slash_path(directory)?
+                format!("{prefix}{}", slash_path(directory)?)
             };
             let mut skill = SkillDef::new(path);
             let skill_root = canonical.join(directory);
@@ -89,11 +102,15 @@ fn walk(
         if kind.is_dir() {
             walk(root, &path, &inside, depth + 1, files)?;
         } else if kind.is_file() {
-            files.insert(inside, Found { bytes: read(&path)?, link_target: None });
+            if let Some(bytes) = read(&path)? {
+                files.insert(inside, Found { bytes, link_target: None });
+            }
         } else if kind.is_symlink() {
             match fs::canonicalize(&path) {
                 Ok(target) if target.starts_with(root) && target.is_file() => {
-                    files.insert(inside, Found { bytes: read(&target)?, link_target: Some(target) });
+                    if let Some(bytes) = read(&target)? {
+                        files.insert(inside, Found { bytes, link_target: Some(target) });
+                    }
                 }
                 Ok(target) if target.starts_with(root) => {
                     tracing::warn!("skills: {} links to a directory; links are followed to files only", path.display());
@@ -107,16 +124,15 @@ fn walk(
     Ok(())
 }
 
-fn read(path: &Path) -> Result<Bytes, Error> {
+/// The file's bytes; `None`, with a warning, for a file larger than a whole skill may be.
+fn read(path: &Path) -> Result<Option<Bytes>, Error> {
     let unreadable = |err: std::io::Error| Error::registration(format!("reading {}: {err}", path.display()));
     let size = fs::metadata(path).map_err(unreadable)?.len();
     if size > MAX_FILE {
-        return Err(Error::registration(format!(
-            "{} is {size} bytes; a skill may hold at most 16 MiB in all",
-            path.display()
-        )));
+        tracing::warn!("skills: {} is {size} bytes, more than a skill may hold in all; not served", path.display());
+        return Ok(None);
     }
-    Ok(Bytes::from(fs::read(path).map_err(unreadable)?))
+    Ok(Some(Bytes::from(fs::read(path).map_err(unreadable)?)))
 }
 
 /// A relative path with `/` between its parts, which must be UTF-8.

@@ -227,6 +227,26 @@ async fn a_skill_over_the_limits_is_left_out() {
 }
 
 #[tokio::test]
+async fn skills_need_resources_and_no_template_answers_for_their_files() {
+    let empty = InMemoryClient::stateless(server(Skills::new()), ClientCapabilities::default());
+    let discovered = empty.request("server/discover", json!({})).await.unwrap();
+    assert!(discovered["capabilities"]["resources"].is_object(), "declared with the extension, even with no skill");
+    assert_eq!(empty.request("skills/list", json!({})).await.unwrap()["skills"], json!([]));
+
+    let greedy = wharf_server::TemplateDef::new("skill://{+path}", "greedy", |_call| async {
+        "not the skill's bytes".to_owned()
+    });
+    let server =
+        Server::builder("shadow", "1.0.0").resource_template(greedy).skills(Skills::new().skill(refunds())).build();
+    let client = InMemoryClient::latest_session(server.unwrap()).await;
+    let read =
+        client.request("resources/read", json!({"uri": "skill://acme/refunds/examples/email.md"})).await.unwrap();
+    assert_eq!(read["contents"][0]["text"], "Dear customer,\n", "the skill's file, as digested");
+    let other = client.request("resources/read", json!({"uri": "skill://elsewhere/x"})).await.unwrap();
+    assert_eq!(other["contents"][0]["text"], "not the skill's bytes", "the template answers the rest");
+}
+
+#[tokio::test]
 async fn a_generated_skill_says_dynamic_and_makes_its_files_when_read() {
     let counter = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let made = counter.clone();
@@ -342,6 +362,20 @@ async fn a_directory_of_skills_is_served_and_nothing_outside_it() {
         let linked = client.request("resources/read", json!({"uri": "skill://pdf-processing/linked.md"})).await;
         assert!(linked.is_err(), "a link out of its skill is never served, even to a file under the root");
     }
+    // A root that is itself a skill: the skills below it are served under its name.
+    let own = Scratch::new("own-root");
+    own.write(
+        "SKILL.md",
+        &format!("---\nname: {}\ndescription: the root\n---\n", own.0.file_name().unwrap().to_str().unwrap()),
+    );
+    own.write("inner/SKILL.md", "---\nname: inner\ndescription: below the root\n---\n");
+    // Its name, `wharf-skills-own-root-PID`, is a valid skill name.
+    let root_name = own.0.file_name().unwrap().to_str().unwrap().to_owned();
+    let client = InMemoryClient::latest_session(server(Skills::from_directory(&own.0).unwrap())).await;
+    let listed = client.request("skills/list", json!({})).await.unwrap();
+    let uris: Vec<&str> =
+        listed["skills"].as_array().unwrap().iter().map(|skill| skill["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, [format!("skill://{root_name}/SKILL.md"), format!("skill://{root_name}/inner/SKILL.md")]);
     let refused = Skills::from_directory(dir.0.join("does-not-exist")).unwrap_err();
     assert!(refused.to_string().contains("does-not-exist"), "{refused}");
 }
