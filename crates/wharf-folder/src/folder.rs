@@ -13,7 +13,7 @@ use wharf_server::{CompiledSkills, Error, PromptDef, ResourceDef, Server, Server
 use crate::config::{Config, ServerSection};
 use crate::error::FolderError;
 use crate::prompts::prompt;
-use crate::resources::{check_scheme, encode_path, resource};
+use crate::resources::{check_scheme, resource};
 use crate::tools::command_tool;
 
 /// The largest resource file served.
@@ -106,10 +106,14 @@ impl Loaded {
         for (relative, bytes) in files {
             let mut hasher = DefaultHasher::new();
             bytes.hash(&mut hasher);
-            summary
-                .resources
-                .insert(format!("{}://{}", config.resources.scheme, encode_path(&relative)), hasher.finish());
-            resources.push(resource(&config.resources.scheme, &relative, bytes));
+            let hash = hasher.finish();
+            match resource(&config.resources.scheme, &relative, bytes) {
+                Ok(resource) => {
+                    summary.resources.insert(resource.uri().to_owned(), hash);
+                    resources.push(resource);
+                }
+                Err(why) => problems.push(format!("resources/{relative}: {why}")),
+            }
         }
 
         let skills_dir = path.join("skills");

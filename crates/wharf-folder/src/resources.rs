@@ -2,28 +2,16 @@
 //! at `SCHEME://PATH` (the scheme from `wharf.toml`, `resource` unless set), with the MIME type
 //! its extension gives, as text when it is UTF-8 and as a blob when it is not.
 
-use wharf_server::{ResourceDef, mime_type_for};
+use wharf_server::{ResourceDef, file_path_in_uri, mime_type_for};
 
-/// The resource at `path` (below `resources/`) whose contents are `bytes`.
-pub(crate) fn resource(scheme: &str, path: &str, bytes: Vec<u8>) -> ResourceDef {
-    let uri = format!("{scheme}://{}", encode_path(path));
-    match String::from_utf8(bytes) {
+/// The resource at `path` (below `resources/`) whose contents are `bytes`, its URI the path
+/// percent-encoded as skills' files are.
+pub(crate) fn resource(scheme: &str, path: &str, bytes: Vec<u8>) -> Result<ResourceDef, String> {
+    let uri = format!("{scheme}://{}", file_path_in_uri(path)?);
+    Ok(match String::from_utf8(bytes) {
         Ok(text) => ResourceDef::text(uri, path, text).mime_type(mime_type_for(path, true)),
         Err(not_text) => ResourceDef::bytes(uri, path, not_text.into_bytes()).mime_type(mime_type_for(path, false)),
-    }
-}
-
-/// `path` with what a URI cannot carry as it is percent-encoded, `/` kept.
-pub(crate) fn encode_path(path: &str) -> String {
-    let mut encoded = String::with_capacity(path.len());
-    for byte in path.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
+    })
 }
 
 /// Checks a URI scheme: a letter, then letters, digits, `+`, `-` or `.`; not `skill`, whose

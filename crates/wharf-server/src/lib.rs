@@ -93,7 +93,7 @@ pub use server::Server;
 pub use session::Transport;
 pub use session_end::{SessionEnd, SessionEndReason};
 #[cfg(feature = "skills")]
-pub use skills::{CompiledSkills, GenerateFiles, SkillDef, Skills, yaml_frontmatter};
+pub use skills::{CompiledSkills, GenerateFiles, SkillDef, Skills, file_path_in_uri, yaml_frontmatter};
 pub use task::TaskSupport;
 pub use task::record::{TaskRecord, TaskStatus};
 pub use task::store::{MemoryTaskStore, StoreFuture, TaskSignal, TaskStore, TaskStoreError};

@@ -118,7 +118,7 @@ pub mod resource {
 /// `skills/get` and reads as `skill://` resources, each file with its digest and size.
 #[cfg(feature = "skills")]
 pub mod skills {
-    pub use wharf_server::{CompiledSkills, GenerateFiles, SkillDef, Skills, yaml_frontmatter};
+    pub use wharf_server::{CompiledSkills, GenerateFiles, SkillDef, Skills, file_path_in_uri, yaml_frontmatter};
 }
 
 /// Completion of prompt arguments and template variables.

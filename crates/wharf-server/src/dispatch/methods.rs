@@ -204,19 +204,25 @@ pub(super) async fn read_resource(
     let version = context.protocol_version();
     let not_found = || resource_not_found(version, &params.uri);
     #[cfg(feature = "skills")]
-    if server.registry().resource(&params.uri).is_none()
-        && let Some(contents) = super::skills::read_skill_file(server, &params.uri)
-    {
-        // A skill's files are what its entry digests: no template may answer for them.
-        return Ok(ReadResourceResult { contents, ..ReadResourceResult::default() });
-    }
+    let mut skills = None;
     let (resource, template) = {
         let registry = server.registry();
         match registry.resource(&params.uri) {
             Some(resource) => (Some(resource), None),
-            None => (None, registry.match_template(&params.uri)),
+            None => {
+                #[cfg(feature = "skills")]
+                {
+                    skills = registry.skills.clone();
+                }
+                (None, registry.match_template(&params.uri))
+            }
         }
     };
+    // A skill's files are what its entry digests: no template may answer for them.
+    #[cfg(feature = "skills")]
+    if let Some(contents) = skills.and_then(|catalog| super::skills::skill_file_contents(&catalog, &params.uri)) {
+        return Ok(ReadResourceResult { contents, ..ReadResourceResult::default() });
+    }
     let contents = match (resource, template) {
         (Some(resource), _) => {
             check_scopes(&*resource, context.principal())?;

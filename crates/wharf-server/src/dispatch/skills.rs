@@ -59,8 +59,7 @@ pub(super) fn read_directory(server: &Server, params: &ReadDirectoryParams) -> R
 
 /// The contents of a skill's file: text when it is UTF-8 (its bytes then are exactly what
 /// was digested), else a blob.
-pub(super) fn read_skill_file(server: &Server, uri: &str) -> Option<Vec<ResourceContents>> {
-    let catalog = server.registry().skills.clone()?;
+pub(super) fn skill_file_contents(catalog: &Catalog, uri: &str) -> Option<Vec<ResourceContents>> {
     let file = catalog.file(uri)?;
     let contents = match std::str::from_utf8(&file.bytes) {
         Ok(text) => text_contents(uri, Some(file.mime_type), text),

@@ -16,3 +16,4 @@ mod scan;
 pub use catalog::CompiledSkills;
 pub use definition::{GenerateFiles, SkillDef, Skills};
 pub use frontmatter::yaml_frontmatter;
+pub use names::file_path_in_uri;

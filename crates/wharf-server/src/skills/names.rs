@@ -41,7 +41,7 @@ pub(crate) fn check_skill_path(path: &str) -> Result<&str, String> {
 /// A file's path inside its skill (`references/GUIDE.md`) as it goes into a URI: relative,
 /// no `.`, `..` or empty segment, no control character; bytes a URI cannot carry as they are
 /// (a space, `#`, `?`, `%`, non-ASCII) percent-encoded.
-pub(crate) fn file_path_in_uri(path: &str) -> Result<String, String> {
+pub fn file_path_in_uri(path: &str) -> Result<String, String> {
     if path.is_empty() {
         return Err("a file path is empty".to_owned());
     }
