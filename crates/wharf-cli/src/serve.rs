@@ -152,7 +152,8 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     }
     let served = folder.as_ref().map(|folder| folder.summary().clone());
     let mut builder = match folder {
-        Some(folder) => folder.builder(),
+        Some(folder) if args.no_watch => folder.builder(),
+        Some(folder) => folder.builder_for_watching(),
         None => wharf_serve::builder(),
     };
     if args.auth_issuer.is_some() && args.folder.is_none() {

@@ -1,8 +1,9 @@
 //! A command tool's argv template: `{name}` in an argument (a name of letters, digits, `_` and
 //! `-`) stands for the tool argument of that name, which must be declared; `{{` and `}}` stand
-//! for braces, and any other brace is itself (`{'a': 1}` in a script stays as it is). An argument that is only a placeholder becomes one argv
-//! element per value (none when the argument is absent, one per item of an array); inside
-//! other text a placeholder is the value's text. The program itself is never a placeholder.
+//! for braces, and any other brace is itself (`{'a': 1}` in a script stays as it is). An
+//! argument that is only a placeholder becomes one argv element per value (none when the
+//! argument is absent, one per item of an array); inside other text a placeholder is the
+//! value's text. The program itself is never a placeholder.
 
 use serde_json::{Map, Value};
 

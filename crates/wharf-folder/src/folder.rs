@@ -8,7 +8,7 @@ use std::fs;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
-use wharf_server::{CompiledSkills, Error, PromptDef, ResourceDef, Server, ServerBuilder, Skills, ToolDef};
+use wharf_server::{CompiledSkills, Error, Offer, PromptDef, ResourceDef, Server, ServerBuilder, Skills, ToolDef};
 
 use crate::config::{Config, ServerSection};
 use crate::error::FolderError;
@@ -172,6 +172,20 @@ impl Loaded {
         }
     }
 
+    /// The builder for a folder that is watched, reloaded as it changes: since a client reads the
+    /// capabilities only at `initialize`, tools, prompts, resources, completions and skills are
+    /// declared from the start, so that what the folder gains later is seen by every session.
+    pub fn builder_for_watching(mut self) -> ServerBuilder {
+        let skills = self.skills.take();
+        let builder = [Offer::Tools, Offer::Prompts, Offer::Resources, Offer::Completions]
+            .into_iter()
+            .fold(self.builder(), ServerBuilder::offer);
+        match skills {
+            Some(skills) => builder.compiled_skills(skills),
+            None => builder.skills(Skills::new()),
+        }
+    }
+
     /// Serves this version of the folder on `server` instead of `previous`, all at once;
     /// subscribers of a resource whose contents changed, or which is gone, are told. Returns
     /// what is served now.
@@ -196,9 +210,11 @@ impl Loaded {
             for resource in self.resources {
                 update.add_resource(resource)?;
             }
+            // A folder without skills serves none, the extension still declared (see
+            // `builder_for_watching`).
             match self.skills {
                 Some(skills) => update.set_compiled_skills(skills)?,
-                None => update.clear_skills(),
+                None => update.set_skills(Skills::new())?,
             }
             for (uri, hash) in &previous.resources {
                 if summary.resources.get(uri) != Some(hash) {

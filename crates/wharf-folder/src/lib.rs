@@ -8,7 +8,7 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let loaded = wharf_folder::Loaded::load("my-server")?;
 //! let served = loaded.summary().clone();
-//! let server = loaded.builder().build()?;
+//! let server = loaded.builder_for_watching().build()?;
 //! let _watching = wharf_folder::watch(server.clone(), "my-server", served)?;
 //! wharf_server::serve_stdio(server).await?;
 //! # Ok(()) }

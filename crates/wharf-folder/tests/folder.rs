@@ -328,3 +328,66 @@ async fn changes_to_the_folder_are_served_at_once_and_a_broken_one_is_not() {
         .cloned();
     assert_eq!(how.unwrap()["size"], "How, edited.\n".len(), "re-hashed after the change");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watched_folder_offers_every_kind_from_the_start_and_sessions_see_what_it_gains() {
+    let folder = Scratch::new("gains");
+    folder.write("wharf.toml", "[server]\nname = \"gains\"\n");
+    let loaded = Loaded::load(folder.path()).unwrap();
+    let served = loaded.summary().clone();
+
+    // Served as it is, an empty folder offers nothing.
+    let unwatched = Loaded::load(folder.path()).unwrap().builder().build().unwrap();
+    let (plain, init) =
+        InMemoryClient::session(unwatched, ProtocolVersion::LATEST_SESSION, ClientCapabilities::default())
+            .await
+            .unwrap();
+    assert!(init.capabilities.prompts.is_none() && init.capabilities.tools.is_none());
+    assert_eq!(plain.request("prompts/list", json!({})).await.unwrap_err().code.0, -32601);
+
+    let server = loaded.builder_for_watching().build().unwrap();
+    let (client, init) =
+        InMemoryClient::session(server.clone(), ProtocolVersion::LATEST_SESSION, ClientCapabilities::default())
+            .await
+            .unwrap();
+    let capabilities = serde_json::to_value(&init.capabilities).unwrap();
+    for kind in ["tools", "prompts"] {
+        assert_eq!(capabilities[kind]["listChanged"], true, "{capabilities}");
+    }
+    assert_eq!(capabilities["resources"], json!({"subscribe": true, "listChanged": true}));
+    assert_eq!(capabilities["completions"], json!({}));
+    assert_eq!(capabilities["extensions"]["io.modelcontextprotocol/skills"], json!({"directoryRead": true}));
+    for (method, list) in [("tools/list", "tools"), ("prompts/list", "prompts"), ("resources/list", "resources")] {
+        let answer = client.request(method, json!({})).await.unwrap();
+        assert_eq!(answer[list], json!([]), "{method}");
+    }
+    assert_eq!(client.request("skills/list", json!({})).await.unwrap()["skills"], json!([]));
+    let _watching = watch(server, folder.path(), served).unwrap();
+
+    folder.write(
+        "prompts/hello.md",
+        "---\narguments:\n  - name: who\n    completion: [world, moon]\n---\nHello {who}.\n",
+    );
+    assert!(next_of(&client, "notifications/prompts/list_changed").await.is_some());
+    let prompts = client.request("prompts/list", json!({})).await.unwrap();
+    assert_eq!(prompts["prompts"][0]["name"], "hello");
+    let completed = client
+        .request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "hello"}, "argument": {"name": "who", "value": "m"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(completed["completion"]["values"], json!(["moon"]));
+
+    folder.write("skills/later/SKILL.md", "---\nname: later\ndescription: Came later\n---\n# Later\n");
+    assert!(next_of(&client, "notifications/resources/list_changed").await.is_some());
+    let skills = client.request("skills/list", json!({})).await.unwrap();
+    assert_eq!(skills["skills"][0]["frontmatter"]["name"], "later", "{skills}");
+
+    folder
+        .write("wharf.toml", "[server]\nname = \"gains\"\n\n[[tools]]\nname = \"hi\"\ncommand = [\"echo\", \"hi\"]\n");
+    assert!(next_of(&client, "notifications/tools/list_changed").await.is_some());
+    let said = client.request("tools/call", json!({"name": "hi", "arguments": {}})).await.unwrap();
+    assert_eq!(text(&said).trim(), "hi");
+}

@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::extensions::Extensions;
 use crate::input::seal::{Sealer, StateKey};
 use crate::layer::Layer;
+use crate::offer::Offer;
 use crate::options::ServerOptions;
 use crate::prompt::PromptDef;
 use crate::registry::Registry;
@@ -217,6 +218,14 @@ impl ServerBuilder {
         if let Err(err) = self.registry.install_skills(skills.0) {
             self.errors.push(err);
         }
+        self
+    }
+
+    /// Declares `offer` in the capabilities even while no such component is registered: for a
+    /// server that gains them later ([`Server::update`]), since a client reads the capabilities
+    /// only at `initialize`.
+    pub fn offer(mut self, offer: Offer) -> ServerBuilder {
+        self.registry.offered.add(offer);
         self
     }
 

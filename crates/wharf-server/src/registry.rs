@@ -10,6 +10,7 @@ use wharf_protocol::{ListChangedCapability, ResourcesCapability, ServerCapabilit
 
 use crate::error::{Error, RpcError};
 use crate::events::ListKind;
+use crate::offer::Offered;
 use crate::prompt::PromptDef;
 use crate::resource::{ResourceDef, TemplateDef};
 use crate::scopes::Scopes;
@@ -28,6 +29,8 @@ pub(crate) struct Registry {
     /// How many components require scopes: while any does, what a principal is shown depends
     /// on who it is.
     scoped: usize,
+    /// Kinds declared even while none is registered.
+    pub(crate) offered: Offered,
     /// The skills served, whose `SKILL.md`s are among `resources` too.
     #[cfg(feature = "skills")]
     pub(crate) skills: Option<Arc<Catalog>>,
@@ -160,11 +163,11 @@ impl Registry {
     }
 
     pub(crate) fn has_tools(&self) -> bool {
-        !self.tools.is_empty()
+        self.offered.tools || !self.tools.is_empty()
     }
 
     pub(crate) fn has_prompts(&self) -> bool {
-        !self.prompts.is_empty()
+        self.offered.prompts || !self.prompts.is_empty()
     }
 
     pub(crate) fn has_resources(&self) -> bool {
@@ -173,7 +176,7 @@ impl Registry {
             // Skill files are read as resources, even when there are no skills yet.
             return true;
         }
-        !self.resources.is_empty() || !self.templates.is_empty()
+        self.offered.resources || !self.resources.is_empty() || !self.templates.is_empty()
     }
 
     pub(crate) fn has_task_tools(&self) -> bool {
@@ -181,7 +184,8 @@ impl Registry {
     }
 
     pub(crate) fn has_completions(&self) -> bool {
-        self.prompts.values().any(|prompt| !prompt.completions.is_empty())
+        self.offered.completions
+            || self.prompts.values().any(|prompt| !prompt.completions.is_empty())
             || self.templates.values().any(|template| !template.completions.is_empty())
     }
 

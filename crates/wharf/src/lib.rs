@@ -92,7 +92,7 @@ pub use stdio::serve_stdio;
 pub use tool::{Args, Json, SessionData, State, ToolDef};
 #[cfg(feature = "macros")]
 pub use wharf_macros::{prompt, resource, resource_template, tool};
-pub use wharf_server::{Error, RpcError, Server, ServerBuilder, ServerOptions};
+pub use wharf_server::{Error, Offer, RpcError, Server, ServerBuilder, ServerOptions};
 
 /// Tools: [`tool::ToolDef`], the handler trait, the extractors a handler takes and the
 /// values it returns.

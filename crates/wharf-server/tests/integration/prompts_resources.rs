@@ -153,3 +153,45 @@ async fn prompts_and_resources_reach_the_shared_state() {
     let read = client.request("resources/read", json!({"uri": "motto://today"})).await.unwrap();
     assert_eq!(read["contents"][0]["text"], "Keep calm, today");
 }
+
+#[tokio::test]
+async fn kinds_offered_before_any_is_registered_are_declared_and_list_empty() {
+    use wharf_server::{Offer, Server, ToolDef};
+    let build = |offers: &[Offer]| {
+        offers
+            .iter()
+            .fold(Server::builder("offers", "1.0.0"), |builder, offer| builder.offer(*offer))
+            .tool(ToolDef::new("noop", || async { "ok" }))
+            .build()
+            .unwrap()
+    };
+
+    let (bare, init) =
+        InMemoryClient::session(build(&[]), ProtocolVersion::V2025_11_25, ClientCapabilities::default()).await.unwrap();
+    assert!(init.capabilities.prompts.is_none() && init.capabilities.resources.is_none());
+    assert!(init.capabilities.completions.is_none());
+    assert_eq!(bare.request("prompts/list", json!({})).await.unwrap_err().code.0, -32601);
+
+    let offered = build(&[Offer::Prompts, Offer::Resources, Offer::Completions]);
+    let (client, init) =
+        InMemoryClient::session(offered.clone(), ProtocolVersion::V2025_11_25, ClientCapabilities::default())
+            .await
+            .unwrap();
+    let capabilities = serde_json::to_value(&init.capabilities).unwrap();
+    assert_eq!(capabilities["prompts"], json!({"listChanged": true}));
+    assert_eq!(capabilities["resources"], json!({"subscribe": true, "listChanged": true}));
+    assert_eq!(capabilities["completions"], json!({}));
+    assert_eq!(client.request("prompts/list", json!({})).await.unwrap()["prompts"], json!([]));
+    assert_eq!(client.request("resources/list", json!({})).await.unwrap()["resources"], json!([]));
+    let templates = client.request("resources/templates/list", json!({})).await.unwrap();
+    assert_eq!(templates["resourceTemplates"], json!([]));
+    let unknown = json!({"ref": {"type": "ref/prompt", "name": "later"}, "argument": {"name": "a", "value": ""}});
+    assert_eq!(client.request("completion/complete", unknown).await.unwrap_err().code.0, -32602);
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+
+    // The 2026-07-28 era discovers the same.
+    let stateless = InMemoryClient::stateless(offered, ClientCapabilities::default());
+    let discovered = stateless.request("server/discover", json!({})).await.unwrap();
+    assert_eq!(discovered["capabilities"]["prompts"], json!({"listChanged": true}));
+    assert_eq!(stateless.request("prompts/list", json!({})).await.unwrap()["prompts"], json!([]));
+}
