@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use wharf::client::oauth::{Authorizer, FileTokenStore, LoopbackAuthorizer, OAuth, TokenStore};
+use wharf::client::oauth::{Authorizer, FileTokenStore, LoopbackAuthorizer, OAuth, TokenStore, requested_scopes};
 
 /// Where a client secret is read from (never the command line).
 const CLIENT_SECRET_VARIABLE: &str = "WHARF_CLIENT_SECRET";
@@ -34,6 +34,10 @@ pub(crate) struct AuthArgs {
     /// or ~/.config/wharf/tokens.json unless set.
     #[arg(long, value_name = "FILE", env = "WHARF_TOKENS")]
     tokens: Option<PathBuf>,
+    /// A scope to ask for when logging in, beside those the server names (repeatable, or
+    /// several separated by spaces): for tools that need more than the server asks at first.
+    #[arg(long = "scope", value_name = "SCOPE")]
+    scopes: Vec<String>,
 }
 
 impl AuthArgs {
@@ -71,11 +75,12 @@ impl AuthArgs {
                 .map_err(|err| format!("cannot listen on a loopback port for the login: {err}"))?;
             OAuth::new(authorizer)
         } else if store.load(url).is_some() {
-            OAuth::new(NoLogin)
+            OAuth::new(NoLogin { url: url.to_owned() })
         } else {
             return Ok(None);
         };
-        let oauth = oauth.client_name("wharf").token_store(store);
+        let scopes = self.scopes.iter().flat_map(|scopes| scopes.split_whitespace());
+        let oauth = oauth.client_name("wharf").token_store(store).scopes(scopes);
         Ok(Some(match &self.client_id {
             Some(id) if !self.client_credentials => oauth.pre_registered(id, secret, None),
             _ => oauth,
@@ -94,18 +99,25 @@ pub(crate) fn interactive() -> bool {
 }
 
 /// Stands in for the browser when nobody is there to log in: refreshing stored tokens still
-/// works, a new login is refused with what to run.
-struct NoLogin;
+/// works, a new login is refused with the `wharf login` to run, with the scopes it must ask
+/// for.
+struct NoLogin {
+    url: String,
+}
 
 impl Authorizer for NoLogin {
     fn redirect_uri(&self) -> String {
         "http://127.0.0.1/callback".to_owned()
     }
 
-    fn authorize(&self, _url: String) -> std::pin::Pin<Box<dyn Future<Output = Result<String, String>> + Send + '_>> {
-        Box::pin(async {
-            Err("the server wants a new authorization (a login, or more scopes): run `wharf login URL` at a terminal"
-                .to_owned())
+    fn authorize(&self, url: String) -> std::pin::Pin<Box<dyn Future<Output = Result<String, String>> + Send + '_>> {
+        // `offline_access` is asked for by every login where the server offers it.
+        let scopes: Vec<String> =
+            requested_scopes(&url).into_iter().filter(|scope| scope != "offline_access").collect();
+        let scope_args: String = scopes.iter().map(|scope| format!(" --scope {}", shell_word(scope))).collect();
+        let login = format!("wharf login {}{scope_args}", self.url);
+        Box::pin(async move {
+            Err(format!("the server wants a new authorization (a login, or more scopes): run `{login}` at a terminal"))
         })
     }
 }
@@ -132,4 +144,28 @@ fn open_browser(url: &str) -> Result<(), String> {
         eprintln!("wharf: could not start `{program}` ({err}); open the address yourself");
     }
     Ok(())
+}
+
+/// `word` as a POSIX shell reads it back: as it is when it is plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || ":._-/@%+=,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+
+    #[test]
+    fn scopes_are_quoted_only_when_a_shell_would_change_them() {
+        assert_eq!(shell_word("demo:admin"), "demo:admin");
+        assert_eq!(shell_word("https://api.test/read"), "https://api.test/read");
+        assert_eq!(shell_word("a$b"), "'a$b'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
 }

@@ -1,7 +1,7 @@
 //! How a client authorizes: the grant (a person through an [`Authorizer`], or a machine's own
 //! credentials), who the client is, and where tokens are kept ([`TokenStore`]).
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
@@ -84,6 +84,34 @@ pub trait TokenStore: Send + Sync + 'static {
     fn load(&self, server: &str) -> Option<StoredTokens>;
     /// Keeps `tokens` for `server`.
     fn save(&self, server: &str, tokens: &StoredTokens);
+    /// Tries to keep the other processes that share this store from refreshing tokens until
+    /// the hold is dropped, so that each refresh token is spent once: an authorization server
+    /// that rotates refresh tokens may revoke the whole grant when one is used twice. A store
+    /// no other process shares keeps this default.
+    fn try_hold_refresh(&self) -> RefreshHold {
+        RefreshHold::Unshared
+    }
+}
+
+/// What [`TokenStore::try_hold_refresh`] got.
+#[non_exhaustive]
+pub enum RefreshHold {
+    /// Held until this value is dropped.
+    Held(Box<dyn Send>),
+    /// Another process holds it: try again shortly.
+    Busy,
+    /// No other process shares the store: nothing to hold.
+    Unshared,
+}
+
+impl std::fmt::Debug for RefreshHold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RefreshHold::Held(_) => "Held",
+            RefreshHold::Busy => "Busy",
+            RefreshHold::Unshared => "Unshared",
+        })
+    }
 }
 
 /// Tokens kept in memory, for the life of the process (the default).
@@ -161,6 +189,8 @@ pub struct OAuth {
     pub(crate) client_metadata_url: Option<String>,
     pub(crate) pre_registered: Option<PreRegistered>,
     pub(crate) store: Arc<dyn TokenStore>,
+    /// Scopes asked for in every new authorization, beside those the server names.
+    pub(crate) scopes: BTreeSet<String>,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -215,6 +245,7 @@ impl OAuth {
             client_metadata_url: None,
             pre_registered: None,
             store: Arc::new(MemoryTokenStore::default()),
+            scopes: BTreeSet::new(),
         }
     }
 
@@ -239,6 +270,13 @@ impl OAuth {
         issuer: Option<String>,
     ) -> OAuth {
         self.pre_registered = Some(PreRegistered { client_id: client_id.into(), client_secret, issuer });
+        self
+    }
+
+    /// Asks for `scopes` too in every new authorization, beside those the server's challenge
+    /// names: for what only some calls need, asked for before a call is refused.
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> OAuth {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
         self
     }
 

@@ -1,12 +1,13 @@
 //! Tokens kept in a JSON file between runs, readable by its owner only, replaced whole on each
-//! change so that a crash never leaves half a file.
+//! change so that a crash never leaves half a file, and changed under a lock so that two
+//! processes saving at once both keep what they saved.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use crate::oauth::config::{StoredTokens, TokenStore};
+use crate::oauth::config::{RefreshHold, StoredTokens, TokenStore};
 
 /// A [`TokenStore`] in one file, by server URL: what a command-line client keeps between runs.
 ///
@@ -14,7 +15,7 @@ use crate::oauth::config::{StoredTokens, TokenStore};
 #[derive(Debug)]
 pub struct FileTokenStore {
     path: PathBuf,
-    /// Serializes this process's read-modify-write cycles.
+    /// Serializes this store's read-modify-write cycles; the lock file serializes processes'.
     writing: Mutex<()>,
 }
 
@@ -36,13 +37,35 @@ impl FileTokenStore {
 
     /// Forgets the tokens of `server`; true when there were some.
     pub fn remove(&self, server: &str) -> std::io::Result<bool> {
+        self.change(|all| all.remove(server).is_some())
+    }
+
+    /// Reads every entry, changes them with `change` (true when it changed something) and
+    /// writes them back, with this store and every other process that uses the file kept out
+    /// meanwhile: an advisory lock on `FILE.lock`, released when the change is done.
+    fn change(&self, change: impl FnOnce(&mut BTreeMap<String, StoredTokens>) -> bool) -> std::io::Result<bool> {
         let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
+        create_private_dir(self.directory())?;
+        let lock = open_lock(&self.sibling(".lock"))?;
+        lock.lock()?;
         let mut all = self.read();
-        let removed = all.remove(server).is_some();
-        if removed {
+        let changed = change(&mut all);
+        if changed {
             self.write(&all)?;
         }
-        Ok(removed)
+        Ok(changed)
+    }
+
+    /// The file's path with `suffix` added: a lock file beside it.
+    fn sibling(&self, suffix: &str) -> PathBuf {
+        let mut path = self.path.clone().into_os_string();
+        path.push(suffix);
+        PathBuf::from(path)
+    }
+
+    /// The directory the file is in.
+    fn directory(&self) -> &Path {
+        self.path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."))
     }
 
     /// Every entry; an absent or unreadable file is an empty store (and a warning).
@@ -62,8 +85,7 @@ impl FileTokenStore {
     }
 
     fn write(&self, all: &BTreeMap<String, StoredTokens>) -> std::io::Result<()> {
-        let directory = self.path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        create_private_dir(directory)?;
+        let directory = self.directory();
         let text = serde_json::to_vec_pretty(all).map_err(std::io::Error::other)?;
         let name = self.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
         let nanos =
@@ -89,11 +111,33 @@ impl TokenStore for FileTokenStore {
     }
 
     fn save(&self, server: &str, tokens: &StoredTokens) {
-        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut all = self.read();
-        all.insert(server.to_owned(), tokens.clone());
-        if let Err(err) = self.write(&all) {
+        let saved = self.change(|all| {
+            all.insert(server.to_owned(), tokens.clone());
+            true
+        });
+        if let Err(err) = saved {
             tracing::warn!(target: "wharf_client", "cannot write the token store {}: {err}", self.path.display());
+        }
+    }
+
+    /// A lock on `FILE.refresh-lock`, apart from the one every change takes, which a
+    /// refresh's own save takes while this one is held.
+    fn try_hold_refresh(&self) -> RefreshHold {
+        let lock = create_private_dir(self.directory()).and_then(|()| open_lock(&self.sibling(".refresh-lock")));
+        let lock = match lock {
+            Ok(lock) => lock,
+            Err(err) => {
+                tracing::warn!(target: "wharf_client", "cannot lock the token store {}: {err}", self.path.display());
+                return RefreshHold::Unshared;
+            }
+        };
+        match lock.try_lock() {
+            Ok(()) => RefreshHold::Held(Box::new(lock)),
+            Err(std::fs::TryLockError::WouldBlock) => RefreshHold::Busy,
+            Err(std::fs::TryLockError::Error(err)) => {
+                tracing::warn!(target: "wharf_client", "cannot lock the token store {}: {err}", self.path.display());
+                RefreshHold::Unshared
+            }
         }
     }
 }
@@ -118,4 +162,94 @@ fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
 #[cfg(not(unix))]
 fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::OpenOptions::new().write(true).create_new(true).open(path)
+}
+
+/// The lock file, created empty (owner-only on Unix) the first time.
+fn open_lock(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(access: &str) -> StoredTokens {
+        StoredTokens {
+            issuer: "https://issuer.test".to_owned(),
+            access_token: access.to_owned(),
+            token_type: "Bearer".to_owned(),
+            refresh_token: None,
+            expires_at: None,
+            scope: None,
+            client_id: "wharf".to_owned(),
+            client_secret: None,
+            token_endpoint_auth_method: "none".to_owned(),
+        }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let directory = std::env::temp_dir().join(format!("wharf-token-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&directory);
+        directory
+    }
+
+    #[test]
+    fn saves_from_two_stores_at_once_are_all_kept() {
+        let directory = scratch("concurrent");
+        let path = directory.join("nested").join("tokens.json");
+        let stores = [FileTokenStore::new(&path), FileTokenStore::new(&path)];
+        std::thread::scope(|threads| {
+            for (index, store) in stores.iter().enumerate() {
+                for thread in 0..6 {
+                    threads.spawn(move || {
+                        for round in 0..10 {
+                            store.save(&format!("https://s{index}-{thread}.test/mcp"), &tokens(&format!("t{round}")));
+                        }
+                    });
+                }
+            }
+        });
+        let servers = stores[0].servers();
+        assert_eq!(servers.len(), 12, "{servers:?}");
+        assert_eq!(stores[1].load("https://s1-5.test/mcp").unwrap().access_token, "t9");
+        assert!(stores[1].remove("https://s1-5.test/mcp").unwrap());
+        assert!(!stores[0].remove("https://s1-5.test/mcp").unwrap());
+        assert_eq!(stores[0].servers().len(), 11);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), 0o600);
+            assert_eq!(mode(path.parent().unwrap()), 0o700);
+        }
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        std::fs::remove_dir_all(directory).unwrap();
+    }
+
+    #[test]
+    fn one_refresh_at_a_time_across_stores_and_saves_go_on_meanwhile() {
+        let directory = scratch("refresh-hold");
+        let path = directory.join("tokens.json");
+        let (one, other) = (FileTokenStore::new(&path), FileTokenStore::new(&path));
+        let held = match one.try_hold_refresh() {
+            RefreshHold::Held(held) => held,
+            refused => panic!("{refused:?}"),
+        };
+        assert!(matches!(other.try_hold_refresh(), RefreshHold::Busy));
+        // The refresh's own save is not kept out by the hold.
+        one.save("https://a.test/mcp", &tokens("fresh"));
+        assert_eq!(other.load("https://a.test/mcp").unwrap().access_token, "fresh");
+        drop(held);
+        assert!(matches!(other.try_hold_refresh(), RefreshHold::Held(_)));
+        std::fs::remove_dir_all(directory).unwrap();
+    }
 }

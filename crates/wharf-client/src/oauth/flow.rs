@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::oauth::challenge::{self, Challenge};
-use crate::oauth::config::{Credential, EnterpriseManaged, Grant, OAuth, StoredTokens};
+use crate::oauth::config::{Credential, EnterpriseManaged, Grant, OAuth, RefreshHold, StoredTokens};
 use crate::oauth::discovery::{self, AuthorizationServer};
 use crate::oauth::fetch::{self, Fetched, Fetcher};
 use crate::oauth::jws::EsKey;
@@ -20,6 +20,13 @@ use crate::oauth::{form, pkce};
 
 /// How long before its expiry a token is refreshed.
 const REFRESH_MARGIN_SECONDS: u64 = 30;
+
+/// How long a refresh waits for another process that shares the token store to finish its
+/// own; past that it refreshes anyway.
+const REFRESH_HOLD_WAIT: Duration = Duration::from_secs(15);
+
+/// How often a refresh asks again for the token store's hold.
+const REFRESH_HOLD_POLL: Duration = Duration::from_millis(50);
 
 /// How long a client assertion is valid.
 const ASSERTION_LIFETIME_SECONDS: u64 = 300;
@@ -204,6 +211,7 @@ impl OAuthState {
         if scopes.is_empty() {
             scopes = discovered.scopes_supported.iter().cloned().collect();
         }
+        scopes.extend(self.config.scopes.iter().cloned());
         self.obtain(&mut held, &discovered, scopes).await
     }
 
@@ -508,6 +516,10 @@ impl OAuthState {
 
     /// A new access token for the refresh token held.
     async fn refresh(&self, held: &mut Held, server: &AuthorizationServer, resource: &str) -> Result<(), String> {
+        let _hold = self.hold_refresh().await;
+        if self.adopt_stored(held) {
+            return Ok(());
+        }
         let tokens = held.tokens.clone().ok_or("no tokens to refresh")?;
         let refresh_token = tokens.refresh_token.clone().ok_or("no refresh token")?;
         let client = self.identity(held, server).await?;
@@ -516,6 +528,43 @@ impl OAuthState {
         let fresh = self.token_request(held, server, &client, &pairs, Some(&refresh_token)).await?;
         self.keep(held, fresh, server, resource, tokens.scope);
         Ok(())
+    }
+
+    /// The token store's hold on refreshing (see `TokenStore::try_hold_refresh`), waited for
+    /// while another process has it; `None` when the store is not shared, or the wait ran out.
+    async fn hold_refresh(&self) -> Option<Box<dyn Send>> {
+        let deadline = Instant::now() + REFRESH_HOLD_WAIT;
+        loop {
+            match self.config.store.try_hold_refresh() {
+                RefreshHold::Held(hold) => return Some(hold),
+                RefreshHold::Busy if Instant::now() < deadline => tokio::time::sleep(REFRESH_HOLD_POLL).await,
+                RefreshHold::Busy => {
+                    tracing::warn!(target: "wharf_client", "another process holds the token store; refreshing anyway");
+                    return None;
+                }
+                RefreshHold::Unshared => return None,
+            }
+        }
+    }
+
+    /// Takes the bearer tokens another process stored for this server, from the same issuer,
+    /// since these were read: it refreshed them first, and the refresh token held here is
+    /// spent. True when there were such.
+    fn adopt_stored(&self, held: &mut Held) -> bool {
+        if self.current().dpop.is_some() {
+            return false;
+        }
+        let Some(stored) = self.config.store.load(&self.server_url) else { return false };
+        let newer = held
+            .tokens
+            .as_ref()
+            .is_some_and(|tokens| tokens.issuer == stored.issuer && tokens.access_token != stored.access_token);
+        if !newer || !stored.token_type.eq_ignore_ascii_case("bearer") {
+            return false;
+        }
+        self.current.lock().unwrap_or_else(PoisonError::into_inner).access_token = Some(stored.access_token.clone());
+        held.tokens = Some(stored);
+        true
     }
 
     /// Posts to the token endpoint, authenticating as `client` does, with a DPoP proof when

@@ -60,6 +60,16 @@ pub(crate) fn query_pairs(url: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The scopes an authorization request's URL asks for (its `scope` parameter): for an
+/// authorizer that shows them, or names them in what it tells the person.
+pub fn requested_scopes(authorization_url: &str) -> Vec<String> {
+    query_pairs(authorization_url)
+        .into_iter()
+        .filter(|(key, _)| key == "scope")
+        .flat_map(|(_, scope)| scope.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .collect()
+}
+
 /// `url` with `pairs` added to its query.
 pub(crate) fn with_query(url: &str, pairs: &[(&str, &str)]) -> String {
     let joiner = if url.contains('?') { '&' } else { '?' };
@@ -135,6 +145,9 @@ mod tests {
         assert!(parts("ftp://x/").is_none());
         assert_eq!(with_query("https://as/authorize", &[("a", "1")]), "https://as/authorize?a=1");
         assert_eq!(with_query("https://as/authorize?x=2", &[("a", "1")]), "https://as/authorize?x=2&a=1");
+        let authorize = with_query("https://as/authorize", &[("client_id", "c"), ("scope", "mcp demo:admin")]);
+        assert_eq!(requested_scopes(&authorize), ["mcp", "demo:admin"]);
+        assert!(requested_scopes("https://as/authorize?client_id=c").is_empty());
     }
 
     #[test]

@@ -19,8 +19,10 @@ mod loopback;
 mod pkce;
 
 pub use config::{
-    Authorizer, EnterpriseManaged, ImmediateRedirect, MemoryTokenStore, OAuth, PreRegistered, StoredTokens, TokenStore,
+    Authorizer, EnterpriseManaged, ImmediateRedirect, MemoryTokenStore, OAuth, PreRegistered, RefreshHold,
+    StoredTokens, TokenStore,
 };
 pub use file_store::FileTokenStore;
 pub(crate) use flow::OAuthState;
+pub use form::requested_scopes;
 pub use loopback::{LoopbackAuthorizer, Opener};
