@@ -1,12 +1,18 @@
 //! How the commands answer a server's questions: they declare elicitation and sampling, so
-//! that servers which ask can be used and checked, then decline elicitation and refuse sampling
-//! (no person or model is at hand), saying so on stderr.
+//! that servers which ask can be used and checked. Without a person at the terminal they
+//! decline elicitation; with one, [`AskingAtTerminal`] asks. Sampling is refused (no model is
+//! at hand). Either is said on stderr.
+
+use std::sync::Arc;
 
 use wharf::client::{Answer, ClientHandler};
 use wharf::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
-    ElicitationCapability, ErrorCode, ErrorObject, SamplingCapability,
+    ElicitationCapability, ErrorCode, ErrorObject, JsonObject, SamplingCapability,
 };
+
+use crate::ask::{StdTerminal, ask};
+use crate::browser;
 
 /// Declines every question.
 #[derive(Debug, Clone, Copy)]
@@ -37,11 +43,53 @@ impl ClientHandler for Declining {
     }
 
     fn create_message(&self, _params: CreateMessageParams) -> Answer<'_, CreateMessageResult> {
-        if self.tell {
-            eprintln!("wharf: the server asked for a completion from the client's model; refused (no model here)");
-        }
-        Box::pin(async {
-            Err(ErrorObject::new(ErrorCode(-1), "the user refused the sampling request (wharf has no model)"))
+        refuse_sampling(self.tell)
+    }
+}
+
+/// Refuses a sampling request: wharf has no model.
+fn refuse_sampling(tell: bool) -> Answer<'static, CreateMessageResult> {
+    if tell {
+        eprintln!("wharf: the server asked for a completion from the client's model; refused (no model here)");
+    }
+    Box::pin(async {
+        Err(ErrorObject::new(ErrorCode(-1), "the user refused the sampling request (wharf has no model)"))
+    })
+}
+
+/// Asks the person at the terminal each question (one at a time), and opens the pages they
+/// agree to open; refuses sampling.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AskingAtTerminal {
+    one_at_a_time: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl ClientHandler for AskingAtTerminal {
+    fn capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = answering_capabilities();
+        capabilities.elicitation =
+            Some(ElicitationCapability { form: Some(JsonObject::new()), url: Some(JsonObject::new()) });
+        capabilities
+    }
+
+    fn elicit(&self, params: ElicitParams) -> Answer<'_, ElicitResult> {
+        Box::pin(async move {
+            let _turn = self.one_at_a_time.lock().await;
+            let page = params.url.clone().filter(|_| params.mode.as_deref() == Some("url"));
+            // Reading the terminal blocks, so it is a thread's own; a detached one, which the
+            // runtime does not wait for when the command ends with the question unanswered.
+            let (answered, answer) = tokio::sync::oneshot::channel();
+            std::thread::spawn(move || answered.send(ask(&params, &mut StdTerminal)));
+            let result =
+                answer.await.unwrap_or(ElicitResult { action: ElicitAction::Cancel, content: None, meta: None });
+            if let (ElicitAction::Accept, Some(page)) = (result.action, page) {
+                browser::open(&page);
+            }
+            Ok(result)
         })
+    }
+
+    fn create_message(&self, _params: CreateMessageParams) -> Answer<'_, CreateMessageResult> {
+        refuse_sampling(true)
     }
 }

@@ -4,12 +4,13 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
 use wharf::client::oauth::{Authorizer, FileTokenStore, LoopbackAuthorizer, OAuth, TokenStore, requested_scopes};
+
+use crate::browser;
 
 /// Where a client secret is read from (never the command line).
 const CLIENT_SECRET_VARIABLE: &str = "WHARF_CLIENT_SECRET";
@@ -126,23 +127,7 @@ impl Authorizer for NoLogin {
 /// argument), or the desktop's opener.
 fn open_browser(url: &str) -> Result<(), String> {
     eprintln!("wharf: to authorize, open this address in a browser (opening it now):\n  {url}");
-    let browser = std::env::var("BROWSER").ok().filter(|command| !command.trim().is_empty());
-    let command: Vec<String> = match browser {
-        Some(command) => command.split_whitespace().map(str::to_owned).collect(),
-        None if cfg!(target_os = "macos") => vec!["open".to_owned()],
-        None => vec!["xdg-open".to_owned()],
-    };
-    let Some((program, args)) = command.split_first() else { return Ok(()) };
-    let spawned = std::process::Command::new(program)
-        .args(args)
-        .arg(url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    if let Err(err) = spawned {
-        eprintln!("wharf: could not start `{program}` ({err}); open the address yourself");
-    }
+    browser::open(url);
     Ok(())
 }
 

@@ -11,7 +11,8 @@ use tokio::sync::{mpsc, oneshot};
 use wharf::client::{Client, ClientError, Notifications, RequestOptions};
 use wharf::protocol::{ProgressParams, ServerNotification};
 
-use crate::answers::Declining;
+use crate::answers::{AskingAtTerminal, Declining};
+use crate::auth_args::interactive;
 use crate::exit;
 use crate::render::{self, Saver};
 use crate::server_args::{ServerArgs, runtime, take_target};
@@ -177,7 +178,13 @@ where
     F: FnOnce(Client) -> Fut,
     Fut: Future<Output = Result<ExitCode, ClientError>>,
 {
-    let options = match server.options(&target, Declining { tell: true }) {
+    // A person at the terminal answers the server's questions; elsewhere they are declined.
+    let options = if interactive() {
+        server.options(&target, AskingAtTerminal::default())
+    } else {
+        server.options(&target, Declining { tell: true })
+    };
+    let options = match options {
         Ok(options) => options,
         Err(message) => return exit::usage(command, &message),
     };

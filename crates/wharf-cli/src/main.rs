@@ -2,8 +2,10 @@
 //! HTTP with `--http`; `list`, `call`, `read` and `prompt` talk to any MCP server.
 
 mod answers;
+mod ask;
 mod auth_args;
 mod bench;
+mod browser;
 mod call;
 mod check;
 mod exit;
