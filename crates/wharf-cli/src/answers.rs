@@ -3,7 +3,7 @@
 //! decline elicitation; with one, [`AskingAtTerminal`] asks. Sampling is refused (no model is
 //! at hand). Either is said on stderr.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use wharf::client::{Answer, ClientHandler};
 use wharf::protocol::{
@@ -61,7 +61,9 @@ fn refuse_sampling(tell: bool) -> Answer<'static, CreateMessageResult> {
 /// agree to open; refuses sampling.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct AskingAtTerminal {
-    one_at_a_time: Arc<tokio::sync::Mutex<()>>,
+    /// Held by the thread that asks, so that a question whose request was cancelled still
+    /// has the terminal until it is answered.
+    one_at_a_time: Arc<Mutex<()>>,
 }
 
 impl ClientHandler for AskingAtTerminal {
@@ -73,13 +75,16 @@ impl ClientHandler for AskingAtTerminal {
     }
 
     fn elicit(&self, params: ElicitParams) -> Answer<'_, ElicitResult> {
+        let one_at_a_time = self.one_at_a_time.clone();
         Box::pin(async move {
-            let _turn = self.one_at_a_time.lock().await;
             let page = params.url.clone().filter(|_| params.mode.as_deref() == Some("url"));
             // Reading the terminal blocks, so it is a thread's own; a detached one, which the
             // runtime does not wait for when the command ends with the question unanswered.
             let (answered, answer) = tokio::sync::oneshot::channel();
-            std::thread::spawn(move || answered.send(ask(&params, &mut StdTerminal)));
+            std::thread::spawn(move || {
+                let _turn = one_at_a_time.lock().unwrap_or_else(PoisonError::into_inner);
+                answered.send(ask(&params, &mut StdTerminal))
+            });
             let result =
                 answer.await.unwrap_or(ElicitResult { action: ElicitAction::Cancel, content: None, meta: None });
             if let (ElicitAction::Accept, Some(page)) = (result.action, page) {
