@@ -16,8 +16,7 @@
 //   does not limit later requests (step-up). The login and consent page
 //   (/interaction/UID) answers at once, without a form: account `ann`, every requested scope.
 // Access tokens for any loopback resource carry scopes among mcp files:read tools:admin
-// demo:admin, are bound to that resource, and are RS256 JWTs (typ at+jwt) or opaque. Public
-// clients allowed the refresh_token grant get refresh tokens, rotated with each use.
+// demo:admin, are bound to that resource, and are RS256 JWTs (typ at+jwt) or opaque.
 // Test-only controls (root issuer only, they affect both issuers):
 //   /test/keys?sign=KID&publish=KID,KID  which of key-a / key-b signs, which /jwks publishes
 //   /test/ttl?seconds=N                  access token lifetime
@@ -76,11 +75,6 @@ const configuration = (prefix) => ({
     properties: ['scope'],
     validator: (ctx, key, value, metadata) => { delete metadata.scope; },
   },
-  // Refresh tokens for public clients allowed the grant, without the `offline_access` that
-  // only prompt=consent would keep, so that a native client's refreshes are tested. They
-  // rotate with each use (the default), and a spent one used again revokes its grant.
-  issueRefreshToken: async (ctx, client) =>
-    client.clientAuthMethod === 'none' && client.grantTypeAllowed('refresh_token'),
   findAccount: (ctx, id) => (id === 'ann' ? { accountId: 'ann', claims: () => ({ sub: 'ann' }) } : undefined),
   // Cookies of the two issuers share a host, so their names differ.
   cookies: {

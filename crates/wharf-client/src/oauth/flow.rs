@@ -477,6 +477,11 @@ impl OAuthState {
         if !scope.is_empty() {
             params.push(("scope", scope.as_str()));
         }
+        // OpenID Connect keeps `offline_access` (and so issues a refresh token) only when
+        // consent is asked for (OIDC Core §11).
+        if scopes.contains("offline_access") {
+            params.push(("prompt", "consent"));
+        }
         let url = form::with_query(&server.authorization_endpoint, &params);
         let redirected = authorizer.authorize(url).await?;
         let answer: HashMap<String, String> = form::query_pairs(&redirected).into_iter().collect();
