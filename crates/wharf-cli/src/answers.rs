@@ -11,7 +11,7 @@ use wharf::protocol::{
     ElicitationCapability, ErrorCode, ErrorObject, JsonObject, SamplingCapability,
 };
 
-use crate::ask::{StdTerminal, ask};
+use crate::ask::{StdTerminal, ask, dismissed};
 use crate::browser;
 
 /// Declines every question.
@@ -85,8 +85,7 @@ impl ClientHandler for AskingAtTerminal {
                 let _turn = one_at_a_time.lock().unwrap_or_else(PoisonError::into_inner);
                 answered.send(ask(&params, &mut StdTerminal))
             });
-            let result =
-                answer.await.unwrap_or(ElicitResult { action: ElicitAction::Cancel, content: None, meta: None });
+            let result = answer.await.unwrap_or_else(|_| dismissed());
             if let (ElicitAction::Accept, Some(page)) = (result.action, page) {
                 browser::open(&page);
             }

@@ -28,13 +28,17 @@ impl Terminal for StdTerminal {
     }
 
     fn line(&mut self, prompt: &str) -> Option<String> {
-        let mut stderr = std::io::stderr().lock();
-        let _ = write!(stderr, "{prompt}");
-        let _ = stderr.flush();
+        // stderr is locked only to write: the command's other output (log lines, the end of
+        // a call that timed out) must not wait for the person.
+        {
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "{prompt}");
+            let _ = stderr.flush();
+        }
         let mut line = String::new();
         match std::io::stdin().lock().read_line(&mut line) {
             Ok(0) | Err(_) => {
-                let _ = writeln!(stderr);
+                eprintln!();
                 None
             }
             Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_owned()),
@@ -55,23 +59,35 @@ fn answer(action: ElicitAction, content: Option<Map<String, Value>>) -> ElicitRe
     ElicitResult { action, content, meta: None }
 }
 
+/// The answer of a question dismissed without an answer.
+pub(crate) fn dismissed() -> ElicitResult {
+    answer(ElicitAction::Cancel, None)
+}
+
+/// The server's `text` as it may be shown: control characters (which could move the cursor
+/// and overwrite what the person reads, the address of a page among it) escaped.
+fn shown_text(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
 fn ask_to_open(params: &ElicitParams, terminal: &mut impl Terminal) -> ElicitResult {
     let url = params.url.as_deref().unwrap_or_default();
-    terminal.say(&format!("wharf: the server asks you to open a page: {}", params.message));
-    terminal.say(&format!("  {url}"));
-    if !(url.starts_with("https://") || url.starts_with("http://")) {
+    terminal.say(&format!("wharf: the server asks you to open a page: {}", shown_text(&params.message)));
+    terminal.say(&format!("  {}", shown_text(url)));
+    let web_address = url.starts_with("https://") || url.starts_with("http://");
+    if !web_address || url.chars().any(|c| c.is_control() || c.is_whitespace()) {
         terminal.say("  That is not a web address; declined.");
         return answer(ElicitAction::Decline, None);
     }
     match terminal.line("  Open it in the browser? [y/N] ") {
-        None => answer(ElicitAction::Cancel, None),
+        None => dismissed(),
         Some(typed) if is_yes(&typed) => answer(ElicitAction::Accept, None),
         Some(_) => answer(ElicitAction::Decline, None),
     }
 }
 
 fn ask_form(params: &ElicitParams, terminal: &mut impl Terminal) -> ElicitResult {
-    terminal.say(&format!("wharf: the server asks: {}", params.message));
+    terminal.say(&format!("wharf: the server asks: {}", shown_text(&params.message)));
     let mut content = Map::new();
     if let Some(schema) = &params.requested_schema
         && !schema.properties.is_empty()
@@ -81,12 +97,13 @@ fn ask_form(params: &ElicitParams, terminal: &mut impl Terminal) -> ElicitResult
         for (name, field) in &schema.properties {
             let needed = required.contains(name.as_str());
             if let Some(description) = &field.description {
-                terminal.say(&format!("  {description}"));
+                terminal.say(&format!("  {}", shown_text(description)));
             }
-            let prompt = format!("  {} ({}): ", field.title.as_deref().unwrap_or(name), hint(field, needed));
+            let label = shown_text(field.title.as_deref().unwrap_or(name));
+            let prompt = format!("  {label} ({}): ", shown_text(&hint(field, needed)));
             let mut tries = 0;
             loop {
-                let Some(typed) = terminal.line(&prompt) else { return answer(ElicitAction::Cancel, None) };
+                let Some(typed) = terminal.line(&prompt) else { return dismissed() };
                 match read_value(field, typed.trim(), needed) {
                     Ok(Some(value)) => {
                         content.insert(name.clone(), value);
@@ -97,7 +114,7 @@ fn ask_form(params: &ElicitParams, terminal: &mut impl Terminal) -> ElicitResult
                         tries += 1;
                         if tries == MAX_TRIES {
                             terminal.say("  Too many answers that do not fit; the question is dismissed.");
-                            return answer(ElicitAction::Cancel, None);
+                            return dismissed();
                         }
                         terminal.say(&format!("    {why}"));
                     }
@@ -106,7 +123,7 @@ fn ask_form(params: &ElicitParams, terminal: &mut impl Terminal) -> ElicitResult
         }
     }
     match terminal.line("  Send these answers? [Y/n] ") {
-        None => answer(ElicitAction::Cancel, None),
+        None => dismissed(),
         Some(typed) if is_no(&typed) => answer(ElicitAction::Decline, None),
         Some(_) => answer(ElicitAction::Accept, Some(content)),
     }
@@ -241,10 +258,13 @@ fn within(field: &PrimitiveSchema, number: f64) -> Result<(), String> {
 fn read_choice(field: &PrimitiveSchema, choices: &[(String, String)], typed: &str) -> Result<Value, String> {
     let pick = |one: &str| {
         let one = one.trim();
+        // A value or title as typed first: a value may itself be a number.
         let by_number =
-            one.parse::<usize>().ok().and_then(|number| number.checked_sub(1)).and_then(|at| choices.get(at));
-        by_number
-            .or_else(|| choices.iter().find(|(value, title)| value == one || title.eq_ignore_ascii_case(one)))
+            || one.parse::<usize>().ok().and_then(|number| number.checked_sub(1)).and_then(|at| choices.get(at));
+        choices
+            .iter()
+            .find(|(value, title)| value == one || title.eq_ignore_ascii_case(one))
+            .or_else(by_number)
             .map(|(value, _)| Value::String(value.clone()))
             .ok_or_else(|| format!("`{one}` is not one of the choices."))
     };
@@ -358,6 +378,30 @@ mod tests {
     }
 
     #[test]
+    fn a_choice_is_a_value_or_title_before_a_number_and_server_text_cannot_move_the_cursor() {
+        let field: PrimitiveSchema = serde_json::from_value(json!({"type": "string", "enum": ["10", "1"]})).unwrap();
+        assert_eq!(read_value(&field, "1", true), Ok(Some(json!("1"))), "the value, not the first choice");
+        assert_eq!(read_value(&field, "2", true), Ok(Some(json!("1"))), "the second choice");
+        assert!(read_value(&field, "3", true).is_err());
+        let sly = ElicitParams {
+            message: "Name?\r\u{1b}[2Kall is well".to_owned(),
+            requested_schema: Some(ElicitSchema {
+                kind: "object".to_owned(),
+                properties: BTreeMap::from([(
+                    "name".to_owned(),
+                    serde_json::from_value(json!({"type": "string", "title": "\u{1b}[1Aname"})).unwrap(),
+                )]),
+                required: None,
+                schema: None,
+            }),
+            ..ElicitParams::default()
+        };
+        let (_, shown) = run(&sly, &[]);
+        assert!(shown.iter().all(|line| !line.contains('\u{1b}') && !line.contains('\r')), "{shown:?}");
+        assert!(shown[0].contains("Name?\\r\\u{1b}[2Kall is well"), "{shown:?}");
+    }
+
+    #[test]
     fn a_page_is_opened_only_when_the_person_says_yes_and_only_a_web_address() {
         let page = |url: &str| ElicitParams {
             mode: Some("url".to_owned()),
@@ -372,5 +416,7 @@ mod tests {
         assert_eq!(run(&page("https://bank.test/connect"), &[]).0.action, ElicitAction::Cancel);
         let (file, _) = run(&page("file:///etc/passwd"), &["y"]);
         assert_eq!(file.action, ElicitAction::Decline, "never asked, never opened");
+        let (hidden, shown) = run(&page("https://bank.test/\rhttps://evil.test/"), &["y"]);
+        assert_eq!(hidden.action, ElicitAction::Decline, "{shown:?}");
     }
 }

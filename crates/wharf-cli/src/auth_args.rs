@@ -35,10 +35,6 @@ pub(crate) struct AuthArgs {
     /// or ~/.config/wharf/tokens.json unless set.
     #[arg(long, value_name = "FILE", env = "WHARF_TOKENS")]
     tokens: Option<PathBuf>,
-    /// A scope to ask for when logging in, beside those the server names (repeatable, or
-    /// several separated by spaces): for tools that need more than the server asks at first.
-    #[arg(long = "scope", value_name = "SCOPE")]
-    scopes: Vec<String>,
 }
 
 impl AuthArgs {
@@ -60,7 +56,7 @@ impl AuthArgs {
     /// are used and refreshed, and a server that wants new ones ends the command with exit 5.
     /// `None` when there is nothing to authorize with: the server's 401 is then reported as
     /// it is.
-    pub(crate) fn oauth(&self, url: &str, login: bool) -> Result<Option<OAuth>, String> {
+    pub(crate) fn oauth(&self, url: &str, login: bool, scopes: &[String]) -> Result<Option<OAuth>, String> {
         let store = self.store();
         let secret = std::env::var(CLIENT_SECRET_VARIABLE).ok().filter(|secret| !secret.is_empty());
         let oauth = if self.client_credentials {
@@ -76,16 +72,29 @@ impl AuthArgs {
                 .map_err(|err| format!("cannot listen on a loopback port for the login: {err}"))?;
             OAuth::new(authorizer)
         } else if store.load(url).is_some() {
-            OAuth::new(NoLogin { url: url.to_owned() })
+            OAuth::new(NoLogin { login: self.login_command(url) })
         } else {
             return Ok(None);
         };
-        let scopes = self.scopes.iter().flat_map(|scopes| scopes.split_whitespace());
+        let scopes = scopes.iter().flat_map(|scopes| scopes.split_whitespace());
         let oauth = oauth.client_name("wharf").token_store(store).scopes(scopes);
         Ok(Some(match &self.client_id {
             Some(id) if !self.client_credentials => oauth.pre_registered(id, secret, None),
             _ => oauth,
         }))
+    }
+
+    /// `wharf login URL`, with the token file and client id these arguments name, as a shell
+    /// reads it back.
+    fn login_command(&self, url: &str) -> String {
+        let mut command = format!("wharf login {}", shell_word(url));
+        if let Some(tokens) = &self.tokens {
+            command.push_str(&format!(" --tokens {}", shell_word(&tokens.to_string_lossy())));
+        }
+        if let Some(client_id) = &self.client_id {
+            command.push_str(&format!(" --client-id {}", shell_word(client_id)));
+        }
+        command
     }
 
     /// The stored access token for `url`, for requests made by hand.
@@ -103,7 +112,8 @@ pub(crate) fn interactive() -> bool {
 /// works, a new login is refused with the `wharf login` to run, with the scopes it must ask
 /// for.
 struct NoLogin {
-    url: String,
+    /// `wharf login URL` and the options that name the same store and client.
+    login: String,
 }
 
 impl Authorizer for NoLogin {
@@ -115,8 +125,15 @@ impl Authorizer for NoLogin {
         // `offline_access` is asked for by every login where the server offers it.
         let scopes: Vec<String> =
             requested_scopes(&url).into_iter().filter(|scope| scope != "offline_access").collect();
-        let scope_args: String = scopes.iter().map(|scope| format!(" --scope {}", shell_word(scope))).collect();
-        let login = format!("wharf login {}{scope_args}", self.url);
+        // `--scope=VALUE` where a value could be taken for an option.
+        let scope_args: String = scopes
+            .iter()
+            .map(|scope| {
+                let joiner = if scope.starts_with('-') { '=' } else { ' ' };
+                format!(" --scope{joiner}{}", shell_word(scope))
+            })
+            .collect();
+        let login = format!("{}{scope_args}", self.login);
         Box::pin(async move {
             Err(format!("the server wants a new authorization (a login, or more scopes): run `{login}` at a terminal"))
         })
@@ -143,7 +160,23 @@ fn shell_word(word: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::shell_word;
+    use super::*;
+
+    #[test]
+    fn a_refused_login_names_the_command_to_run_with_the_same_store_and_client() {
+        let args = AuthArgs {
+            client_id: Some("my client".to_owned()),
+            client_credentials: false,
+            tokens: Some(PathBuf::from("/tmp/my tokens.json")),
+        };
+        let refusing = NoLogin { login: args.login_command("https://mcp.test/mcp?tenant=a&b=c") };
+        let authorization = "https://as.test/authorize?client_id=x&scope=mcp%20-odd%20offline_access".to_owned();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let refused = runtime.block_on(refusing.authorize(authorization)).unwrap_err();
+        let expected = "run `wharf login 'https://mcp.test/mcp?tenant=a&b=c' --tokens '/tmp/my tokens.json' \
+                        --client-id 'my client' --scope mcp --scope=-odd` at a terminal";
+        assert!(refused.ends_with(expected), "{refused}");
+    }
 
     #[test]
     fn scopes_are_quoted_only_when_a_shell_would_change_them() {

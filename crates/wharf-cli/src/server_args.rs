@@ -30,6 +30,10 @@ pub(crate) struct ServerArgs {
     timeout: Option<f64>,
     #[command(flatten)]
     auth: AuthArgs,
+    /// A scope to ask for when logging in, beside those the server names (repeatable, or
+    /// several separated by spaces): for tools that need more than the server asks at first.
+    #[arg(long = "scope", value_name = "SCOPE")]
+    scopes: Vec<String>,
     /// Discard what a server started over stdio writes on stderr (passed through otherwise).
     #[arg(long)]
     quiet_server: bool,
@@ -100,7 +104,7 @@ impl ServerArgs {
         match (&self.bearer, target) {
             (Some(token), _) => options = options.bearer(token),
             (None, Target::Url(url)) => {
-                if let Some(oauth) = self.auth.oauth(url, login)? {
+                if let Some(oauth) = self.auth.oauth(url, login, &self.scopes)? {
                     options = options.oauth(oauth);
                 }
             }

@@ -2,6 +2,7 @@
 //! `fixtures/at_terminal.py`): the server's question is asked field by field and the answers
 //! reach the tool; a "no" declines and Ctrl-D dismisses it. Elsewhere the question is declined
 //! (`commands.rs`).
+#![cfg(unix)]
 
 use std::path::Path;
 use std::process::Command;

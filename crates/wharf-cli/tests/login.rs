@@ -135,7 +135,9 @@ fn a_login_in_the_browser_is_kept_and_used_by_later_commands_until_logout() {
     // More scope needs a person: without one, exit 5 and the login to run, with the scopes.
     let step_up = wharf(&scratch, &["call", &url, "admin_report"]);
     assert_eq!(step_up.code, Some(5), "{}\n{}", step_up.stdout, step_up.stderr);
-    let login_again = format!("wharf login {url} --scope demo:admin --scope mcp`");
+    // It names the same token file (the command was given one), and the scopes to ask for.
+    let login_again =
+        format!("wharf login {url} --tokens {} --scope demo:admin --scope mcp`", tokens(&scratch).display());
     assert!(step_up.stderr.contains(&login_again), "{}", step_up.stderr);
     assert_eq!(browser_log(&scratch).lines().count(), 1, "no browser without a person");
 

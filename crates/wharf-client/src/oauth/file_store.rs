@@ -37,6 +37,9 @@ impl FileTokenStore {
 
     /// Forgets the tokens of `server`; true when there were some.
     pub fn remove(&self, server: &str) -> std::io::Result<bool> {
+        if !self.path.exists() {
+            return Ok(false);
+        }
         self.change(|all| all.remove(server).is_some())
     }
 
@@ -45,8 +48,7 @@ impl FileTokenStore {
     /// meanwhile: an advisory lock on `FILE.lock`, released when the change is done.
     fn change(&self, change: impl FnOnce(&mut BTreeMap<String, StoredTokens>) -> bool) -> std::io::Result<bool> {
         let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
-        create_private_dir(self.directory())?;
-        let lock = open_lock(&self.sibling(".lock"))?;
+        let lock = self.lock_file(".lock")?;
         lock.lock()?;
         let mut all = self.read();
         let changed = change(&mut all);
@@ -56,11 +58,17 @@ impl FileTokenStore {
         Ok(changed)
     }
 
-    /// The file's path with `suffix` added: a lock file beside it.
-    fn sibling(&self, suffix: &str) -> PathBuf {
+    /// The lock file beside the store, its name the store's and `suffix`; created empty
+    /// (owner-only on Unix), with its directory, the first time.
+    fn lock_file(&self, suffix: &str) -> std::io::Result<std::fs::File> {
+        create_private_dir(self.directory())?;
         let mut path = self.path.clone().into_os_string();
         path.push(suffix);
-        PathBuf::from(path)
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(path)
     }
 
     /// The directory the file is in.
@@ -123,18 +131,16 @@ impl TokenStore for FileTokenStore {
     /// A lock on `FILE.refresh-lock`, apart from the one every change takes, which a
     /// refresh's own save takes while this one is held.
     fn try_hold_refresh(&self) -> RefreshHold {
-        let lock = create_private_dir(self.directory()).and_then(|()| open_lock(&self.sibling(".refresh-lock")));
-        let lock = match lock {
-            Ok(lock) => lock,
+        let locked = self.lock_file(".refresh-lock").and_then(|lock| match lock.try_lock() {
+            Ok(()) => Ok(Some(lock)),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(err)) => Err(err),
+        });
+        match locked {
+            Ok(Some(lock)) => RefreshHold::Held(Box::new(lock)),
+            Ok(None) => RefreshHold::Busy,
             Err(err) => {
-                tracing::warn!(target: "wharf_client", "cannot lock the token store {}: {err}", self.path.display());
-                return RefreshHold::Unshared;
-            }
-        };
-        match lock.try_lock() {
-            Ok(()) => RefreshHold::Held(Box::new(lock)),
-            Err(std::fs::TryLockError::WouldBlock) => RefreshHold::Busy,
-            Err(std::fs::TryLockError::Error(err)) => {
+                // Refreshing without the hold is what a store nobody shares does.
                 tracing::warn!(target: "wharf_client", "cannot lock the token store {}: {err}", self.path.display());
                 RefreshHold::Unshared
             }
@@ -162,15 +168,6 @@ fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
 #[cfg(not(unix))]
 fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
     std::fs::OpenOptions::new().write(true).create_new(true).open(path)
-}
-
-/// The lock file, created empty (owner-only on Unix) the first time.
-fn open_lock(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)
 }
 
 #[cfg(test)]

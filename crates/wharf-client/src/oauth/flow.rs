@@ -75,6 +75,24 @@ struct Held {
     dpop_key: Option<EsKey>,
 }
 
+impl Held {
+    /// Holds stored bearer `tokens`: the scopes they were asked with, and the client they
+    /// were issued to.
+    fn take_stored(&mut self, tokens: StoredTokens) {
+        self.requested = tokens.scope.iter().flat_map(|scope| scope.split_whitespace()).map(str::to_owned).collect();
+        self.clients.insert(
+            tokens.issuer.clone(),
+            Registered {
+                client_id: tokens.client_id.clone(),
+                client_secret: tokens.client_secret.clone(),
+                method: tokens.token_endpoint_auth_method.clone(),
+                key: None,
+            },
+        );
+        self.tokens = Some(tokens);
+    }
+}
+
 /// A client id an authorization server knows, and how it authenticates there.
 #[derive(Clone)]
 struct Registered {
@@ -107,19 +125,8 @@ impl OAuthState {
         if let Some(tokens) =
             config.store.load(server_url).filter(|tokens| tokens.token_type.eq_ignore_ascii_case("bearer"))
         {
-            held.requested =
-                tokens.scope.iter().flat_map(|scope| scope.split_whitespace()).map(str::to_owned).collect();
-            held.clients.insert(
-                tokens.issuer.clone(),
-                Registered {
-                    client_id: tokens.client_id.clone(),
-                    client_secret: tokens.client_secret.clone(),
-                    method: tokens.token_endpoint_auth_method.clone(),
-                    key: None,
-                },
-            );
             current.access_token = Some(tokens.access_token.clone());
-            held.tokens = Some(tokens);
+            held.take_stored(tokens);
         }
         Ok(OAuthState {
             config,
@@ -211,7 +218,6 @@ impl OAuthState {
         if scopes.is_empty() {
             scopes = discovered.scopes_supported.iter().cloned().collect();
         }
-        scopes.extend(self.config.scopes.iter().cloned());
         self.obtain(&mut held, &discovered, scopes).await
     }
 
@@ -271,7 +277,13 @@ impl OAuthState {
     }
 
     /// Tokens by the configured grant.
-    async fn obtain(&self, held: &mut Held, discovered: &Discovered, scopes: BTreeSet<String>) -> Result<(), String> {
+    async fn obtain(
+        &self,
+        held: &mut Held,
+        discovered: &Discovered,
+        mut scopes: BTreeSet<String>,
+    ) -> Result<(), String> {
+        scopes.extend(self.config.scopes.iter().cloned());
         // A DPoP-bound token only where the resource takes one (its challenge's scheme set the
         // key already, or its metadata says so): a resource server that knows only Bearer
         // refuses it, whatever the authorization server supports.
@@ -568,7 +580,9 @@ impl OAuthState {
             return false;
         }
         self.current.lock().unwrap_or_else(PoisonError::into_inner).access_token = Some(stored.access_token.clone());
-        held.tokens = Some(stored);
+        // A login elsewhere may have registered anew: the client the tokens were issued to
+        // is the one that refreshes them.
+        held.take_stored(stored);
         true
     }
 
