@@ -176,14 +176,13 @@ impl Loaded {
     /// capabilities only at `initialize`, tools, prompts, resources, completions and skills are
     /// declared from the start, so that what the folder gains later is seen by every session.
     pub fn builder_for_watching(mut self) -> ServerBuilder {
-        let skills = self.skills.take();
-        let builder = [Offer::Tools, Offer::Prompts, Offer::Resources, Offer::Completions]
-            .into_iter()
-            .fold(self.builder(), ServerBuilder::offer);
-        match skills {
-            Some(skills) => builder.compiled_skills(skills),
-            None => builder.skills(Skills::new()),
+        if self.skills.is_none() {
+            // No skill, so nothing to refuse: compiling none always succeeds.
+            self.skills = Skills::new().compile().ok();
         }
+        [Offer::Tools, Offer::Prompts, Offer::Resources, Offer::Completions]
+            .into_iter()
+            .fold(self.builder(), ServerBuilder::offer)
     }
 
     /// Serves this version of the folder on `server` instead of `previous`, all at once;

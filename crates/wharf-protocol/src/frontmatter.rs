@@ -6,21 +6,27 @@ use serde_json::{Map, Number, Value};
 
 /// The frontmatter of `text` and the body after it.
 pub fn split_frontmatter(text: &str) -> Result<(Map<String, Value>, &str), String> {
+    let (block, body) = frontmatter_block(text)?;
+    let lines: Vec<&str> = block.lines().collect();
+    Ok((mapping(&lines)?, body))
+}
+
+/// The frontmatter's text, between the `---` line that opens `text` (after a byte order mark,
+/// if any) and the `---` (or `...`) line that closes it, trailing blanks allowed; and the body
+/// after it. For a reader of the whole YAML language to parse.
+pub fn frontmatter_block(text: &str) -> Result<(&str, &str), String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or("the file does not start with a `---` frontmatter line")?;
+        .ok_or("the file does not start with a `---` line opening its frontmatter")?;
     let mut offset = 0;
-    let mut lines = Vec::new();
     for line in rest.split_inclusive('\n') {
-        offset += line.len();
-        let bare = line.trim_end_matches(['\n', '\r']);
+        let bare = line.trim_end_matches(['\n', '\r']).trim_end_matches([' ', '\t']);
         if bare == "---" || bare == "..." {
-            let body = &rest[offset..];
-            return Ok((mapping(&lines)?, body));
+            return Ok((&rest[..offset], &rest[offset + line.len()..]));
         }
-        lines.push(bare);
+        offset += line.len();
     }
     Err("the frontmatter has no closing `---` line".to_owned())
 }
@@ -221,6 +227,8 @@ mod tests {
     fn what_is_not_frontmatter_is_an_error() {
         assert!(split_frontmatter("# No frontmatter\n").is_err());
         assert!(split_frontmatter("---\nname: x\n").unwrap_err().contains("closing"));
+        assert_eq!(frontmatter_block("\u{feff}---\r\na: 1\r\n--- \r\nbody"), Ok(("a: 1\r\n", "body")));
+        assert_eq!(frontmatter_block("---\n...\n"), Ok(("", "")));
         assert!(split_frontmatter("---\nname: x\nname: y\n---\n").unwrap_err().contains("twice"));
         assert!(split_frontmatter("---\nname: &anchor x\n---\n").is_err());
         assert!(split_frontmatter("---\njust text\n---\n").is_err());

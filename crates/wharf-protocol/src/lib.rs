@@ -32,7 +32,7 @@ mod version;
 
 pub use encode::{encode, encode_into};
 pub use error::{ErrorCode, ErrorObject};
-pub use frontmatter::split_frontmatter;
+pub use frontmatter::{frontmatter_block, split_frontmatter};
 pub use header_params::{HeaderParam, X_MCP_HEADER, header_params};
 pub use incoming::Incoming;
 pub use jsonrpc::{

@@ -39,7 +39,7 @@ pub(crate) fn read_frontmatter(text: &str) -> Result<Map<String, Value>, String>
 /// The YAML frontmatter at the top of `text` (between `---` lines) as a JSON object, and the
 /// body after it.
 pub fn yaml_frontmatter(text: &str) -> Result<(Map<String, Value>, &str), String> {
-    let (yaml, body) = frontmatter_text(text)?;
+    let (yaml, body) = wharf_protocol::frontmatter_block(text)?;
     check_shape(yaml)?;
     let documents = YamlLoader::load_from_str(yaml).map_err(|err| format!("its frontmatter is not YAML: {err}"))?;
     let frontmatter = match documents.as_slice() {
@@ -51,25 +51,6 @@ pub fn yaml_frontmatter(text: &str) -> Result<(Map<String, Value>, &str), String
         return Err("its frontmatter is not a mapping of keys to values".to_owned());
     };
     Ok((frontmatter, body))
-}
-
-/// What lies between the opening `---` line and the closing one (which may carry trailing
-/// blanks), and what follows; a byte order mark before it is allowed.
-fn frontmatter_text(text: &str) -> Result<(&str, &str), String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or("it does not start with a `---` line opening its YAML frontmatter")?;
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        let bare = line.trim_end_matches(['\n', '\r']).trim_end_matches([' ', '\t']);
-        if bare == "---" {
-            return Ok((rest[..offset].trim_end_matches(['\n', '\r']), &rest[offset + line.len()..]));
-        }
-        offset += line.len();
-    }
-    Err("its frontmatter has no closing `---` line".to_owned())
 }
 
 /// Refuses what could make reading the frontmatter costly: more than 64 KiB, aliases (each
