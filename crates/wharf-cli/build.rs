@@ -38,7 +38,8 @@ fn main() {
     pack_relocations_of_the_shipped_binary();
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     for revision in REVISIONS {
-        let source = format!("schemas/{revision}.json");
+        // The repository's one copy of the schemas, at its root (mcp-spec/README.md).
+        let source = format!("../../mcp-spec/{revision}/schema.json");
         println!("cargo::rerun-if-changed={source}");
         let text = std::fs::read_to_string(&source).unwrap_or_else(|err| panic!("{source}: {err}"));
         let mut schema: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{source}: {err}"));

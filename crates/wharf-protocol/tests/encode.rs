@@ -9,9 +9,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use wharf_protocol::*;
 
-#[path = "support/shared_dir.rs"]
-mod shared_dir;
-use shared_dir::shared_dir;
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
+use spec_dir::spec_dir;
 
 /// Encodes `value` with both encoders and insists on the same bytes (or on both failing).
 #[track_caller]
@@ -269,7 +269,7 @@ fn json_files(dir: &Path, found: &mut Vec<PathBuf>) {
 #[test]
 fn the_specification_documents_are_written_as_serde_json_writes_them() {
     let mut files = Vec::new();
-    json_files(&shared_dir().join("mcp-spec"), &mut files);
+    json_files(&spec_dir(), &mut files);
     assert!(files.len() > 90, "only {} JSON files under mcp-spec", files.len());
     for path in &files {
         let value: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();

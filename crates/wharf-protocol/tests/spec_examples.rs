@@ -6,9 +6,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wharf_protocol::*;
 
-#[path = "support/shared_dir.rs"]
-mod shared_dir;
-use shared_dir::{shared_dir, shared_dir_from};
+#[path = "support/spec_dir.rs"]
+mod spec_dir;
+use spec_dir::spec_dir;
 
 /// Decodes `value` as `T` and encodes it again.
 fn through<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, String> {
@@ -134,7 +134,7 @@ fn round_trip(kind: &str, value: &Value) -> Result<Value, String> {
 
 #[test]
 fn every_2026_example_round_trips_through_wharf_types() {
-    let dir = shared_dir().join("mcp-spec/2026-07-28/examples");
+    let dir = spec_dir().join("2026-07-28/examples");
     let mut kinds: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|err| panic!("cannot read {}: {err}", dir.display()))
         .map(|entry| entry.unwrap().path())
@@ -162,13 +162,4 @@ fn every_2026_example_round_trips_through_wharf_types() {
     }
     assert!(failures.is_empty(), "{} examples failed:\n{}", failures.len(), failures.join("\n"));
     assert!(checked >= 88, "only {checked} examples were found in {}", dir.display());
-}
-
-#[test]
-fn without_the_schemas_a_test_says_where_they_come_from() {
-    let missing = std::env::temp_dir().join("wharf-no-shared-here");
-    let message = shared_dir_from(Some(missing.clone().into_os_string())).unwrap_err();
-    assert!(message.contains(&missing.display().to_string()), "{message}");
-    assert!(message.contains("set WHARF_SHARED_DIR"), "{message}");
-    assert!(message.contains("mcp-spec/<revision>/schema.json"), "{message}");
 }

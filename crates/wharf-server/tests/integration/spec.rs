@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 use wharf_protocol::ProtocolVersion;
 use wharf_server::testing::InMemoryClient;
 
-#[path = "../../../wharf-protocol/tests/support/shared_dir.rs"]
-mod shared_dir;
-use shared_dir::shared_dir;
+#[path = "../../../wharf-protocol/tests/support/spec_dir.rs"]
+mod spec_dir;
+use spec_dir::spec_dir;
 
 type Validators = HashMap<(ProtocolVersion, String), std::sync::Arc<jsonschema::Validator>>;
 
@@ -27,7 +27,7 @@ fn validator(version: ProtocolVersion, definition: &str) -> std::sync::Arc<jsons
         .unwrap()
         .entry(version)
         .or_insert_with(|| {
-            let path = shared_dir().join(format!("mcp-spec/{version}/schema.json"));
+            let path = spec_dir().join(format!("{version}/schema.json"));
             let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
             serde_json::from_str(&text).unwrap()
         })
