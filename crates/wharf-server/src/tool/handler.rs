@@ -20,9 +20,14 @@ pub(crate) type ToolFuture = BoxFuture<Result<CallToolResult, RpcError>>;
 /// ([`Args`](crate::Args), [`RequestContext`](crate::RequestContext), [`State`](crate::State),
 /// [`SessionData`](crate::SessionData), or any [`FromToolCall`] of one's own) in any order and
 /// returning anything that implements [`IntoToolResult`].
+// No `{Self}` in the wording: a closure's type names its file by absolute path, and rustc
+// words the diagnostic differently once that name is long.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a tool handler",
-    note = "a tool handler is an async function whose arguments are extractors (`Args<T>`, `RequestContext`, `State<S>`, `SessionData<T>`) and whose output implements `IntoToolResult`"
+    message = "this function cannot be a tool handler",
+    label = "not a tool handler: check its arguments and its output",
+    note = "each argument must be an extractor: `Args<T>` with `T: serde::Deserialize + schemars::JsonSchema` (derive both), `RequestContext`, `State<S>` or `SessionData<T>`",
+    note = "it must return a future (`async move {{ ... }}` in a closure) whose output implements `IntoToolResult`: a `String`, `Json<T>` with `T: serde::Serialize + schemars::JsonSchema`, a `ContentBlock`, a `CallToolResult`, or a `Result` of one of these",
+    note = "with `#[tool]`, an error above this one names the argument or the return type at fault"
 )]
 pub trait ToolHandler<Marker>: Clone + Send + Sync + 'static {
     /// Runs the extractors on `call` and, when they all succeed, makes the handler's future.
