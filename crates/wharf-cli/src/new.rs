@@ -21,7 +21,9 @@ pub(crate) struct NewArgs {
     /// A folder server (skills, prompts, resources, command tools) instead of a Rust crate.
     #[arg(long)]
     folder: bool,
-    /// Depend on the `wharf` crate at this path instead of the published version.
+    /// Depend on the `wharf` crate at this path (a clone's `crates/wharf`). By default the
+    /// crate depends on the sources this `wharf` was built from, while they are still there:
+    /// Wharf is not published on crates.io yet.
     #[arg(long, value_name = "PATH", conflicts_with = "folder")]
     wharf_path: Option<PathBuf>,
 }
@@ -57,14 +59,16 @@ pub(crate) fn new(args: NewArgs) -> ExitCode {
     if args.path.exists() && std::fs::read_dir(&args.path).map(|mut entries| entries.next().is_some()).unwrap_or(true) {
         return exit::usage("new", &format!("{} exists and is not empty", args.path.display()));
     }
-    let made = if args.folder { make_folder(&args.path, &name) } else { make_crate(&args, &name) };
+    let made =
+        if args.folder { make_folder(&args.path, &name).map_err(NewError::Io) } else { make_crate(&args, &name) };
     match made {
         Ok(next) => {
             println!("Created {} in {}.", if args.folder { "a folder server" } else { "a crate" }, args.path.display());
             println!("{next}");
             ExitCode::SUCCESS
         }
-        Err(err) => {
+        Err(NewError::Usage(message)) => exit::usage("new", &message),
+        Err(NewError::Io(err)) => {
             eprintln!("wharf new: {}: {err}", args.path.display());
             ExitCode::FAILURE
         }
@@ -81,14 +85,65 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-fn make_crate(args: &NewArgs, name: &str) -> std::io::Result<String> {
-    let wharf = match &args.wharf_path {
-        Some(path) => {
-            let path = std::fs::canonicalize(path)?;
-            format!("{{ path = {} }}", serde_json::to_string(&path.to_string_lossy()).unwrap_or_default())
-        }
-        None => format!("\"{}\"", env!("CARGO_PKG_VERSION")),
+/// The `wharf` crate's sources this binary was built from (a clone's `crates/wharf`).
+fn built_from() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../wharf")
+}
+
+/// The value of the new crate's `wharf` dependency: the path given, or else the sources this
+/// binary was built from; until Wharf is published there is no version to name instead.
+fn dependency_on_wharf(given: Option<&Path>, built_from: &Path) -> Result<String, NewError> {
+    let path = match given {
+        Some(path) => std::fs::canonicalize(path)
+            .map_err(|err| NewError::Usage(format!("--wharf-path {}: {err}", path.display())))?,
+        None => std::fs::canonicalize(built_from).map_err(|_| {
+            NewError::Usage(format!(
+                "the new crate depends on Wharf's sources, which are not on crates.io yet, and the ones this \
+                 `wharf` was built from ({}) are gone: pass --wharf-path PATH, the `crates/wharf` directory of a \
+                 Wharf clone",
+                built_from.display()
+            ))
+        })?,
     };
+    let manifest = std::fs::read_to_string(path.join("Cargo.toml")).unwrap_or_default();
+    if package_name(&manifest) != Some("wharf") {
+        return Err(NewError::Usage(format!(
+            "{} is not the `wharf` crate (its Cargo.toml does not name it): pass --wharf-path PATH, the \
+             `crates/wharf` directory of a Wharf clone",
+            path.display()
+        )));
+    }
+    Ok(format!("{{ path = {} }}", serde_json::to_string(&path.to_string_lossy()).unwrap_or_default()))
+}
+
+/// The `name` of a manifest's `[package]` (not a binary's or a dependency's).
+fn package_name(manifest: &str) -> Option<&str> {
+    let mut in_package = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package && let Some(value) = line.strip_prefix("name") {
+            return value.trim_start().strip_prefix('=')?.trim().strip_prefix('"')?.strip_suffix('"');
+        }
+    }
+    None
+}
+
+/// Why a crate was not made: a wrong command line (exit 2), or a file that could not be written.
+#[derive(Debug)]
+enum NewError {
+    Usage(String),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for NewError {
+    fn from(err: std::io::Error) -> NewError {
+        NewError::Io(err)
+    }
+}
+
+fn make_crate(args: &NewArgs, name: &str) -> Result<String, NewError> {
+    let wharf = dependency_on_wharf(args.wharf_path.as_deref(), &built_from())?;
     let absolute = absolute(&args.path);
     let binary = absolute.join("target/release").join(name);
     let binary = binary.to_string_lossy();
@@ -121,7 +176,7 @@ fn make_crate(args: &NewArgs, name: &str) -> std::io::Result<String> {
         write(&args.path.join(path), &fill(template))?;
     }
     write(&args.path.join("src/main.rs"), &fill(if args.http { MAIN_HTTP } else { MAIN_STDIO }))?;
-    Ok(format!("Next: cd {} && cargo test", args.path.display()))
+    Ok(format!("It depends on wharf = {wharf}.\nNext: cd {} && cargo test", args.path.display()))
 }
 
 fn make_folder(path: &Path, name: &str) -> std::io::Result<String> {
@@ -141,4 +196,41 @@ fn write(path: &Path, contents: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(parent)?;
     }
     std::fs::write(path, contents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(result: Result<String, NewError>) -> String {
+        match result {
+            Err(NewError::Usage(message)) => message,
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn by_default_the_crate_depends_on_the_sources_this_binary_was_built_from() {
+        let line = dependency_on_wharf(None, &built_from()).unwrap();
+        let sources = std::fs::canonicalize(built_from()).unwrap();
+        assert_eq!(line, format!("{{ path = {} }}", serde_json::to_string(&sources.to_string_lossy()).unwrap()));
+    }
+
+    #[test]
+    fn without_those_sources_it_says_what_to_pass() {
+        let gone = std::env::temp_dir().join("wharf-sources-that-are-gone/crates/wharf");
+        let message = usage(dependency_on_wharf(None, &gone));
+        assert!(message.contains(&gone.display().to_string()), "{message}");
+        assert!(message.contains("not on crates.io yet"), "{message}");
+        assert!(message.contains("pass --wharf-path PATH, the `crates/wharf` directory of a Wharf clone"), "{message}");
+    }
+
+    #[test]
+    fn a_path_that_is_not_the_wharf_crate_is_refused() {
+        let elsewhere = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let message = usage(dependency_on_wharf(Some(elsewhere), &built_from()));
+        assert!(message.contains("is not the `wharf` crate"), "{message}");
+        let missing = usage(dependency_on_wharf(Some(Path::new("/nonexistent/wharf")), &built_from()));
+        assert!(missing.starts_with("--wharf-path /nonexistent/wharf: "), "{missing}");
+    }
 }

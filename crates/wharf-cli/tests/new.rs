@@ -34,7 +34,10 @@ fn a_crate_with_a_tool_a_prompt_a_resource_a_test_and_the_client_configuration()
     let http = wharf(&dir, &["new", "web", "--http"]);
     assert!(http.status.success());
     assert!(dir.read("web/src/main.rs").contains("serve_http(web::server()?"));
-    assert!(dir.read("web/Cargo.toml").contains(&format!("wharf = \"{}\"", env!("CARGO_PKG_VERSION"))));
+    let sources = std::fs::canonicalize(concat!(env!("CARGO_MANIFEST_DIR"), "/../wharf")).unwrap();
+    let dependency = format!("wharf = {{ path = {} }}", serde_json::to_string(&sources.to_string_lossy()).unwrap());
+    assert!(dir.read("web/Cargo.toml").contains(&dependency), "without --wharf-path, the sources it was built from");
+    assert!(String::from_utf8_lossy(&http.stdout).contains(&format!("It depends on {dependency}.")));
     assert!(dir.read("web/README.md").contains("--url http://127.0.0.1:8080/mcp"));
 
     let again = wharf(&dir, &["new", "my-server"]);

@@ -5,7 +5,6 @@
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     wharf::logging::init();
     let address = std::env::var("LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".to_owned()).parse()?;
-    eprintln!("{{name}}: serving MCP at http://{address}/mcp");
     wharf::serve_http({{crate}}::server()?, address, wharf::HttpOptions::default()).await?;
     Ok(())
 }
