@@ -6,25 +6,33 @@
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use memchr::memmem::Finder;
 use serde::Serialize;
-use serde_json::{Value, json};
-use wharf::client::{Client, PreparedRequest};
+use serde_json::{Map, Value, json};
+use wharf::client::{Client, ClientError, ErrorKind, PreparedRequest};
+use wharf::protocol::Tool;
 
 use crate::answers::Declining;
 use crate::exit;
 use crate::render;
 use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::suggest;
 
 /// The most requests in flight.
 const MAX_IN_FLIGHT: usize = 4096;
 
 /// Requests sent before measuring, to warm the server and the connections.
 const WARMUP: u64 = 200;
+
+/// Arguments as `--args-json` takes them, for messages.
+const EXAMPLE_ARGUMENTS: &str = r#"'{"message":"hi"}'"#;
+
+/// The most characters of the first error shown in the printed report (the JSON has it all).
+const SHOWN_ERROR_CHARS: usize = 300;
 
 #[derive(Debug, Args)]
 pub(crate) struct BenchArgs {
@@ -34,9 +42,9 @@ pub(crate) struct BenchArgs {
     /// The tool to call.
     #[arg(long, value_name = "NAME")]
     tool: String,
-    /// Its arguments, as a JSON object.
-    #[arg(long, value_name = "JSON", default_value = "{}")]
-    args: String,
+    /// Its arguments, as a JSON object. (`--args`, this option's old name, works too.)
+    #[arg(long, alias = "args", value_name = "JSON", default_value = "{}")]
+    args_json: String,
     /// How many requests are in flight at once.
     #[arg(short = 'c', long, value_name = "N", default_value_t = 32)]
     concurrency: usize,
@@ -80,6 +88,9 @@ pub(crate) struct Results {
     errors: u64,
     seconds: f64,
     requests_per_second: f64,
+    /// What the first failed call said (the probe's, or the run's): the tool's text or the
+    /// error's message; `null` when none failed.
+    first_error: Option<String>,
     latency_ms: Latency,
     /// The server's CPU time over the run and its memory, when the bench started it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -123,9 +134,15 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
     if !(1..=MAX_IN_FLIGHT).contains(&args.concurrency) {
         return exit::usage("bench", &format!("-c takes 1 to {MAX_IN_FLIGHT}"));
     }
-    let arguments: Value = match serde_json::from_str(&args.args) {
-        Ok(Value::Object(object)) => Value::Object(object),
-        _ => return exit::usage("bench", "--args must be a JSON object"),
+    let arguments = match serde_json::from_str(&args.args_json) {
+        Ok(Value::Object(object)) => object,
+        Ok(_) => return exit::usage("bench", &format!("--args-json must be a JSON object, like {EXAMPLE_ARGUMENTS}")),
+        Err(err) => {
+            return exit::usage(
+                "bench",
+                &format!("--args-json is not JSON ({err}); write an object, like {EXAMPLE_ARGUMENTS}"),
+            );
+        }
     };
     let options = match args.server.options(&target, Declining { tell: false }) {
         Ok(options) => options,
@@ -140,18 +157,45 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
         // The tools are listed first, as a client does, so that 2026-07-28 `Mcp-Param-*`
         // headers go with the calls; the request is encoded once.
         let listed = client.list_tools().await;
-        let prepared =
-            listed.and_then(|_| client.prepare("tools/call", json!({"name": args.tool, "arguments": arguments})));
-        let params = match prepared {
+        let given = Value::Object(arguments.clone());
+        let prepared = listed.and_then(|tools| {
+            Ok((tools, client.prepare("tools/call", json!({"name": args.tool, "arguments": given}))?))
+        });
+        let (tools, params) = match prepared {
             Ok(prepared) => prepared,
             Err(err) => {
                 client.close().await;
                 return exit::failure("bench", &err);
             }
         };
-        if let Err(err) = call(&client, &params).await {
-            client.close().await;
-            return exit::failure("bench", &err);
+        let described = tools.iter().find(|tool| tool.name == args.tool);
+        let known: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+        if described.is_none() {
+            eprintln!(
+                "wharf bench: `{}` is not among the tools the server lists ({}){}",
+                args.tool,
+                known.join(", "),
+                suggest::did_you_mean(&args.tool, known.iter().copied())
+            );
+        }
+        // One call first, whose failure is shown: a run of nothing but errors says little.
+        let probe = client.send_prepared(&params).await;
+        let probe = probe.as_deref().map(serde_json::value::RawValue::get);
+        let mut first_error = None;
+        match probe {
+            Ok(result) if succeeded(result) => {}
+            // A name the server neither lists nor takes: there is nothing to measure.
+            Err(err) if err.kind() != ErrorKind::Rpc || described.is_none() => {
+                let code = exit::failure("bench", err);
+                client.close().await;
+                return code;
+            }
+            failed => {
+                let text = failure_text(failed);
+                eprintln!("wharf bench: the first call of `{}` failed: {}", args.tool, one_line(&text, usize::MAX));
+                eprintln!("wharf bench: {}", arguments_hint(&args.tool, described, &arguments));
+                first_error = Some(text);
+            }
         }
         run_bounded(&client, &params, Bound::Requests(WARMUP), args.concurrency.min(WARMUP as usize), false).await;
         let bound = match (args.requests, args.duration) {
@@ -162,7 +206,8 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
         let server_before = pid.and_then(cpu_seconds_of);
         let client_before = cpu_seconds_of_self();
         let started = Instant::now();
-        let (latencies, errors) = run_bounded(&client, &params, bound, args.concurrency, true).await;
+        let run = run_bounded(&client, &params, bound, args.concurrency, true).await;
+        let (latencies, errors) = (run.latencies, run.errors);
         let seconds = started.elapsed().as_secs_f64();
         let client_cpu = cpu_seconds_of_self().zip(client_before).map_or(0.0, |(after, before)| after - before);
         let requests = latencies.len() as u64;
@@ -185,6 +230,7 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
             errors,
             seconds,
             requests_per_second: requests as f64 / seconds.max(1e-9),
+            first_error: first_error.or(run.first_error),
             latency_ms: latency(latencies),
             server,
             client_cpu_seconds: client_cpu,
@@ -210,11 +256,99 @@ struct Outcome {
     result_type: Option<String>,
 }
 
-/// One call; `Ok(false)` for a tool error, or a server asking for input (which a load
-/// generator does not give).
-async fn call(client: &Client, request: &PreparedRequest) -> Result<bool, wharf::client::ClientError> {
-    let result = client.send_prepared(request).await?;
-    Ok(succeeded(result.get()))
+/// What a failed call said, for a person: the text of a tool error, why another result is
+/// not a success, or the message of a request that failed.
+fn failure_text(outcome: Result<&str, &ClientError>) -> String {
+    let result = match outcome {
+        Ok(result) => result,
+        Err(err) => return err.to_string(),
+    };
+    let Ok(Value::Object(result)) = serde_json::from_str::<Value>(result) else {
+        return format!("the result is not an object: {}", one_line(result, SHOWN_ERROR_CHARS));
+    };
+    if let Some(kind) = result.get("resultType").and_then(Value::as_str).filter(|kind| *kind != "complete") {
+        return format!("the server asks for input (resultType `{kind}`), which wharf bench does not give");
+    }
+    let texts: Vec<&str> = result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block.get("text").and_then(Value::as_str))
+        .collect();
+    if texts.is_empty() { "a tool error, with no text".to_owned() } else { texts.join("\n") }
+}
+
+/// How to pass `tool`'s arguments, after a call with `given` failed: the properties its schema
+/// names, and an `--args-json` with the required ones.
+fn arguments_hint(tool: &str, described: Option<&Tool>, given: &Map<String, Value>) -> String {
+    let going_on = "the run goes on, measuring the failing call";
+    let Some(schema) = described.map(|tool| &tool.input_schema) else {
+        return format!("pass the tool's arguments with --args-json, like {EXAMPLE_ARGUMENTS}; {going_on}");
+    };
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> =
+        schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let optional: Vec<&str> = properties
+        .into_iter()
+        .flat_map(|properties| properties.keys())
+        .map(String::as_str)
+        .filter(|name| !required.contains(name))
+        .collect();
+    let takes = match (required.as_slice(), optional.as_slice()) {
+        ([], []) => format!("`{tool}` takes no arguments"),
+        ([], optional) => format!("`{tool}` takes {}", optional.join(", ")),
+        (required, []) => format!("`{tool}` takes {} (required)", required.join(", ")),
+        (required, optional) => {
+            format!("`{tool}` takes {} (required) and {}", required.join(", "), optional.join(", "))
+        }
+    };
+    // Written by hand to keep the order of `required`, which a `Map` would sort.
+    let members: Vec<String> = required
+        .iter()
+        .map(|name| {
+            let property = properties.and_then(|properties| properties.get(*name));
+            format!("{}:{}", Value::from(*name), example_value(property, schema))
+        })
+        .collect();
+    let action = if given.is_empty() { "pass the arguments with" } else { "check the arguments given in" };
+    let example = if members.is_empty() { String::new() } else { format!(", like '{{{}}}'", members.join(",")) };
+    format!("{takes}; {action} --args-json{example}; {going_on}")
+}
+
+/// A value of the kind `property` describes, for an example: its first `enum` value or one
+/// of its type, following a `$ref` into the schema's `$defs`.
+fn example_value(property: Option<&Value>, schema: &Map<String, Value>) -> Value {
+    let Some(mut property) = property else { return json!("...") };
+    if let Some(name) = property.get("$ref").and_then(Value::as_str).and_then(|at| at.strip_prefix("#/$defs/"))
+        && let Some(defined) = schema.get("$defs").and_then(|defs| defs.get(name))
+    {
+        property = defined;
+    }
+    if let Some(first) = property.get("enum").and_then(Value::as_array).and_then(|values| values.first()) {
+        return first.clone();
+    }
+    let kind = match property.get("type") {
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).find(|kind| *kind != "null"),
+        Some(kind) => kind.as_str(),
+        None => None,
+    };
+    match kind {
+        Some("integer" | "number") => json!(1),
+        Some("boolean") => json!(true),
+        Some("array") => json!([]),
+        Some("object") => json!({}),
+        _ => json!("..."),
+    }
+}
+
+/// `text` on one line, cut at `limit` characters.
+fn one_line(text: &str, limit: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(limit) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
 }
 
 /// The member names `succeeded` looks for, with their finders built once.
@@ -249,18 +383,23 @@ fn every_member_says(text: &str, key: &Finder<'_>, value: &str) -> bool {
     })
 }
 
-/// Sends requests until `bound`, `in_flight` at a time; every latency in microseconds, and how
-/// many failed. `show` draws the progress line on a terminal.
-async fn run_bounded(
-    client: &Client,
-    params: &PreparedRequest,
-    bound: Bound,
-    in_flight: usize,
-    show: bool,
-) -> (Vec<u32>, u64) {
+/// What one bounded run saw.
+struct Run {
+    /// Every latency, in microseconds.
+    latencies: Vec<u32>,
+    /// How many calls failed.
+    errors: u64,
+    /// What the first failure said.
+    first_error: Option<String>,
+}
+
+/// Sends requests until `bound`, `in_flight` at a time. `show` draws the progress line on a
+/// terminal.
+async fn run_bounded(client: &Client, params: &PreparedRequest, bound: Bound, in_flight: usize, show: bool) -> Run {
     let claimed = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
+    let first_error = Arc::new(OnceLock::new());
     let progress = (show && std::io::stderr().is_terminal()).then(|| {
         let done = done.clone();
         let errors = errors.clone();
@@ -278,7 +417,7 @@ async fn run_bounded(
     for _ in 0..in_flight {
         let client = client.clone();
         let params = params.clone();
-        let (claimed, done, errors) = (claimed.clone(), done.clone(), errors.clone());
+        let (claimed, done, errors, first_error) = (claimed.clone(), done.clone(), errors.clone(), first_error.clone());
         workers.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             loop {
@@ -290,11 +429,16 @@ async fn run_bounded(
                     break;
                 }
                 let started = Instant::now();
-                let ok = matches!(call(&client, &params).await, Ok(true));
+                let outcome = client.send_prepared(&params).await;
                 latencies.push(started.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
                 done.fetch_add(1, Ordering::Relaxed);
-                if !ok {
+                let outcome = outcome.as_deref().map(serde_json::value::RawValue::get);
+                if !matches!(outcome, Ok(result) if succeeded(result)) {
                     errors.fetch_add(1, Ordering::Relaxed);
+                    // Only the first failure is read: an error path runs at full speed.
+                    if first_error.get().is_none() {
+                        let _ = first_error.set(failure_text(outcome));
+                    }
                 }
             }
             latencies
@@ -310,7 +454,8 @@ async fn run_bounded(
         progress.abort();
         eprint!("\r\x1b[2K");
     }
-    (latencies, errors.load(Ordering::Relaxed))
+    let first_error = first_error.get().cloned();
+    Run { latencies, errors: errors.load(Ordering::Relaxed), first_error }
 }
 
 fn latency(mut micros: Vec<u32>) -> Latency {
@@ -362,6 +507,9 @@ fn print(out: &mut impl Write, results: &Results) -> std::io::Result<()> {
         results.tool, results.target, results.protocol_version, results.concurrency
     )?;
     writeln!(out, "  requests     {} ({} errors)", results.requests, results.errors)?;
+    if let Some(error) = &results.first_error {
+        writeln!(out, "  first error  {}", one_line(error, SHOWN_ERROR_CHARS))?;
+    }
     writeln!(out, "  duration     {:.3} s", results.seconds)?;
     writeln!(out, "  throughput   {:.0} requests/s", results.requests_per_second)?;
     let latency = &results.latency_ms;
@@ -402,6 +550,69 @@ mod tests {
     fn cpu_time_is_read_after_the_command_name() {
         let stat = "42 (a (weird) name) S 1 2 3 4 5 6 7 8 9 10 250 150 0 0";
         assert_eq!(cpu_seconds(stat), Some(4.0));
+    }
+
+    fn tool(schema: Value) -> Tool {
+        serde_json::from_value(json!({"name": "calculator", "inputSchema": schema})).unwrap()
+    }
+
+    /// A run of nothing but errors shows what the first one said (issue 37).
+    #[test]
+    fn a_failed_call_is_told_by_what_it_said() {
+        let tool_error = r#"{"content":[{"type":"text","text":"\"message\" is required"}],"isError":true}"#;
+        assert_eq!(failure_text(Ok(tool_error)), "\"message\" is required");
+        assert_eq!(failure_text(Ok(r#"{"content":[],"isError":true}"#)), "a tool error, with no text");
+        let asking = r#"{"inputRequests":{},"resultType":"input_required"}"#;
+        assert_eq!(
+            failure_text(Ok(asking)),
+            "the server asks for input (resultType `input_required`), which wharf bench does not give"
+        );
+        assert_eq!(failure_text(Ok("[]")), "the result is not an object: []");
+        assert_eq!(one_line("two\n  lines", 100), "two lines");
+        assert_eq!(one_line("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn the_hint_names_the_arguments_and_an_example_in_schema_order() {
+        let calculator = tool(json!({
+            "type": "object",
+            "$defs": {"Operation": {"enum": ["add", "subtract"], "type": "string"}},
+            "properties": {
+                "operation": {"$ref": "#/$defs/Operation"}, "b": {"type": "number"},
+                "a": {"type": ["integer", "null"]}, "precision": {"type": "integer"}
+            },
+            "required": ["operation", "b", "a"]
+        }));
+        assert_eq!(
+            arguments_hint("calculator", Some(&calculator), &Map::new()),
+            "`calculator` takes operation, b, a (required) and precision; pass the arguments with --args-json, \
+             like '{\"operation\":\"add\",\"b\":1,\"a\":1}'; the run goes on, measuring the failing call"
+        );
+        let given = json!({"a": "x"}).as_object().cloned().unwrap();
+        assert!(
+            arguments_hint("calculator", Some(&calculator), &given)
+                .contains("; check the arguments given in --args-json")
+        );
+        assert_eq!(
+            arguments_hint("hidden", None, &Map::new()),
+            "pass the tool's arguments with --args-json, like '{\"message\":\"hi\"}'; the run goes on, measuring \
+             the failing call"
+        );
+        let bare = tool(json!({"type": "object"}));
+        assert!(arguments_hint("calculator", Some(&bare), &Map::new()).starts_with("`calculator` takes no arguments;"));
+    }
+
+    #[test]
+    fn args_json_is_the_name_and_args_still_works() {
+        use clap::Parser;
+
+        for flag in ["--args-json", "--args"] {
+            let line = ["wharf", "bench", "--tool", "echo", flag, r#"{"message":"hi"}"#, "--", "wharf", "serve"];
+            match crate::Cli::try_parse_from(line).unwrap().command {
+                crate::Command::Bench(args) => assert_eq!(args.args_json, r#"{"message":"hi"}"#, "{flag}"),
+                other => panic!("not bench: {other:?}"),
+            }
+        }
     }
 
     #[test]

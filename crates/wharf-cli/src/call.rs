@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use tokio::sync::{mpsc, oneshot};
-use wharf::client::{Client, ClientError, Notifications, RequestOptions};
+use wharf::client::{Client, ClientError, ErrorKind, Notifications, RequestOptions};
 use wharf::protocol::{ProgressParams, ServerNotification};
 
 use crate::answers::{AskingAtTerminal, Declining};
@@ -16,6 +16,7 @@ use crate::auth_args::interactive;
 use crate::exit;
 use crate::render::{self, Saver};
 use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::suggest;
 use crate::typed_args;
 
 #[derive(Debug, Args)]
@@ -24,8 +25,9 @@ pub(crate) struct CallArgs {
     /// number when `count` is an integer).
     #[arg(value_name = "[URL] TOOL [KEY=VALUE]", required = true)]
     words: Vec<String>,
-    /// The arguments as a JSON object; KEY=VALUE words override its members.
-    #[arg(long, value_name = "JSON")]
+    /// The arguments as a JSON object; KEY=VALUE words override its members. (`--args`, the
+    /// name `wharf bench` once used, works too.)
+    #[arg(long, alias = "args", value_name = "JSON")]
     args_json: Option<String>,
     #[command(flatten)]
     output: OutputArgs,
@@ -80,10 +82,15 @@ pub(crate) fn call(mut args: CallArgs) -> ExitCode {
         // caller's scopes allow): it is called anyway, its arguments untyped, and the server
         // has the last word.
         let described = tools.iter().find(|described| described.name == tool);
+        let known: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+        let suggestion = suggest::closest(&tool, known.iter().copied());
         if described.is_none() {
-            let known: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+            let going_on = match suggestion {
+                Some(name) => format!("did you mean `{name}`? Calling `{tool}` anyway"),
+                None => "calling it anyway".to_owned(),
+            };
             eprintln!(
-                "wharf call: `{tool}` is not among the tools the server lists ({}); calling it anyway",
+                "wharf call: `{tool}` is not among the tools the server lists ({}); {going_on}",
                 known.join(", ")
             );
         }
@@ -98,7 +105,17 @@ pub(crate) fn call(mut args: CallArgs) -> ExitCode {
         let result = client.call_tool_with(&tool, arguments, &options).await;
         drop(options);
         let _ = bar.await;
-        let result = result?;
+        let result = match result {
+            // The server refused a name it does not list: its answer, then the likely one.
+            Err(err) if described.is_none() && err.kind() == ErrorKind::Rpc => {
+                let code = exit::failure("call", &err);
+                if let Some(name) = suggestion {
+                    eprintln!("wharf call: the server has no tool `{tool}`; did you mean `{name}`?");
+                }
+                return Ok(code);
+            }
+            result => result?,
+        };
         let mut out = std::io::stdout().lock();
         if args.output.json {
             let _ = render::json(&mut out, &result);
@@ -155,7 +172,10 @@ pub(crate) fn prompt(mut args: PromptArgs) -> ExitCode {
         Err(message) => return exit::usage("prompt", &message),
     };
     run("prompt", &args.server, target, |client| async move {
-        let result = client.get_prompt(&name, arguments).await?;
+        let result = match client.get_prompt(&name, arguments).await {
+            Err(err) if err.kind() == ErrorKind::Rpc => return Ok(refused_prompt(&client, &name, &err).await),
+            result => result?,
+        };
         let mut out = std::io::stdout().lock();
         if args.output.json {
             let _ = render::json(&mut out, &result);
@@ -169,6 +189,24 @@ pub(crate) fn prompt(mut args: PromptArgs) -> ExitCode {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Reports the server's refusal of the prompt `name`, then, when the server does not list a
+/// prompt of that name, the ones it lists and the likely one. They are listed only now, so that
+/// a prompt that exists costs no extra request.
+async fn refused_prompt(client: &Client, name: &str, refusal: &ClientError) -> ExitCode {
+    let code = exit::failure("prompt", refusal);
+    if let Ok(prompts) = client.list_prompts().await
+        && !prompts.iter().any(|prompt| prompt.name == name)
+    {
+        let known: Vec<&str> = prompts.iter().map(|prompt| prompt.name.as_str()).collect();
+        eprintln!(
+            "wharf prompt: `{name}` is not among the prompts the server lists ({}){}",
+            known.join(", "),
+            suggest::did_you_mean(name, known.iter().copied())
+        );
+    }
+    code
 }
 
 /// Connects, runs `work` with the client while the server's log messages are printed as they

@@ -17,6 +17,7 @@ mod ordered_json;
 mod render;
 mod serve;
 mod server_args;
+mod suggest;
 mod tokens;
 mod typed_args;
 
@@ -142,8 +143,8 @@ const COMPLETIONS_HELP: &str = concat!(
 
 const BENCH_HELP: &str = concat!(
     "Examples:\n",
-    "  wharf bench --tool echo --args '{\"message\":\"hi\"}' -- wharf serve\n",
-    "  wharf bench http://127.0.0.1:8080/mcp --tool echo --args '{\"message\":\"hi\"}' -c 64 -d 10s\n\n",
+    "  wharf bench --tool echo --args-json '{\"message\":\"hi\"}' -- wharf serve\n",
+    "  wharf bench http://127.0.0.1:8080/mcp --tool echo --args-json '{\"message\":\"hi\"}' -c 64 -d 10s\n\n",
     "Over stdio the calls are pipelined on the server's stdin; over HTTP they share keep-alive connections.\n",
     "The server's CPU time and memory are reported when wharf bench started it. Exit 1 if a call failed.",
 );

@@ -5,21 +5,24 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
-    /// Serve this folder instead of the demo: skills/**/SKILL.md, prompts/*.md, resources/**,
-    /// and the command tools of wharf.toml or tools.toml (see `wharf serve --help`).
+    /// Serve this folder instead of the demo: prompts/NAME.md are prompts (YAML frontmatter, a
+    /// template body), every file under resources/ a resource, skills/**/SKILL.md skills, and
+    /// the [[tools]] of wharf.toml (or tools.toml) command tools. README.md's "A server from a
+    /// folder" describes each; `wharf new NAME --folder` makes one to start from.
     #[arg(value_name = "DIR")]
     folder: Option<std::path::PathBuf>,
     /// Serve the folder as it is now, without reloading it when it changes.
     #[arg(long, requires = "folder")]
     no_watch: bool,
     /// Serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (127.0.0.1:8080,
-    /// localhost:8080; port 0 picks a free one).
-    #[arg(long, value_name = "HOST:PORT")]
+    /// localhost:8080, [::1]:8080; port 0 picks a free one).
+    #[arg(long, value_name = "HOST:PORT", value_parser = http_address)]
     http: Option<String>,
     /// A Host name the HTTP server also answers to, besides the loopback names: needed when
     /// clients reach it by another name. Repeat for several.
@@ -63,6 +66,10 @@ pub(crate) struct ServeArgs {
     /// users of the machine could read it.
     #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
     auth_introspection_client: Option<String>,
+    /// Start even when the issuer's metadata and keys cannot be fetched at start (a warning
+    /// says so; tokens are refused until they can be). By default the server refuses to start.
+    #[arg(long, requires = "auth_issuer")]
+    auth_lazy: bool,
     /// Keep 2025 sessions and task records in this Redis (or Valkey), redis://HOST:PORT/DB, so
     /// that several `wharf serve --http` instances behind a load balancer serve any request of
     /// any session or task.
@@ -77,6 +84,31 @@ pub(crate) struct ServeArgs {
     /// (scripts/bench).
     #[arg(long, hide = true)]
     pass_through_layer: bool,
+}
+
+/// What `--http` takes, for messages.
+const HTTP_ADDRESS_FORM: &str =
+    "write HOST:PORT, such as 127.0.0.1:8080, localhost:8080 or [::1]:8080 (port 0 picks a free one)";
+
+/// `--http`'s value, if it has the form HOST:PORT: a malformed one is a wrong command line
+/// (exit 2), while one that cannot be resolved or bound fails when the server starts.
+fn http_address(text: &str) -> Result<String, String> {
+    let Some((host, port)) = text.rsplit_once(':') else {
+        return Err(format!("no port; {HTTP_ADDRESS_FORM}"));
+    };
+    if host.is_empty() {
+        return Err(format!("no host before the port; {HTTP_ADDRESS_FORM}"));
+    }
+    if host.contains(':') && !(host.starts_with('[') && host.ends_with(']')) {
+        return Err(format!("an IPv6 address goes in brackets, [::1]:8080; {HTTP_ADDRESS_FORM}"));
+    }
+    match port.parse::<u16>() {
+        Ok(_) => Ok(text.to_owned()),
+        Err(_) if !port.is_empty() && port.bytes().all(|byte| byte.is_ascii_digit()) => {
+            Err(format!("the port {port} is past 65535; {HTTP_ADDRESS_FORM}"))
+        }
+        Err(_) => Err(format!("`{port}` is not a port number; {HTTP_ADDRESS_FORM}")),
+    }
 }
 
 /// Where instances behind one load balancer find the keys that seal `requestState`, so that
@@ -278,17 +310,64 @@ async fn prepare_http(
     let listener = bind(address).await?;
     let local = listener.local_addr().map_err(|err| format!("cannot listen on {address}: {err}"))?;
     if let Some(issuer) = &args.auth_issuer {
-        options = options.authenticate(resource_server(issuer, local, args)?);
+        let auth = resource_server(issuer, local, args)?;
+        check_issuer(&auth, issuer, args.auth_lazy).await?;
+        options = options.authenticate(auth);
     }
     if let Some(warning) = unreachable_warning(local, &options) {
         eprintln!("wharf serve: warning: {warning}");
     }
+    eprintln!("{}", banner(args, local));
+    Ok((listener, options))
+}
+
+/// How long the issuer's metadata and keys may take at start.
+const ISSUER_CHECK_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Fetches the issuer's metadata and keys before serving: a mistyped or unreachable issuer stops
+/// the start (or, with `--auth-lazy`, is a loud warning) instead of refusing every token later.
+async fn check_issuer(auth: &wharf::auth::ResourceServer, issuer: &str, lazy: bool) -> Result<(), String> {
+    let problem = match tokio::time::timeout(ISSUER_CHECK_DEADLINE, auth.check_issuer()).await {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(err)) => err.to_string(),
+        Err(_) => format!("no answer within {} s", ISSUER_CHECK_DEADLINE.as_secs()),
+    };
+    let message = format!("the issuer {issuer} could not be reached for its metadata and keys: {problem}");
+    if lazy {
+        eprintln!(
+            "wharf serve: WARNING: {message}; starting anyway (--auth-lazy): every token is refused until they can be fetched"
+        );
+        Ok(())
+    } else {
+        Err(format!(
+            "{message}. Check --auth-issuer (it must be the issuer exactly as its tokens name it), or pass --auth-lazy to start anyway"
+        ))
+    }
+}
+
+/// The line that says the server is up: what it serves, at which URL (with the port bound, when
+/// port 0 was asked for), and whose tokens it requires.
+fn banner(args: &ServeArgs, local: SocketAddr) -> String {
     let what = match &args.folder {
         Some(folder) => format!("the folder {}", folder.display()),
         None => "the Wharf demo MCP server".to_owned(),
     };
-    eprintln!("wharf serve: {what}, at http://{local}/mcp (Streamable HTTP); Ctrl-C stops it");
-    Ok((listener, options))
+    let auth = match &args.auth_issuer {
+        None => String::new(),
+        Some(issuer) => {
+            let scopes = match args.auth_scopes.as_slice() {
+                [] => "no scope required".to_owned(),
+                [scope] => format!("scope {scope} required"),
+                scopes => format!("scopes {} required", scopes.join(" ")),
+            };
+            let verified = match &args.auth_introspection_client {
+                Some(client) => format!(", verified by introspection as {client}"),
+                None => String::new(),
+            };
+            format!("; OAuth on: tokens from {issuer}, {scopes}{verified}")
+        }
+    };
+    format!("wharf serve: {what}, at http://{local}/mcp (Streamable HTTP){auth}; Ctrl-C stops it")
 }
 
 /// The OAuth resource server `--auth-issuer` and its companions describe, for an endpoint
@@ -334,11 +413,12 @@ fn unreachable_warning(local: SocketAddr, options: &wharf::HttpOptions) -> Optio
     })
 }
 
-/// Listens on the first address `address` resolves to that can be bound.
+/// Listens on the first address `address` (HOST:PORT, checked by [`http_address`]) resolves to
+/// that can be bound. Errors name the address and say what to try.
 async fn bind(address: &str) -> Result<tokio::net::TcpListener, String> {
     let candidates: Vec<SocketAddr> = tokio::net::lookup_host(address)
         .await
-        .map_err(|err| format!("`{address}` is not an address like 127.0.0.1:8080 or localhost:8080: {err}"))?
+        .map_err(|err| format!("cannot find the host of --http {address} ({err}); name it by IP, like 127.0.0.1:8080"))?
         .collect();
     let mut last_error = None;
     for candidate in &candidates {
@@ -348,9 +428,23 @@ async fn bind(address: &str) -> Result<tokio::net::TcpListener, String> {
         }
     }
     Err(match last_error {
-        Some(err) => format!("cannot listen on {address}: {err}"),
-        None => format!("`{address}` resolves to no address"),
+        Some(err) => format!("cannot listen on {address}: {err}{}", bind_advice(err.kind())),
+        None => format!("`{address}` resolves to no address; name the host by IP, like 127.0.0.1:8080"),
     })
+}
+
+/// What to try when an address cannot be bound.
+fn bind_advice(kind: std::io::ErrorKind) -> &'static str {
+    match kind {
+        std::io::ErrorKind::AddrInUse => {
+            "; another program listens there: stop it, or pick another port (0 picks a free one)"
+        }
+        std::io::ErrorKind::PermissionDenied => "; ports below 1024 need privileges: pick a higher one",
+        std::io::ErrorKind::AddrNotAvailable => {
+            "; no network interface of this machine has that address: try 127.0.0.1 or 0.0.0.0"
+        }
+        _ => "",
+    }
 }
 
 /// Logs warnings and errors to stderr unless WHARF_LOG or RUST_LOG say otherwise; `--audit`
@@ -444,6 +538,58 @@ mod tests {
             Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--auth-scope", "mcp"]).is_err(),
             "a scope needs an issuer"
         );
+    }
+
+    /// A malformed `--http` is a wrong command line, exit 2, not 1 as for a server that failed
+    /// (issue 37).
+    #[test]
+    fn an_http_address_is_host_colon_port_or_a_usage_error_saying_so() {
+        for good in ["127.0.0.1:8080", "localhost:0", "[::1]:8080", "0.0.0.0:65535", "wharf.example:80"] {
+            assert_eq!(http_address(good).as_deref(), Ok(good));
+        }
+        let cases = [
+            ("nonsense", "no port; write HOST:PORT, such as 127.0.0.1:8080"),
+            ("127.0.0.1:99999", "the port 99999 is past 65535; write HOST:PORT"),
+            ("127.0.0.1:http", "`http` is not a port number; write HOST:PORT"),
+            (":8080", "no host before the port"),
+            ("::1:8080", "an IPv6 address goes in brackets, [::1]:8080"),
+        ];
+        for (bad, expected) in cases {
+            let error = http_address(bad).unwrap_err();
+            assert!(error.starts_with(expected), "{bad}: {error}");
+        }
+        let refused = Cli::try_parse_from(["wharf", "serve", "--http", "nonsense"]).unwrap_err();
+        assert_eq!(refused.exit_code(), 2);
+        assert!(bind_advice(std::io::ErrorKind::AddrInUse).contains("pick another port"));
+    }
+
+    #[test]
+    fn the_banner_names_the_bound_url_and_whose_tokens_it_requires() {
+        let local: SocketAddr = "127.0.0.1:41234".parse().unwrap();
+        let plain = serve_args(&["wharf", "serve", "--http", "127.0.0.1:0"]);
+        assert_eq!(
+            banner(&plain, local),
+            "wharf serve: the Wharf demo MCP server, at http://127.0.0.1:41234/mcp (Streamable HTTP); Ctrl-C stops it"
+        );
+        let guarded = serve_args(&[
+            "wharf",
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            "http://127.0.0.1:9/realms/main",
+            "--auth-scope",
+            "mcp",
+            "--auth-scope",
+            "read",
+        ]);
+        assert_eq!(
+            banner(&guarded, local),
+            "wharf serve: the Wharf demo MCP server, at http://127.0.0.1:41234/mcp (Streamable HTTP); OAuth on: \
+             tokens from http://127.0.0.1:9/realms/main, scopes mcp read required; Ctrl-C stops it"
+        );
+        let open = serve_args(&["wharf", "serve", "--http", "127.0.0.1:0", "--auth-issuer", "http://127.0.0.1:9"]);
+        assert!(banner(&open, local).contains("; OAuth on: tokens from http://127.0.0.1:9, no scope required;"));
     }
 
     #[test]

@@ -139,3 +139,85 @@ fn completion_scripts_name_every_command_for_each_shell() {
     assert!(stdout(&fish).contains("complete -c wharf"), "{}", stdout(&fish));
     assert_eq!(wharf(&["completions", "tcsh"]).status.code(), Some(2));
 }
+
+/// A tool called without the arguments it needs: the first error and how to pass them are
+/// shown, the run goes on, and the report and its JSON keep what the error said (issue 37).
+#[test]
+fn bench_shows_the_first_error_and_how_to_pass_arguments() {
+    let failing = over_stdio(&["bench", "--tool", "echo", "-n", "20"]);
+    assert_eq!(failing.status.code(), Some(1), "{}", stderr(&failing));
+    let told = stderr(&failing);
+    let said = "Invalid arguments for tool `echo`: \"message\" is a required property";
+    assert!(told.contains(&format!("wharf bench: the first call of `echo` failed: {said}")), "{told}");
+    assert!(
+        told.contains(
+            "wharf bench: `echo` takes message (required); pass the arguments with --args-json, like \
+             '{\"message\":\"...\"}'; the run goes on, measuring the failing call"
+        ),
+        "{told}"
+    );
+    let report = stdout(&failing);
+    assert!(report.contains("  requests     20 (20 errors)\n"), "{report}");
+    assert!(report.contains(&format!("  first error  {said}\n")), "{report}");
+    let json = over_stdio(&["bench", "--tool", "echo", "-n", "20", "--json"]);
+    let results: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(results["first_error"], said, "{results}");
+
+    // `--args-json` is the name, as for `wharf call`; `--args` still works.
+    for flag in ["--args-json", "--args"] {
+        let passing = over_stdio(&["bench", "--tool", "echo", flag, r#"{"message":"hi"}"#, "-n", "20", "--json"]);
+        assert_eq!(passing.status.code(), Some(0), "{flag}: {}", stderr(&passing));
+        assert!(!stderr(&passing).contains("failed"), "{}", stderr(&passing));
+        let results: serde_json::Value = serde_json::from_slice(&passing.stdout).unwrap();
+        assert_eq!((results["errors"].as_u64(), &results["first_error"]), (Some(0), &serde_json::Value::Null));
+    }
+    let not_an_object = over_stdio(&["bench", "--tool", "echo", "--args-json", "[1]"]);
+    assert_eq!(not_an_object.status.code(), Some(2));
+    assert!(
+        stderr(&not_an_object).contains(r#"--args-json must be a JSON object, like '{"message":"hi"}'"#),
+        "{}",
+        stderr(&not_an_object)
+    );
+
+    // A name the server neither lists nor takes ends the bench, with the likely one.
+    let unknown = over_stdio(&["bench", "--tool", "ech", "-n", "20"]);
+    assert_eq!(unknown.status.code(), Some(3), "{}", stderr(&unknown));
+    assert!(
+        stderr(&unknown).contains("wharf bench: `ech` is not among the tools the server lists (calculator, ")
+            && stderr(&unknown).contains("); did you mean `echo`?\n"),
+        "{}",
+        stderr(&unknown)
+    );
+}
+
+/// A mistyped tool or prompt name gets the closest one the server lists, before the call and
+/// after the server's refusal; `--args` works for `--args-json` (issue 37).
+#[test]
+fn a_mistyped_name_gets_the_closest_one_the_server_lists() {
+    let tool = over_stdio(&["call", "ech", "message=hi"]);
+    assert_eq!(tool.status.code(), Some(3));
+    let told = stderr(&tool);
+    assert!(
+        told.contains("wharf call: `ech` is not among the tools the server lists (calculator, countdown, echo, ")
+            && told.contains("); did you mean `echo`? Calling `ech` anyway\n"),
+        "{told}"
+    );
+    assert!(told.ends_with("wharf call: the server has no tool `ech`; did you mean `echo`?\n"), "{told}");
+    let far = over_stdio(&["call", "weather"]);
+    assert!(stderr(&far).contains("); calling it anyway\n") && !stderr(&far).contains("did you mean"));
+
+    let prompt = over_stdio(&["prompt", "code_reveiw", "language=rust"]);
+    assert_eq!(prompt.status.code(), Some(3));
+    assert!(
+        stderr(&prompt).ends_with(
+            "wharf prompt: the server answered -32602: Unknown prompt: code_reveiw\n\
+             wharf prompt: `code_reveiw` is not among the prompts the server lists (code_review); did you mean \
+             `code_review`?\n"
+        ),
+        "{}",
+        stderr(&prompt)
+    );
+
+    let aliased = over_stdio(&["call", "echo", "--args", r#"{"message":"by the old name"}"#]);
+    assert_eq!(stdout(&aliased).trim(), "by the old name", "{}", stderr(&aliased));
+}

@@ -110,6 +110,10 @@ fn addresses_are_named_in_errors_and_allowed_hosts_are_answered() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().count(), 1, "one error: {stderr}");
     assert!(stderr.contains(&format!("cannot listen on {address}")), "{stderr}");
+    assert!(
+        stderr.contains("; another program listens there: stop it, or pick another port (0 picks a free one)"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("Streamable HTTP"), "no banner before listening: {stderr}");
 
     // A name clients use is allowed; the warning for a public address without one is
@@ -121,4 +125,167 @@ fn addresses_are_named_in_errors_and_allowed_hosts_are_answered() {
     let (code, stderr) = named.wait();
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+/// An address that is not HOST:PORT is a wrong command line (exit 2, as documented), which says
+/// the form; one that parses but cannot be bound stays a failure to start (exit 1), above
+/// (issue 37).
+#[test]
+fn a_malformed_address_is_a_usage_error_that_shows_the_form() {
+    for (address, why) in [("nonsense", "no port"), ("127.0.0.1:99999", "the port 99999 is past 65535")] {
+        let output = Command::new(env!("CARGO_BIN_EXE_wharf")).args(["serve", "--http", address]).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{address}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let expected = format!(
+            "error: invalid value '{address}' for '--http <HOST:PORT>': {why}; write HOST:PORT, such as \
+             127.0.0.1:8080, localhost:8080 or [::1]:8080 (port 0 picks a free one)"
+        );
+        assert!(stderr.starts_with(&expected), "{stderr}");
+    }
+}
+
+/// With `--http 127.0.0.1:0` the banner names the port bound, which answers; with
+/// `--auth-issuer` it says whose tokens, and which scopes, every request needs (issue 37).
+#[test]
+fn the_banner_names_the_port_bound_and_the_issuer_and_scopes_required() {
+    let plain = Serving::start("127.0.0.1:0", &[], "warn");
+    assert_ne!(plain.port, 0);
+    let answered = post(plain.port, "", INITIALIZE);
+    assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+
+    let issuer = Issuer::start(Naming::Itself);
+    let mut guarded = Serving::start("127.0.0.1:0", &["--auth-issuer", &issuer.url, "--auth-scope", "mcp"], "warn");
+    let banner = guarded.wait_for("/mcp (Streamable HTTP)");
+    assert_eq!(
+        banner,
+        format!(
+            "wharf serve: the Wharf demo MCP server, at http://127.0.0.1:{}/mcp (Streamable HTTP); OAuth on: tokens \
+             from {}, scope mcp required; Ctrl-C stops it",
+            guarded.port, issuer.url
+        )
+    );
+    assert!(issuer.asked().contains(&"/jwks".to_owned()), "its keys were fetched at start: {:?}", issuer.asked());
+}
+
+/// What a [`Issuer`]'s metadata names as the issuer.
+#[derive(Clone, Copy)]
+enum Naming {
+    Itself,
+    Another,
+}
+
+/// The smallest authorization server `wharf serve --auth-issuer` starts with: RFC 8414 metadata
+/// and an empty key set, on a loopback port, answering until the test ends.
+struct Issuer {
+    url: String,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Issuer {
+    fn start(naming: Naming) -> Issuer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (named, log) = (
+            if matches!(naming, Naming::Itself) { url.clone() } else { "https://elsewhere.example".to_owned() },
+            asked.clone(),
+        );
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { break };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head);
+                let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
+                log.lock().unwrap().push(path.clone());
+                let (status, body) = match path.as_str() {
+                    "/.well-known/oauth-authorization-server" => {
+                        ("200 OK", format!(r#"{{"issuer":"{named}","jwks_uri":"{named}/jwks"}}"#))
+                    }
+                    "/jwks" => ("200 OK", r#"{"keys":[]}"#.to_owned()),
+                    _ => ("404 Not Found", "{}".to_owned()),
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        Issuer { url, asked }
+    }
+
+    fn asked(&self) -> Vec<String> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+/// Runs `wharf serve --http 127.0.0.1:0 EXTRA...` until it stops by itself (at most 20 s).
+fn serve_until_it_stops(extra: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("wharf serve {extra:?} did not stop by itself");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// A mistyped or unreachable issuer stops the start, naming what was tried and what to do
+/// (issue 37); `--auth-lazy` starts anyway, saying so loudly.
+#[test]
+fn an_issuer_that_cannot_be_reached_stops_the_start() {
+    let (code, stderr) = serve_until_it_stops(&["--auth-issuer", "http://127.0.0.1:1"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("wharf serve: the issuer http://127.0.0.1:1 could not be reached for its metadata and keys: "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("http://127.0.0.1:1/.well-known/oauth-authorization-server"), "each URL tried: {stderr}");
+    assert!(stderr.contains("http://127.0.0.1:1/.well-known/openid-configuration"), "each URL tried: {stderr}");
+    assert!(stderr.contains("or pass --auth-lazy to start anyway"), "{stderr}");
+    assert!(!stderr.contains("/mcp (Streamable HTTP)"), "no banner: {stderr}");
+
+    let another = Issuer::start(Naming::Another);
+    let (code, stderr) = serve_until_it_stops(&["--auth-issuer", &another.url]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "/.well-known/oauth-authorization-server: it names the issuer https://elsewhere.example, not {}",
+            another.url
+        )),
+        "{stderr}"
+    );
+
+    let mut lazy = Serving::start("127.0.0.1:0", &["--auth-issuer", "http://127.0.0.1:1", "--auth-lazy"], "warn");
+    let warning = lazy.wait_for("WARNING");
+    assert!(
+        warning.contains("starting anyway (--auth-lazy): every token is refused until they can be fetched"),
+        "{warning}"
+    );
+}
+
+/// `wharf serve --help` says where the folder layout is described instead of pointing to itself
+/// (issue 37).
+#[test]
+fn the_help_of_serve_says_where_the_folder_layout_is_described() {
+    let output = Command::new(env!("CARGO_BIN_EXE_wharf")).args(["serve", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&output.stdout);
+    assert!(help.contains("README.md's \"A server from a folder\" describes each"), "{help}");
+    assert!(help.contains("`wharf new NAME --folder` makes one to start from"), "{help}");
+    assert!(!help.contains("see `wharf serve --help`"), "{help}");
 }

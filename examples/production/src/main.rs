@@ -10,9 +10,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let telemetry = Telemetry::builder("production").build()?;
     wharf::logging::init_with_telemetry("info", &telemetry);
     let server = example_production::server(Some(&telemetry))?;
-    // LISTEN moves it, to run beside another server (scripts/check-servers does).
+    // LISTEN moves it, to run beside another server (scripts/check-servers does); the URL it
+    // bound is logged.
     let address = std::env::var("LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".to_owned()).parse()?;
-    eprintln!("production example: http://{address}/mcp");
     let served = wharf::serve_http(server, address, wharf::HttpOptions::default()).await;
     tokio::task::spawn_blocking(move || telemetry.shutdown()).await??;
     Ok(served?)

@@ -292,25 +292,44 @@ impl ArgumentSchema {
     }
 }
 
-/// For a value refused by a `oneOf` or `anyOf` whose branches each allow only strings (enum
-/// variants with documentation, as schemars writes them), the allowed values, instead of the
-/// validator's "not valid under any of the schemas listed".
+/// The most allowed values a refusal lists; past it, it says how many more there are.
+const CHOICES_LISTED: usize = 16;
+
+/// For a value refused by an `enum`, or by a `oneOf` or `anyOf` whose branches each allow only
+/// strings (enum variants with documentation, as schemars writes them), the allowed values,
+/// every one when there are few, instead of the validator's "not valid under any of the schemas
+/// listed" or "or 2 other candidates".
 fn choices_refusal(schema: &JsonObject, error: &jsonschema::ValidationError<'_>) -> Option<String> {
     use jsonschema::error::ValidationErrorKind;
-    if !matches!(error.kind(), ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::AnyOf { .. }) {
-        return None;
+    let choices = match error.kind() {
+        ValidationErrorKind::Enum { options } => options.as_array()?.clone(),
+        ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::AnyOf { .. } => {
+            // The keyword's place in the schema, `$ref`s already resolved: `/$defs/Level/oneOf`.
+            let pointer = error.schema_path().as_str();
+            let (first, rest) = pointer.strip_prefix('/')?.split_once('/').unwrap_or((pointer.strip_prefix('/')?, ""));
+            let first = first.replace("~1", "/").replace("~0", "~");
+            let keyword = schema.get(&first)?;
+            let branches = if rest.is_empty() { keyword } else { keyword.pointer(&format!("/{rest}"))? };
+            let mut choices = Vec::new();
+            for branch in branches.as_array()? {
+                choices.extend(shape::branch_strings(branch.as_object()?)?.into_iter().map(Value::from));
+            }
+            choices
+        }
+        _ => return None,
+    };
+    Some(format!("{} is not one of {}", error.instance(), listed(&choices)))
+}
+
+/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`, and past [`CHOICES_LISTED`], `..., or 5 more`.
+fn listed(choices: &[Value]) -> String {
+    let shown: Vec<String> = choices.iter().take(CHOICES_LISTED).map(Value::to_string).collect();
+    match (shown.split_last(), choices.len().saturating_sub(CHOICES_LISTED)) {
+        (None, _) => "nothing (the schema allows no value)".to_owned(),
+        (Some((only, [])), 0) => only.clone(),
+        (Some((last, rest)), 0) => format!("{} or {last}", rest.join(", ")),
+        (Some(_), more) => format!("{}, or {more} more", shown.join(", ")),
     }
-    // The keyword's place in the schema, `$ref`s already resolved: `/$defs/Level/oneOf`.
-    let pointer = error.schema_path().as_str();
-    let (first, rest) = pointer.strip_prefix('/')?.split_once('/').unwrap_or((pointer.strip_prefix('/')?, ""));
-    let first = first.replace("~1", "/").replace("~0", "~");
-    let keyword = schema.get(&first)?;
-    let branches = if rest.is_empty() { keyword } else { keyword.pointer(&format!("/{rest}"))? };
-    let mut choices = Vec::new();
-    for branch in branches.as_array()? {
-        choices.extend(shape::branch_strings(branch.as_object()?)?);
-    }
-    Some(format!("{} is not one of {}", error.instance(), Value::from(choices)))
 }
 
 /// Reads a `T` from arguments held as JSON values.
@@ -444,9 +463,31 @@ mod tests {
         let schema = ArgumentSchema::compile("test", schema_for::<Arguments>()).unwrap();
         let mut arguments = json!({"level": "Medium", "levels": ["Low", "Loudest"]}).as_object().unwrap().clone();
         let message = schema.prepare(&mut arguments).unwrap_err();
-        assert!(message.contains(r#"`level`: "Medium" is not one of ["Low","High"]"#), "{message}");
-        assert!(message.contains(r#"`levels.1`: "Loudest" is not one of ["Low","High"]"#), "{message}");
+        assert!(message.contains(r#"`level`: "Medium" is not one of "Low" or "High""#), "{message}");
+        assert!(message.contains(r#"`levels.1`: "Loudest" is not one of "Low" or "High""#), "{message}");
         assert!(!message.contains("oneOf"), "{message}");
+    }
+
+    #[test]
+    fn an_enum_refusal_lists_every_allowed_value_when_there_are_few() {
+        let schema = compiled(json!({
+            "type": "object",
+            "properties": {"operation": {"type": "string", "enum": ["add", "subtract", "multiply", "divide"]}},
+        }));
+        let mut arguments = json!({"operation": "modulo"}).as_object().unwrap().clone();
+        let message = schema.prepare(&mut arguments).unwrap_err();
+        assert_eq!(message, r#"`operation`: "modulo" is not one of "add", "subtract", "multiply" or "divide""#);
+
+        let many: Vec<String> = (0..20).map(|n| format!("v{n}")).collect();
+        let schema = compiled(json!({"type": "object", "properties": {"v": {"enum": many}}}));
+        let mut arguments = json!({"v": 3}).as_object().unwrap().clone();
+        let message = schema.prepare(&mut arguments).unwrap_err();
+        assert!(message.starts_with(r#"`v`: 3 is not one of "v0", "v1", "#), "{message}");
+        assert!(message.ends_with(r#""v15", or 4 more"#), "{message}");
+
+        let single = compiled(json!({"type": "object", "properties": {"v": {"enum": [1]}}}));
+        let mut arguments = json!({"v": 2}).as_object().unwrap().clone();
+        assert_eq!(single.prepare(&mut arguments).unwrap_err(), "`v`: 2 is not one of 1");
     }
 
     #[test]

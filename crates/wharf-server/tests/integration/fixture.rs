@@ -436,3 +436,33 @@ pub(crate) fn all_capabilities() -> ClientCapabilities {
 pub(crate) async fn session(version: ProtocolVersion) -> InMemoryClient {
     InMemoryClient::session(server(), version, all_capabilities()).await.unwrap().0
 }
+
+/// A `tracing` writer into a shared buffer.
+#[derive(Clone, Default)]
+pub(crate) struct Captured(pub(crate) Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'w> tracing_subscriber::fmt::MakeWriter<'w> for Captured {
+    type Writer = Captured;
+
+    fn make_writer(&'w self) -> Captured {
+        self.clone()
+    }
+}
+
+impl Captured {
+    /// What was written so far.
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}

@@ -422,31 +422,8 @@ async fn the_concurrency_limit_queues_calls_or_refuses_them() {
     drop(again);
 }
 
-/// A `tracing` writer into a shared buffer.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<'w> tracing_subscriber::fmt::MakeWriter<'w> for Captured {
-    type Writer = Captured;
-
-    fn make_writer(&'w self) -> Captured {
-        self.clone()
-    }
-}
-
 async fn audited(audit: Audit) -> Vec<String> {
-    let captured = Captured::default();
+    let captured = fixture::Captured::default();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(captured.clone())
         .with_ansi(false)

@@ -213,15 +213,20 @@ impl RequestLog {
     }
 }
 
-/// Serves `server` over Streamable HTTP on `address` until the process ends.
+/// Serves `server` over Streamable HTTP on `address` until the process ends; the address it
+/// bound (the port port 0 picked) is logged at `info`.
 pub async fn serve_http(server: Server, address: SocketAddr, options: HttpOptions) -> Result<(), Error> {
     let listener = TcpListener::bind(address).await.map_err(Error::io)?;
     serve_http_on(server, listener, options).await
 }
 
 /// Serves `server` over Streamable HTTP on connections from `listener`, at the options' path;
-/// other paths get 404. Runs until the process ends; see [`serve_http_until`] to stop.
+/// other paths get 404. Runs until the process ends; see [`serve_http_until`] to stop. Logs the
+/// endpoint's URL at `info`.
 pub async fn serve_http_on(server: Server, listener: TcpListener, options: HttpOptions) -> Result<(), Error> {
+    if let Ok(local) = listener.local_addr() {
+        tracing::info!("serving MCP over Streamable HTTP at http://{local}{}", options.path);
+    }
     serve_http_until(server, listener, options, std::future::pending()).await
 }
 
