@@ -1,5 +1,8 @@
-// A real OpenID provider (oidc-provider) on a free loopback port, for Wharf's auth tests.
-// Usage: node provider.mjs DIR. Writes its port to DIR/port. Two issuers share the port:
+// A real OpenID provider (oidc-provider) on a free loopback port, for Wharf's auth tests and
+// a first try of `wharf serve --auth-issuer` (README, "wharf login").
+// Usage: node provider.mjs [PORT] [DIR]. Listens on 127.0.0.1:PORT (a free one by default),
+// prints the issuer on stdout and writes the port to DIR/port (DIR: a new temporary directory
+// by default). Two issuers share the port:
 //   http://127.0.0.1:PORT              discovery at /.well-known/oauth-authorization-server
 //                                      and /.well-known/openid-configuration
 //   http://127.0.0.1:PORT/realms/main  Keycloak-style: discovery only at
@@ -27,9 +30,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { Provider, errors } from 'oidc-provider';
 
-const dir = process.argv[2];
+const args = process.argv.slice(2);
+const wantedPort = Number(args.find((arg) => /^\d+$/.test(arg)) || 0);
+const dir = args.find((arg) => !/^\d+$/.test(arg)) || fs.mkdtempSync(path.join(os.tmpdir(), 'wharf-oidc-'));
 
 function rsaKey(kid) {
   const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -44,7 +51,7 @@ function publicJwk(kid) {
 }
 
 const server = http.createServer();
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+await new Promise((resolve) => server.listen(wantedPort, '127.0.0.1', resolve));
 const port = server.address().port;
 const origin = `http://127.0.0.1:${port}`;
 const REALM = '/realms/main';
@@ -190,4 +197,5 @@ server.on('request', (req, res) => {
 });
 
 fs.writeFileSync(`${dir}/port`, String(port));
+console.log(`OpenID provider for tests (account ann, no password asked): issuer ${origin}`);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -48,8 +48,10 @@ pub(crate) async fn discover(fetcher: &Fetcher, issuer: &str) -> Result<IssuerMe
 /// The metadata in `document`, if it is the metadata of `issuer`.
 pub(crate) fn read(document: &Value, issuer: &str) -> Result<IssuerMetadata, String> {
     let named = document.get("issuer").and_then(Value::as_str);
-    if named != Some(issuer) {
-        return Err(format!("it names the issuer {named:?}, not {issuer}"));
+    match named {
+        Some(named) if named == issuer => {}
+        Some(named) => return Err(format!("it names the issuer {named}, not {issuer}")),
+        None => return Err(format!("it names no issuer (expected {issuer})")),
     }
     let url = |name: &str| document.get(name).and_then(Value::as_str).map(str::to_owned);
     Ok(IssuerMetadata { jwks_uri: url("jwks_uri"), introspection_endpoint: url("introspection_endpoint") })

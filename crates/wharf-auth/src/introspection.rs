@@ -14,7 +14,7 @@ use crate::claims::{self, Expected};
 use crate::discovery::discover;
 use crate::fetch::Fetcher;
 use crate::resource::ResourceUrl;
-use crate::verifier::{TokenVerifier, VerifyFuture};
+use crate::verifier::{CheckFuture, TokenVerifier, VerifyFuture};
 
 /// The resource server's client credentials at the issuer, never shown in logs or `Debug`.
 #[derive(Clone)]
@@ -136,6 +136,10 @@ impl IntrospectionVerifier {
 impl TokenVerifier for IntrospectionVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         Box::pin(self.principal(token))
+    }
+
+    fn check(&self) -> CheckFuture<'_> {
+        Box::pin(async { self.endpoint().await.map(drop) })
     }
 }
 

@@ -29,4 +29,4 @@ pub use error::ConfigError;
 pub use introspection::IntrospectionVerifier;
 pub use resource::ResourceUrl;
 pub use resource_server::{ResourceServer, ResourceServerBuilder};
-pub use verifier::{JwtVerifier, TokenVerifier, VerifyFuture};
+pub use verifier::{CheckFuture, JwtVerifier, TokenVerifier, VerifyFuture};

@@ -95,6 +95,14 @@ impl ResourceServer {
         }
     }
 
+    /// Fetches now what verifying tokens needs from the issuer (its metadata and keys, or its
+    /// introspection endpoint) and keeps it: a server calls it before it starts, to refuse to
+    /// start with a mistyped or unreachable issuer instead of refusing every token later. The
+    /// error names each URL tried and why it did not do (unreachable, not JSON, another issuer).
+    pub async fn check_issuer(&self) -> Result<(), ConfigError> {
+        self.verifier.check().await.map_err(ConfigError::new)
+    }
+
     /// The resource URL.
     pub fn resource(&self) -> &ResourceUrl {
         &self.resource

@@ -18,11 +18,21 @@ use crate::resource::ResourceUrl;
 /// What [`TokenVerifier::verify`] returns.
 pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Principal, AuthRefusal>> + Send + 'a>>;
 
+/// What [`TokenVerifier::check`] returns: what could not be had, and from where.
+pub type CheckFuture<'a> = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;
+
 /// Turns a bearer token into the principal it stands for, or refuses it (an
 /// [`AuthRefusal::invalid_token`] whose description never repeats the token).
 pub trait TokenVerifier: Send + Sync + 'static {
     /// The principal behind `token`, which must be issued for this resource.
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a>;
+
+    /// Fetches now what verifying needs from elsewhere (an issuer's metadata and keys, its
+    /// introspection endpoint) and keeps it, so that a server can refuse to start without it.
+    /// The error names each URL tried and why it did not do. Nothing, by default.
+    fn check(&self) -> CheckFuture<'_> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// Verifies JWT access tokens (RFC 9068) of one issuer, for this resource.
@@ -76,10 +86,18 @@ impl TokenVerifier for JwtVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         Box::pin(self.principal(token))
     }
+
+    fn check(&self) -> CheckFuture<'_> {
+        Box::pin(async { self.keys.current().await.map(drop) })
+    }
 }
 
 impl<V: TokenVerifier> TokenVerifier for Arc<V> {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         (**self).verify(token)
+    }
+
+    fn check(&self) -> CheckFuture<'_> {
+        (**self).check()
     }
 }
