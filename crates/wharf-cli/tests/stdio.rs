@@ -309,7 +309,9 @@ fn a_person_at_a_terminal_is_told_what_is_going_on() {
         eprintln!("skipping: util-linux `script` is not installed");
         return;
     }
-    let command = format!("{} serve", env!("CARGO_BIN_EXE_wharf"));
+    // `script` runs the command through a shell: the binary's path is quoted, since a clone's
+    // path may hold spaces.
+    let command = format!("'{}' serve", env!("CARGO_BIN_EXE_wharf").replace('\'', r"'\''"));
     let mut child = Command::new("script")
         .args(["-q", "-e", "-c", &command, "/dev/null"])
         .stdin(Stdio::piped())
