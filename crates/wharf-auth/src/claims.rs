@@ -42,18 +42,27 @@ pub(crate) fn principal(claims: JsonObject, expected: &Expected<'_>, now: System
         return Err("the token is for another resource");
     }
     let now = now.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let seconds = |name: &str| claims.get(name).and_then(Value::as_f64);
+    // RFC 7519 §4.1.4-6: each time is a NumericDate. One of another type is refused, not
+    // ignored: a time window the token states must hold.
+    let [expiry, not_before, issued] = ["exp", "nbf", "iat"].map(|name| claims.get(name));
+    let seconds = |value: Option<&Value>, refusal: Refusal| match value {
+        None => Ok(None),
+        Some(value) => value.as_f64().map(Some).ok_or(refusal),
+    };
+    let expiry = seconds(expiry, "the token's exp is not a number")?;
+    let not_before = seconds(not_before, "the token's nbf is not a number")?;
+    let issued = seconds(issued, "the token's iat is not a number")?;
     let leeway = expected.leeway.as_secs_f64();
-    match seconds("exp") {
+    match expiry {
         None if expected.expiry_required => return Err("the token has no expiry"),
         None => {}
         Some(expiry) if now.as_secs_f64() >= expiry + leeway => return Err("the token has expired"),
         Some(_) => {}
     }
-    if seconds("nbf").is_some_and(|not_before| now.as_secs_f64() + leeway < not_before) {
+    if not_before.is_some_and(|not_before| now.as_secs_f64() + leeway < not_before) {
         return Err("the token is not valid yet");
     }
-    if seconds("iat").is_some_and(|issued| now.as_secs_f64() + leeway < issued) {
+    if issued.is_some_and(|issued| now.as_secs_f64() + leeway < issued) {
         return Err("the token was issued in the future");
     }
     let Some(subject) = text("sub").filter(|subject| !subject.is_empty()) else {
@@ -145,5 +154,9 @@ mod tests {
         assert_eq!(with(|c| c["nbf"] = json!(NOW + 31)), Err("the token is not valid yet"));
         assert_eq!(with(|c| c["iat"] = json!(NOW + 300)), Err("the token was issued in the future"));
         assert_eq!(with(|c| c["sub"] = json!("")), Err("the token names no subject"));
+        // A time of another type than a number is refused, as a missing `exp` is (issue 38).
+        assert_eq!(with(|c| c["nbf"] = json!("tomorrow")), Err("the token's nbf is not a number"));
+        assert_eq!(with(|c| c["exp"] = json!("never")), Err("the token's exp is not a number"));
+        assert_eq!(with(|c| c["iat"] = json!(null)), Err("the token's iat is not a number"));
     }
 }

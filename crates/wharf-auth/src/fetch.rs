@@ -87,17 +87,9 @@ fn checked(url: &str) -> Result<http::Uri, FetchError> {
     url.parse().map_err(|err| format!("{url}: {err}"))
 }
 
-/// True for `http://127.0.0.1…`, `http://[::1]…` and `http://localhost…`.
-pub(crate) fn is_loopback_http(url: &str) -> bool {
-    let Some(rest) = url.strip_prefix("http://") else { return false };
-    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = if host.starts_with('[') {
-        host.split(']').next().map(|h| &h[1..]).unwrap_or_default()
-    } else {
-        host.split(':').next().unwrap_or_default()
-    };
-    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
+/// True for `http://127.0.0.1…`, `http://[::1]…` and `http://localhost…`: the check the client
+/// shares, which reads the host after any user information.
+pub(crate) use wharf_protocol::is_loopback_http;
 
 #[cfg(test)]
 mod tests {
@@ -109,5 +101,6 @@ mod tests {
         assert!(is_loopback_http("http://[::1]:9/x") && is_loopback_http("http://localhost/x"));
         assert!(!is_loopback_http("http://id.example.com/x") && !is_loopback_http("http://127.0.0.1.nip.io/x"));
         assert!(!is_loopback_http("https://127.0.0.1/x"), "https needs no exception");
+        assert!(!is_loopback_http("http://localhost:1@other-host/"), "the host follows the user information");
     }
 }

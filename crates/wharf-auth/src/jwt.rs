@@ -44,6 +44,11 @@ pub(crate) fn verify(token: &str, keys: &JwkSet, accept_plain_jwt: bool) -> Resu
     if !ALLOWED.contains(&header.alg) {
         return Err(Unverified::Invalid("the token's algorithm is not accepted"));
     }
+    // RFC 7515 §4.1.11: a recipient that does not understand every extension `crit` names
+    // must refuse the token. This one understands none, and an empty list is itself invalid.
+    if header.crit.is_some() {
+        return Err(Unverified::Invalid("the token names critical header extensions this server does not know (crit)"));
+    }
     let key = find_key(keys, header.kid.as_deref(), header.alg)?;
     let decoding = DecodingKey::from_jwk(key).map_err(|_| Unverified::Invalid("the issuer's key cannot be used"))?;
     let mut validation = Validation::new(header.alg);
@@ -154,5 +159,11 @@ mod tests {
         );
         assert_eq!(verify(&embedded, &keys("k1"), true), Err(Unverified::UnknownKey));
         assert!(matches!(verify("garbage", &keys("k1"), true), Err(Unverified::Invalid(_))));
+        // RFC 7515 §4.1.11: an extension marked critical that is not understood (issue 38).
+        let critical = token(
+            json!({"alg": "EdDSA", "typ": "at+jwt", "kid": "k1", "crit": ["x-unknown"], "x-unknown": 1}),
+            json!({"sub": "ann"}),
+        );
+        assert!(matches!(verify(&critical, &keys("k1"), true), Err(Unverified::Invalid(why)) if why.contains("crit")));
     }
 }

@@ -35,6 +35,7 @@ pub struct ResourceServer {
     metadata_paths: Vec<String>,
     metadata: Bytes,
     required_scopes: Vec<String>,
+    exact_scopes: bool,
     verifier: Box<dyn TokenVerifier>,
     verified: VerifiedTokens,
 }
@@ -52,6 +53,7 @@ pub struct ResourceServerBuilder {
     issuer: Option<String>,
     audiences: Vec<String>,
     required_scopes: Vec<String>,
+    exact_scopes: bool,
     scopes_supported: Option<Vec<String>>,
     resource_name: Option<String>,
     accept_plain_jwt: bool,
@@ -82,6 +84,7 @@ impl ResourceServer {
             issuer: None,
             audiences: Vec::new(),
             required_scopes: Vec::new(),
+            exact_scopes: false,
             scopes_supported: None,
             resource_name: None,
             accept_plain_jwt: true,
@@ -115,7 +118,10 @@ impl ResourceServer {
         let principal = match self.verified.get(&key, now) {
             Some(principal) => principal,
             None => {
-                let principal = self.verifier.verify(token).await?;
+                let mut principal = self.verifier.verify(token).await?;
+                if self.exact_scopes {
+                    principal = principal.with_exact_scopes();
+                }
                 self.verified.insert(key, &principal, now);
                 principal
             }
@@ -152,6 +158,16 @@ impl ResourceServerBuilder {
     /// are also what a 401 challenge asks for.
     pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> ResourceServerBuilder {
         self.required_scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Matches scopes exactly: a granted scope covers only itself. By default a scope also
+    /// covers the narrower ones below it after a `:` (a token granting `files` may use what
+    /// needs `files:read`), as the 2026-07-28 specification asks servers to honour scope
+    /// hierarchies; turn that off when the issuer's scopes have no such hierarchy, or grants
+    /// a broad scope more freely than the narrow ones under it.
+    pub fn exact_scopes(mut self) -> ResourceServerBuilder {
+        self.exact_scopes = true;
         self
     }
 
@@ -271,6 +287,7 @@ impl ResourceServerBuilder {
             metadata: Bytes::from(document.to_string()),
             resource,
             required_scopes: self.required_scopes,
+            exact_scopes: self.exact_scopes,
             verifier,
             verified: VerifiedTokens::new(self.cache_capacity, self.cache_max_age),
         })

@@ -26,6 +26,7 @@ mod frontmatter;
 mod header_params;
 mod incoming;
 mod jsonrpc;
+mod loopback;
 mod messages;
 mod types;
 mod version;
@@ -39,6 +40,7 @@ pub use jsonrpc::{
     DecodeError, Envelope, ErrorMessage, JsonRpc2, NotificationMessage, RequestId, RequestMessage, ResponseMessage,
     parse_batch,
 };
+pub use loopback::is_loopback_http;
 pub use messages::{ClientNotification, ClientRequest, ParamsError, ServerNotification, ServerRequest};
 pub use types::arguments::ToolArguments;
 pub use types::capabilities::{
