@@ -16,7 +16,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Why a Redis connection could not be set up: the URL is not one the client understands.
 #[derive(Debug)]
-pub struct RedisError(String);
+pub struct RedisError(pub(crate) String);
 
 impl std::fmt::Display for RedisError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -44,6 +44,17 @@ impl Keys {
         format!("{}:sessions", self.prefix)
     }
 
+    /// The ids of one client's 2025 sessions (a set), for the quota per client. Ids of
+    /// sessions that ended stay until the client opens another: the index says which live.
+    pub(crate) fn sessions_of(&self, client: &str) -> String {
+        format!("{}:sessions-of:{client}", self.prefix)
+    }
+
+    /// The key that seals `requestState`, which every instance shares.
+    pub(crate) fn request_state_key(&self) -> String {
+        format!("{}:request-state-key", self.prefix)
+    }
+
     /// The hash that holds what is kept of a 2025 session.
     pub(crate) fn session(&self, id: &str) -> String {
         format!("{}:{{{id}}}:session", self.prefix)

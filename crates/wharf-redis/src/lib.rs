@@ -5,8 +5,10 @@
 //! session's keys in one Redis Cluster slot), `connection.rs` ([`Redis`]: one multiplexed
 //! connection that reconnects, with deadlines, so that a request never waits on a Redis that is
 //! down), `subscription.rs` (a pub/sub channel listened to on a connection of its own, again
-//! after each failure), `sessions.rs` ([`RedisSessionStore`], a [`wharf_server::SessionStore`])
-//! and `tasks.rs` ([`RedisTaskStore`], a [`wharf_server::TaskStore`] with leases and signals).
+//! after each failure), `sessions.rs` ([`RedisSessionStore`], a [`wharf_server::SessionStore`]),
+//! `tasks.rs` ([`RedisTaskStore`], a [`wharf_server::TaskStore`] with leases and signals) and
+//! `state_key.rs` (the key that seals `requestState`, made by the first instance and read by the
+//! others: [`Redis::shared_request_state_key`]).
 //!
 //! ```no_run
 //! # fn demo(server: wharf_server::Server) -> Result<(), wharf_redis::RedisError> {
@@ -21,6 +23,7 @@
 mod connection;
 mod keys;
 mod sessions;
+mod state_key;
 mod subscription;
 mod tasks;
 

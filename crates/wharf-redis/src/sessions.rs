@@ -1,7 +1,8 @@
 //! [`RedisSessionStore`]: 2025 sessions in one Redis hash each. The field `opened` holds what
 //! `initialize` settled; `initialized`, `level` and one `sub:<uri>` field per subscription
 //! hold what changes, each written on its own so that instances changing different parts at
-//! once lose nothing. An index of sessions by when they were last heard from serves the cap;
+//! once lose nothing. An index of sessions by when they were last heard from serves the cap,
+//! and a set of session ids per client the quota per client (both across the fleet);
 //! the events of a session's response streams go to a Redis stream of its own. What one
 //! instance tells the others is published on one channel of the deployment, to which every
 //! instance subscribes.
@@ -13,7 +14,9 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use tokio::sync::mpsc;
-use wharf_server::{Relayed, SessionChange, SessionStore, SessionStoreError, StoreFuture, StoredSession};
+use wharf_server::{
+    Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoreFuture, StoredSession,
+};
 
 use crate::connection::{Redis, unix_millis, without_secrets};
 use crate::subscription;
@@ -24,6 +27,11 @@ const LEVEL: &str = "level";
 const SUBSCRIPTION: &str = "sub:";
 
 /// Keeps 2025 sessions in Redis for every instance of a server.
+///
+/// It holds the fleet to [`SessionLimits`]: a client (a principal, or an address) opening a
+/// session past its quota ends its own session heard from longest ago, on whichever instance
+/// it opened it, so that one client flooding the fleet ends no one else's. Two instances
+/// opening sessions of one client at the same moment may let it pass its quota by one each.
 #[derive(Debug)]
 pub struct RedisSessionStore {
     redis: Redis,
@@ -195,6 +203,56 @@ impl RedisSessionStore {
             tracing::warn!("an event was not kept: too many wait for Redis");
         }
     }
+
+    /// Ends the sessions of the client whose ids `client_sessions` holds, those heard from
+    /// longest ago first, until one more leaves it within `max_per_client`; forgets the ids of
+    /// sessions that ended otherwise. Returns how many it ended.
+    async fn make_room_for_client(
+        &self,
+        client_sessions: &str,
+        max_per_client: usize,
+    ) -> Result<usize, SessionStoreError> {
+        let mut connection = self.redis.connection.clone();
+        let ids: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(client_sessions)
+            .query_async(&mut connection)
+            .await
+            .map_err(|err| unavailable(&err))?;
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        // When each was last heard from, as the index of all sessions says; a session missing
+        // from it ended.
+        let heard: Vec<Option<f64>> = redis::cmd("ZMSCORE")
+            .arg(self.redis.keys.sessions())
+            .arg(&ids)
+            .query_async(&mut connection)
+            .await
+            .map_err(|err| unavailable(&err))?;
+        let mut live: Vec<(f64, &String)> = Vec::new();
+        let mut gone: Vec<&String> = Vec::new();
+        for (id, heard) in ids.iter().zip(heard) {
+            match heard {
+                Some(heard) => live.push((heard, id)),
+                None => gone.push(id),
+            }
+        }
+        live.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let over = (live.len() + 1).saturating_sub(max_per_client.max(1));
+        let mut pipe = redis::pipe();
+        for (_, id) in &live[..over] {
+            tracing::debug!(session = %id.chars().take(8).collect::<String>(), "the client's session quota ended a session");
+            pipe.cmd("DEL").arg(self.redis.keys.session(id)).arg(self.redis.keys.events(id)).ignore();
+            pipe.cmd("ZREM").arg(self.redis.keys.sessions()).arg(*id).ignore();
+            gone.push(id);
+        }
+        if gone.is_empty() {
+            return Ok(0);
+        }
+        pipe.cmd("SREM").arg(client_sessions).arg(&gone).ignore();
+        pipe.query_async::<()>(&mut connection).await.map_err(|err| unavailable(&err))?;
+        Ok(over)
+    }
 }
 
 impl SessionStore for RedisSessionStore {
@@ -203,7 +261,7 @@ impl SessionStore for RedisSessionStore {
         id: &'a str,
         opened: &'a [u8],
         idle: Duration,
-        max_sessions: usize,
+        limits: SessionLimits<'a>,
     ) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
             let key = self.redis.keys.session(id);
@@ -212,7 +270,7 @@ impl SessionStore for RedisSessionStore {
             // Sessions idle past their time leave the index; at the cap, the one heard from
             // longest ago is ended for every instance.
             let now = unix_millis();
-            let (_, kept): (i64, usize) = redis::pipe()
+            let (_, mut kept): (i64, usize) = redis::pipe()
                 .cmd("ZREMRANGEBYSCORE")
                 .arg(&index)
                 .arg("-inf")
@@ -222,7 +280,12 @@ impl SessionStore for RedisSessionStore {
                 .query_async(&mut connection)
                 .await
                 .map_err(|err| unavailable(&err))?;
-            for _ in max_sessions..=kept {
+            let client_sessions = limits.client.map(|client| self.redis.keys.sessions_of(client));
+            if let Some(client_sessions) = &client_sessions {
+                let ended = self.make_room_for_client(client_sessions, limits.max_per_client).await?;
+                kept = kept.saturating_sub(ended);
+            }
+            for _ in limits.max_sessions..=kept {
                 let oldest: Vec<String> = redis::cmd("ZPOPMIN")
                     .arg(&index)
                     .query_async(&mut connection)
@@ -237,8 +300,8 @@ impl SessionStore for RedisSessionStore {
                     .await
                     .map_err(|err| unavailable(&err))?;
             }
-            redis::pipe()
-                .atomic()
+            let mut pipe = redis::pipe();
+            pipe.atomic()
                 .cmd("HSET")
                 .arg(&key)
                 .arg(OPENED)
@@ -256,10 +319,13 @@ impl SessionStore for RedisSessionStore {
                 .cmd("PEXPIRE")
                 .arg(&index)
                 .arg(millis(idle))
-                .ignore()
-                .query_async::<()>(&mut connection)
-                .await
-                .map_err(|err| unavailable(&err))
+                .ignore();
+            if let Some(client_sessions) = &client_sessions {
+                // The client's set lives as long as its newest session.
+                pipe.cmd("SADD").arg(client_sessions).arg(id).ignore();
+                pipe.cmd("PEXPIRE").arg(client_sessions).arg(millis(idle)).ignore();
+            }
+            pipe.query_async::<()>(&mut connection).await.map_err(|err| unavailable(&err))
         })
     }
 

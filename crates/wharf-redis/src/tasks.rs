@@ -19,6 +19,12 @@ const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
 /// Keeps task records in Redis for every instance of a server, and carries signals to the
 /// instance running a task.
+///
+/// Records are not capped in number: each expires with its `ttlMs`, so finished tasks never
+/// stand in the way of new ones. The quota of unfinished tasks per owner
+/// ([`ServerBuilder::max_tasks_per_owner`](wharf_server::ServerBuilder::max_tasks_per_owner))
+/// is held by each instance for the tasks it runs: a client reaching every instance of the
+/// fleet may run that many on each.
 #[derive(Debug, Clone)]
 pub struct RedisTaskStore {
     redis: Redis,

@@ -376,3 +376,59 @@ async fn the_session_cap_holds_for_the_fleet_and_ends_the_session_heard_from_lon
         assert_eq!(send(port, "POST", Some(&third), &whoami(4)).await.status, 200);
     }
 }
+
+/// A connection to `port` from `source`, another loopback address than the flooding client's.
+async fn send_from(source: &str, port: u16, session: Option<&str>, body: &str) -> Reply {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut headers = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        headers.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n"));
+    }
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(std::net::SocketAddr::new(source.parse().unwrap(), 0)).unwrap();
+    let mut stream = socket.connect(std::net::SocketAddr::from(([127, 0, 0, 1], port))).await.unwrap();
+    stream.write_all(format!("{headers}\r\n{body}").as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split(' ').nth(1).and_then(|status| status.parse().ok()).unwrap_or(0);
+    Reply { status, head: head.to_owned(), body: body.to_owned() }
+}
+
+/// Issue 38, item 5, for a fleet: one client flooding every instance with `initialize` takes
+/// no other client's session; the quota per client holds across instances, in the store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_flooding_the_fleet_with_sessions_ends_only_its_own() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-quota");
+    let options =
+        || HttpOptions::default().session_store(redis.session_store()).max_sessions(6).max_sessions_per_client(2);
+    let (a, b) = (instance_with(options()).await, instance_with(options()).await);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fleet-test", "version": "1"}}})
+    .to_string();
+    let other = send_from("127.0.0.2", a, None, &init).await.header("mcp-session-id").unwrap().to_owned();
+    let mut flooded = Vec::new();
+    for round in 0..12 {
+        let port = if round % 2 == 0 { a } else { b };
+        let reply = send_from("127.0.0.1", port, None, &init).await;
+        assert_eq!(reply.status, 200, "{reply:?}");
+        flooded.push(reply.header("mcp-session-id").unwrap().to_owned());
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    for port in [a, b] {
+        let reply = send_from("127.0.0.2", port, Some(&other), &whoami(1)).await;
+        assert_eq!(reply.status, 200, "the other client's session lives on: {reply:?}");
+    }
+    let mut alive = Vec::new();
+    for session in &flooded {
+        alive.push(send_from("127.0.0.1", b, Some(session), &whoami(2)).await.status == 200);
+    }
+    let expected: Vec<bool> = (0..12).map(|round| round >= 10).collect();
+    assert_eq!(alive, expected, "the flooder keeps only its two newest sessions, fleet-wide");
+}

@@ -116,6 +116,25 @@ impl ServerBuilder {
         self
     }
 
+    /// The most messages one JSON-RPC batch may hold (at least 1), on every transport. Only
+    /// sessions of revision 2025-03-26 may send batches; a longer one is refused whole with
+    /// -32600 (Invalid Request) naming this limit, before any of it is handled. Default: 100.
+    pub fn max_batch_len(mut self, messages: usize) -> ServerBuilder {
+        self.options.max_batch_len = messages.max(1);
+        self
+    }
+
+    /// The most bytes the answer to one JSON-RPC batch may take, its responses together, on
+    /// every transport. The batch's requests are handled in order; a response that would take
+    /// the answer past this is replaced by a -32603 (Internal Error) response naming this
+    /// limit (its request was handled all the same), and the rest of the batch is still
+    /// answered. So one batch makes the server hold at most this much of answers besides the
+    /// response being made. Default: 4 MiB.
+    pub fn max_batch_answer_bytes(mut self, bytes: usize) -> ServerBuilder {
+        self.options.max_batch_answer_bytes = bytes.max(1);
+        self
+    }
+
     /// Messages queued for one client before the handlers sending them wait (at least 1).
     /// Default: 1024.
     pub fn outbound_queue(mut self, messages: usize) -> ServerBuilder {
@@ -147,6 +166,19 @@ impl ServerBuilder {
     /// Where task records are kept. Default: a [`MemoryTaskStore`] for 10,000 live tasks.
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> ServerBuilder {
         self.task_store = Some(store);
+        self
+    }
+
+    /// Unfinished tasks one owner may have running on this server at once (at least 1): one
+    /// principal, or for an anonymous caller its network address (an IPv6 address by its /64,
+    /// loopback included), or its 2025 session when the address is unknown (stdio). One more
+    /// task-augmented call is refused with [`RpcError::rate_limited`](crate::RpcError::rate_limited)
+    /// naming this limit (over HTTP, 429 with `Retry-After`). Finished tasks do not count, so
+    /// one client's flood of tasks neither blocks another client's nor outlasts its own tasks.
+    /// With a task store several instances share, each instance holds the quota on its own.
+    /// Default: 100.
+    pub fn max_tasks_per_owner(mut self, tasks: usize) -> ServerBuilder {
+        self.options.max_tasks_per_owner = tasks.max(1);
         self
     }
 
@@ -254,7 +286,8 @@ impl ServerBuilder {
         };
         let sealer = Sealer::new(sealing, keys.collect());
         let task_store = self.task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::new(10_000)));
-        let tasks = Tasks::new(task_store, self.options.task_ttl, self.options.task_poll_interval);
+        let options = &self.options;
+        let tasks = Tasks::new(task_store, options.task_ttl, options.task_poll_interval, options.max_tasks_per_owner);
         Server::new(ServerParts {
             info: self.info,
             instructions: self.instructions,

@@ -1,6 +1,7 @@
 //! What a transport hands a request besides its message: where the messages about it go, how
 //! it is stopped, whether its response stream can be closed early, and who it acts for.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -20,6 +21,9 @@ pub(crate) struct Delivery {
     pub(crate) stream: Option<Arc<StreamControl>>,
     /// Who the request acts for, when the transport knows.
     pub(crate) principal: Option<Principal>,
+    /// The network address of the client, when the transport knows: quotas count anonymous
+    /// callers by it.
+    pub(crate) client_address: Option<IpAddr>,
     /// The HTTP request's headers and extensions, kept only when middleware is installed.
     #[cfg(feature = "http")]
     pub(crate) http: Option<Box<HttpParts>>,
@@ -41,6 +45,7 @@ impl Delivery {
             cancel,
             stream: None,
             principal: None,
+            client_address: None,
             #[cfg(feature = "http")]
             http: None,
         }

@@ -36,6 +36,8 @@ mod future;
 mod message_buffer;
 mod panic;
 mod principal;
+// After `principal`, which it reads.
+mod client_key;
 mod random;
 mod scopes;
 // Data.
@@ -95,7 +97,10 @@ pub use server::Server;
 pub use session::Transport;
 pub use session_end::{SessionEnd, SessionEndReason};
 #[cfg(feature = "skills")]
-pub use skills::{CompiledSkills, GenerateFiles, SkillDef, Skills, file_path_in_uri, yaml_frontmatter};
+pub use skills::{
+    CompiledSkills, DirectoryEntry, EntryKind, GenerateFiles, OpenDirectory, SkillDef, Skills, file_path_in_uri,
+    yaml_frontmatter,
+};
 pub use task::TaskSupport;
 pub use task::record::{TaskRecord, TaskStatus};
 pub use task::store::{MemoryTaskStore, StoreFuture, TaskSignal, TaskStore, TaskStoreError};
@@ -107,7 +112,8 @@ pub use transport::connection::serve_connection;
 #[cfg(feature = "http")]
 pub use transport::http::{
     AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, Relayed,
-    SessionChange, SessionStore, SessionStoreError, StoredSession, serve_http, serve_http_on, serve_http_until,
+    SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession, serve_http, serve_http_on,
+    serve_http_until,
 };
 pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};
 pub use update::Update;

@@ -29,6 +29,18 @@ pub struct ServerOptions {
     pub task_ttl: Option<Duration>,
     /// How often clients are told to poll tasks (`pollIntervalMs`). Default: 500 ms.
     pub task_poll_interval: Duration,
+    /// Unfinished tasks one owner may have running on this server at once (one principal, or
+    /// without one the client's address, or its 2025 session); one more is refused with
+    /// "too many requests". Finished tasks do not count. Default: 100.
+    pub max_tasks_per_owner: usize,
+    /// The most messages one JSON-RPC batch may hold (batches exist only in sessions of
+    /// revision 2025-03-26); a longer batch is refused whole with -32600. Default: 100.
+    pub max_batch_len: usize,
+    /// The most bytes the answer to one batch may take, all of its responses together; a
+    /// response that would take it past this is replaced by a -32603 error naming the limit
+    /// (the request itself was handled), and the rest of the batch is still answered.
+    /// Default: 4 MiB.
+    pub max_batch_answer_bytes: usize,
 }
 
 impl Default for ServerOptions {
@@ -43,6 +55,9 @@ impl Default for ServerOptions {
             request_state_lifetime: Duration::from_secs(600),
             task_ttl: Some(Duration::from_secs(3600)),
             task_poll_interval: Duration::from_millis(500),
+            max_tasks_per_owner: 100,
+            max_batch_len: 100,
+            max_batch_answer_bytes: 4 * 1024 * 1024,
         }
     }
 }

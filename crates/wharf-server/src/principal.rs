@@ -28,6 +28,8 @@ struct Attributes {
     subject_at: usize,
     client_id: Option<Box<str>>,
     scopes: Box<[Box<str>]>,
+    /// A granted scope covers only itself, not those below it.
+    exact_scopes: bool,
     claims: Option<JsonObject>,
 }
 
@@ -40,6 +42,7 @@ impl Principal {
             subject_at: 0,
             client_id: None,
             scopes: Box::new([]),
+            exact_scopes: false,
             claims: None,
         }))
     }
@@ -58,6 +61,14 @@ impl Principal {
     pub fn with_scopes<S: Into<String>>(self, scopes: impl IntoIterator<Item = S>) -> Principal {
         let scopes: Box<[Box<str>]> = scopes.into_iter().map(|scope| scope.into().into_boxed_str()).collect();
         self.changed(|attributes| attributes.scopes = scopes)
+    }
+
+    /// With its scopes matched exactly: a granted scope covers only itself, not the narrower
+    /// ones below it that [`Principal::has_scope`] otherwise grants (`files` then does not
+    /// cover `files:read`). For deployments whose issuer names scopes without a hierarchy
+    /// (`wharf-auth`'s `ResourceServerBuilder::exact_scopes`, `wharf serve --auth-exact-scopes`).
+    pub fn with_exact_scopes(self) -> Principal {
+        self.changed(|attributes| attributes.exact_scopes = true)
     }
 
     /// With the verified claims of its credentials (an access token's payload).
@@ -100,8 +111,12 @@ impl Principal {
 
     /// True when `scope` was granted, or a broader scope that implies it: `files` implies
     /// `files:read` and `files:read:own` (a scope covers those that extend it after a `:`), as
-    /// 2026-07-28 asks servers to honour scope hierarchies.
+    /// 2026-07-28 asks servers to honour scope hierarchies. With
+    /// [`Principal::with_exact_scopes`], only `scope` itself.
     pub fn has_scope(&self, scope: &str) -> bool {
+        if self.0.exact_scopes {
+            return self.0.scopes.iter().any(|granted| **granted == *scope);
+        }
         self.0.scopes.iter().any(|granted| covers(granted, scope))
     }
 
@@ -158,6 +173,9 @@ mod tests {
         assert!(principal.has_scope("files") && principal.has_scope("files:read") && principal.has_scope("files:a:b"));
         assert!(principal.has_scope("mail:read") && !principal.has_scope("mail") && !principal.has_scope("mail:send"));
         assert!(!principal.has_scope("filesystem") && !principal.has_scope("file"));
+        let exact = principal.with_exact_scopes();
+        assert!(exact.has_scope("files") && exact.has_scope("mail:read"));
+        assert!(!exact.has_scope("files:read"), "exact matching grants nothing below a scope");
     }
 
     #[test]

@@ -177,8 +177,8 @@ pub mod stdio {
 pub mod http {
     pub use wharf_server::{
         AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore,
-        Relayed, SessionChange, SessionStore, SessionStoreError, StoredSession, serve_http, serve_http_on,
-        serve_http_until,
+        Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession, serve_http,
+        serve_http_on, serve_http_until,
     };
 }
 

@@ -8,6 +8,7 @@
 pub(crate) mod ask;
 mod outbound;
 
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::Duration;
@@ -49,6 +50,7 @@ struct Inner {
     cancel: Cancellation,
     stream: Option<Arc<StreamControl>>,
     principal: Option<Principal>,
+    client_address: Option<IpAddr>,
     /// Set on 2026-07-28 requests that may answer `InputRequiredResult`. Boxed: a round is
     /// larger than all the rest of the context, and most requests have none.
     input: Option<Box<InputRound>>,
@@ -113,6 +115,7 @@ impl RequestContext {
                 cancel: parts.delivery.cancel,
                 stream: parts.delivery.stream,
                 principal: parts.delivery.principal,
+                client_address: parts.delivery.client_address,
                 input: parts.input,
                 task: OnceLock::new(),
                 legacy_task: OnceLock::new(),
@@ -219,6 +222,12 @@ impl RequestContext {
     /// Who the request acts for, when authentication in front of the server said so.
     pub fn principal(&self) -> Option<&Principal> {
         self.inner.principal.as_ref()
+    }
+
+    /// The client's network address, when the transport knows it (HTTP served by
+    /// `serve_http`): quotas count anonymous callers by it.
+    pub(crate) fn client_address(&self) -> Option<IpAddr> {
+        self.inner.client_address
     }
 
     /// The `InputRequiredResult` a 2026-07-28 request answers with, when its handler asked for

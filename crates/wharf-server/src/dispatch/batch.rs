@@ -1,14 +1,17 @@
 //! JSON-RPC batches, which only sessions of revision 2025-03-26 may send: every message in
-//! one is handled in order, and the responses to its requests go back in one array.
+//! one is handled in order, and the responses to its requests go back in one array. Both the
+//! number of messages and the size of that array are bounded, so that one batch cannot make
+//! the server hold without bound.
 
 use std::sync::Arc;
 
-use wharf_protocol::Incoming;
+use wharf_protocol::{Incoming, RequestId};
 
 use super::answer::{answer_now, decode_error_response};
 use super::client_messages;
 use crate::delivery::Delivery;
 use crate::error::RpcError;
+use crate::message_buffer;
 use crate::server::Server;
 use crate::session::Session;
 use crate::wire::encode_error;
@@ -25,23 +28,39 @@ pub(crate) fn allows_batches(session: &Session) -> bool {
     session.negotiated().is_some_and(|negotiated| negotiated.version.allows_batches())
 }
 
+/// Refuses a batch of `len` messages when it is longer than the server's limit, before any of
+/// it is handled.
+pub(crate) fn check_batch_len(server: &Server, len: usize) -> Result<(), RpcError> {
+    let limit = server.options().max_batch_len;
+    if len <= limit {
+        return Ok(());
+    }
+    Err(RpcError::invalid_request(format!(
+        "Invalid request: the batch holds {len} messages, more than the batch limit of {limit} \
+         (ServerBuilder::max_batch_len); send fewer at once"
+    )))
+}
+
 /// Handles the messages of a batch in order and returns the array of the responses to its
 /// requests, or `None` when it held only notifications and responses (which get no answer).
-/// Each request gets the delivery `delivery` makes: who it acts for, as the batch does.
+/// Each request gets the delivery `delivery` makes: who it acts for, as the batch does. The
+/// array stays within the server's answer limit but for the errors that replace the responses
+/// past it.
 pub(crate) async fn answer_batch(
     server: &Server,
     session: &Arc<Session>,
     items: &[Vec<u8>],
     delivery: impl Fn() -> Delivery,
 ) -> Option<Vec<u8>> {
-    let mut responses: Vec<Vec<u8>> = Vec::new();
+    let mut answer = BatchAnswer::new(server.options().max_batch_answer_bytes);
     for item in items {
         match Incoming::parse(item) {
-            Err(error) => responses.push(decode_error_response(error)),
+            Err(error) => answer.push(decode_error_response(error)),
             Ok(Incoming::Request { id, request }) => {
-                responses.push(answer_now(server, session, &id, request, delivery()).await);
+                let response = answer_now(server, session, &id, request, delivery()).await;
+                answer.push_within_limit(&id, response);
             }
-            Ok(Incoming::Refused { id, error, .. }) => responses.push(encode_error(Some(&id), RpcError::from(error))),
+            Ok(Incoming::Refused { id, error, .. }) => answer.push(encode_error(Some(&id), RpcError::from(error))),
             Ok(Incoming::Notification { method, params }) => {
                 client_messages::notification(session, &method, params);
             }
@@ -54,17 +73,54 @@ pub(crate) async fn answer_batch(
             Ok(Incoming::Error { id: None, error }) => client_messages::unaddressed_error(&error),
         }
     }
-    if responses.is_empty() {
-        return None;
+    answer.finish()
+}
+
+/// The JSON array of a batch's responses, written as each is made, so that no response is
+/// kept beside it.
+struct BatchAnswer {
+    array: Vec<u8>,
+    limit: usize,
+}
+
+impl BatchAnswer {
+    fn new(limit: usize) -> BatchAnswer {
+        BatchAnswer { array: Vec::new(), limit }
     }
-    let mut array = Vec::with_capacity(responses.iter().map(Vec::len).sum::<usize>() + responses.len() + 2);
-    array.push(b'[');
-    for (index, response) in responses.iter().enumerate() {
-        if index > 0 {
-            array.push(b',');
+
+    fn push(&mut self, response: Vec<u8>) {
+        self.array.push(if self.array.is_empty() { b'[' } else { b',' });
+        self.array.extend_from_slice(&response);
+        message_buffer::give_back(response);
+    }
+
+    /// Adds a request's response, or, when it would take the array past the limit, an
+    /// internal error that says so.
+    fn push_within_limit(&mut self, id: &RequestId, response: Vec<u8>) {
+        // The separator before it and the closing bracket count too.
+        let room = self.limit.saturating_sub(self.array.len() + 2);
+        if response.len() <= room {
+            self.push(response);
+            return;
         }
-        array.extend_from_slice(response);
+        let size = response.len();
+        drop(response);
+        tracing::debug!(%id, size, limit = self.limit, "a response in a batch is past the batch answer limit");
+        let error = RpcError::internal(format!(
+            "Internal error: the request was handled, but its response of {size} bytes would take the batch's \
+             answer past the limit of {} bytes (ServerBuilder::max_batch_answer_bytes); send the request on \
+             its own",
+            self.limit
+        ));
+        self.push(encode_error(Some(id), error));
     }
-    array.push(b']');
-    Some(array)
+
+    /// The array, or `None` when nothing in the batch is answered.
+    fn finish(mut self) -> Option<Vec<u8>> {
+        if self.array.is_empty() {
+            return None;
+        }
+        self.array.push(b']');
+        Some(self.array)
+    }
 }

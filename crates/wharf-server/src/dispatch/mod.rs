@@ -80,7 +80,10 @@ pub(crate) fn request_outcome(
             return outcome;
         }
         let (facts, tool) = tasks::tool_facts(&server, &request);
-        let mut slot = Some(RequestParts::new(id.clone(), request, session, delivery, facts));
+        let known_prompt = prompt_named(&request).is_some_and(|name| server.registry().prompt(name).is_some());
+        let mut parts = RequestParts::new(id.clone(), request, session, delivery, facts);
+        parts.known_prompt = known_prompt;
+        let mut slot = Some(parts);
         let wrapped = {
             // The server's work for layers that wrap what comes back, made before they run and
             // held here rather than boxed; it waits for the request the last layer passes on.
@@ -111,6 +114,18 @@ pub(crate) fn request_outcome(
             };
         log_outcome(&id, method, outcome.as_ref().err());
         outcome
+    }
+}
+
+/// The prompt a `prompts/get` or a completion of a prompt's argument names.
+fn prompt_named(request: &ClientRequest) -> Option<&str> {
+    match request {
+        ClientRequest::GetPrompt(params) => Some(&params.name),
+        ClientRequest::Complete(params) => match &params.reference {
+            wharf_protocol::CompletionReference::Prompt { name, .. } => Some(name),
+            wharf_protocol::CompletionReference::ResourceTemplate { .. } => None,
+        },
+        _ => None,
     }
 }
 

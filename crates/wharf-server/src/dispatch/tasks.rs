@@ -13,6 +13,7 @@ use wharf_protocol::{
 
 use super::finish::Finisher;
 use super::methods::call_tool;
+use crate::client_key::client_key;
 use crate::context::RequestContext;
 use crate::error::RpcError;
 use crate::layer::ToolFacts;
@@ -241,8 +242,11 @@ pub(super) async fn call_tool_or_task(
         return Ok(out.input_required(&required));
     }
     let owner = context.principal().map(|principal| principal.as_str().to_owned());
-    let (record, running) =
-        server.tasks().create(owner, context.cancellation().clone(), server.events(), None, false).await?;
+    let counted_against = quota_owner(context);
+    let (record, running) = server
+        .tasks()
+        .create(owner, counted_against, context.cancellation().clone(), server.events(), None, false)
+        .await?;
     context.attach_task(running.clone());
     run_task(server, &record, running, work);
     Ok(out.task_created(&record))
@@ -272,6 +276,16 @@ fn session_owner(context: &RequestContext) -> String {
     }
 }
 
+/// Whom a new task counts against for the quota of unfinished tasks: the principal, else the
+/// client's address, else the session (a stdio connection's, or a 2025 session's); `None` for
+/// a stateless request whose address is unknown (an app that mounts the endpoint without it).
+fn quota_owner(context: &RequestContext) -> Option<Arc<str>> {
+    client_key(context.principal(), context.client_address()).or_else(|| {
+        let session = context.session_id();
+        (!session.is_empty()).then(|| format!("session:{session}").into())
+    })
+}
+
 /// A 2025-11-25 task-augmented `tools/call`: the task starts at once and the answer is
 /// `CreateTaskResult {task}`.
 pub(super) async fn legacy_task(
@@ -286,9 +300,11 @@ pub(super) async fn legacy_task(
         .take()
         .and_then(|task| task.get("ttl").and_then(Value::as_u64))
         .map(std::time::Duration::from_millis);
+    let counted_against = quota_owner(context);
+    let cancel = context.cancellation().clone();
     let (record, running) = server
         .tasks()
-        .create(Some(session_owner(context)), context.cancellation().clone(), server.events(), requested_ttl, true)
+        .create(Some(session_owner(context)), counted_against, cancel, server.events(), requested_ttl, true)
         .await?;
     context.became_task(record.task_id.clone(), running.clone());
     let task_context = context.clone();

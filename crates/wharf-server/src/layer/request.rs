@@ -58,6 +58,9 @@ pub(crate) struct RequestParts {
     tool: ToolFacts,
     /// A layer had the params to change: the tool dispatch looked up may not be the one called.
     pub(crate) params_changed: bool,
+    /// The request names a prompt the server has (`prompts/get`, or a completion of its
+    /// argument).
+    pub(crate) known_prompt: bool,
 }
 
 impl RequestParts {
@@ -68,7 +71,16 @@ impl RequestParts {
         delivery: Delivery,
         tool: ToolFacts,
     ) -> RequestParts {
-        RequestParts { id, request, session, delivery, task_after: None, tool, params_changed: false }
+        RequestParts {
+            id,
+            request,
+            session,
+            delivery,
+            task_after: None,
+            tool,
+            params_changed: false,
+            known_prompt: false,
+        }
     }
 }
 
@@ -237,6 +249,13 @@ impl<'a> McpRequest<'a> {
     /// names a client made up.
     pub fn is_known_tool(&self) -> bool {
         self.parts().tool.known
+    }
+
+    /// True for a `prompts/get`, or a completion of a prompt's argument, that names a prompt
+    /// the server has. Like [`McpRequest::is_known_tool`], for middleware that keeps something
+    /// per prompt name (a metric label, say) and should not keep it for names a client made up.
+    pub fn is_known_prompt(&self) -> bool {
+        self.parts().known_prompt
     }
 
     /// For a call that [may become a task](McpRequest::may_become_task): it stays a plain call

@@ -5,7 +5,9 @@ use std::time::Instant;
 use crate::layer::{Layer, LayerFuture, McpRequest, Next};
 
 /// Logs one event per request at INFO under the target `wharf::audit` (a [`Layer`]): the method,
-/// the target, the principal, the session, the outcome (`ok`, `tool_error`, `error` with its
+/// the target, the principal, the session (its id's first 8 characters: a session id is the
+/// only credential of a session without authentication, so the log never holds one whole), the
+/// outcome (`ok`, `tool_error`, `error` with its
 /// code, or `cancelled` when the request ended without an answer) and the time taken in
 /// microseconds. Argument values are never logged unless
 /// [`Audit::with_arguments`] asks for them.
@@ -39,6 +41,10 @@ impl Audit {
     }
 }
 
+/// How many characters of a session id the log keeps: enough to follow a session through the
+/// log, too few to take it over (as the HTTP request log keeps).
+const SESSION_ID_SHOWN: usize = 8;
+
 /// What the audit record of one request says; logged once, when the request ends, or as
 /// `cancelled` if its future is dropped first (the client cancelled, or a layer outside gave up).
 struct Record {
@@ -46,6 +52,7 @@ struct Record {
     method: &'static str,
     target: Option<String>,
     principal: Option<String>,
+    /// The first characters of the session's id.
     session: Option<String>,
     transport: crate::session::Transport,
     arguments: Option<String>,
@@ -91,7 +98,7 @@ impl Layer for Audit {
         let method = request.method();
         let target = request.target().map(|target| target.as_str().to_owned());
         let principal = request.principal().map(|principal| principal.as_str().to_owned());
-        let session = request.session_id().map(str::to_owned);
+        let session = request.session_id().map(|id| id.chars().take(SESSION_ID_SHOWN).collect());
         let transport = request.transport();
         let arguments = self.arguments.then(|| request.tool_arguments().map(str::to_owned)).flatten();
         let record = Record {

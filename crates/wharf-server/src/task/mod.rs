@@ -20,6 +20,7 @@
 pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 pub(crate) mod record;
+mod running_tasks;
 pub(crate) mod store;
 pub(crate) mod time;
 
@@ -38,7 +39,8 @@ use crate::error::RpcError;
 use crate::events::ServerEvent;
 use crate::input::check_answer;
 use record::{TaskRecord, TaskStatus};
-use store::{TaskSignal, TaskStore};
+use running_tasks::RunningTasks;
+use store::{TaskSignal, TaskStore, TaskStoreError};
 use time::unix_millis;
 
 /// How long a cancelled task's handler may take to stop on its own before it is dropped.
@@ -56,13 +58,10 @@ pub enum TaskSupport {
     Required,
 }
 
-/// The tasks running in this process, by id.
-type RunningTasks = Mutex<HashMap<String, Arc<Running>>>;
-
 /// The tasks of one server: where records are kept, and the tasks running here.
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
-    running: Arc<RunningTasks>,
+    running: Arc<RunningTasks<Running>>,
     ttl: Option<Duration>,
     poll_interval: Duration,
     /// Set once the task that takes other instances' signals runs.
@@ -93,8 +92,27 @@ impl std::fmt::Debug for Running {
     }
 }
 
-fn store_error(err: store::TaskStoreError) -> RpcError {
-    RpcError::internal(format!("Internal error: {err}"))
+/// How long a client refused a task for want of room is told to wait before trying again.
+const TASK_RETRY: Duration = Duration::from_secs(5);
+
+fn store_error(err: TaskStoreError) -> RpcError {
+    match err {
+        TaskStoreError::Full => RpcError::rate_limited(
+            "Too many tasks: the task store holds as many unfinished tasks as it may; try again later",
+            TASK_RETRY,
+        ),
+        err => RpcError::internal(format!("Internal error: {err}")),
+    }
+}
+
+fn too_many_tasks(limit: usize) -> RpcError {
+    RpcError::rate_limited(
+        format!(
+            "Too many tasks: this client already has {limit} unfinished tasks, the most one owner may run at once \
+             (ServerBuilder::max_tasks_per_owner); wait for one to finish, or cancel one"
+        ),
+        TASK_RETRY,
+    )
 }
 
 fn unknown_task(task_id: &str) -> RpcError {
@@ -106,16 +124,24 @@ fn random_id() -> Result<String, RpcError> {
 }
 
 impl Tasks {
-    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Option<Duration>, poll_interval: Duration) -> Tasks {
-        Tasks { store, running: Arc::new(Mutex::new(HashMap::new())), ttl, poll_interval, listening: OnceLock::new() }
+    /// The tasks of a server keeping records in `store`, each owner running at most
+    /// `max_per_owner` unfinished tasks at once.
+    pub(crate) fn new(
+        store: Arc<dyn TaskStore>,
+        ttl: Option<Duration>,
+        poll_interval: Duration,
+        max_per_owner: usize,
+    ) -> Tasks {
+        let running = Arc::new(RunningTasks::new(max_per_owner));
+        Tasks { store, running, ttl, poll_interval, listening: OnceLock::new() }
     }
 
     fn running(&self, task_id: &str) -> Option<Arc<Running>> {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner).get(task_id).cloned()
+        self.running.get(task_id)
     }
 
     pub(crate) fn forget(&self, task_id: &str) {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner).remove(task_id);
+        self.running.remove(task_id);
     }
 
     /// Starts, once, taking the signals other instances send the tasks running here.
@@ -128,10 +154,12 @@ impl Tasks {
     }
 
     /// Stores a new task and returns its record and the handle its handler asks for input
-    /// through; the caller spawns the work with [`Tasks::run`].
+    /// through; the caller spawns the work with [`Tasks::run`]. `owner` is who may see it;
+    /// `counted_against` the client whose quota of unfinished tasks it takes (`None`: none).
     pub(crate) async fn create(
         &self,
         owner: Option<String>,
+        counted_against: Option<Arc<str>>,
         cancel: Cancellation,
         events: broadcast::Sender<ServerEvent>,
         requested_ttl: Option<Duration>,
@@ -143,6 +171,8 @@ impl Tasks {
             (None, client) => client,
             (server, None) => server,
         };
+        let quota_owner = counted_against.as_deref().map(str::to_owned);
+        let slot = self.running.reserve(counted_against).ok_or_else(|| too_many_tasks(self.running.max_per_owner()))?;
         let now = unix_millis();
         let lease = self.store.lease();
         let record = TaskRecord {
@@ -153,6 +183,7 @@ impl Tasks {
             ttl_ms: ttl.map(|ttl| ttl.as_millis() as u64),
             poll_interval_ms: Some(self.poll_interval.as_millis() as u64),
             principal: owner,
+            quota_owner,
             lease_until_ms: lease.map(|lease| now + lease.as_millis() as u64),
             ..TaskRecord::default()
         };
@@ -172,7 +203,7 @@ impl Tasks {
             awaiting_client: std::sync::atomic::AtomicUsize::new(0),
             finished: watch::channel(false).0,
         });
-        self.running.lock().unwrap_or_else(PoisonError::into_inner).insert(record.task_id.clone(), running.clone());
+        slot.fill(record.task_id.clone(), running.clone());
         if let Some(lease) = lease {
             tokio::spawn(keep_lease(Arc::downgrade(&running), lease));
         }
@@ -302,7 +333,7 @@ fn awaited_answers(
 /// Cancels a task running here: its record says cancelled, its handler hears of it first, so
 /// that it can stop cleanly, and one that has not stopped after the grace period is dropped
 /// wherever it waits.
-async fn stop(tasks: &RunningTasks, task_id: &str, running: &Running) {
+async fn stop(tasks: &RunningTasks<Running>, task_id: &str, running: &Running) {
     running.settle(TaskStatus::Cancelled, CANCELLED, |_| {}).await;
     running.cancel.cancel();
     if let Some(abort) = running.abort.lock().unwrap_or_else(PoisonError::into_inner).take() {
@@ -311,15 +342,17 @@ async fn stop(tasks: &RunningTasks, task_id: &str, running: &Running) {
             abort.abort();
         });
     }
-    tasks.lock().unwrap_or_else(PoisonError::into_inner).remove(task_id);
+    tasks.remove(task_id);
 }
 
 /// Acts on what other instances signal the tasks running here, until the server is gone.
-async fn take_signals(tasks: Weak<RunningTasks>, mut signals: tokio::sync::mpsc::Receiver<(String, TaskSignal)>) {
+async fn take_signals(
+    tasks: Weak<RunningTasks<Running>>,
+    mut signals: tokio::sync::mpsc::Receiver<(String, TaskSignal)>,
+) {
     while let Some((task_id, signal)) = signals.recv().await {
         let Some(tasks) = tasks.upgrade() else { return };
-        let running = tasks.lock().unwrap_or_else(PoisonError::into_inner).get(&task_id).cloned();
-        let Some(running) = running else { continue };
+        let Some(running) = tasks.get(&task_id) else { continue };
         match signal {
             TaskSignal::Cancel => stop(&tasks, &task_id, &running).await,
             TaskSignal::Update(responses) => {

@@ -68,6 +68,12 @@ pub struct TaskRecord {
     pub error: Option<ErrorObject>,
     /// Who started the task; nobody else sees it.
     pub principal: Option<String>,
+    /// The client the task counts against for the per-owner quotas: `principal:` and its
+    /// identity, or `address:` and the network address of an anonymous caller, or `session:`
+    /// and its 2025 session when the address is unknown. A full store makes room with the
+    /// finished tasks of the owner holding the most.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota_owner: Option<String>,
     /// With a store that several instances share: the Unix millisecond until which the
     /// instance running the task vouches for it. It renews this while the handler runs; a task
     /// still unfinished past it lost its instance, and whoever reads it next fails it.

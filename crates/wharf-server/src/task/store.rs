@@ -1,5 +1,6 @@
 //! Where task records live: the [`TaskStore`] trait, and [`MemoryTaskStore`], bounded and in
-//! memory, which forgets each task once its `ttlMs` has passed.
+//! memory, which forgets each task once its `ttlMs` has passed, and finished tasks sooner when
+//! it needs the room.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -80,8 +81,15 @@ pub trait TaskStore: Send + Sync + 'static {
     }
 }
 
-/// Task records in memory, at most `capacity` live ones; expired records are dropped as new
-/// ones come in, and never returned.
+/// Task records in memory, at most `capacity` of them; expired records are dropped as new ones
+/// come in, and never returned.
+///
+/// When it is full, a new task takes the place of a finished one (completed, failed or
+/// cancelled): the one that finished longest ago of the owner (`TaskRecord::quota_owner`)
+/// holding the most records, so that one client's flood of tasks makes room with its own
+/// before anyone else's results. Only unfinished tasks fill it for good, and the server holds
+/// each owner to a quota of those
+/// ([`ServerBuilder::max_tasks_per_owner`](crate::ServerBuilder::max_tasks_per_owner)).
 #[derive(Debug)]
 pub struct MemoryTaskStore {
     capacity: usize,
@@ -89,7 +97,7 @@ pub struct MemoryTaskStore {
 }
 
 impl MemoryTaskStore {
-    /// A store for at most `capacity` live tasks.
+    /// A store for at most `capacity` tasks.
     pub fn new(capacity: usize) -> MemoryTaskStore {
         MemoryTaskStore { capacity: capacity.max(1), records: Mutex::new(HashMap::new()) }
     }
@@ -106,6 +114,11 @@ impl TaskStore for MemoryTaskStore {
             if records.len() >= self.capacity {
                 let now = unix_millis();
                 records.retain(|_, record| !record.is_expired(now));
+            }
+            if records.len() >= self.capacity
+                && let Some(finished) = fairest_finished(&records, record.quota_owner.as_deref())
+            {
+                records.remove(&finished);
             }
             if records.len() >= self.capacity {
                 Err(TaskStoreError::Full)
@@ -148,6 +161,30 @@ impl TaskStore for MemoryTaskStore {
     }
 }
 
+/// A finished task: when it finished, and its id.
+type Finished<'a> = (u64, &'a String);
+
+/// The finished task to forget for room for a task of `newcomer`: the one that finished
+/// longest ago of the owner holding the most records (the newcomer's included) among those
+/// with a finished one.
+fn fairest_finished(records: &HashMap<String, TaskRecord>, newcomer: Option<&str>) -> Option<String> {
+    // Per owner: how many records it holds, and its finished one that finished first.
+    let mut owners: HashMap<Option<&str>, (usize, Option<Finished<'_>>)> = HashMap::new();
+    owners.entry(newcomer).or_default().0 += 1;
+    for (id, record) in records {
+        let (held, oldest) = owners.entry(record.quota_owner.as_deref()).or_default();
+        *held += 1;
+        if record.status.is_terminal() && oldest.is_none_or(|(finished, _)| record.updated_at_ms < finished) {
+            *oldest = Some((record.updated_at_ms, id));
+        }
+    }
+    owners
+        .into_values()
+        .filter_map(|(held, oldest)| oldest.map(|(finished, id)| (held, std::cmp::Reverse(finished), id)))
+        .max()
+        .map(|(_, _, id)| id.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +212,30 @@ mod tests {
         store.create(record("new", Some(60_000), now)).await.unwrap();
         assert_eq!(store.create(record("one-too-many", None, now)).await, Err(TaskStoreError::Full));
         assert!(store.get("new").await.is_some());
+    }
+
+    #[tokio::test]
+    async fn finished_tasks_make_room_the_biggest_owners_first() {
+        let store = MemoryTaskStore::new(4);
+        let now = unix_millis();
+        let owned = |id: &str, owner: &str, status: TaskStatus, at: u64| TaskRecord {
+            status,
+            updated_at_ms: at,
+            quota_owner: Some(owner.to_owned()),
+            ..record(id, None, now)
+        };
+        store.create(owned("other-done", "b", TaskStatus::Completed, now - 50)).await.unwrap();
+        store.create(owned("flood-1", "a", TaskStatus::Completed, now - 10)).await.unwrap();
+        store.create(owned("flood-2", "a", TaskStatus::Working, now)).await.unwrap();
+        store.create(owned("flood-3", "a", TaskStatus::Cancelled, now - 5)).await.unwrap();
+        store.create(owned("flood-4", "a", TaskStatus::Working, now)).await.unwrap();
+        assert!(store.get("flood-1").await.is_none(), "the biggest owner's oldest finished task made room");
+        assert!(store.get("other-done").await.is_some());
+        store.create(owned("flood-5", "a", TaskStatus::Working, now)).await.unwrap();
+        assert!(store.get("flood-3").await.is_none());
+        // Only the other owner's finished task is left to forget; then unfinished ones fill it.
+        store.create(owned("other-new", "b", TaskStatus::Working, now)).await.unwrap();
+        assert!(store.get("other-done").await.is_none());
+        assert_eq!(store.create(owned("full", "c", TaskStatus::Working, now)).await, Err(TaskStoreError::Full));
     }
 }

@@ -13,7 +13,7 @@ use wharf_protocol::{ClientRequest, Incoming, RequestId, parse_batch};
 use crate::cancel::Cancellation;
 use crate::delivery::Delivery;
 use crate::dispatch::answer::{answer_now, decode_error_response, response_or_panic};
-use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused};
+use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused, check_batch_len};
 use crate::dispatch::client_messages;
 use crate::dispatch::request_outcome;
 use crate::error::{Error, RpcError};
@@ -117,6 +117,10 @@ where
                 Err(error) => self.gathered.push(decode_error_response(error)),
                 Ok(_) if !allows_batches(self.session) => self.gathered.push(encode_error(None, batches_refused())),
                 Ok(items) => {
+                    if let Err(error) = check_batch_len(self.server, items.len()) {
+                        self.gathered.push(encode_error(None, error));
+                        return;
+                    }
                     let items: Vec<Vec<u8>> = items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect();
                     // A batch counts as one request in flight.
                     let Some(permit) = self.permit().await else { return };

@@ -164,3 +164,37 @@ async fn a_session_belongs_to_the_token_that_opened_it_and_scopes_step_up_with_t
     let delete = [("mcp-session-id", id.as_str()), ("authorization", "Bearer bo-token")];
     assert_eq!(send(port, "DELETE", &delete, "").await.status, 204);
 }
+
+/// With authentication on, `/metrics` needs what the MCP endpoint needs (issue 38): a token the
+/// authenticator accepts, or, when one is set, the metrics token, which alone opens it then.
+#[tokio::test]
+async fn the_metrics_path_needs_a_token_when_authentication_is_on() {
+    let guarded = |options: HttpOptions| {
+        let server = Server::builder("guarded", "1.0.0").build().unwrap();
+        let options = options
+            .authenticate(FixedTokens { scopes: vec!["mcp".to_owned()] })
+            .metrics_endpoint("/metrics", || "requests_total 7\n".to_owned());
+        start(server, options)
+    };
+    let port = guarded(HttpOptions::default()).await;
+    let local = format!("localhost:{port}");
+    let anonymous = send_to(port, "GET", "/metrics", &[("host", &local)]).await;
+    assert_eq!(anonymous.status, 401, "{anonymous:?}");
+    assert!(!anonymous.body.contains("requests_total"), "{anonymous:?}");
+    assert_eq!(challenge(&anonymous), format!("Bearer scope=\"mcp\", resource_metadata=\"{METADATA}\""));
+    let forged = send_to(port, "GET", "/metrics", &[("host", &local), ("authorization", "Bearer forged")]).await;
+    assert_eq!(forged.status, 401);
+    let scraped = send_to(port, "GET", "/metrics", &[("host", &local), ("authorization", "Bearer bo-token")]).await;
+    assert_eq!((scraped.status, scraped.body.as_str()), (200, "requests_total 7\n"));
+
+    let port = guarded(HttpOptions::default().metrics_token("scrape-secret")).await;
+    let local = format!("localhost:{port}");
+    let scraper =
+        send_to(port, "GET", "/metrics", &[("host", &local), ("authorization", "Bearer scrape-secret")]).await;
+    assert_eq!((scraper.status, scraper.body.as_str()), (200, "requests_total 7\n"));
+    for refused in ["Bearer bo-token", "Bearer scrape-secreT", "Basic c2NyYXBl"] {
+        let reply = send_to(port, "GET", "/metrics", &[("host", &local), ("authorization", refused)]).await;
+        assert_eq!(reply.status, 401, "{refused}: {reply:?}");
+        assert_eq!(challenge(&reply), "Bearer realm=\"metrics\"", "{refused}");
+    }
+}

@@ -12,10 +12,14 @@ mod http;
 #[cfg(feature = "http")]
 mod http_streams;
 mod input;
+#[cfg(feature = "http")]
+mod limits;
 mod listen;
 mod middleware;
 mod middleware_chain;
 mod prompts_resources;
+#[cfg(feature = "http")]
+mod quotas;
 mod runtime;
 #[cfg(feature = "http")]
 mod scopes;

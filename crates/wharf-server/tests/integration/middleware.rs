@@ -466,6 +466,34 @@ async fn the_audit_log_names_who_called_what_and_how_it_ended_but_not_the_argume
     assert!(lines[4].contains("method=\"tools/list\""), "{}", lines[4]);
 }
 
+/// Over HTTP without authentication a session id is the only credential of its session: the
+/// audit log keeps its first 8 characters, as the request log does, never the whole id
+/// (issue 38).
+#[cfg(feature = "http")]
+#[tokio::test(flavor = "current_thread")]
+async fn the_audit_log_keeps_only_the_start_of_a_session_id() {
+    use crate::http::{JSON, call, send, session, start};
+
+    let captured = fixture::Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(captured.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let server = fixture::builder().layer(Audit::new()).build().unwrap();
+    let port = start(server, wharf_server::HttpOptions::default()).await;
+    let id = session(port).await;
+    let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+    let answered = send(port, "POST", &headers, &call(1, "echo", json!({"message": "hi"}))).await;
+    assert_eq!(answered.status, 200, "{answered:?}");
+    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let record = text.lines().find(|line| line.contains("wharf::audit") && line.contains("target=\"echo\""));
+    let record = record.unwrap_or_else(|| panic!("no audit record of the call: {text}"));
+    assert!(record.contains(&format!("session=\"{}\"", &id[..8])), "{record}");
+    assert!(!text.contains(&id[8..]), "the rest of the session id is never logged: {text}");
+}
+
 /// A layer that takes the principal from the `x-user` header, as an authenticating layer would.
 #[cfg(feature = "http")]
 fn principal_from_header() -> impl Layer {

@@ -429,3 +429,65 @@ async fn skills_swapped_while_serving_tell_subscribers_and_a_broken_set_changes_
     }
     assert!(list_changed, "a new skill changes the resource list");
 }
+
+// Issue 38: skills read from a directory that changes while it is read, and names no URI carries.
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_skill_file_swapped_for_a_link_out_of_the_directory_while_it_is_read_is_never_served() {
+    let dir = Scratch::new("swap");
+    dir.write("notes/SKILL.md", "---\nname: notes\ndescription: Notes\n---\n");
+    dir.write("notes/swap.md", "inside\n");
+    let outside = Scratch::new("swap-outside");
+    outside.write("secret.txt", "outside the directory\n");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (target, staged, secret) =
+        (dir.0.join("notes/swap.md"), dir.0.join("notes/.staged"), outside.0.join("secret.txt"));
+    let swapper = std::thread::spawn({
+        let stop = stop.clone();
+        move || {
+            let mut swaps = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                std::fs::write(&staged, "inside\n").unwrap();
+                std::fs::rename(&staged, &target).unwrap();
+                std::os::unix::fs::symlink(&secret, &staged).unwrap();
+                std::fs::rename(&staged, &target).unwrap();
+                swaps += 2;
+            }
+            swaps
+        }
+    });
+    let started = std::time::Instant::now();
+    let mut reads = 0;
+    while started.elapsed() < Duration::from_secs(2) {
+        reads += 1;
+        let Ok(skills) = Skills::from_directory(&dir.0) else { continue };
+        let client = InMemoryClient::stateless(server(skills), ClientCapabilities::default());
+        if let Ok(read) = client.request("resources/read", json!({"uri": "skill://notes/swap.md"})).await {
+            assert_eq!(read["contents"][0]["text"], "inside\n", "a file outside the directory was served");
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    eprintln!("{reads} reads of the directory, {swaps} swaps, the outside file never served");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_name_that_is_not_utf8_or_holds_a_control_character_is_left_out_of_the_skills() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = Scratch::new("odd-names");
+    dir.write("notes/SKILL.md", "---\nname: notes\ndescription: Notes\n---\n");
+    dir.write("notes/references/how.md", "How.\n");
+    for name in [&b"notes/Icon\r"[..], b"notes/caf\xe9.md", b"notes/references/tab\there.md", b"odd\x01dir/x.md"] {
+        let path = dir.0.join(std::ffi::OsStr::from_bytes(name));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "odd\n").unwrap();
+    }
+    let skills = Skills::from_directory(&dir.0).expect("the odd names are left out, the rest is served");
+    let client = InMemoryClient::latest_session(server(skills)).await;
+    let listed = client.request("skills/list", json!({})).await.unwrap();
+    let files: Vec<&str> =
+        listed["skills"][0]["resources"].as_array().unwrap().iter().map(|file| file["uri"].as_str().unwrap()).collect();
+    assert_eq!(files, ["skill://notes/SKILL.md", "skill://notes/references/how.md"], "{listed}");
+}

@@ -3,6 +3,7 @@
 //! stream, to be resumed later); and the status codes 2026-07-28 gives errors.
 
 use std::future::poll_fn;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -46,6 +47,8 @@ pub(super) struct Job {
 /// Who sent a request, and what middleware may read of the HTTP request that carried it.
 pub(super) struct Caller {
     pub(super) principal: Option<Principal>,
+    /// The client's address, when the server knows it: quotas count anonymous callers by it.
+    pub(super) address: Option<IpAddr>,
     pub(super) http: Option<Box<HttpParts>>,
 }
 
@@ -199,6 +202,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         cancel: cancel.clone(),
         stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
         principal: caller.principal,
+        client_address: caller.address,
         http: caller.http,
     };
     let mut work =

@@ -1,23 +1,32 @@
 //! The metrics endpoint (`HttpOptions::metrics_endpoint`): a GET answered with the Prometheus
 //! text a renderer of the application's gives, behind the same `Host` and `Origin` checks as
-//! the MCP endpoint.
+//! the MCP endpoint, and its authentication: the scrapers' own token
+//! (`HttpOptions::metrics_token`) when there is one, else the endpoint's authenticator.
 
-use http::header::{CONTENT_TYPE, HeaderValue};
+use http::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use http::{Method, Request, Response, StatusCode};
+use wharf_protocol::ErrorCode;
 
 use super::body::McpBody;
 use super::guard;
-use super::options::{HttpOptions, MetricsEndpoint};
+use super::options::{HttpOptions, MetricsEndpoint, MetricsToken};
 use super::reply;
 
 /// The content type of the Prometheus text exposition format.
 const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// Answers a request for the metrics path.
-pub(crate) fn answer<B>(options: &HttpOptions, metrics: &MetricsEndpoint, request: &Request<B>) -> Response<McpBody> {
+pub(crate) async fn answer<B>(
+    options: &HttpOptions,
+    metrics: &MetricsEndpoint,
+    request: &Request<B>,
+) -> Response<McpBody> {
     if let Err(refusal) = guard::check(options, request.headers()) {
         tracing::warn!(?refusal, "refusing a metrics request from an unexpected host or origin");
         return reply::forbidden(refusal);
+    }
+    if let Some(refused) = authenticate(options, request).await {
+        return refused;
     }
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return reply::method_not_allowed();
@@ -31,4 +40,44 @@ pub(crate) fn answer<B>(options: &HttpOptions, metrics: &MetricsEndpoint, reques
     *response.status_mut() = StatusCode::OK;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(PROMETHEUS_TEXT));
     response
+}
+
+/// The refusal of a scrape without the credentials the metrics need: the metrics token when
+/// one is set, else a token the endpoint's authenticator accepts; `None` when it may go on.
+async fn authenticate<B>(options: &HttpOptions, request: &Request<B>) -> Option<Response<McpBody>> {
+    if let Some(token) = &options.metrics_token {
+        if bears(request, token) {
+            return None;
+        }
+        let mut refused = reply::refuse(
+            StatusCode::UNAUTHORIZED,
+            ErrorCode::INVALID_REQUEST,
+            "Unauthorized: the metrics need their bearer token (HttpOptions::metrics_token)",
+        );
+        refused.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"metrics\""));
+        return Some(refused);
+    }
+    let auth = options.auth.as_ref()?;
+    let (mut head, ()) = Request::new(()).into_parts();
+    head.method = request.method().clone();
+    head.uri = request.uri().clone();
+    head.version = request.version();
+    head.headers = request.headers().clone();
+    head.extensions = request.extensions().clone();
+    match auth.0.authenticate(&head).await {
+        Ok(_) => None,
+        Err(refusal) => Some(reply::unauthenticated(&refusal, &*auth.0)),
+    }
+}
+
+/// True when the request's `Authorization` is `Bearer TOKEN` with the metrics token, compared
+/// in a time that does not depend on where they differ.
+fn bears<B>(request: &Request<B>, token: &MetricsToken) -> bool {
+    let Some(sent) = request.headers().get(AUTHORIZATION).and_then(|value| value.as_bytes().strip_prefix(b"Bearer "))
+    else {
+        return false;
+    };
+    let expected = token.0.as_bytes();
+    sent.len() == expected.len()
+        && std::hint::black_box(sent.iter().zip(expected).fold(0u8, |differs, (a, b)| differs | (a ^ b))) == 0
 }

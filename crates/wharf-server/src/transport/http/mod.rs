@@ -7,15 +7,19 @@
 //! - `auth`: the hook that authenticates every request, and its bearer challenges.
 //! - `post`: POSTed messages of both eras, routed by era and session.
 //! - `answer`: running a request into a JSON or SSE response.
-//! - `streams`: GET streams (standalone and resumed), DELETE.
+//! - `streams`, `standalone`: GET streams (standalone and resumed; a new GET takes the
+//!   standalone stream over), DELETE.
 //! - `sessions`, `events`: 2025 sessions, resumable streams and the event store.
 //! - `session_store`, `session_record`: 2025 sessions kept in a store that instances share.
 //! - `shared`: what every request of the endpoint shares, and the 2025 session a request names.
 //! - `body`, `sse`, `headers`, `reply`: the pieces of requests and responses.
+//! - `connections`: the connections `serve_http` keeps, bounded in all and per address, and
+//!   closed when idle.
 
 mod answer;
 mod auth;
 mod body;
+mod connections;
 mod events;
 mod guard;
 mod headers;
@@ -28,6 +32,7 @@ mod session_store;
 mod sessions;
 mod shared;
 mod sse;
+mod standalone;
 mod streams;
 
 use std::convert::Infallible;
@@ -44,10 +49,11 @@ pub use auth::{AuthFuture, AuthRefusal, Authenticator};
 pub use body::McpBody;
 pub use events::{EventStore, MemoryEventStore};
 pub use options::HttpOptions;
-pub use session_store::{Relayed, SessionChange, SessionStore, SessionStoreError, StoredSession};
+pub use session_store::{Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession};
 
 use crate::error::Error;
 use crate::server::Server;
+use connections::{Activity, ConnectionLimits, TrackedBody};
 use sessions::SessionTable;
 use shared::Shared;
 
@@ -65,15 +71,16 @@ pub struct McpService {
 impl McpService {
     /// The endpoint for `server`, with `options`.
     pub fn new(server: Server, options: HttpOptions) -> McpService {
-        let events: Arc<dyn EventStore> = Arc::new(MemoryEventStore::new(options.event_store_bytes));
+        let events: Arc<dyn EventStore> =
+            Arc::new(MemoryEventStore::new(options.event_store_bytes).total_bytes(options.event_store_total_bytes));
         McpService::with_event_store(server, options, events)
     }
 
     /// The endpoint with an event store of your own, for example one shared by instances.
     pub fn with_event_store(server: Server, options: HttpOptions, events: Arc<dyn EventStore>) -> McpService {
         let store = options.session_store.as_ref().map(|store| store.0.clone());
-        let sessions =
-            SessionTable::new(events, server.clone(), options.session_idle_timeout, options.max_sessions, store);
+        let caps = (options.max_sessions, options.max_sessions_per_client);
+        let sessions = SessionTable::new(events, server.clone(), options.session_idle_timeout, caps, store);
         McpService { shared: Arc::new(Shared::new(server, options, sessions)) }
     }
 
@@ -221,7 +228,9 @@ pub async fn serve_http(server: Server, address: SocketAddr, options: HttpOption
 }
 
 /// Serves `server` over Streamable HTTP on connections from `listener`, at the options' path;
-/// other paths get 404. Runs until the process ends; see [`serve_http_until`] to stop. Logs the
+/// other paths get 404. Connections are bounded by [`HttpOptions::max_connections`] and
+/// [`HttpOptions::max_connections_per_address`], and closed after
+/// [`HttpOptions::idle_timeout`] with nothing to do. Runs until the process ends; see [`serve_http_until`] to stop. Logs the
 /// endpoint's URL at `info`.
 pub async fn serve_http_on(server: Server, listener: TcpListener, options: HttpOptions) -> Result<(), Error> {
     if let Ok(local) = listener.local_addr() {
@@ -241,6 +250,8 @@ pub async fn serve_http_until(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), Error> {
     let header_read_timeout = options.header_read_timeout;
+    let idle_timeout = options.idle_timeout;
+    let limits = ConnectionLimits::new(options.max_connections, options.max_connections_per_address);
     let grace = options.shutdown_grace;
     let path: Arc<str> = options.path.clone().into();
     let metrics = options.metrics.clone();
@@ -264,6 +275,14 @@ pub async fn serve_http_until(
                 continue;
             }
         };
+        let slot = match limits.admit(peer.ip()) {
+            Ok(slot) => slot,
+            Err(refusal) => {
+                tracing::debug!(%peer, ?refusal, "refusing a connection past the connection limits");
+                refusal.refuse(stream);
+                continue;
+            }
+        };
         // Small messages go out at once instead of waiting for more to fill a packet.
         let _ = stream.set_nodelay(true);
         let service = service.clone();
@@ -271,18 +290,26 @@ pub async fn serve_http_until(
         let metrics = metrics.clone();
         let mut closing = service.shared.closing();
         connections.spawn(async move {
-            let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+            let _slot = slot;
+            let activity = Activity::new();
+            let requests = activity.clone();
+            let handler = hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
+                let busy = requests.begin();
+                // Quotas count sessions and tasks per client address when there is no principal.
+                request.extensions_mut().insert(peer);
                 let service = service.clone();
                 let path = path.clone();
                 let metrics = metrics.clone();
                 async move {
-                    if let Some(metrics) = metrics.filter(|metrics| request.uri().path() == metrics.path) {
-                        return Ok(metrics::answer(&service.shared.options, &metrics, &request));
-                    }
-                    if request.uri().path() != &*path && !service.publishes(request.uri().path()) {
-                        return Ok::<_, Infallible>(reply::not_found());
-                    }
-                    Ok(service.handle(request).await)
+                    let response = if let Some(metrics) = metrics.filter(|metrics| request.uri().path() == metrics.path)
+                    {
+                        metrics::answer(&service.shared.options, &metrics, &request).await
+                    } else if request.uri().path() != &*path && !service.publishes(request.uri().path()) {
+                        reply::not_found()
+                    } else {
+                        service.handle(request).await
+                    };
+                    Ok::<_, Infallible>(response.map(|body| TrackedBody::new(body, busy)))
                 }
             });
             let connection = hyper::server::conn::http1::Builder::new()
@@ -294,6 +321,11 @@ pub async fn serve_http_until(
                 outcome = connection.as_mut() => outcome,
                 () = async { drop(closing.wait_for(|closing| *closing).await) } => {
                     // The request being answered finishes; no other is read.
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+                () = activity.idle_for(idle_timeout) => {
+                    // Nothing is in hand: the connection closes at once.
                     connection.as_mut().graceful_shutdown();
                     connection.await
                 }

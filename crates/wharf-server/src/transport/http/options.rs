@@ -10,8 +10,9 @@ use super::session_store::SessionStore;
 ///
 /// The defaults are safe for a server on a developer's machine: only loopback `Host` and
 /// `Origin` values are accepted, bodies are capped at 4 MiB and must arrive in time (headers and
-/// body within 30 s each, the body at 1 KiB/s at least), and sessions are bounded in number and
-/// expire when idle. A server reachable from elsewhere names its hosts with
+/// body within 30 s each, the body at 1 KiB/s at least), sessions are bounded in number, in
+/// all and per client, and expire when idle, and connections are bounded in all and per
+/// address and closed when idle. A server reachable from elsewhere names its hosts with
 /// [`HttpOptions::allowed_hosts`].
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
@@ -19,6 +20,7 @@ pub struct HttpOptions {
     pub(crate) allowed_origins: Option<Vec<String>>,
     pub(crate) max_body_bytes: usize,
     pub(crate) max_sessions: usize,
+    pub(crate) max_sessions_per_client: usize,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) stream_buffer: usize,
     pub(crate) keep_alive: Duration,
@@ -32,8 +34,14 @@ pub struct HttpOptions {
     pub(crate) path: String,
     pub(crate) shutdown_grace: Duration,
     pub(crate) metrics: Option<Arc<MetricsEndpoint>>,
+    pub(crate) metrics_token: Option<MetricsToken>,
     pub(crate) auth: Option<AuthHook>,
     pub(crate) session_store: Option<SharedSessions>,
+    // What one client can make the server hold: connections, and kept events.
+    pub(crate) max_connections: usize,
+    pub(crate) max_connections_per_address: usize,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) event_store_total_bytes: usize,
 }
 
 /// A path that answers GET with metrics in the Prometheus text format.
@@ -45,6 +53,16 @@ pub(crate) struct MetricsEndpoint {
 impl std::fmt::Debug for MetricsEndpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MetricsEndpoint").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+/// The bearer token scrapers of the metrics endpoint send; never shown.
+#[derive(Clone)]
+pub(crate) struct MetricsToken(pub(crate) Arc<str>);
+
+impl std::fmt::Debug for MetricsToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MetricsToken(..)")
     }
 }
 
@@ -72,6 +90,7 @@ impl Default for HttpOptions {
             allowed_origins: Some(LOOPBACK_HOSTS.iter().map(|host| (*host).to_owned()).collect()),
             max_body_bytes: 4 * 1024 * 1024,
             max_sessions: 10_000,
+            max_sessions_per_client: 100,
             session_idle_timeout: Duration::from_secs(30 * 60),
             stream_buffer: 64,
             keep_alive: Duration::from_secs(15),
@@ -85,8 +104,13 @@ impl Default for HttpOptions {
             path: "/mcp".to_owned(),
             shutdown_grace: Duration::from_secs(10),
             metrics: None,
+            metrics_token: None,
             auth: None,
             session_store: None,
+            max_connections: 1000,
+            max_connections_per_address: 200,
+            idle_timeout: Duration::from_secs(10),
+            event_store_total_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -104,9 +128,12 @@ impl HttpOptions {
 
     /// Serves metrics for scrapers at `path` (`/metrics`), beside the MCP endpoint: a GET is
     /// answered with what `render` returns, as the Prometheus text format (for example
-    /// `wharf::otel::Telemetry::prometheus_text`). The same `Host` and `Origin` checks apply.
-    /// Off by default; only [`serve_http`](crate::serve_http) and its kin route it (an app that
-    /// mounts [`McpService`](crate::McpService) routes its own).
+    /// `wharf::otel::Telemetry::prometheus_text`). The same `Host` and `Origin` checks apply,
+    /// and the same authentication: with [`HttpOptions::authenticate`], a scrape needs a token
+    /// the authenticator accepts (401 with its challenge otherwise), unless
+    /// [`HttpOptions::metrics_token`] names the scrapers' own. Off by default; only
+    /// [`serve_http`](crate::serve_http) and its kin route it (an app that mounts
+    /// [`McpService`](crate::McpService) routes its own).
     pub fn metrics_endpoint(
         mut self,
         path: impl Into<String>,
@@ -116,13 +143,23 @@ impl HttpOptions {
         self
     }
 
+    /// The bearer token scrapers of the [metrics endpoint](HttpOptions::metrics_endpoint) send
+    /// (`Authorization: Bearer TOKEN`, Prometheus's `authorization` setting); it is then the
+    /// only credential the endpoint accepts, with or without [`HttpOptions::authenticate`], and
+    /// a request without it gets 401. Unset by default: the metrics need what the MCP endpoint
+    /// needs (nothing, or a token the authenticator accepts).
+    pub fn metrics_token(mut self, token: impl Into<String>) -> HttpOptions {
+        self.metrics_token = Some(MetricsToken(Arc::from(token.into())));
+        self
+    }
+
     /// Keeps 2025 sessions in `store`, which every instance of the server shares, so that any
     /// instance serves any request of a session (the `wharf-redis` crate's store, or your own).
     /// Each request of a session then loads it from the store once; a session expires once no
     /// instance has heard from its client for the idle timeout, and `max_sessions` bounds the
     /// sessions of all instances together (the one heard from longest ago goes first) as well
-    /// as the copies each instance holds. Off by default: sessions live in the instance that
-    /// opened them.
+    /// as the copies each instance holds, as `max_sessions_per_client` bounds each client's.
+    /// Off by default: sessions live in the instance that opened them.
     pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> HttpOptions {
         self.session_store = Some(SharedSessions(store));
         self
@@ -186,10 +223,29 @@ impl HttpOptions {
         self
     }
 
-    /// The most 2025 sessions at once; when full, the session idle longest is evicted, and
-    /// with none idle a new `initialize` gets 503. Default 10,000.
+    /// The most 2025 sessions at once. When full, a new `initialize` evicts the session idle
+    /// longest of the client holding the most sessions (so that one client cannot evict
+    /// everyone else's), and with none idle it gets 503. Default 10,000.
     pub fn max_sessions(mut self, sessions: usize) -> HttpOptions {
         self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// The most 2025 sessions one client may hold at once: one principal when requests are
+    /// authenticated, else one network address (an IPv6 address by its /64), loopback
+    /// included. A client at its quota that opens another session ends its own session idle
+    /// longest; when all of its sessions are busy (a request running, a GET stream open), its
+    /// `initialize` gets 429 with `Retry-After`, naming this limit. With a
+    /// [`session_store`](HttpOptions::session_store), the store holds the quota for the whole
+    /// fleet. Default 100.
+    ///
+    /// [`serve_http`](crate::serve_http) knows each connection's address; an app that mounts
+    /// [`McpService`](crate::McpService) itself inserts the peer's `std::net::SocketAddr` into
+    /// each request's extensions (without it, and without a principal, sessions are not
+    /// counted per client). Behind a reverse proxy every client has the proxy's address:
+    /// authenticate, or raise the quota.
+    pub fn max_sessions_per_client(mut self, sessions: usize) -> HttpOptions {
+        self.max_sessions_per_client = sessions.max(1);
         self
     }
 
@@ -220,7 +276,8 @@ impl HttpOptions {
     }
 
     /// How many bytes of events each session keeps for clients that resume a stream with
-    /// `Last-Event-ID`; the oldest are dropped first. Default 1 MiB.
+    /// `Last-Event-ID`; the oldest are dropped first. Default 1 MiB. All sessions together
+    /// keep at most [`event_store_total_bytes`](HttpOptions::event_store_total_bytes).
     pub fn event_store_bytes(mut self, bytes: usize) -> HttpOptions {
         self.event_store_bytes = bytes;
         self
@@ -276,6 +333,50 @@ impl HttpOptions {
     /// The endpoint's path when served with [`serve_http`](crate::serve_http). Default `/mcp`.
     pub fn path(mut self, path: impl Into<String>) -> HttpOptions {
         self.path = path.into();
+        self
+    }
+}
+
+/// What one client can make the server hold: connections, and the events kept for resuming.
+impl HttpOptions {
+    /// The most connections [`serve_http`](crate::serve_http) and its kin keep open at once.
+    /// A connection past it is answered 503 (naming this limit) and closed without being read,
+    /// and the server goes on serving the others. Keep it below the process's open-file limit
+    /// (`ulimit -n`, often 1024), which every connection, file and socket shares: raise both
+    /// together. An app that mounts [`McpService`](crate::McpService) bounds its own
+    /// connections. Default 1,000.
+    pub fn max_connections(mut self, connections: usize) -> HttpOptions {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// The most connections one client address may keep open at once (an IPv6 address counts
+    /// by its /64, the block one host usually has; loopback is not exempt). Past it, that
+    /// address's new connections are answered 503 and closed, while other addresses are
+    /// still served. Behind a reverse proxy every connection comes from the proxy's address:
+    /// raise this to [`max_connections`](HttpOptions::max_connections). Default 200.
+    pub fn max_connections_per_address(mut self, connections: usize) -> HttpOptions {
+        self.max_connections_per_address = connections.max(1);
+        self
+    }
+
+    /// How long a connection may stay open with nothing to do: no request being answered, no
+    /// response (an SSE stream included) being sent. It bounds the wait for a kept-alive
+    /// connection's next request, and a connection that never sends one, before
+    /// [`header_read_timeout`](HttpOptions::header_read_timeout) would. The connection is looked
+    /// at once per timeout, so it closes after one to two timeouts of rest; a request costs no
+    /// timer. Default 10 s.
+    pub fn idle_timeout(mut self, timeout: Duration) -> HttpOptions {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// How many bytes of events the built-in event store keeps for all sessions together,
+    /// besides [`event_store_bytes`](HttpOptions::event_store_bytes) for each; past it the
+    /// oldest events of any session go first, and resuming from one of those is answered as
+    /// from any event no longer kept. Default 64 MiB.
+    pub fn event_store_total_bytes(mut self, bytes: usize) -> HttpOptions {
+        self.event_store_total_bytes = bytes;
         self
     }
 }

@@ -2,7 +2,9 @@
 //! and routed to a 2025 session or served statelessly; `answer.rs` runs a request into its
 //! JSON or SSE response.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use http::{HeaderMap, Request, Response, StatusCode};
@@ -16,15 +18,16 @@ use super::body::{BodyError, BodyLimits, McpBody, read_body};
 use super::headers::{self, SESSION_ID};
 use super::reply;
 use super::session_record;
-use super::session_store::{Relayed, SessionChange, SessionStoreError};
+use super::session_store::{Relayed, SessionChange, SessionLimits, SessionStoreError};
 use super::sessions::{ActiveGuard, CreateError, HttpSession};
 use super::shared::{SessionRefusal, Shared, legacy_session};
 use crate::cancel::Cancellation;
 use crate::delivery::{Delivery, HttpParts};
-use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused};
+use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused, check_batch_len};
 use crate::dispatch::client_messages;
 use crate::dispatch::mirrored::check_mirrored_headers;
 use crate::dispatch::{check_stateless_meta, removed_in_stateless, removed_method, request_outcome};
+use crate::error::RpcError;
 use crate::panic::CatchUnwind;
 use crate::principal::Principal;
 use crate::session::{Session, Transport};
@@ -38,11 +41,12 @@ where
 {
     let (mut parts, body) = request.into_parts();
     let principal = parts.extensions.get::<Principal>().cloned();
+    let address = parts.extensions.get::<SocketAddr>().map(SocketAddr::ip);
     // Middleware may read the headers and extensions; without it they are not kept.
     let http = (!shared.server.layers().is_empty()).then(|| {
         Box::new(HttpParts { headers: parts.headers.clone(), extensions: std::mem::take(&mut parts.extensions) })
     });
-    let caller = Caller { principal, http };
+    let caller = Caller { principal, address, http };
     let headers = &parts.headers;
     if !is_json(headers) {
         return reply::refuse(
@@ -171,8 +175,8 @@ async fn post_batch(
     batch: Result<Vec<&serde_json::value::RawValue>, DecodeError>,
     caller: &Caller,
 ) -> Response<McpBody> {
-    let items: Vec<Vec<u8>> = match batch {
-        Ok(items) => items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect(),
+    let items = match batch {
+        Ok(items) => items,
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
     let http_session = match legacy_session(shared, headers, caller.principal.as_ref()).await {
@@ -186,11 +190,16 @@ async fn post_batch(
     if !allows_batches(session) {
         return reply::json(StatusCode::BAD_REQUEST, encode_error(None, batches_refused()));
     }
+    if let Err(error) = check_batch_len(&shared.server, items.len()) {
+        return reply::json(StatusCode::BAD_REQUEST, encode_error(None, error));
+    }
+    let items: Vec<Vec<u8>> = items.into_iter().map(|raw| raw.get().as_bytes().to_vec()).collect();
     let _active = ActiveGuard::new(http_session.clone());
     // Every request of the batch acts for the caller, and its layers see the HTTP request.
     let delivery = || {
         let mut delivery = Delivery::to_session(Cancellation::new());
         delivery.principal = caller.principal.clone();
+        delivery.client_address = caller.address;
         delivery.http = caller.http.clone();
         delivery
     };
@@ -199,6 +208,24 @@ async fn post_batch(
         None => reply::accepted(),
     }
 }
+
+/// 429 for an `initialize` from a client that holds its quota of sessions, all of them busy.
+fn too_many_sessions(id: &RequestId, limit: usize) -> Response<McpBody> {
+    let message = format!(
+        "Too many sessions: this client already holds {limit} sessions, each with a request running or a \
+         stream open, the most one client may hold (HttpOptions::max_sessions_per_client); close one or try \
+         again later"
+    );
+    let mut response = reply::json(
+        StatusCode::TOO_MANY_REQUESTS,
+        encode_error(Some(id), RpcError::rate_limited(message, SESSION_RETRY)),
+    );
+    response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(SESSION_RETRY.as_secs()));
+    response
+}
+
+/// When a client refused a session may try again.
+const SESSION_RETRY: Duration = Duration::from_secs(5);
 
 fn too_large(limit: usize) -> Response<McpBody> {
     reply::refuse(
@@ -308,9 +335,10 @@ async fn legacy(
     shared.ensure_event_task();
     let http_session = match shared
         .sessions
-        .create(caller.principal.clone(), |id, outbound| Session::new(id, Transport::Http, outbound))
+        .create(caller.principal.clone(), caller.address, |id, outbound| Session::new(id, Transport::Http, outbound))
     {
         Ok(created) => created,
+        Err(CreateError::ClientFull) => return too_many_sessions(&id, shared.options.max_sessions_per_client),
         Err(CreateError::Full) => {
             let mut response = reply::refuse(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -328,6 +356,7 @@ async fn legacy(
     let session = http_session.session.clone();
     let mut delivery = Delivery::to_session(Cancellation::new());
     delivery.principal = caller.principal;
+    delivery.client_address = caller.address;
     delivery.http = caller.http;
     // Layers run here too, so a panic is caught as it is for every other request.
     let work = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery);
@@ -336,8 +365,13 @@ async fn legacy(
     if opened && let Some(store) = &shared.options.session_store {
         let kept = match session_record::opened(&session) {
             Some(record) => {
-                let (idle, max) = (shared.options.session_idle_timeout, shared.options.max_sessions);
-                store.0.open(session.id(), &record, idle, max).await
+                let options = &shared.options;
+                let limits = SessionLimits {
+                    max_sessions: options.max_sessions,
+                    client: http_session.client(),
+                    max_per_client: options.max_sessions_per_client,
+                };
+                store.0.open(session.id(), &record, options.session_idle_timeout, limits).await
             }
             None => Err(SessionStoreError("initialize settled nothing to keep".to_owned())),
         };

@@ -78,6 +78,22 @@ pub enum Relayed {
     TaskChanged(Vec<u8>),
 }
 
+/// The caps a store holds a new session to, across every instance that shares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SessionLimits<'a> {
+    /// The most sessions of all instances together
+    /// ([`HttpOptions::max_sessions`](crate::HttpOptions::max_sessions)).
+    pub max_sessions: usize,
+    /// The client the session counts against: `principal:` and the principal's identity, or
+    /// `address:` and the network address of an anonymous client; `None` when neither is
+    /// known, and then no quota applies.
+    pub client: Option<&'a str>,
+    /// The most sessions one client may hold
+    /// ([`HttpOptions::max_sessions_per_client`](crate::HttpOptions::max_sessions_per_client)).
+    pub max_per_client: usize,
+}
+
 /// The store could not be reached or did not answer; requests that need it are answered 503
 /// with `Retry-After` meanwhile.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,15 +115,17 @@ impl std::error::Error for SessionStoreError {}
 /// has heard from its client for about that long, and a session deleted on one instance is
 /// gone for all of them.
 pub trait SessionStore: Send + Sync + Debug + 'static {
-    /// Keeps a new session for `idle`. With `max_sessions` sessions kept already (across all
-    /// instances), the one heard from longest ago is deleted first. Fails when the store is
-    /// unreachable.
+    /// Keeps a new session for `idle`, within `limits` across all instances: with
+    /// `max_per_client` sessions of the same client kept already, that client's session heard
+    /// from longest ago is deleted first, so that one client opening sessions by the thousand
+    /// ends its own; then, with `max_sessions` sessions kept, the one heard from longest ago is
+    /// deleted. Fails when the store is unreachable.
     fn open<'a>(
         &'a self,
         id: &'a str,
         opened: &'a [u8],
         idle: Duration,
-        max_sessions: usize,
+        limits: SessionLimits<'a>,
     ) -> StoreFuture<'a, Result<(), SessionStoreError>>;
 
     /// The session, its expiry pushed `refresh` into the future when that is given; `None`

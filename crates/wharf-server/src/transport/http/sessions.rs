@@ -1,7 +1,10 @@
 //! The 2025-era sessions of the HTTP transport: random ids, idle expiry, a bound on their
-//! number, the standalone GET stream, and the live state of resumable streams.
+//! number and on each client's share of it, the standalone GET stream, and the live state of
+//! resumable streams.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
@@ -12,6 +15,8 @@ use wharf_protocol::ProtocolVersion;
 
 use super::events::EventStore;
 use super::session_store::{Relayed, SessionStore};
+use super::standalone::Standalone;
+use crate::client_key::client_key;
 use crate::principal::Principal;
 use crate::server::Server;
 use crate::session::{Session, Transport};
@@ -34,15 +39,21 @@ pub(crate) struct HttpSession {
     pub(crate) session: Arc<Session>,
     /// Who opened it: only requests of the same principal reach it.
     pub(crate) principal: Option<Principal>,
+    /// The client it counts against (see `client_key`); `None` when neither a principal nor
+    /// an address was known.
+    client: Option<Arc<str>>,
     /// Milliseconds since the table's epoch when the client was last heard from.
     last_seen: AtomicU64,
+    /// Which session the table made before which: of two last heard from in the same
+    /// millisecond, the older is evicted first.
+    number: u64,
     /// Requests running and streams open; a session with any is never idle.
     active: AtomicUsize,
     /// With a shared store: milliseconds since the table's epoch when this copy last pushed
     /// the stored session's expiry out.
     refreshed: AtomicU64,
     /// Server-initiated messages, taken by the GET stream while it is open.
-    standalone: Mutex<Option<mpsc::Receiver<Vec<u8>>>>,
+    standalone: Standalone,
     /// With a shared store: the way into this copy's GET stream. What the session's handlers
     /// send reaches it only while the stream is open here; otherwise it is relayed to the
     /// instance that holds the stream.
@@ -87,14 +98,14 @@ impl HttpSession {
         lock(&self.streams)
     }
 
-    /// Takes the server-initiated messages for a GET stream; None while another GET has them.
-    pub(crate) fn take_standalone(&self) -> Option<mpsc::Receiver<Vec<u8>>> {
-        lock(&self.standalone).take()
+    /// The server-initiated messages, for the GET stream that takes them over.
+    pub(crate) fn standalone(&self) -> &Standalone {
+        &self.standalone
     }
 
     /// True while a GET stream of this copy carries the session's server-initiated messages.
     pub(crate) fn has_stream_open(&self) -> bool {
-        lock(&self.standalone).is_none()
+        self.standalone.is_held()
     }
 
     /// With a shared store, hands `message` to this copy's GET stream if it is open here;
@@ -104,13 +115,24 @@ impl HttpSession {
         self.has_stream_open() && stream.try_send(message).is_ok()
     }
 
+    /// The client the session counts against, when one is known.
+    pub(crate) fn client(&self) -> Option<&str> {
+        self.client.as_deref()
+    }
+
+    /// True when no request runs and no stream is open: the session may be evicted.
+    fn is_idle(&self) -> bool {
+        self.active.load(Ordering::Acquire) == 0
+    }
+
+    /// What orders sessions for eviction, the one heard from longest ago first.
+    fn heard(&self) -> Heard {
+        (self.last_seen.load(Ordering::Relaxed), self.number)
+    }
+
     /// True when a shared store keeps this session.
     pub(crate) fn is_shared(&self) -> bool {
         self.stream_sender.is_some()
-    }
-
-    pub(crate) fn return_standalone(&self, receiver: mpsc::Receiver<Vec<u8>>) {
-        *lock(&self.standalone) = Some(receiver);
     }
 }
 
@@ -133,19 +155,107 @@ impl Drop for ActiveGuard {
     }
 }
 
+/// When a session was last heard from, and its number: the smallest is evicted first.
+type Heard = (u64, u64);
+
+/// The sessions by id, and how many each client holds.
+#[derive(Debug, Default)]
+struct Table {
+    sessions: HashMap<String, Arc<HttpSession>>,
+    per_client: HashMap<Option<Arc<str>>, usize>,
+}
+
+impl Table {
+    fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    fn get(&self, id: &str) -> Option<&Arc<HttpSession>> {
+        self.sessions.get(id)
+    }
+
+    fn held_by(&self, client: &Option<Arc<str>>) -> usize {
+        self.per_client.get(client).copied().unwrap_or(0)
+    }
+
+    fn insert(&mut self, id: String, session: Arc<HttpSession>) {
+        *self.per_client.entry(session.client.clone()).or_default() += 1;
+        if let Some(replaced) = self.sessions.insert(id, session) {
+            self.uncount(&replaced);
+        }
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Arc<HttpSession>> {
+        let removed = self.sessions.remove(id)?;
+        self.uncount(&removed);
+        Some(removed)
+    }
+
+    fn uncount(&mut self, session: &HttpSession) {
+        if let Some(held) = self.per_client.get_mut(&session.client) {
+            *held -= 1;
+            if *held == 0 {
+                self.per_client.remove(&session.client);
+            }
+        }
+    }
+
+    /// Takes out the sessions `keep` says no to, and returns them.
+    fn take_unless(&mut self, mut keep: impl FnMut(&HttpSession) -> bool) -> Vec<Arc<HttpSession>> {
+        let gone: Vec<String> =
+            self.sessions.iter().filter(|(_, session)| !keep(session)).map(|(id, _)| id.clone()).collect();
+        gone.iter().filter_map(|id| self.remove(id)).collect()
+    }
+
+    /// The id of `client`'s session idle longest (a session with a request running or a
+    /// stream open is not idle).
+    fn oldest_idle_of(&self, client: &Option<Arc<str>>) -> Option<String> {
+        self.sessions
+            .iter()
+            .filter(|(_, session)| session.client == *client && session.is_idle())
+            .min_by_key(|(_, session)| session.heard())
+            .map(|(id, _)| id.clone())
+    }
+
+    /// The id of the session to evict when the table is full for a session of `newcomer`: the
+    /// one idle longest of the client holding the most sessions (the new one included) among
+    /// those with an idle one, so that a client opening sessions by the thousand evicts its
+    /// own before anyone else's.
+    fn fairest_to_evict(&self, newcomer: &Option<Arc<str>>) -> Option<String> {
+        let mut oldest: HashMap<&Option<Arc<str>>, (Heard, &String)> = HashMap::new();
+        for (id, session) in self.sessions.iter().filter(|(_, session)| session.is_idle()) {
+            let seen = session.heard();
+            let entry = oldest.entry(&session.client).or_insert((seen, id));
+            if seen < entry.0 {
+                *entry = (seen, id);
+            }
+        }
+        oldest
+            .into_iter()
+            .max_by_key(|(client, (seen, _))| {
+                let held = self.held_by(client) + usize::from(*client == newcomer);
+                (held, Reverse(*seen))
+            })
+            .map(|(_, (_, id))| id.clone())
+    }
+}
+
 /// Every session the transport knows; a session that ends, however it ends, takes its stored
 /// events with it, and the server's layers hear of it.
 #[derive(Debug)]
 pub(crate) struct SessionTable {
-    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    sessions: Mutex<Table>,
     events: Arc<dyn EventStore>,
     /// Told of each session that ends.
     server: Server,
     epoch: Instant,
     idle_timeout: Duration,
     max_sessions: usize,
+    max_per_client: usize,
     /// Milliseconds since the epoch when expired sessions were last looked for.
     last_sweep: AtomicU64,
+    /// How many sessions the table made: the next one's number.
+    made: AtomicU64,
     /// The store that keeps the sessions when instances share them: a session that leaves
     /// this table only because it idled here, was evicted, or the endpoint stopped lives on for
     /// the other instances, and does not end.
@@ -157,6 +267,8 @@ pub(crate) struct SessionTable {
 pub(crate) enum CreateError {
     /// Every session slot is taken by a session that is not idle.
     Full,
+    /// The client holds as many sessions as it may, none of them idle.
+    ClientFull,
     /// The operating system's random source failed.
     Random(String),
 }
@@ -173,18 +285,20 @@ impl SessionTable {
         events: Arc<dyn EventStore>,
         server: Server,
         idle_timeout: Duration,
-        max_sessions: usize,
+        (max_sessions, max_per_client): (usize, usize),
         store: Option<Arc<dyn SessionStore>>,
     ) -> SessionTable {
         SessionTable {
             store,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(Table::default()),
             events,
             server,
             epoch: Instant::now(),
             idle_timeout,
             max_sessions,
+            max_per_client,
             last_sweep: AtomicU64::new(0),
+            made: AtomicU64::new(0),
         }
     }
 
@@ -198,7 +312,7 @@ impl SessionTable {
 
     fn is_expired(&self, session: &HttpSession, now: u64) -> bool {
         let idle_for = now.saturating_sub(session.last_seen.load(Ordering::Relaxed));
-        session.active.load(Ordering::Acquire) == 0 && u128::from(idle_for) > self.idle_timeout.as_millis()
+        session.is_idle() && u128::from(idle_for) > self.idle_timeout.as_millis()
     }
 
     /// The moment an expired session expired: its last activity plus the idle timeout.
@@ -208,15 +322,19 @@ impl SessionTable {
         expired.min(Instant::now())
     }
 
-    /// Makes a session with a fresh random id. At the limit, expired sessions go first, then
-    /// the one idle longest.
+    /// Makes a session with a fresh random id for `principal`, or without one for the client
+    /// at `address`. A client at its quota ends its own session idle longest first; at the
+    /// table's limit, expired sessions go first, then the one idle longest of the client
+    /// holding the most.
     pub(crate) fn create(
         &self,
         principal: Option<Principal>,
+        address: Option<IpAddr>,
         outbound_for: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> Arc<Session>,
     ) -> Result<Arc<HttpSession>, CreateError> {
         let id = random_id().map_err(CreateError::Random)?;
-        self.insert(id, |id, outbound| (outbound_for(id, outbound), principal))
+        let client = client_key(principal.as_ref(), address);
+        self.insert(id, true, |id, outbound| (outbound_for(id, outbound), principal, client))
     }
 
     /// Serves here a session that another instance opened, as a shared store keeps it: a
@@ -228,13 +346,16 @@ impl SessionTable {
         settle: impl FnOnce(&Session) -> Option<Option<Principal>>,
     ) -> Result<Option<Arc<HttpSession>>, CreateError> {
         let mut unreadable = false;
-        let adopted = self.insert(id.to_owned(), |id, outbound| {
+        // A copy of a session the store admitted is not held to the client's quota here: the
+        // store holds it for the fleet.
+        let adopted = self.insert(id.to_owned(), false, |id, outbound| {
             let session = Session::new(id, Transport::Http, outbound);
             let principal = settle(&session).unwrap_or_else(|| {
                 unreadable = true;
                 None
             });
-            (session, principal)
+            let client = client_key(principal.as_ref(), None);
+            (session, principal, client)
         })?;
         if unreadable {
             lock(&self.sessions).remove(id);
@@ -243,14 +364,17 @@ impl SessionTable {
         Ok(Some(adopted))
     }
 
+    /// Adds a session made by `make` (which gives it, the principal that opened it and the
+    /// client it counts against), held to its client's quota when `quota` says so.
     fn insert(
         &self,
         id: String,
-        make: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> (Arc<Session>, Option<Principal>),
+        quota: bool,
+        make: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> (Arc<Session>, Option<Principal>, Option<Arc<str>>),
     ) -> Result<Arc<HttpSession>, CreateError> {
         let (sender, mut receiver) = mpsc::channel(STANDALONE_BUFFER);
         let now = self.now();
-        let (session, principal) = make(id.clone(), sender);
+        let (session, principal, client) = make(id.clone(), sender);
         let mut stream_sender = None;
         let mut handlers_messages = None;
         if self.store.is_some() {
@@ -263,10 +387,12 @@ impl SessionTable {
         let session = Arc::new(HttpSession {
             session,
             principal,
+            client,
             last_seen: AtomicU64::new(now),
+            number: self.made.fetch_add(1, Ordering::Relaxed),
             active: AtomicUsize::new(0),
             refreshed: AtomicU64::new(now),
-            standalone: Mutex::new(Some(receiver)),
+            standalone: Standalone::new(receiver),
             stream_sender,
             streams: Mutex::new(HashMap::new()),
             // Copies of a shared session number their streams far apart, so that an event id
@@ -283,38 +409,49 @@ impl SessionTable {
         }
         let mut ended = Ended::new();
         let swept = self.last_sweep.load(Ordering::Relaxed);
-        if sessions.len() >= self.max_sessions || now.saturating_sub(swept) >= SWEEP_EVERY_MS {
+        let over_quota = quota && self.is_over_quota(&sessions, &session.client);
+        if sessions.len() >= self.max_sessions || over_quota || now.saturating_sub(swept) >= SWEEP_EVERY_MS {
             self.last_sweep.store(now, Ordering::Relaxed);
-            sessions.retain(|_, session| {
-                let keep = !self.is_expired(session, now);
-                if !keep {
-                    ended.push((session.clone(), SessionEndReason::Expired, self.expired_at(session)));
-                }
-                keep
-            });
-        }
-        let result = if sessions.len() >= self.max_sessions {
-            let oldest_idle = sessions
-                .iter()
-                .filter(|(_, session)| session.active.load(Ordering::Acquire) == 0)
-                .min_by_key(|(_, session)| session.last_seen.load(Ordering::Relaxed))
-                .map(|(id, _)| id.clone());
-            match oldest_idle.and_then(|oldest| sessions.remove(&oldest)) {
-                Some(evicted) => {
-                    ended.push((evicted, SessionEndReason::Evicted, Instant::now()));
-                    Ok(())
-                }
-                None => Err(CreateError::Full),
+            for expired in sessions.take_unless(|session| !self.is_expired(session, now)) {
+                let at = self.expired_at(&expired);
+                ended.push((expired, SessionEndReason::Expired, at));
             }
-        } else {
-            Ok(())
-        };
+        }
+        let result = self.make_room(&mut sessions, &session.client, quota, &mut ended);
         if result.is_ok() {
             sessions.insert(id, session.clone());
         }
         drop(sessions);
         self.end(ended);
         result.map(|()| session)
+    }
+
+    /// True when `client` holds its quota of sessions already; a client nobody knows has none.
+    fn is_over_quota(&self, sessions: &Table, client: &Option<Arc<str>>) -> bool {
+        client.is_some() && sessions.held_by(client) >= self.max_per_client
+    }
+
+    /// Makes room in the table for a session of `client`: past its quota (when `quota` says
+    /// it applies), that client's session idle longest goes; at the table's limit, the
+    /// fairest to evict goes.
+    fn make_room(
+        &self,
+        sessions: &mut Table,
+        client: &Option<Arc<str>>,
+        quota: bool,
+        ended: &mut Ended,
+    ) -> Result<(), CreateError> {
+        if quota && self.is_over_quota(sessions, client) {
+            let evicted = sessions.oldest_idle_of(client).and_then(|oldest| sessions.remove(&oldest));
+            let Some(evicted) = evicted else { return Err(CreateError::ClientFull) };
+            ended.push((evicted, SessionEndReason::Evicted, Instant::now()));
+        }
+        if sessions.len() >= self.max_sessions {
+            let evicted = sessions.fairest_to_evict(client).and_then(|id| sessions.remove(&id));
+            let Some(evicted) = evicted else { return Err(CreateError::Full) };
+            ended.push((evicted, SessionEndReason::Evicted, Instant::now()));
+        }
+        Ok(())
     }
 
     /// The live session with this id; an expired one is removed and reported as gone.
@@ -384,7 +521,7 @@ impl SessionTable {
 
     /// Every live session, for delivering server events.
     pub(crate) fn all(&self) -> Vec<Arc<HttpSession>> {
-        lock(&self.sessions).values().cloned().collect()
+        lock(&self.sessions).sessions.values().cloned().collect()
     }
 
     #[cfg(test)]
@@ -398,7 +535,7 @@ impl SessionTable {
 impl Drop for SessionTable {
     fn drop(&mut self) {
         let now = self.now();
-        let sessions = std::mem::take(&mut *lock(&self.sessions));
+        let sessions = std::mem::take(&mut *lock(&self.sessions)).sessions;
         let ended = sessions
             .into_values()
             .map(|session| {
@@ -456,7 +593,7 @@ mod tests {
 
     fn table_with(idle_timeout: Duration, max: usize) -> SessionTable {
         let server = Server::builder("sessions", "1").build().unwrap();
-        SessionTable::new(Arc::new(MemoryEventStore::new(1024)), server, idle_timeout, max, None)
+        SessionTable::new(Arc::new(MemoryEventStore::new(1024)), server, idle_timeout, (max, max), None)
     }
 
     fn table(max: usize) -> SessionTable {
@@ -464,7 +601,7 @@ mod tests {
     }
 
     fn make(table: &SessionTable) -> Result<Arc<HttpSession>, CreateError> {
-        table.create(None, |id, outbound| Session::new(id, Transport::Http, outbound))
+        table.create(None, None, |id, outbound| Session::new(id, Transport::Http, outbound))
     }
 
     #[test]
@@ -503,6 +640,23 @@ mod tests {
         let only = make(&table).unwrap();
         let _busy = ActiveGuard::new(only);
         assert!(matches!(make(&table), Err(CreateError::Full)));
+    }
+
+    #[test]
+    fn a_principal_is_one_client_wherever_it_connects_from() {
+        let server = Server::builder("sessions", "1").build().unwrap();
+        let events = Arc::new(MemoryEventStore::new(1024));
+        let table = SessionTable::new(events, server, Duration::from_secs(60), (100, 2), None);
+        let alice = Principal::issued("https://issuer.example", "alice");
+        let open = |principal: Option<&Principal>, address: &str| {
+            let address = Some(address.parse().unwrap());
+            table.create(principal.cloned(), address, |id, outbound| Session::new(id, Transport::Http, outbound))
+        };
+        let _first = ActiveGuard::new(open(Some(&alice), "127.0.0.1").unwrap());
+        let _second = ActiveGuard::new(open(Some(&alice), "127.0.0.2").unwrap());
+        assert!(matches!(open(Some(&alice), "127.0.0.3"), Err(CreateError::ClientFull)));
+        assert!(open(None, "127.0.0.1").is_ok(), "an anonymous caller at the same address is another client");
+        assert_eq!(table.len(), 3);
     }
 
     #[test]

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use http::{Request, Response, StatusCode};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use wharf_protocol::ErrorCode;
 
 use super::body::McpBody;
@@ -13,6 +14,8 @@ use super::reply;
 use super::sessions::{ActiveGuard, HttpSession};
 use super::shared::{Shared, legacy_session};
 use super::sse;
+use super::standalone::Hold;
+use crate::cancel::Cancellation;
 use crate::principal::Principal;
 use crate::session_end::SessionEndReason;
 
@@ -44,6 +47,9 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
         if let Some(response) = resume(shared, &http_session, stream, after) {
             return response;
         }
+        if http_session.standalone().stream() == Some(stream) {
+            return standalone(shared, http_session, Some(after)).await;
+        }
         if let Some(store) = &shared.options.session_store {
             // Another instance sends (or sent) the stream: what it kept is replayed, and what
             // it goes on sending follows.
@@ -57,12 +63,12 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
             }
         }
     }
-    standalone(shared, http_session)
+    standalone(shared, http_session, None).await
 }
 
 /// Replays a stream's events after `after` and, while the stream goes on, hands this GET the
-/// events that follow. None when the session has no such stream (a standalone stream, whose
-/// events are not kept), which the caller answers with a fresh standalone stream.
+/// events that follow. None when the session has no such stream (the standalone stream is
+/// resumed by taking it over).
 fn resume(shared: &Shared, http_session: &HttpSession, stream: u64, after: u64) -> Option<Response<McpBody>> {
     let mut streams = http_session.streams();
     let live = streams.get_mut(&stream)?;
@@ -78,50 +84,96 @@ fn resume(shared: &Shared, http_session: &HttpSession, stream: u64, after: u64) 
 }
 
 /// The session's stream for messages that belong to no request: list changes, resource
-/// updates. One at a time (409 for a second).
-fn standalone(shared: &Arc<Shared>, http_session: Arc<HttpSession>) -> Response<McpBody> {
-    let Some(mut messages) = http_session.take_standalone() else {
+/// updates. One at a time: a new GET takes it over from the one open, which ends (its client
+/// may have gone away without a word). In a session with resumption its events are numbered
+/// and kept, and a GET that resumes it from an event (`after`) is first replayed the events
+/// kept since.
+async fn standalone(shared: &Arc<Shared>, http_session: Arc<HttpSession>, after: Option<u64>) -> Response<McpBody> {
+    let Some(hold) = http_session.standalone().take_over(|| http_session.next_stream()).await else {
         return reply::refuse(
             StatusCode::CONFLICT,
             ErrorCode::INVALID_REQUEST,
-            "Conflict: this session already has a GET stream open",
+            "Conflict: this session's GET stream did not give way to a new one; try again",
         );
     };
-    let (frames, body) = mpsc::channel(shared.options.stream_buffer);
     let resumable = http_session.is_resumable();
-    let stream = http_session.next_stream();
-    let keep_alive = shared.options.keep_alive;
-    let retry = shared.options.sse_retry.as_millis();
-    let mut closing = shared.closing();
-    tokio::spawn(async move {
-        let _active = ActiveGuard::new(http_session.clone());
-        let mut sequence = 0;
-        if resumable && frames.send(sse::priming(&sse::event_id(stream, 0), retry)).await.is_err() {
-            http_session.return_standalone(messages);
-            return;
-        }
+    let replay = match after {
+        Some(after) if resumable => shared.sessions.events().replay(http_session.session.id(), hold.stream, after),
+        _ => Vec::new(),
+    };
+    let (frames, body) = mpsc::channel(replay.len() + 1 + shared.options.stream_buffer);
+    if resumable {
+        // The point the client resumes from: the replay follows, then what is new.
+        let from = after.map_or(hold.queue.sequence, |after| after.min(hold.queue.sequence));
+        let id = sse::event_id(hold.stream, from);
+        let _ = frames.try_send(sse::priming(&id, shared.options.sse_retry.as_millis()));
+    }
+    for (_, frame) in replay {
+        let _ = frames.try_send(frame);
+    }
+    let pump = StandalonePump { shared: shared.clone(), http_session, frames, resumable };
+    tokio::spawn(pump.run(hold));
+    reply::event_stream(body)
+}
+
+/// Feeds a standalone stream from the session's queue until its client goes, a newer GET
+/// takes over, or the endpoint shuts down.
+struct StandalonePump {
+    shared: Arc<Shared>,
+    http_session: Arc<HttpSession>,
+    frames: mpsc::Sender<Bytes>,
+    resumable: bool,
+}
+
+impl StandalonePump {
+    async fn run(self, mut hold: Hold) {
+        let _active = ActiveGuard::new(self.http_session.clone());
+        let keep_alive = self.shared.options.keep_alive;
+        let mut closing = self.shared.closing();
+        let queue = &mut *hold.queue;
         loop {
-            let frame = tokio::select! {
-                message = messages.recv() => match message {
-                    Some(message) => {
-                        sequence += 1;
-                        let id = resumable.then(|| sse::event_id(stream, sequence));
-                        sse::message(id.as_deref(), &message)
-                    }
-                    None => break,
+            let message = match queue.unsent.take() {
+                Some(message) => Some(message),
+                None => tokio::select! {
+                    message = queue.messages.recv() => match message {
+                        Some(message) => Some(message),
+                        None => break,
+                    },
+                    () = self.frames.closed() => break,
+                    () = hold.taken_over.cancelled() => break,
+                    _ = closing.wait_for(|closing| *closing) => break,
+                    () = tokio::time::sleep(keep_alive) => None,
                 },
-                () = frames.closed() => break,
-                _ = closing.wait_for(|closing| *closing) => break,
-                () = tokio::time::sleep(keep_alive) => sse::keep_alive(),
             };
-            if frames.send(frame).await.is_err() {
+            let frame = match &message {
+                None => sse::keep_alive(),
+                Some(message) if self.resumable => {
+                    queue.sequence += 1;
+                    let frame = sse::message(Some(&sse::event_id(hold.stream, queue.sequence)), message);
+                    // Kept before it is sent: a GET that takes over replays what this one lost.
+                    let session = self.http_session.session.id();
+                    self.shared.sessions.events().store(session, hold.stream, queue.sequence, frame.clone());
+                    frame
+                }
+                Some(message) => sse::message(None, message),
+            };
+            if !self.deliver(frame, &hold.taken_over, &mut closing).await {
+                if !self.resumable {
+                    queue.unsent = message;
+                }
                 break;
             }
         }
-        // The next GET of this session takes over the queue.
-        http_session.return_standalone(messages);
-    });
-    reply::event_stream(body)
+    }
+
+    /// Hands `frame` to the client's connection; false when the stream is to end instead.
+    async fn deliver(&self, frame: Bytes, taken_over: &Cancellation, closing: &mut watch::Receiver<bool>) -> bool {
+        tokio::select! {
+            sent = self.frames.send(frame) => sent.is_ok(),
+            () = taken_over.cancelled() => false,
+            _ = closing.wait_for(|closing| *closing) => false,
+        }
+    }
 }
 
 pub(crate) async fn delete<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody> {
