@@ -1,6 +1,9 @@
 //! [`OtelLayer`]: the MCP layer that makes a SERVER span of every request and records its
-//! duration, with the attributes the OpenTelemetry semantic conventions for MCP name.
+//! duration, with the attributes the OpenTelemetry semantic conventions for MCP name. What a
+//! client chose (a tool or prompt name, a URI, an id) is bounded in length, and a tool or prompt
+//! the server does not have is `_OTHER`, so that no client grows the metrics.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use opentelemetry::KeyValue;
@@ -10,7 +13,7 @@ use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use tracing::Instrument;
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
-use wharf_protocol::ProtocolVersion;
+use wharf_protocol::{ProtocolVersion, RequestId};
 use wharf_server::{Answer, Layer, LayerFuture, McpRequest, Next, SessionEnd, SessionEndReason, Target, Transport};
 
 use crate::carrier;
@@ -25,9 +28,15 @@ use crate::names;
 /// `traceparent`, which is otherwise linked). The handler's own spans nest inside it. Its
 /// duration goes to the `mcp.server.operation.duration` histogram, and the duration of each
 /// 2025 session that ends to `mcp.server.session.duration`.
+///
+/// A tool or prompt name is an attribute (and the metric label `gen_ai_tool_name` or
+/// `gen_ai_prompt_name`) only when the server has that tool or prompt; a name it does not have
+/// is `_OTHER`. Values a client chose are cut to
+/// [`TelemetryBuilder::max_attribute_length`](crate::TelemetryBuilder::max_attribute_length).
 pub struct OtelLayer {
     propagator: TextMapCompositePropagator,
     instruments: Instruments,
+    max_attribute_length: usize,
 }
 
 /// The two histograms the conventions define for servers.
@@ -46,12 +55,32 @@ impl std::fmt::Debug for OtelLayer {
 }
 
 impl OtelLayer {
-    pub(crate) fn new(instruments: Instruments) -> OtelLayer {
+    pub(crate) fn new(instruments: Instruments, max_attribute_length: usize) -> OtelLayer {
         let propagator = TextMapCompositePropagator::new(vec![
             Box::new(TraceContextPropagator::new()),
             Box::new(BaggagePropagator::new()),
         ]);
-        OtelLayer { propagator, instruments }
+        OtelLayer { propagator, instruments, max_attribute_length }
+    }
+
+    /// `text` cut to the longest attribute value, at a character boundary, marked with `…`.
+    fn bounded<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        bounded(text, self.max_attribute_length)
+    }
+
+    /// The tool or prompt `request` names, as attributes carry it: its name when the server
+    /// has it, `_OTHER` when not.
+    fn tool_and_prompt<'r>(
+        &self,
+        request: &McpRequest<'_>,
+        target: Option<Target<'r>>,
+    ) -> (Option<Cow<'r, str>>, Option<Cow<'r, str>>) {
+        let label = |name: &'r str, known: bool| if known { self.bounded(name) } else { Cow::Borrowed(names::OTHER) };
+        match target {
+            Some(Target::Tool(name)) => (Some(label(name, request.is_known_tool())), None),
+            Some(Target::Prompt(name)) => (None, Some(label(name, request.is_known_prompt()))),
+            _ => (None, None),
+        }
     }
 
     /// The span of `request`, with its parent and link set.
@@ -62,15 +91,17 @@ impl OtelLayer {
         version: Option<ProtocolVersion>,
     ) -> tracing::Span {
         let method = request.method();
-        let name = match target {
-            Some(Target::Tool(name) | Target::Prompt(name)) => format!("{method} {name}"),
+        let (tool, prompt) = self.tool_and_prompt(request, target);
+        let name = match tool.as_deref().or(prompt.as_deref()) {
+            Some(name) if name != names::OTHER => format!("{method} {name}"),
             _ => method.to_owned(),
         };
-        let (tool, prompt) = tool_and_prompt(target);
         let resource = match target {
-            Some(Target::Resource(uri)) if method != "completion/complete" => Some(uri),
+            Some(Target::Resource(uri)) if method != "completion/complete" => Some(self.bounded(uri)),
             _ => None,
         };
+        let id = request_id_text(request.id());
+        let id = self.bounded(&id);
         let http = request.transport() == Transport::Http;
         // Every attribute known now is given at creation (an `Option` that is `None` records
         // nothing): each later `record` is a look-up in the subscriber's registry.
@@ -80,11 +111,11 @@ impl OtelLayer {
             otel.name = name.as_str(),
             otel.kind = "server",
             mcp.method.name = method,
-            gen_ai.tool.name = tool,
-            gen_ai.prompt.name = prompt,
-            gen_ai.operation.name = tool.map(|_| names::EXECUTE_TOOL),
-            mcp.resource.uri = resource,
-            jsonrpc.request.id = %request.id(),
+            gen_ai.tool.name = tool.as_deref(),
+            gen_ai.prompt.name = prompt.as_deref(),
+            gen_ai.operation.name = tool.as_ref().map(|_| names::EXECUTE_TOOL),
+            mcp.resource.uri = resource.as_deref(),
+            jsonrpc.request.id = &*id,
             mcp.protocol.version = version.map(ProtocolVersion::as_str),
             mcp.session.id = request.session_id(),
             network.transport = transport_name(request.transport()),
@@ -114,13 +145,24 @@ impl OtelLayer {
     }
 }
 
-/// The tool or prompt a request names, for the attributes that carry them.
-fn tool_and_prompt(target: Option<Target<'_>>) -> (Option<&str>, Option<&str>) {
-    match target {
-        Some(Target::Tool(name)) => (Some(name), None),
-        Some(Target::Prompt(name)) => (None, Some(name)),
-        _ => (None, None),
+/// The id's own text, as the conventions want it: a string id without JSON's quotes.
+fn request_id_text(id: &RequestId) -> Cow<'_, str> {
+    match id.as_string() {
+        Some(text) => Cow::Borrowed(text),
+        None => Cow::Owned(id.to_string()),
     }
+}
+
+/// `text` cut to at most `max` bytes and a `…`, at a character boundary.
+fn bounded(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}…", &text[..end]))
 }
 
 /// The network attributes both metrics carry: the transport, and `http` over HTTP.
@@ -177,12 +219,12 @@ impl Layer for OtelLayer {
         let span = self.span(&request, target, version);
         let mut attributes = network_attributes(request.transport());
         attributes.push(KeyValue::new(names::METHOD, request.method()));
-        match tool_and_prompt(target) {
+        match self.tool_and_prompt(&request, target) {
             (Some(tool), _) => {
-                attributes.push(KeyValue::new(names::TOOL, tool.to_owned()));
+                attributes.push(KeyValue::new(names::TOOL, tool.into_owned()));
                 attributes.push(KeyValue::new(names::OPERATION, names::EXECUTE_TOOL));
             }
-            (_, Some(prompt)) => attributes.push(KeyValue::new(names::PROMPT, prompt.to_owned())),
+            (_, Some(prompt)) => attributes.push(KeyValue::new(names::PROMPT, prompt.into_owned())),
             _ => {}
         }
         if let Some(version) = version {
@@ -198,7 +240,7 @@ impl Layer for OtelLayer {
                     match answer.error_object() {
                         Some(error) => {
                             inner_span.record(names::STATUS_CODE, error_type.as_str());
-                            inner_span.record("otel.status_description", error.message());
+                            inner_span.record("otel.status_description", &*self.bounded(error.message()));
                             attributes.push(KeyValue::new(names::STATUS_CODE, error_type.clone()));
                         }
                         None => {
@@ -221,5 +263,19 @@ impl Layer for OtelLayer {
             attributes.push(KeyValue::new(names::ERROR_TYPE, error_type));
         }
         self.instruments.session.record(end.duration().as_secs_f64(), &attributes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_values_are_cut_at_a_character_boundary() {
+        assert_eq!(bounded("short", 8), "short");
+        assert_eq!(bounded("abcdefghij", 4), "abcd…");
+        assert_eq!(bounded("ééé", 3), "é…", "never inside a character");
+        assert_eq!(request_id_text(&RequestId::string("abc")), "abc");
+        assert_eq!(request_id_text(&RequestId::number(7)), "7");
     }
 }

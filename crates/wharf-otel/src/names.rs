@@ -13,6 +13,9 @@ pub(crate) const STATUS_CODE: &str = "rpc.response.status_code";
 
 /// The value of `gen_ai.operation.name` on tool calls.
 pub(crate) const EXECUTE_TOOL: &str = "execute_tool";
+/// The value of `gen_ai.tool.name` and `gen_ai.prompt.name` for a name the server does not
+/// have: each name a client made up would otherwise be a metric series of its own.
+pub(crate) const OTHER: &str = "_OTHER";
 /// The value of `error.type` for a `CallToolResult` with `isError: true`.
 pub(crate) const TOOL_ERROR: &str = "tool_error";
 

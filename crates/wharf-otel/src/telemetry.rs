@@ -37,9 +37,19 @@ pub struct TelemetryBuilder {
     export_interval: Option<Duration>,
     export_timeout: Duration,
     prometheus: bool,
+    max_attribute_length: usize,
 }
 
 impl TelemetryBuilder {
+    /// The longest value, in bytes, an attribute takes from what a client chose: a tool or
+    /// prompt name (of one the server has: others are `_OTHER`), a resource URI, a request id,
+    /// an error message. Longer ones are cut, at a character boundary, and end with `…`. 256 by
+    /// default.
+    pub fn max_attribute_length(mut self, bytes: usize) -> TelemetryBuilder {
+        self.max_attribute_length = bytes;
+        self
+    }
+
     /// Also keeps the metrics for scrapes: [`Telemetry::prometheus_text`], which
     /// `HttpOptions::metrics_endpoint` serves at `/metrics`.
     pub fn prometheus(mut self) -> TelemetryBuilder {
@@ -120,7 +130,14 @@ impl TelemetryBuilder {
             operation: histogram(names::OPERATION_DURATION, "The time the server took to answer an MCP request"),
             session: histogram(names::SESSION_DURATION, "How long an MCP session lasted"),
         };
-        Ok(Telemetry { tracer_provider, meter_provider, tracer, instruments, scrape })
+        Ok(Telemetry {
+            tracer_provider,
+            meter_provider,
+            tracer,
+            instruments,
+            scrape,
+            max_attribute_length: self.max_attribute_length,
+        })
     }
 }
 
@@ -182,6 +199,7 @@ pub struct Telemetry {
     tracer: SdkTracer,
     instruments: Instruments,
     scrape: Option<ScrapeReader>,
+    max_attribute_length: usize,
 }
 
 impl Telemetry {
@@ -193,12 +211,13 @@ impl Telemetry {
             export_interval: None,
             export_timeout: Duration::from_secs(10),
             prometheus: false,
+            max_attribute_length: 256,
         }
     }
 
     /// The MCP layer: a span and a duration per request, and a duration per session.
     pub fn layer(&self) -> OtelLayer {
-        OtelLayer::new(self.instruments.clone())
+        OtelLayer::new(self.instruments.clone(), self.max_attribute_length)
     }
 
     /// The `tracing` layer that turns spans (the MCP layer's, and the handlers' own) into

@@ -180,7 +180,9 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_the_conventions_names() {
     let failed = named(&spans, "tools/call fails")[0];
     assert_eq!(attribute(failed, "error.type").as_deref(), Some("tool_error"));
     assert_eq!(failed["status"]["code"], "STATUS_CODE_ERROR");
-    let missing = named(&spans, "tools/call missing")[0];
+    // A tool the server does not have is named by no attribute, and not in the span's name.
+    let missing = named(&spans, "tools/call")[0];
+    assert_eq!(attribute(missing, "gen_ai.tool.name").as_deref(), Some("_OTHER"));
     assert_eq!(attribute(missing, "error.type").as_deref(), Some("-32602"));
     assert_eq!(attribute(missing, "rpc.response.status_code").as_deref(), Some("-32602"));
     assert_eq!(missing["status"]["code"], "STATUS_CODE_ERROR");

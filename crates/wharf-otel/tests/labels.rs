@@ -1,0 +1,70 @@
+//! Tool and prompt names as metric labels (issue 38): names the server does not have share
+//! one label, `_OTHER`, so that a flood of made-up names leaves `/metrics` small.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use wharf_otel::Telemetry;
+use wharf_server::testing::InMemoryClient;
+use wharf_server::{HttpOptions, PromptDef, Server, ToolDef};
+
+fn server(telemetry: &Telemetry) -> Server {
+    Server::builder("otel-attributes", "1.0.0")
+        .tool(ToolDef::new("echo", || async { "echoed" }))
+        .prompt(PromptDef::new("greet", |_| async { "Hello".to_owned() }))
+        .layer(telemetry.layer())
+        .build()
+        .unwrap()
+}
+
+/// The body of a GET of `path` on `port`.
+async fn get(port: u16, path: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nconnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(60), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    assert!(text.starts_with("HTTP/1.1 200"), "{}", &text[..text.len().min(300)]);
+    text.split_once("\r\n\r\n").map(|(_, body)| body.to_owned()).unwrap_or_default()
+}
+
+/// 2,000 calls of tools that do not exist, each with a name of its own 1,000 bytes long, and
+/// as many prompts: one `_OTHER` series each, not one per name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn made_up_names_share_one_label_and_metrics_stay_small() {
+    let telemetry = Arc::new(Telemetry::builder("otel-attributes").prometheus().build().unwrap());
+    let server = server(&telemetry);
+    let client = InMemoryClient::latest_session(server.clone()).await;
+    for index in 0..2_000 {
+        let name = format!("{index:04}{}", "n".repeat(996));
+        client.request("tools/call", json!({"name": name})).await.unwrap_err();
+        client.request("prompts/get", json!({"name": name})).await.unwrap_err();
+    }
+    client.call_tool("echo", json!({})).await.unwrap();
+    client.request("prompts/get", json!({"name": "greet"})).await.unwrap();
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let scraped = telemetry.clone();
+    let options = HttpOptions::default().metrics_endpoint("/metrics", move || scraped.prometheus_text());
+    tokio::spawn(wharf_server::serve_http_on(server, listener, options));
+    let text = get(port, "/metrics").await;
+    assert!(text.len() < 64 * 1024, "/metrics answered {} bytes", text.len());
+    let count = |label: &str| {
+        text.lines()
+            .find(|line| line.starts_with("mcp_server_operation_duration_seconds_count{") && line.contains(label))
+            .unwrap_or_else(|| panic!("no series with {label} in:\n{text}"))
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(count("gen_ai_tool_name=\"_OTHER\""), "2000");
+    assert_eq!(count("gen_ai_prompt_name=\"_OTHER\""), "2000");
+    assert_eq!(count("gen_ai_tool_name=\"echo\""), "1", "a tool the server has keeps its name");
+    assert_eq!(count("gen_ai_prompt_name=\"greet\""), "1");
+    assert!(!text.contains("nnnnnnnn"), "no made-up name is a label");
+}
