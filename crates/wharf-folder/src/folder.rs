@@ -1,14 +1,26 @@
 //! A folder read whole and checked before anything is served: `skills/`, `prompts/*.md`,
 //! `resources/**`, and the command tools of `wharf.toml` or `tools.toml`. Every problem is
 //! reported with its file; a folder with any is not served.
+//!
+//! Everything in the folder is opened from the folder's handle ([`OpenDirectory`]), never
+//! through a symbolic link, and checked on the handle it is read from: a file swapped while the
+//! folder is read (for a link out of it, a FIFO, a larger file) is refused, never served. The
+//! folder's own path may be a link; `resources/`, `prompts/`, `skills/` and the configuration
+//! files in it may not (a folder where one is, is refused). Links below `resources/` and
+//! `prompts/` are left out; below `skills/`, one to a file in its own skill is served. A hard
+//! link is the file it links, and is served as one: making it takes access to that file. A name
+//! that is not UTF-8 or holds a control character is left out with a warning.
 
 use std::collections::BTreeMap;
 use std::collections::hash_map::DefaultHasher;
-use std::fs;
 use std::hash::{Hash, Hasher};
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use wharf_server::{CompiledSkills, Error, Offer, PromptDef, ResourceDef, Server, ServerBuilder, Skills, ToolDef};
+use wharf_server::{
+    CompiledSkills, EntryKind, Error, Offer, OpenDirectory, PromptDef, ResourceDef, Server, ServerBuilder, Skills,
+    ToolDef,
+};
 
 use crate::config::{Config, ServerSection};
 use crate::error::FolderError;
@@ -16,8 +28,8 @@ use crate::prompts::prompt;
 use crate::resources::{check_scheme, resource};
 use crate::tools::command_tool;
 
-/// The largest resource file served.
-const MAX_RESOURCE: u64 = 16 * 1024 * 1024;
+/// The largest file read: a resource, a prompt, a configuration file.
+const MAX_FILE: u64 = 16 * 1024 * 1024;
 
 /// How deep `resources/` is read.
 const MAX_DEPTH: usize = 32;
@@ -64,14 +76,16 @@ impl Summary {
 
 impl Loaded {
     /// Reads the folder at `path`, every skill file hashed: blocking work, for a thread that
-    /// may block.
+    /// may block. What is inside the folder is never reached through a symbolic link (see the
+    /// module's documentation).
     pub fn load(path: impl AsRef<Path>) -> Result<Loaded, FolderError> {
         let path = path.as_ref();
         if !path.is_dir() {
             return Err(FolderError::one(format!("{} is not a directory", path.display())));
         }
+        let folder = OpenDirectory::open(path).map_err(|err| FolderError::one(format!("{}: {err}", path.display())))?;
         let mut problems = Vec::new();
-        let config = read_config(path, &mut problems);
+        let config = read_config(&folder, &mut problems);
         let mut summary = Summary::default();
 
         let mut tools = Vec::new();
@@ -86,7 +100,10 @@ impl Loaded {
         }
 
         let mut prompts = Vec::new();
-        for (file, text) in markdown_files(&path.join("prompts"), &mut problems) {
+        let prompts_directory = own_directory(&folder, "prompts", &mut problems);
+        for (file, text) in
+            prompts_directory.map(|directory| markdown_files(&directory, &mut problems)).unwrap_or_default()
+        {
             let name = file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
             match prompt(&name, &text) {
                 Ok(prompt) => {
@@ -102,7 +119,9 @@ impl Loaded {
             problems.push(format!("wharf.toml [resources] scheme: {why}"));
         }
         let mut files = BTreeMap::new();
-        read_tree(&path.join("resources"), Path::new(""), 0, &mut files, &mut problems);
+        if let Some(directory) = own_directory(&folder, "resources", &mut problems) {
+            read_tree(&directory, "", 0, &mut files, &mut problems);
+        }
         for (relative, bytes) in files {
             let mut hasher = DefaultHasher::new();
             bytes.hash(&mut hasher);
@@ -116,25 +135,23 @@ impl Loaded {
             }
         }
 
-        let skills_dir = path.join("skills");
-        let skills = if skills_dir.is_dir() {
-            match Skills::from_directory(&skills_dir).and_then(Skills::compile) {
+        let skills = own_directory(&folder, "skills", &mut problems).and_then(|directory| {
+            match Skills::from_open_directory(&directory).and_then(Skills::compile) {
                 Ok(skills) => Some(skills),
                 Err(err) => {
-                    problems.push(format!("{}: {err}", skills_dir.display()));
+                    problems.push(format!("{}: {err}", directory.path().display()));
                     None
                 }
             }
-        } else {
-            None
-        };
+        });
         summary.skills = skills.is_some();
         if !problems.is_empty() {
             return Err(FolderError::new(problems));
         }
-        let folder_name = fs::canonicalize(path)
-            .ok()
-            .and_then(|path| path.file_name().map(|name| name.to_string_lossy().into_owned()))
+        let folder_name = folder
+            .path()
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_else(|| "folder".to_owned());
         Ok(Loaded { server: config.server, folder_name, tools, prompts, resources, skills, summary })
     }
@@ -227,13 +244,17 @@ impl Loaded {
 }
 
 /// `wharf.toml`, with the tools of `tools.toml` added.
-fn read_config(folder: &Path, problems: &mut Vec<String>) -> Config {
+fn read_config(folder: &OpenDirectory, problems: &mut Vec<String>) -> Config {
     let mut config = Config::default();
     for name in ["wharf.toml", "tools.toml"] {
-        let file = folder.join(name);
-        let text = match fs::read_to_string(&file) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+        let file = folder.path().join(name);
+        let text = match folder.read_file(name, MAX_FILE).map(String::from_utf8) {
+            Ok(Ok(text)) => text,
+            Ok(Err(_)) => {
+                problems.push(format!("{}: not UTF-8", file.display()));
+                continue;
+            }
+            Err(err) if err.kind() == ErrorKind::NotFound => continue,
             Err(err) => {
                 problems.push(format!("{}: {err}", file.display()));
                 continue;
@@ -257,68 +278,97 @@ fn read_config(folder: &Path, problems: &mut Vec<String>) -> Config {
     config
 }
 
-/// The `*.md` files directly in `directory`, read; none when it does not exist.
-fn markdown_files(directory: &Path, problems: &mut Vec<String>) -> Vec<(PathBuf, String)> {
-    let Ok(entries) = fs::read_dir(directory) else { return Vec::new() };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        // Regular files only: a link could lead out of the folder.
-        .filter(|path| path.extension().is_some_and(|extension| extension == "md"))
-        .filter(|path| fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_file()))
-        .filter(|path| !path.file_name().is_some_and(|name| name.to_string_lossy().starts_with('.')))
-        .collect();
-    files.sort();
+/// The folder's own directory `name` (`resources`, `prompts`, `skills`), opened; none when
+/// there is no such directory. One that is a symbolic link is a problem: it could lead anywhere.
+fn own_directory(folder: &OpenDirectory, name: &str, problems: &mut Vec<String>) -> Option<OpenDirectory> {
+    match folder.directory(name) {
+        Ok(directory) => Some(directory),
+        Err(err) if matches!(err.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => None,
+        Err(err) => {
+            problems.push(format!(
+                "{}: {err}; the folder's own directories are never reached through a link",
+                folder.path().join(name).display()
+            ));
+            None
+        }
+    }
+}
+
+/// The `*.md` files directly in `directory`, read. Links are left out: one could lead out of
+/// the folder.
+fn markdown_files(directory: &OpenDirectory, problems: &mut Vec<String>) -> Vec<(PathBuf, String)> {
+    let entries = match directory.entries() {
+        Ok(entries) => entries,
+        Err(err) => {
+            problems.push(format!("{}: {err}", directory.path().display()));
+            return Vec::new();
+        }
+    };
+    let mut files = Vec::new();
+    for entry in entries.iter().filter(|entry| entry.name().ends_with(".md") && !entry.name().starts_with('.')) {
+        let file = directory.path().join(entry.name());
+        if entry.kind() != EntryKind::File {
+            tracing::warn!(target: "wharf::folder", "{}: not a regular file; not served", file.display());
+            continue;
+        }
+        match directory.read_file(entry.name(), MAX_FILE).map(String::from_utf8) {
+            Ok(Ok(text)) => files.push((file, text)),
+            Ok(Err(_)) => problems.push(format!("{}: not UTF-8", file.display())),
+            // Gone since it was listed: not part of this version.
+            Err(err) if err.kind() == ErrorKind::NotFound => {}
+            Err(err) => problems.push(format!("{}: {err}", file.display())),
+        }
+    }
     files
-        .into_iter()
-        .filter_map(|file| match fs::read_to_string(&file) {
-            Ok(text) => Some((file, text)),
-            Err(err) => {
-                problems.push(format!("{}: {err}", file.display()));
-                None
-            }
-        })
-        .collect()
 }
 
 /// Every regular file under `directory` (`relative` below the resources root), hidden ones
 /// and symbolic links left out.
 fn read_tree(
-    directory: &Path,
-    relative: &Path,
+    directory: &OpenDirectory,
+    relative: &str,
     depth: usize,
     files: &mut BTreeMap<String, Vec<u8>>,
     problems: &mut Vec<String>,
 ) {
-    let Ok(entries) = fs::read_dir(directory) else { return };
     if depth > MAX_DEPTH {
-        problems.push(format!("{}: more than {MAX_DEPTH} directories deep", directory.display()));
+        problems.push(format!("{}: more than {MAX_DEPTH} directories deep", directory.path().display()));
         return;
     }
-    for entry in entries.filter_map(Result::ok) {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
-            continue;
+    let entries = match directory.entries() {
+        Ok(entries) => entries,
+        Err(err) => {
+            problems.push(format!("{}: {err}", directory.path().display()));
+            return;
         }
-        let Ok(kind) = entry.file_type() else { continue };
-        let inside = relative.join(&name);
-        if kind.is_dir() {
-            read_tree(&entry.path(), &inside, depth + 1, files, problems);
-        } else if kind.is_file() {
-            let size = entry.metadata().map(|metadata| metadata.len()).unwrap_or(0);
-            if size > MAX_RESOURCE {
-                problems.push(format!("{}: {size} bytes; a resource may have 16 MiB at most", entry.path().display()));
-                continue;
+    };
+    for entry in entries.iter().filter(|entry| !entry.name().starts_with('.')) {
+        let path = directory.path().join(entry.name());
+        let inside = if relative.is_empty() { entry.name().to_owned() } else { format!("{relative}/{}", entry.name()) };
+        let opened = match entry.kind() {
+            EntryKind::Directory => {
+                directory.directory(entry.name()).map(|below| read_tree(&below, &inside, depth + 1, files, problems))
             }
-            match (fs::read(entry.path()), inside.to_str()) {
-                (Ok(bytes), Some(path)) => {
-                    files.insert(path.replace('\\', "/"), bytes);
-                }
-                (Err(err), _) => problems.push(format!("{}: {err}", entry.path().display())),
-                (_, None) => problems.push(format!("{}: the name is not UTF-8", entry.path().display())),
+            EntryKind::File => directory.read_file(entry.name(), MAX_FILE).map(|bytes| {
+                files.insert(inside, bytes);
+            }),
+            EntryKind::Link => {
+                tracing::warn!(target: "wharf::folder", "{}: a symbolic link; not served", path.display());
+                Ok(())
             }
-        } else {
-            tracing::warn!("{}: not a regular file; not served", entry.path().display());
+            EntryKind::Other => {
+                tracing::warn!(target: "wharf::folder", "{}: not a regular file; not served", path.display());
+                Ok(())
+            }
+        };
+        match opened {
+            Ok(()) => {}
+            // Gone since it was listed: not part of this version.
+            Err(err) if err.kind() == ErrorKind::NotFound => {}
+            Err(err) if err.kind() == ErrorKind::FileTooLarge => {
+                problems.push(format!("{}: a resource may have 16 MiB at most", path.display()));
+            }
+            Err(err) => problems.push(format!("{}: {err}", path.display())),
         }
     }
 }

@@ -15,12 +15,14 @@
 //! ```
 //!
 //! Floors, from the bottom: `error.rs`; `config.rs` (`wharf.toml`); `command.rs` (argv
-//! templates); `run.rs` (running a program); `tools.rs`, `prompts.rs`, `resources.rs` (each
-//! kind of file into its component); `folder.rs` ([`Loaded`]: the folder read whole);
-//! `watch.rs` (reloads).
+//! templates); `descendants.rs` (everything a program started, found and killed); `run.rs`
+//! (running a program); `tools.rs`, `prompts.rs`, `resources.rs` (each kind of file into its
+//! component); `folder.rs` ([`Loaded`]: the folder read whole, from its handle); `watch.rs`
+//! (reloads).
 
 mod command;
 mod config;
+mod descendants;
 mod error;
 mod folder;
 mod prompts;

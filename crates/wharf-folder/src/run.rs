@@ -1,13 +1,16 @@
 //! Running a command tool's program: started with its argv (never through a shell), in its
-//! directory, with only the environment it was allowed, in a process group of its own that is
-//! killed when the call ends early (timed out, cancelled, which drops the call, or its output
-//! held open by what it started); its output read up to a bound.
+//! directory, with only the environment it was allowed (and the run's mark), in a process group
+//! of its own that is killed, with everything the program started (`descendants.rs`), when the
+//! call ends early (timed out, cancelled, which drops the call, or its output held open by what
+//! it started); its output read up to a bound.
 
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
+
+use crate::descendants::{RUN_MARK, kill_all, new_mark};
 
 /// The most bytes kept of each of standard output and standard error.
 const MAX_OUTPUT: usize = 1024 * 1024;
@@ -40,11 +43,13 @@ pub(crate) struct Outcome {
 /// Runs `invocation` to its end, or until its timeout.
 pub(crate) async fn run(invocation: &Invocation) -> Result<Outcome, String> {
     let mut command = tokio::process::Command::new(&invocation.program);
+    let mark = new_mark();
     command
         .args(&invocation.argv)
         .current_dir(&invocation.cwd)
         .env_clear()
         .envs(invocation.env.iter().cloned())
+        .env(RUN_MARK, &mark)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -52,7 +57,7 @@ pub(crate) async fn run(invocation: &Invocation) -> Result<Outcome, String> {
     #[cfg(unix)]
     command.process_group(0);
     let mut child = command.spawn().map_err(|err| format!("could not start `{}`: {err}", invocation.program))?;
-    let group = ProcessGroup(child.id());
+    let group = ProcessGroup(child.id().map(|leader| (leader, mark)));
     let stdout = tokio::spawn(read_bounded(child.stdout.take()));
     let stderr = tokio::spawn(read_bounded(child.stderr.take()));
     let Ok(status) = tokio::time::timeout(invocation.timeout, child.wait()).await else {
@@ -99,9 +104,9 @@ async fn read_bounded(pipe: Option<impl AsyncRead + Unpin + Send>) -> (Vec<u8>, 
     (kept, truncated)
 }
 
-/// A process group, killed when the call ends early (timed out, cancelled, or output held
-/// open): the program and whatever it started.
-struct ProcessGroup(Option<u32>);
+/// A process group and the run's mark, killed when the call ends early (timed out, cancelled,
+/// or output held open): the program and whatever it started, in the group or out of it.
+struct ProcessGroup(Option<(u32, String)>);
 
 impl ProcessGroup {
     fn disarm(mut self) {
@@ -111,10 +116,9 @@ impl ProcessGroup {
 
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(id) = self.0.and_then(|id| i32::try_from(id).ok()) {
-            // Gone already is fine: the group has ended by itself.
-            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(id), nix::sys::signal::Signal::SIGKILL);
+        // Gone already is fine: the group has ended by itself.
+        if let Some((leader, mark)) = &self.0 {
+            kill_all(*leader, mark);
         }
     }
 }

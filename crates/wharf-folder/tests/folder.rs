@@ -1,6 +1,8 @@
 //! A folder served through the in-memory client: every kind of file, the problems of a broken
-//! folder, command tools that fail, time out or leave children behind, the environment they
-//! get, and reloads while a client is connected.
+//! folder, command tools that fail, time out or leave children behind (in sessions of their own
+//! too), the environment they get, reloads while a client is connected, and files swapped for
+//! links, FIFOs and larger files while the folder is read (at length with `--ignored`, run by
+//! `scripts/attack`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -390,4 +392,388 @@ async fn a_watched_folder_offers_every_kind_from_the_start_and_sessions_see_what
     assert!(next_of(&client, "notifications/tools/list_changed").await.is_some());
     let said = client.request("tools/call", json!({"name": "hi", "arguments": {}})).await.unwrap();
     assert_eq!(text(&said).trim(), "hi");
+}
+
+// Issue 38: files that change while a folder is read, links, and names that cannot be served.
+
+/// What a file outside the folder holds, which a link must never serve.
+const OUTSIDE: &str = "outside the folder\n";
+
+/// The resource `uri` in a fresh read of `folder`, when it loads: its contents.
+async fn read_once(folder: &Path, uri: &str) -> Option<Value> {
+    let server = Loaded::load(folder).ok()?.builder().build().ok()?;
+    let client = InMemoryClient::stateless(server, ClientCapabilities::default());
+    client.request("resources/read", json!({"uri": uri})).await.ok()
+}
+
+/// `resources/swap.txt` in a fresh read of `folder`, when it loads: its contents.
+async fn read_swapped(folder: PathBuf) -> Option<Value> {
+    read_once(&folder, "docs://swap.txt").await
+}
+
+/// `resources/swap.txt` in a fresh read of `folder`, when it loads: its entry in the list.
+async fn list_swapped(folder: PathBuf) -> Option<Value> {
+    let server = Loaded::load(folder).ok()?.builder().build().ok()?;
+    let client = InMemoryClient::stateless(server, ClientCapabilities::default());
+    let listed = client.request("resources/list", json!({})).await.ok()?;
+    listed["resources"].as_array()?.iter().find(|resource| resource["uri"] == "docs://swap.txt").cloned()
+}
+
+/// Swaps `resources/swap.txt` between a file of `inside` and what `other` makes, over and over,
+/// until `stop` is set; how many swaps it made.
+fn swap_until(
+    folder: &Path,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    other: impl Fn(&Path) + Send + 'static,
+) -> std::thread::JoinHandle<u64> {
+    let resources = folder.join("resources");
+    std::thread::spawn(move || {
+        let (target, staged) = (resources.join("swap.txt"), resources.join(".staged"));
+        let mut swaps = 0;
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            std::fs::write(&staged, "inside\n").unwrap();
+            std::fs::rename(&staged, &target).unwrap();
+            let _ = std::fs::remove_file(&staged);
+            other(&staged);
+            std::fs::rename(&staged, &target).unwrap();
+            swaps += 2;
+        }
+        swaps
+    })
+}
+
+/// Reads `folder` again and again (for `budget`) with `read` while a thread swaps
+/// `resources/swap.txt`, and hands every answer to `check`; how many reads and swaps.
+async fn race<Read: Future<Output = Option<Value>>>(
+    folder: &Path,
+    budget: Duration,
+    other: impl Fn(&Path) + Send + 'static,
+    read: impl Fn(PathBuf) -> Read,
+    check: impl Fn(&Value),
+) -> (usize, u64) {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = swap_until(folder, stop.clone(), other);
+    let started = Instant::now();
+    let mut reads = 0;
+    while started.elapsed() < budget {
+        if let Some(answer) = read(folder.to_path_buf()).await {
+            check(&answer);
+        }
+        reads += 1;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    (reads, swapper.join().unwrap())
+}
+
+fn racing_folder(name: &str) -> (Scratch, Scratch) {
+    let folder = Scratch::new(name);
+    folder.write("wharf.toml", "[resources]\nscheme = \"docs\"\n");
+    folder.write("resources/swap.txt", "inside\n");
+    folder.write("resources/other.md", "# Other\n");
+    let outside = Scratch::new(&format!("{name}-outside"));
+    outside.write("secret.txt", OUTSIDE);
+    (folder, outside)
+}
+
+fn never_outside(read: &Value) {
+    assert_ne!(read["contents"][0]["text"], OUTSIDE, "a file outside the folder was served");
+}
+
+/// Swaps a file for a link out of the folder while the folder is read, for `budget`.
+async fn swap_for_a_link(name: &str, budget: Duration) {
+    let (folder, outside) = racing_folder(name);
+    let secret = outside.path().join("secret.txt");
+    let link = move |staged: &Path| std::os::unix::fs::symlink(&secret, staged).unwrap();
+    let (reads, swaps) = race(folder.path(), budget, link, read_swapped, never_outside).await;
+    eprintln!("a link out of the folder: {reads} reads of the folder, {swaps} swaps, the outside file never served");
+}
+
+/// Swaps a file for one of 100 MiB while the folder is read, for `budget`.
+async fn swap_for_a_larger_file(name: &str, budget: Duration) {
+    let (folder, outside) = racing_folder(name);
+    let master = outside.path().join("large");
+    std::fs::File::create(&master).unwrap().set_len(100 * 1024 * 1024).unwrap();
+    let large = move |staged: &Path| std::fs::hard_link(&master, staged).unwrap();
+    let (reads, swaps) = race(folder.path(), budget, large, list_swapped, |listed| {
+        assert!(listed["size"].as_u64().unwrap() <= 16 * 1024 * 1024, "served past the cap: {listed}");
+    })
+    .await;
+    eprintln!("a larger file: {reads} reads of the folder, {swaps} swaps, nothing served past 16 MiB");
+}
+
+/// Swaps a file for a FIFO while the folder is read, for `budget`, and fails when one read of the
+/// folder takes more than five seconds; how many reads there were.
+fn swap_for_a_fifo(folder: &Path, budget: Duration) -> usize {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let fifos = Scratch::new(&format!("{}-fifo", folder.file_name().unwrap().to_string_lossy()));
+    let master = fifos.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&master).status().unwrap().success());
+    let fifo = move |staged: &Path| std::fs::hard_link(&master, staged).unwrap();
+    let swapper = swap_until(folder, stop.clone(), fifo);
+    let (done, finished) = std::sync::mpsc::channel();
+    let path = folder.to_path_buf();
+    // On a thread of its own, so that a read that hangs is seen as one rather than hanging the test.
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        let mut reads = 0;
+        while started.elapsed() < budget {
+            let _ = Loaded::load(&path);
+            reads += 1;
+            let _ = done.send(reads);
+        }
+    });
+    let mut reads = 0;
+    loop {
+        match finished.recv_timeout(Duration::from_secs(5)) {
+            Ok(count) => reads = count,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("reading the folder hung after {reads} reads"),
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    eprintln!("a FIFO: {reads} reads of the folder, {swaps} swaps, none hung");
+    reads
+}
+
+#[tokio::test]
+async fn a_file_swapped_for_a_link_out_of_the_folder_while_it_is_read_is_never_served() {
+    swap_for_a_link("swap-link", Duration::from_secs(2)).await;
+}
+
+#[tokio::test]
+async fn a_file_swapped_for_a_larger_one_while_it_is_read_is_never_served_past_the_cap() {
+    swap_for_a_larger_file("swap-large", Duration::from_secs(2)).await;
+}
+
+#[tokio::test]
+async fn a_file_swapped_for_a_fifo_while_it_is_read_never_hangs_the_reading() {
+    let (folder, _outside) = racing_folder("swap-fifo");
+    swap_for_a_fifo(folder.path(), Duration::from_secs(2));
+}
+
+/// How long each attack below runs: `WHARF_ATTACK_SECONDS`, 30 unless set.
+fn attack_budget() -> Duration {
+    let seconds = std::env::var("WHARF_ATTACK_SECONDS").ok().and_then(|text| text.parse().ok()).unwrap_or(30);
+    Duration::from_secs(seconds)
+}
+
+// The attacks of issue 38 at length, for `scripts/attack`:
+// `cargo test -p wharf-folder --test folder -- --ignored --nocapture --test-threads 1`.
+
+#[tokio::test]
+#[ignore = "slow: run by scripts/attack"]
+async fn attack_a_file_swapped_for_a_link_out_of_the_folder() {
+    swap_for_a_link("attack-link", attack_budget()).await;
+}
+
+#[tokio::test]
+#[ignore = "slow: run by scripts/attack"]
+async fn attack_a_file_swapped_for_one_past_the_cap() {
+    swap_for_a_larger_file("attack-large", attack_budget()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "slow: run by scripts/attack"]
+async fn attack_a_file_swapped_for_a_fifo_while_the_watched_folder_reloads() {
+    let (folder, _outside) = racing_folder("attack-fifo");
+    let loaded = Loaded::load(folder.path()).unwrap();
+    let served = loaded.summary().clone();
+    let server = loaded.builder_for_watching().build().unwrap();
+    let (client, _) =
+        InMemoryClient::session(server.clone(), ProtocolVersion::LATEST_SESSION, ClientCapabilities::default())
+            .await
+            .unwrap();
+    let _watching = watch(server, folder.path(), served).unwrap();
+    let path = folder.path().to_path_buf();
+    tokio::task::spawn_blocking(move || swap_for_a_fifo(&path, attack_budget())).await.unwrap();
+    // The watcher still reloads: what is written now is served.
+    folder.write("resources/after.md", "# After\n");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client.request("resources/read", json!({"uri": "docs://after.md"})).await.is_err() {
+        assert!(Instant::now() < deadline, "the watched folder stopped reloading");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_folders_own_directories_are_never_reached_through_a_link() {
+    let outside = Scratch::new("top-links-outside");
+    outside.write("secret.txt", OUTSIDE);
+    outside.write("prompt.md", "A prompt from outside.\n");
+    outside.write("skill/SKILL.md", "---\nname: skill\ndescription: From outside\n---\n");
+    for directory in ["resources", "prompts", "skills", "wharf.toml"] {
+        let folder = Scratch::new(&format!("top-link-{directory}"));
+        std::os::unix::fs::symlink(outside.path(), folder.path().join(directory)).unwrap();
+        let refused = Loaded::load(folder.path()).map(|loaded| loaded.summary().describe());
+        let problems = refused.expect_err("a folder whose own directory is a link is refused").problems().join("\n");
+        assert!(problems.contains(directory) && problems.contains("symbolic link"), "{problems}");
+    }
+
+    // The folder's own path may be a link: it is the operator's to name.
+    let folder = example("linked-folder");
+    let link = outside.path().join("linked-folder");
+    std::os::unix::fs::symlink(folder.path(), &link).unwrap();
+    assert_eq!(Loaded::load(&link).unwrap().summary().describe(), "8 tools, 2 prompts, 2 resources, skills");
+
+    // A hard link is the file it links, served as one (making it takes access to that file).
+    std::fs::hard_link(outside.path().join("secret.txt"), folder.path().join("resources/hard.txt")).unwrap();
+    let read = read_once(folder.path(), "docs://hard.txt").await.unwrap();
+    assert_eq!(read["contents"][0]["text"], OUTSIDE);
+}
+
+#[tokio::test]
+async fn a_name_that_is_not_utf8_or_holds_a_control_character_is_left_out_and_the_rest_served() {
+    use std::os::unix::ffi::OsStrExt;
+    let odd = |folder: &Scratch, directory: &str, name: &[u8]| {
+        let path = folder.path().join(directory).join(std::ffi::OsStr::from_bytes(name));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "odd\n").unwrap();
+    };
+    let plant = |folder: &Scratch| {
+        for directory in ["resources", "resources/nested", "prompts", "skills/notes", "skills/notes/references"] {
+            odd(folder, directory, b"Icon\r");
+            odd(folder, directory, b"caf\xe9.md");
+            odd(folder, directory, b"tab\there.md");
+        }
+    };
+    let folder = example("odd-names");
+    plant(&folder);
+    let loaded = Loaded::load(folder.path()).expect("the odd names are left out, the rest is served");
+    assert_eq!(loaded.summary().describe(), "8 tools, 2 prompts, 2 resources, skills");
+    let (client, _server) = client(folder.path()).await;
+    let skill = client.request("resources/read", json!({"uri": "skill://notes/references/how.md"})).await.unwrap();
+    assert_eq!(skill["contents"][0]["text"], "How.\n");
+
+    // A reload is not stopped by them either.
+    let folder = example("odd-names-reload");
+    let loaded = Loaded::load(folder.path()).unwrap();
+    let served = loaded.summary().clone();
+    let server = loaded.builder_for_watching().build().unwrap();
+    let (client, _) =
+        InMemoryClient::session(server.clone(), ProtocolVersion::LATEST_SESSION, ClientCapabilities::default())
+            .await
+            .unwrap();
+    let _watching = watch(server, folder.path(), served).unwrap();
+    plant(&folder);
+    folder.write("resources/added.md", "# Added\n");
+    assert!(next_of(&client, "notifications/resources/list_changed").await.is_some(), "reloaded");
+    let added = client.request("resources/read", json!({"uri": "docs://added.md"})).await.unwrap();
+    assert_eq!(added["contents"][0]["text"], "# Added\n");
+}
+
+const ESCAPING: &str = r#"
+[[tools]]
+name = "escape"
+description = "A grandchild that leaves the process group, then a wait that only the timeout ends"
+command = ["sh", "-c", "setsid sleep 300 & echo $! > {pidfile}; wait"]
+timeout = 0.5
+
+[tools.arguments.pidfile]
+required = true
+
+[[tools]]
+name = "orphan"
+description = "A grandchild that leaves the process group and whose parent is gone"
+command = ["sh", "-c", "(setsid sleep 300 > /dev/null 2>&1 & echo $! > {pidfile}); sleep 60"]
+timeout = 0.5
+
+[tools.arguments.pidfile]
+required = true
+
+[[tools]]
+name = "escape_and_hold"
+description = "Exits at once, its grandchild in a session of its own holding the output"
+command = ["sh", "-c", "setsid sleep 300 & echo $! > {pidfile}; echo started"]
+
+[tools.arguments.pidfile]
+required = true
+
+[[tools]]
+name = "escape_and_wait"
+description = "A grandchild that leaves the process group, then a wait that only a cancellation ends"
+command = ["sh", "-c", "setsid sleep 300 & echo $! > {pidfile}; wait"]
+timeout = 120
+
+[tools.arguments.pidfile]
+required = true
+"#;
+
+/// The pid a tool wrote to `pidfile`, waiting at most ten seconds for it.
+async fn pid_in(pidfile: &Path) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(pidfile).ok().and_then(|text| text.trim().parse::<u32>().ok()) {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "the program did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Kills `pid` when the test fails before the server did.
+struct Reap(u32);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill").args(["-9", &self.0.to_string()]).status();
+    }
+}
+
+#[tokio::test]
+async fn a_grandchild_that_calls_setsid_is_killed_with_the_call() {
+    let folder = Scratch::new("setsid");
+    folder.write("wharf.toml", ESCAPING);
+    let (client, _server) = client(folder.path()).await;
+    for tool in ["escape", "orphan", "escape_and_hold"] {
+        let pidfile = folder.path().join(format!("{tool}.pid"));
+        let answer = client
+            .request("tools/call", json!({"name": tool, "arguments": {"pidfile": pidfile.to_str().unwrap()}}))
+            .await
+            .unwrap();
+        let grandchild = pid_in(&pidfile).await;
+        let _reap = Reap(grandchild);
+        assert!(gone(grandchild).await, "{tool}: the grandchild in a session of its own is killed too ({answer})");
+    }
+
+    let pidfile = folder.path().join("cancelled.pid");
+    let id = wharf_protocol::RequestId::number(78);
+    let answer = client
+        .start_request(
+            id,
+            "tools/call",
+            json!({"name": "escape_and_wait", "arguments": {"pidfile": pidfile.to_str().unwrap()}}),
+        )
+        .await;
+    let grandchild = pid_in(&pidfile).await;
+    let _reap = Reap(grandchild);
+    client.notify("notifications/cancelled", json!({"requestId": 78})).await;
+    assert!(gone(grandchild).await, "the cancelled call's grandchild in a session of its own is killed too");
+    drop(answer);
+}
+
+#[test]
+fn a_grandchild_that_calls_setsid_is_killed_when_the_server_stops() {
+    let folder = Scratch::new("setsid-stop");
+    folder.write("wharf.toml", ESCAPING);
+    let pidfile = folder.path().join("stopped.pid");
+    let serving = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let (grandchild, client, answer) = serving.block_on(async {
+        let (client, _server) = client(folder.path()).await;
+        let arguments = json!({"pidfile": pidfile.to_str().unwrap()});
+        let answer = client
+            .start_request(
+                wharf_protocol::RequestId::number(79),
+                "tools/call",
+                json!({"name": "escape_and_wait", "arguments": arguments}),
+            )
+            .await;
+        (pid_in(&pidfile).await, client, answer)
+    });
+    let _reap = Reap(grandchild);
+    // The server stops: its runtime ends, and the call with it.
+    drop(serving);
+    let waiting = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    assert!(waiting.block_on(gone(grandchild)), "the grandchild in a session of its own died with the server");
+    drop((client, answer));
 }
