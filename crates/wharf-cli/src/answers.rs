@@ -13,6 +13,7 @@ use wharf::protocol::{
 
 use crate::ask::{StdTerminal, ask, dismissed};
 use crate::browser;
+use crate::terminal_text::escaped;
 
 /// Declines every question.
 #[derive(Debug, Clone, Copy)]
@@ -37,7 +38,7 @@ impl ClientHandler for Declining {
 
     fn elicit(&self, params: ElicitParams) -> Answer<'_, ElicitResult> {
         if self.tell {
-            eprintln!("wharf: the server asked \"{}\"; declined (no one to answer here)", params.message);
+            eprintln!("wharf: the server asked \"{}\"; declined (no one to answer here)", escaped(&params.message));
         }
         Box::pin(async { Ok(ElicitResult { action: ElicitAction::Decline, content: None, meta: None }) })
     }

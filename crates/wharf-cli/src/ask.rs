@@ -8,6 +8,8 @@ use std::io::{BufRead, Write};
 use serde_json::{Map, Number, Value};
 use wharf::protocol::{ElicitAction, ElicitParams, ElicitResult, PrimitiveSchema};
 
+use crate::terminal_text::escaped;
+
 /// How many answers that do not fit a field are taken before the question is dismissed.
 const MAX_TRIES: usize = 5;
 
@@ -67,7 +69,7 @@ pub(crate) fn dismissed() -> ElicitResult {
 /// The server's `text` as it may be shown: control characters (which could move the cursor
 /// and overwrite what the person reads, the address of a page among it) escaped.
 fn shown_text(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    escaped(text).into_owned()
 }
 
 fn ask_to_open(params: &ElicitParams, terminal: &mut impl Terminal) -> ElicitResult {

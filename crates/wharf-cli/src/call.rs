@@ -1,6 +1,7 @@
 //! `wharf call SERVER TOOL key=value...`, `wharf read SERVER URI` and `wharf prompt SERVER NAME
 //! key=value...`: one request, its result printed for a person (or as JSON), the server's
-//! progress as a bar on a terminal and its log messages on stderr.
+//! progress as a bar on a terminal and its log messages on stderr. What the server wrote is
+//! shown with its control characters escaped; only the tool's own text may go out raw.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -14,9 +15,10 @@ use wharf::protocol::{ProgressParams, ServerNotification};
 use crate::answers::{AskingAtTerminal, Declining};
 use crate::auth_args::interactive;
 use crate::exit;
-use crate::render::{self, Saver};
+use crate::render::{self, Saver, ToolText};
 use crate::server_args::{ServerArgs, runtime, take_target};
 use crate::suggest;
+use crate::terminal_text::escaped;
 use crate::typed_args;
 
 #[derive(Debug, Args)]
@@ -62,9 +64,21 @@ struct OutputArgs {
     /// Print the whole result as JSON instead of its content.
     #[arg(long)]
     json: bool,
-    /// Where images, audio and binary resources are saved.
+    /// Where images, audio and binary resources are saved (each to a new file).
     #[arg(long, value_name = "DIR", default_value = ".")]
     save_dir: PathBuf,
+    /// Print the tool's text as the server wrote it, control characters and all. It is printed
+    /// so when stdout is not a terminal; on one, they are escaped (`\u{1b}`) unless this is
+    /// given, so that a server cannot drive the terminal. Names and log messages are escaped
+    /// always.
+    #[arg(long)]
+    raw: bool,
+}
+
+impl OutputArgs {
+    fn tool_text(&self) -> ToolText {
+        ToolText::for_stdout(self.raw)
+    }
 }
 
 pub(crate) fn call(mut args: CallArgs) -> ExitCode {
@@ -86,12 +100,13 @@ pub(crate) fn call(mut args: CallArgs) -> ExitCode {
         let suggestion = suggest::closest(&tool, known.iter().copied());
         if described.is_none() {
             let going_on = match suggestion {
-                Some(name) => format!("did you mean `{name}`? Calling `{tool}` anyway"),
+                Some(name) => format!("did you mean `{}`? Calling `{tool}` anyway", escaped(name)),
                 None => "calling it anyway".to_owned(),
             };
             eprintln!(
-                "wharf call: `{tool}` is not among the tools the server lists ({}); {going_on}",
-                known.join(", ")
+                "wharf call: `{}` is not among the tools the server lists ({}); {going_on}",
+                escaped(&tool),
+                escaped(&known.join(", "))
             );
         }
         let schema = described.map(|described| &described.input_schema);
@@ -110,7 +125,11 @@ pub(crate) fn call(mut args: CallArgs) -> ExitCode {
             Err(err) if described.is_none() && err.kind() == ErrorKind::Rpc => {
                 let code = exit::failure("call", &err);
                 if let Some(name) = suggestion {
-                    eprintln!("wharf call: the server has no tool `{tool}`; did you mean `{name}`?");
+                    eprintln!(
+                        "wharf call: the server has no tool `{}`; did you mean `{}`?",
+                        escaped(&tool),
+                        escaped(name)
+                    );
                 }
                 return Ok(code);
             }
@@ -120,7 +139,8 @@ pub(crate) fn call(mut args: CallArgs) -> ExitCode {
         if args.output.json {
             let _ = render::json(&mut out, &result);
         } else {
-            let _ = render::content(&mut out, &result.content, &mut Saver::new(&args.output.save_dir, &tool));
+            let mut saver = Saver::new(&args.output.save_dir, &tool);
+            let _ = render::content(&mut out, &result.content, &mut saver, args.output.tool_text());
             if let Some(structured) = &result.structured_content {
                 let _ = writeln!(out, "structured content:");
                 let _ = render::json(&mut out, structured);
@@ -151,7 +171,7 @@ pub(crate) fn read(mut args: ReadArgs) -> ExitCode {
         } else {
             let mut saver = Saver::new(&args.output.save_dir, "resource");
             for contents in &result.contents {
-                let _ = render::resource(&mut out, contents, &mut saver);
+                let _ = render::resource(&mut out, contents, &mut saver, args.output.tool_text());
             }
         }
         Ok(ExitCode::SUCCESS)
@@ -185,7 +205,8 @@ pub(crate) fn prompt(mut args: PromptArgs) -> ExitCode {
         for message in &result.messages {
             let role = serde_json::to_value(message.role).ok().and_then(|role| role.as_str().map(str::to_owned));
             let _ = writeln!(out, "[{}]", role.unwrap_or_default());
-            let _ = render::content(&mut out, std::slice::from_ref(&message.content), &mut saver);
+            let content = std::slice::from_ref(&message.content);
+            let _ = render::content(&mut out, content, &mut saver, args.output.tool_text());
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -201,9 +222,10 @@ async fn refused_prompt(client: &Client, name: &str, refusal: &ClientError) -> E
     {
         let known: Vec<&str> = prompts.iter().map(|prompt| prompt.name.as_str()).collect();
         eprintln!(
-            "wharf prompt: `{name}` is not among the prompts the server lists ({}){}",
-            known.join(", "),
-            suggest::did_you_mean(name, known.iter().copied())
+            "wharf prompt: `{}` is not among the prompts the server lists ({}){}",
+            escaped(name),
+            escaped(&known.join(", ")),
+            escaped(&suggest::did_you_mean(name, known.iter().copied()))
         );
     }
     code
@@ -264,7 +286,8 @@ async fn print_logs(mut notifications: Notifications, mut stopped: oneshot::Rece
     }
 }
 
-/// Prints one log message, over the progress line if one is drawn.
+/// Prints one log message, over the progress line if one is drawn, its control characters
+/// escaped.
 fn print_log(notification: ServerNotification) {
     {
         if let ServerNotification::Message(message) = notification {
@@ -274,8 +297,9 @@ fn print_log(notification: ServerNotification) {
                 other => other.to_string(),
             };
             let clear = if std::io::stderr().is_terminal() { "\r\x1b[2K" } else { "" };
+            let data = escaped(&data);
             match &message.logger {
-                Some(logger) => eprintln!("{clear}[{}] {logger}: {data}", level.unwrap_or_default()),
+                Some(logger) => eprintln!("{clear}[{}] {}: {data}", level.unwrap_or_default(), escaped(logger)),
                 None => eprintln!("{clear}[{}] {data}", level.unwrap_or_default()),
             }
         }
@@ -296,7 +320,7 @@ async fn progress_bar(mut steps: mpsc::UnboundedReceiver<ProgressParams>, draw: 
             }
             None => format!("[{}]", step.progress),
         };
-        let message = step.message.map(|message| format!(" {message}")).unwrap_or_default();
+        let message = step.message.map(|message| format!(" {}", escaped(&message))).unwrap_or_default();
         eprint!("\r\x1b[2K{line}{message}");
         drawn = true;
     }

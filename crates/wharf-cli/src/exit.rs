@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use wharf::client::{ClientError, ErrorKind};
 
+use crate::terminal_text::escaped;
+
 /// The tool answered with `isError`, or a check failed.
 pub(crate) const TOOL_ERROR: u8 = 1;
 /// The command line is wrong (clap's own code).
@@ -16,11 +18,12 @@ pub(crate) const CONNECTION_FAILED: u8 = 4;
 /// The server wants credentials (HTTP 401, or 403 for a missing scope).
 pub(crate) const AUTH_REQUIRED: u8 = 5;
 
-/// The exit code for a failure to talk to the server, after saying what it was on stderr.
+/// The exit code for a failure to talk to the server, after saying what it was on stderr (the
+/// server's words among it, escaped).
 pub(crate) fn failure(command: &str, error: &ClientError) -> ExitCode {
-    eprintln!("wharf {command}: {error}");
+    eprintln!("wharf {command}: {}", escaped(&error.to_string()));
     if let Some(challenge) = error.www_authenticate() {
-        eprintln!("wharf {command}: the server asks: WWW-Authenticate: {challenge}");
+        eprintln!("wharf {command}: the server asks: WWW-Authenticate: {}", escaped(challenge));
     }
     if error.kind() == ErrorKind::AuthRequired && !error.to_string().contains("wharf login") {
         eprintln!(

@@ -1,13 +1,17 @@
 //! `wharf install CLIENT NAME -- COMMAND ARGS...` (or `--url URL`): adds a server to the MCP
 //! configuration file of Claude Code, Claude Desktop, Cursor or VS Code, in the place and shape
 //! each documents, merged with what is there: the file is backed up first, the change shown as
-//! a diff, and nothing written with `--dry-run`.
+//! a diff, and nothing written with `--dry-run`. `config_file.rs` reads and replaces the file
+//! without writing through a link it did not make.
+
+mod config_file;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
+use self::config_file::{ConfigFile, NotReplaced};
 use crate::exit;
 use crate::ordered_json::Json;
 
@@ -66,46 +70,83 @@ pub(crate) fn install(args: InstallArgs) -> ExitCode {
         Ok(file) => file,
         Err(why) => return exit::usage("install", &why),
     };
-    let before = match std::fs::read_to_string(&file) {
-        Ok(text) => Some(text),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
-        Err(err) => {
-            eprintln!("wharf install: cannot read {}: {err}", file.display());
+    let project = if args.scope == Scope::Project { std::env::current_dir().ok() } else { None };
+    let target = match ConfigFile::find(&file, project.as_deref()) {
+        Ok(target) => target,
+        Err(why) => {
+            eprintln!("wharf install: {why}");
             return ExitCode::FAILURE;
         }
     };
-    let mut config = match before.as_deref().filter(|text| !text.trim().is_empty()) {
+    let key = servers_key(args.client);
+    for _ in 0..config_file::ATTEMPTS {
+        let snapshot = match target.read() {
+            Ok(snapshot) => snapshot,
+            Err(err) => {
+                eprintln!("wharf install: cannot read {}: {err}", file.display());
+                return ExitCode::FAILURE;
+            }
+        };
+        let (config, replaced) = match merged(snapshot.text(), key, &args.name, &entry) {
+            Ok(merged) => merged,
+            Err(why) => return refuse(&file, &why),
+        };
+        let change = diff(&file, key, &args.name, replaced.as_ref().map(masked).as_ref(), &masked(&entry));
+        if replaced.as_ref() == Some(&entry) {
+            println!("{change}");
+            println!("Nothing to change: {} already has this entry.", file.display());
+            return ExitCode::SUCCESS;
+        }
+        if args.dry_run {
+            println!("{change}");
+            println!("(--dry-run: nothing written)");
+            return ExitCode::SUCCESS;
+        }
+        let written = match target.link_target() {
+            Some(real) => format!("{} (where the link {} leads)", real.display(), file.display()),
+            None => file.display().to_string(),
+        };
+        match target.replace(&snapshot, &config.pretty()) {
+            Ok(backup) => {
+                println!("{change}");
+                match backup {
+                    Some(backup) => println!("Wrote {written} (the file before is {}).", backup.display()),
+                    None => println!("Wrote {written}."),
+                }
+                println!("Restart {} (or reload its MCP servers) to use `{}`.", client_name(args.client), args.name);
+                return ExitCode::SUCCESS;
+            }
+            // Another program wrote the file after it was read: merge into what it wrote.
+            Err(NotReplaced::Changed) => continue,
+            Err(NotReplaced::Failed(err)) => {
+                eprintln!("wharf install: cannot write {written}: {err}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    eprintln!(
+        "wharf install: {} kept changing while it was being updated (another program is writing it); run again",
+        file.display()
+    );
+    ExitCode::FAILURE
+}
+
+/// The configuration `text` holds with `entry` set as `name` under `key`, and the entry it
+/// replaced; why not, for a file that is not the JSON object expected.
+fn merged(text: Option<&str>, key: &str, name: &str, entry: &Json) -> Result<(Json, Option<Json>), String> {
+    let mut config = match text.filter(|text| !text.trim().is_empty()) {
         None => Json::Object(Vec::new()),
         Some(text) => match serde_json::from_str::<Json>(text) {
             Ok(config @ Json::Object(_)) => config,
-            Ok(_) => return refuse(&file, "it is not a JSON object"),
-            Err(err) => return refuse(&file, &format!("it is not valid JSON ({err})")),
+            Ok(_) => return Err("it is not a JSON object".to_owned()),
+            Err(err) => return Err(format!("it is not valid JSON ({err})")),
         },
     };
-    let key = servers_key(args.client);
     let Some(servers) = config.object_at(key).filter(|servers| matches!(servers, Json::Object(_))) else {
-        return refuse(&file, &format!("its `{key}` is not a JSON object"));
+        return Err(format!("its `{key}` is not a JSON object"));
     };
-    let replaced = servers.set(&args.name, entry.clone());
-    println!("{}", diff(&file, key, &args.name, replaced.as_ref().map(masked).as_ref(), &masked(&entry)));
-    if replaced.as_ref() == Some(&entry) {
-        println!("Nothing to change: {} already has this entry.", file.display());
-        return ExitCode::SUCCESS;
-    }
-    if args.dry_run {
-        println!("(--dry-run: nothing written)");
-        return ExitCode::SUCCESS;
-    }
-    match write(&file, before.as_deref(), &config.pretty()) {
-        Ok(Some(backup)) => println!("Wrote {} (the file before is {}).", file.display(), backup.display()),
-        Ok(None) => println!("Wrote {}.", file.display()),
-        Err(err) => {
-            eprintln!("wharf install: cannot write {}: {err}", file.display());
-            return ExitCode::FAILURE;
-        }
-    }
-    println!("Restart {} (or reload its MCP servers) to use `{}`.", client_name(args.client), args.name);
-    ExitCode::SUCCESS
+    let replaced = servers.set(name, entry.clone());
+    Ok((config, replaced))
 }
 
 fn refuse(file: &Path, why: &str) -> ExitCode {
@@ -240,47 +281,4 @@ fn diff(file: &Path, key: &str, name: &str, before: Option<&Json>, after: &Json)
     }
     text.pop();
     text
-}
-
-/// Writes `text` to `file` whole (a new temporary file, readable by the owner only until it
-/// takes the permissions the file had, renamed over it), after copying what was there to a
-/// backup; the backup's path. Nothing is left behind on an error.
-fn write(file: &Path, before: Option<&str>, text: &str) -> std::io::Result<Option<PathBuf>> {
-    if let Some(parent) = file.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    let name = file.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-    let backup = match before {
-        Some(_) => {
-            let backup = file.with_file_name(format!("{name}.wharf-backup"));
-            std::fs::copy(file, &backup)?;
-            Some(backup)
-        }
-        None => None,
-    };
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
-    let temporary = file.with_file_name(format!(".{name}.{}.{nanos}.wharf-tmp", std::process::id()));
-    let written = write_new(&temporary, &format!("{text}\n")).and_then(|()| {
-        if let Ok(metadata) = std::fs::metadata(file) {
-            std::fs::set_permissions(&temporary, metadata.permissions())?;
-        }
-        std::fs::rename(&temporary, file)
-    });
-    if let Err(err) = written {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(err);
-    }
-    Ok(backup)
-}
-
-/// Creates `path`, which must not exist, owner-only on Unix, with `text`, flushed to disk.
-fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut opened = options.open(path)?;
-    opened.write_all(text.as_bytes())?;
-    opened.sync_all()
 }

@@ -18,6 +18,7 @@ mod render;
 mod serve;
 mod server_args;
 mod suggest;
+mod terminal_text;
 mod tokens;
 mod typed_args;
 

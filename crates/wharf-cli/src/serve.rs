@@ -41,13 +41,18 @@ pub(crate) struct ServeArgs {
     /// OTEL_EXPORTER_OTLP_ENDPOINT and other OTEL_* variables work too.
     #[arg(long, value_name = "URL")]
     otlp_endpoint: Option<String>,
-    /// Serve the request metrics at http://HOST:PORT/metrics for Prometheus to scrape.
+    /// Serve the request metrics at http://HOST:PORT/metrics for Prometheus to scrape. They
+    /// need what /mcp needs: nothing, or with --auth-issuer a token the issuer gave (or, when
+    /// WHARF_METRICS_TOKEN is set, that token instead, which alone opens them then:
+    /// `Authorization: Bearer TOKEN`, Prometheus's `authorization` setting).
     #[arg(long, requires = "http")]
     metrics: bool,
     /// Require an OAuth 2.1 access token from this issuer on every HTTP request: the server
     /// becomes a resource server, finds the issuer's keys from its URL alone, publishes its
     /// protected resource metadata, and adds the `admin_report` tool, which needs the scope
-    /// `demo:admin` of its own.
+    /// `demo:admin` of its own. A granted scope also covers the narrower ones below it after a
+    /// `:` (a token granting `demo` may use what needs `demo:admin`), as the 2026-07-28
+    /// specification asks; --auth-exact-scopes turns that off.
     #[arg(long, value_name = "URL", requires = "http")]
     auth_issuer: Option<String>,
     /// The URL clients call this MCP endpoint at, which tokens must be issued for (their
@@ -61,6 +66,10 @@ pub(crate) struct ServeArgs {
     /// for several.
     #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth_issuer")]
     auth_scopes: Vec<String>,
+    /// Match scopes exactly: a granted scope covers only itself, not the narrower ones below
+    /// it (`demo` then does not grant `demo:admin`).
+    #[arg(long, requires = "auth_issuer")]
+    auth_exact_scopes: bool,
     /// Verify opaque tokens by asking the issuer (RFC 7662 introspection), as this client; its
     /// secret is read from WHARF_AUTH_CLIENT_SECRET, never from the command line, where other
     /// users of the machine could read it.
@@ -72,7 +81,9 @@ pub(crate) struct ServeArgs {
     auth_lazy: bool,
     /// Keep 2025 sessions and task records in this Redis (or Valkey), redis://HOST:PORT/DB, so
     /// that several `wharf serve --http` instances behind a load balancer serve any request of
-    /// any session or task.
+    /// any session or task. Unless WHARF_REQUEST_STATE_KEYS gives them, the key that seals the
+    /// state of 2026-07-28 input rounds is shared through it too (made by the first instance,
+    /// kept at PREFIX:request-state-key), so Redis must answer at start.
     /// A password goes in the URL (redis://:PASSWORD@HOST:PORT/) and is never logged.
     #[arg(long, value_name = "URL", requires = "http")]
     redis: Option<String>,
@@ -115,8 +126,15 @@ fn http_address(text: &str) -> Result<String, String> {
 /// state sealed by one instance opens on the others: `ID=HEX,...`, the first key sealing and
 /// the others only opening (to rotate, put a new key first and keep the old one after it until
 /// the state it sealed has expired). An environment variable, because other users of the
-/// machine can read command lines.
+/// machine can read command lines. Without it, instances sharing a Redis share a key made
+/// there.
 const STATE_KEYS_VARIABLE: &str = "WHARF_REQUEST_STATE_KEYS";
+
+/// The bearer token scrapers of `--metrics` send instead of a token of the issuer's.
+const METRICS_TOKEN_VARIABLE: &str = "WHARF_METRICS_TOKEN";
+
+/// How long Redis may take to give the shared `requestState` key at start.
+const SHARED_KEY_DEADLINE: Duration = Duration::from_secs(10);
 
 /// The keys in `text` (`ID=HEX` separated by commas), each secret decoded from hex.
 fn request_state_keys(text: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
@@ -229,17 +247,24 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     if let Some(redis) = &redis {
         builder = builder.task_store(redis.task_store());
     }
-    if let Ok(keys) = std::env::var(STATE_KEYS_VARIABLE) {
-        match request_state_keys(&keys) {
-            Ok(keys) => {
-                for (id, secret) in keys {
-                    builder = builder.request_state_key(&id, &secret);
-                }
+    let keys = match std::env::var(STATE_KEYS_VARIABLE) {
+        Ok(keys) => request_state_keys(&keys).map_err(|err| format!("{STATE_KEYS_VARIABLE}: {err}")),
+        // Instances behind one load balancer must open each other's `requestState`: without
+        // keys given, they share one through their Redis.
+        Err(_) => match &redis {
+            Some(redis) => runtime.block_on(shared_request_state_key(redis)).map(|key| vec![key]),
+            None => Ok(Vec::new()),
+        },
+    };
+    match keys {
+        Ok(keys) => {
+            for (id, secret) in keys {
+                builder = builder.request_state_key(&id, &secret);
             }
-            Err(err) => {
-                eprintln!("wharf serve: {STATE_KEYS_VARIABLE}: {err}");
-                return ExitCode::FAILURE;
-            }
+        }
+        Err(err) => {
+            eprintln!("wharf serve: {err}");
+            return ExitCode::FAILURE;
         }
     }
     let server = match builder.build() {
@@ -286,6 +311,22 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     }
 }
 
+/// The key that seals `requestState` on every instance sharing `redis`, or what to do when
+/// Redis does not give it.
+async fn shared_request_state_key(redis: &wharf::redis::Redis) -> Result<(String, Vec<u8>), String> {
+    let shared = tokio::time::timeout(SHARED_KEY_DEADLINE, redis.shared_request_state_key()).await;
+    let problem = match shared {
+        Ok(Ok(key)) => return Ok(key),
+        Ok(Err(err)) => err.to_string(),
+        Err(_) => format!("no answer within {} s", SHARED_KEY_DEADLINE.as_secs()),
+    };
+    Err(format!(
+        "--redis: the key that seals the state of 2026-07-28 input rounds could not be shared through Redis \
+         ({problem}); start Redis, or give every instance the same keys in {STATE_KEYS_VARIABLE} (ID=HEX, 32 \
+         random bytes or more)"
+    ))
+}
+
 /// The listener at `address` and the HTTP options the arguments describe; the banner is printed
 /// once listening, and an error names the address.
 async fn prepare_http(
@@ -297,6 +338,11 @@ async fn prepare_http(
     let mut options = wharf::HttpOptions::default();
     if let Some(telemetry) = telemetry.filter(|_| args.metrics) {
         options = options.metrics_endpoint("/metrics", move || telemetry.prometheus_text());
+        if let Ok(token) = std::env::var(METRICS_TOKEN_VARIABLE).map(|token| token.trim().to_owned())
+            && !token.is_empty()
+        {
+            options = options.metrics_token(token);
+        }
     }
     for host in &args.allowed_hosts {
         options = options.add_allowed_host(host);
@@ -364,7 +410,8 @@ fn banner(args: &ServeArgs, local: SocketAddr) -> String {
                 Some(client) => format!(", verified by introspection as {client}"),
                 None => String::new(),
             };
-            format!("; OAuth on: tokens from {issuer}, {scopes}{verified}")
+            let exact = if args.auth_exact_scopes { ", scopes matched exactly" } else { "" };
+            format!("; OAuth on: tokens from {issuer}, {scopes}{exact}{verified}")
         }
     };
     format!("wharf serve: {what}, at http://{local}/mcp (Streamable HTTP){auth}; Ctrl-C stops it")
@@ -391,6 +438,9 @@ fn resource_server(issuer: &str, local: SocketAddr, args: &ServeArgs) -> Result<
         .resource_name("Wharf demo server");
     for audience in &args.auth_audiences {
         builder = builder.audience(audience);
+    }
+    if args.auth_exact_scopes {
+        builder = builder.exact_scopes();
     }
     if let Some(client) = &args.auth_introspection_client {
         let secret = std::env::var("WHARF_AUTH_CLIENT_SECRET").map_err(|_| {
@@ -590,6 +640,36 @@ mod tests {
         );
         let open = serve_args(&["wharf", "serve", "--http", "127.0.0.1:0", "--auth-issuer", "http://127.0.0.1:9"]);
         assert!(banner(&open, local).contains("; OAuth on: tokens from http://127.0.0.1:9, no scope required;"));
+    }
+
+    /// The scope hierarchy is said in `--help`, with the flag that turns it off, and the
+    /// banner says when it is off (issue 38).
+    #[test]
+    fn the_scope_hierarchy_is_explained_and_can_be_turned_off() {
+        let help = Cli::try_parse_from(["wharf", "serve", "--help"]).unwrap_err().to_string();
+        assert!(help.contains("a token granting `demo` may use what needs `demo:admin`"), "{help}");
+        assert!(help.contains("--auth-exact-scopes"), "{help}");
+        assert!(help.contains("WHARF_METRICS_TOKEN"), "{help}");
+        let exact = serve_args(&[
+            "wharf",
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            "http://127.0.0.1:9",
+            "--auth-exact-scopes",
+        ]);
+        let local: SocketAddr = "127.0.0.1:41234".parse().unwrap();
+        assert!(
+            banner(&exact, local).contains("no scope required, scopes matched exactly;"),
+            "{}",
+            banner(&exact, local)
+        );
+        assert!(resource_server("http://127.0.0.1:9", local, &exact).is_ok());
+        assert!(
+            Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--auth-exact-scopes"]).is_err(),
+            "exact scopes need an issuer"
+        );
     }
 
     #[test]

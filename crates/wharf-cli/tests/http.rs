@@ -289,3 +289,31 @@ fn the_help_of_serve_says_where_the_folder_layout_is_described() {
     assert!(help.contains("`wharf new NAME --folder` makes one to start from"), "{help}");
     assert!(!help.contains("see `wharf serve --help`"), "{help}");
 }
+
+/// A GET of `/metrics` with `authorization` (none when empty): the whole response.
+fn get_metrics(port: u16, authorization: &str) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let authorization =
+        if authorization.is_empty() { String::new() } else { format!("Authorization: {authorization}\r\n") };
+    write!(stream, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{authorization}Connection: close\r\n\r\n")
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response
+}
+
+/// `--metrics` with WHARF_METRICS_TOKEN: a scrape needs that token (issue 38).
+#[test]
+fn the_metrics_token_guards_the_metrics() {
+    let serving = Serving::start_with_env(
+        "127.0.0.1:0",
+        &["--metrics"],
+        &[("WHARF_METRICS_TOKEN", "scrape"), ("WHARF_LOG", "warn")],
+    );
+    let refused = get_metrics(serving.port, "");
+    assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
+    assert!(get_metrics(serving.port, "Bearer wrong").starts_with("HTTP/1.1 401"));
+    let scraped = get_metrics(serving.port, "Bearer scrape");
+    assert!(scraped.starts_with("HTTP/1.1 200"), "{scraped}");
+}

@@ -150,3 +150,123 @@ fn files_that_are_not_json_objects_are_left_alone() {
     let bad_env = install(&home, &["cursor", "mine", "--env", "NOEQUALS", "--", "x"]);
     assert_eq!(bad_env.status.code(), Some(2));
 }
+
+/// The mode bits of `path`, not following a link.
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// A cloned project holding `.mcp.json.wharf-backup -> hook`: the backup must not land in the
+/// hook, nor make it executable (issue 38).
+#[cfg(unix)]
+#[test]
+fn a_planted_backup_link_is_refused_and_what_it_names_is_untouched() {
+    use std::os::unix::fs::{PermissionsExt, symlink};
+    let home = home("backup-link");
+    let project = home.path().join("work");
+    home.write("work/.mcp.json", "{\"mcpServers\": {}}\n");
+    std::fs::set_permissions(project.join(".mcp.json"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    home.write("hooks/pre-commit", "#!/bin/sh\necho original\n");
+    std::fs::set_permissions(home.path().join("hooks/pre-commit"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    symlink(home.path().join("hooks/pre-commit"), project.join(".mcp.json.wharf-backup")).unwrap();
+
+    let refused = install(&home, &["claude-code", "mine", "--scope", "project", "--", "x"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
+    assert!(
+        stderr(&refused).contains(".mcp.json.wharf-backup") && stderr(&refused).contains("link"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(home.read("hooks/pre-commit"), "#!/bin/sh\necho original\n");
+    assert_eq!(mode(&home.path().join("hooks/pre-commit")), 0o644, "no mode is carried onto the link's target");
+    assert_eq!(home.read("work/.mcp.json"), "{\"mcpServers\": {}}\n", "nothing is written");
+    assert!(std::fs::symlink_metadata(project.join(".mcp.json.wharf-backup")).unwrap().file_type().is_symlink());
+}
+
+/// `.cursor -> elsewhere` and `.vscode -> elsewhere` in a project: nothing is written where
+/// they point (issue 38).
+#[cfg(unix)]
+#[test]
+fn a_project_directory_that_is_a_link_is_refused() {
+    use std::os::unix::fs::symlink;
+    let home = home("directory-link");
+    let project = home.path().join("work");
+    std::fs::create_dir_all(home.path().join("elsewhere")).unwrap();
+    symlink(home.path().join("elsewhere"), project.join(".cursor")).unwrap();
+    symlink(home.path().join("elsewhere"), project.join(".vscode")).unwrap();
+    for client in ["cursor", "vscode"] {
+        let refused = install(&home, &[client, "mine", "--scope", "project", "--", "x"]);
+        assert_eq!(refused.status.code(), Some(1), "{client}: {}", stdout(&refused));
+        assert!(stderr(&refused).contains("is a symbolic link"), "{client}: {}", stderr(&refused));
+        assert!(std::fs::read_dir(home.path().join("elsewhere")).unwrap().next().is_none(), "{client}");
+    }
+}
+
+/// A project's `.mcp.json` that is a link is refused with a message, never silently replaced
+/// by a regular file, and what it names is untouched (issue 38).
+#[cfg(unix)]
+#[test]
+fn a_project_config_that_is_a_link_is_refused() {
+    use std::os::unix::fs::symlink;
+    let home = home("config-link");
+    let outside = "{\"mcpServers\": {\"kept\": {\"command\": \"y\"}}}\n";
+    home.write("outside.json", outside);
+    symlink(home.path().join("outside.json"), home.path().join("work/.mcp.json")).unwrap();
+    let refused = install(&home, &["claude-code", "mine", "--scope", "project", "--", "x"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
+    assert!(stderr(&refused).contains(".mcp.json is a symbolic link"), "{}", stderr(&refused));
+    assert_eq!(home.read("outside.json"), outside);
+    assert!(std::fs::symlink_metadata(home.path().join("work/.mcp.json")).unwrap().file_type().is_symlink());
+}
+
+/// The user's `~/.claude.json` kept in a dotfiles repository behind a link: updated where the
+/// link points, the link kept (issue 38).
+#[cfg(unix)]
+#[test]
+fn a_user_config_that_is_a_link_is_updated_at_its_target() {
+    use std::os::unix::fs::symlink;
+    let home = home("dotfiles");
+    home.write("dotfiles/claude.json", "{\"theme\": \"dark\"}\n");
+    symlink(home.path().join("dotfiles/claude.json"), home.path().join(".claude.json")).unwrap();
+    let done = install(&home, &["claude-code", "mine", "--", "/bin/x"]);
+    assert!(done.status.success(), "{}", stderr(&done));
+    assert!(std::fs::symlink_metadata(home.path().join(".claude.json")).unwrap().file_type().is_symlink());
+    let config = json_at(&home, "dotfiles/claude.json");
+    assert_eq!(config["theme"], "dark");
+    assert_eq!(config["mcpServers"]["mine"]["command"], "/bin/x");
+    assert!(stdout(&done).contains("dotfiles/claude.json"), "the message names where it wrote: {}", stdout(&done));
+    assert_eq!(home.read(".claude.json.wharf-backup"), "{\"theme\": \"dark\"}\n");
+    #[cfg(unix)]
+    assert_eq!(mode(&home.path().join(".claude.json.wharf-backup")), 0o600, "a backup is its owner's only");
+}
+
+/// Installs running at once into one file each keep the others' entries (issue 38).
+#[test]
+fn installs_at_once_into_one_file_keep_every_entry() {
+    let home = home("concurrent");
+    home.write(".cursor/mcp.json", "{\"mcpServers\": {}}\n");
+    let names: Vec<String> = (0..12).map(|index| format!("server-{index}")).collect();
+    let running: Vec<_> = names
+        .iter()
+        .map(|name| {
+            Command::new(env!("CARGO_BIN_EXE_wharf"))
+                .args(["install", "cursor", name, "--", "/bin/x"])
+                .env("HOME", home.path())
+                .env_remove("XDG_CONFIG_HOME")
+                .current_dir(home.path().join("work"))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in running {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let config = json_at(&home, ".cursor/mcp.json");
+    let kept: Vec<&String> = names.iter().filter(|name| config["mcpServers"].get(name.as_str()).is_some()).collect();
+    assert_eq!(kept.len(), names.len(), "{config}");
+}

@@ -21,7 +21,7 @@ use crate::error::ClientError;
 use crate::options::{ClientOptions, RequestOptions, Target};
 use crate::router::{self, Router};
 use crate::transport::stdio::StdioLink;
-use crate::transport::{Head, Link, Outgoing};
+use crate::transport::{Deadline, Head, Link, Outgoing};
 
 /// How many times one request is retried with answers to its input requests.
 const MAX_INPUT_ROUNDS: usize = 16;
@@ -78,8 +78,13 @@ impl Client {
     /// Connects to `target`: starts the program or reaches the URL, then speaks the newest
     /// revision the server supports (or the one the options name).
     pub async fn connect_with(target: Target, options: ClientOptions) -> Result<Client, ClientError> {
-        let (answers, outgoing) = mpsc::unbounded_channel::<Bytes>();
-        let router = Arc::new(Router::new(options.handler.clone(), options.observer.clone(), answers.clone()));
+        let (answers, outgoing) = mpsc::channel::<Bytes>(options.max_queued_messages);
+        let router = Arc::new(Router::new(
+            options.handler.clone(),
+            options.observer.clone(),
+            answers.clone(),
+            options.max_server_requests,
+        ));
         let (link, is_http): (Box<dyn Link>, bool) = match &target {
             Target::Command { program, args } => {
                 (Box::new(StdioLink::spawn(program, args, options.stderr, router.clone(), answers, outgoing)?), false)
@@ -226,7 +231,7 @@ impl Client {
         let params = if params.is_null() { None } else { Some(params) };
         let body = serde_json::to_vec(&NotificationMessage { jsonrpc: JsonRpc2, method, params })
             .map_err(|err| ClientError::invalid(err.to_string()))?;
-        self.inner.connection.link.notify(Outgoing::notification(method, body.into())).await
+        self.inner.connection.notify(Outgoing::notification(method, body.into())).await
     }
 
     /// Encodes a request once, framed for the era, to be sent many times with
@@ -368,6 +373,14 @@ impl Connection {
         }
     }
 
+    /// Sends a notification, waiting at most the client's timeout for room to send it: a
+    /// server that stops reading fills the queue.
+    async fn notify(&self, message: Outgoing) -> Result<(), ClientError> {
+        let deadline = Deadline::after(self.options.timeout);
+        let sent = deadline.run(self.link.notify(message.clone())).await;
+        sent.unwrap_or_else(|| Err(deadline.missed(&message)))
+    }
+
     /// Chooses the era: `server/discover` first, and a 2025 session with `initialize` when the
     /// server does not know it; or the revision the options name.
     async fn negotiate(&self) -> Result<Era, ClientError> {
@@ -458,7 +471,7 @@ impl Connection {
         let initialized =
             NotificationMessage { jsonrpc: JsonRpc2, method: "notifications/initialized", params: None::<()> };
         let body = serde_json::to_vec(&initialized).map_err(|err| ClientError::invalid(err.to_string()))?;
-        self.link.notify(Outgoing::notification("notifications/initialized", body.into())).await?;
+        self.notify(Outgoing::notification("notifications/initialized", body.into())).await?;
         self.link.session_opened().await;
         Ok(Era::Session(chosen, Box::new(init)))
     }
@@ -528,25 +541,18 @@ impl Sending<'_> {
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         let mut guard = CancelOnDrop { link: self.link, id: Some(id.clone()) };
-        let timeout = options.timeout.unwrap_or(self.options.timeout);
-        let head = message.head.clone();
-        let answer = tokio::time::timeout(timeout, self.link.request(message)).await;
-        match answer {
-            Ok(answer) => {
-                guard.id = None;
-                if answer.is_err() || options.progress.is_some() {
-                    self.router.forget(&id);
-                }
-                answer
-            }
-            Err(_) => {
-                self.router.forget(&id);
-                Err(ClientError::new(
-                    crate::ErrorKind::Timeout,
-                    format!("no answer to `{}` (request {id}) within {timeout:?}", head.method),
-                ))
-            }
+        let deadline = Deadline::after(options.timeout.unwrap_or(self.options.timeout));
+        let answer = self.link.request(message, deadline).await;
+        if answer.as_ref().is_err_and(|err| err.kind() == crate::ErrorKind::Timeout) {
+            // Given up on: the guard tells the server.
+            self.router.forget(&id);
+            return answer;
         }
+        guard.id = None;
+        if answer.is_err() || options.progress.is_some() {
+            self.router.forget(&id);
+        }
+        answer
     }
 
     /// Frames a request once for many sends: all of it but the id.

@@ -63,6 +63,8 @@ pub struct ClientOptions {
     pub(crate) stderr: StderrMode,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) observer: Option<NotificationObserver>,
+    pub(crate) max_server_requests: usize,
+    pub(crate) max_queued_messages: usize,
     #[cfg(feature = "oauth")]
     pub(crate) oauth: Option<crate::oauth::OAuth>,
 }
@@ -84,6 +86,8 @@ impl Default for ClientOptions {
             stderr: StderrMode::default(),
             log_level: None,
             observer: None,
+            max_server_requests: 16,
+            max_queued_messages: 64,
             #[cfg(feature = "oauth")]
             oauth: None,
         }
@@ -96,6 +100,8 @@ impl std::fmt::Debug for ClientOptions {
             .field("client_info", &self.client_info)
             .field("protocol_version", &self.protocol_version)
             .field("timeout", &self.timeout)
+            .field("max_server_requests", &self.max_server_requests)
+            .field("max_queued_messages", &self.max_queued_messages)
             .field("headers", &self.headers.iter().map(|(name, _)| name).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
@@ -138,16 +144,37 @@ impl ClientOptions {
         self
     }
 
-    /// How long a request may wait for its answer (60 s unless set).
+    /// How long a request may wait for its answer (60 s unless set). The time a person takes
+    /// to authorize the client (an OAuth login in the browser) does not count.
     pub fn timeout(mut self, timeout: Duration) -> ClientOptions {
         self.timeout = timeout;
         self
     }
 
     /// How long the first request waits before the server is taken for one that predates
-    /// `server/discover` (10 s unless set).
+    /// `server/discover` (10 s unless set; as with [`ClientOptions::timeout`], the time a
+    /// person takes to authorize does not count).
     pub fn probe_timeout(mut self, timeout: Duration) -> ClientOptions {
         self.probe_timeout = timeout;
+        self
+    }
+
+    /// How many of the server's requests (elicitation, sampling, roots, pings) the client
+    /// handles at once (16 unless set; at least 1). One more is refused at once with `-32000`,
+    /// a message that names this limit, so that a server that asks without end cannot make the
+    /// client hold all its questions.
+    pub fn max_server_requests(mut self, max: usize) -> ClientOptions {
+        self.max_server_requests = max.max(1);
+        self
+    }
+
+    /// How many messages may wait to be sent to the server (64 unless set; at least 1): over
+    /// stdio every message, over HTTP the answers to the server's requests. When they are that
+    /// many, senders wait, and the client stops reading what the server sends until the server
+    /// takes what it was sent: a server that stops reading cannot make the client keep its
+    /// answers without end.
+    pub fn max_queued_messages(mut self, max: usize) -> ClientOptions {
+        self.max_queued_messages = max.max(1);
         self
     }
 

@@ -1,7 +1,9 @@
 //! Where what the server sends goes: an answer to the request awaiting it, a question to the
 //! [`ClientHandler`] (whose answer goes back through the transport), a notification to the
 //! progress listener of its request and to the notification stream. What is not MCP is
-//! recorded as an anomaly, never a crash.
+//! recorded as an anomaly, never a crash. The server's requests are handled a bounded number
+//! at a time, and their answers wait in a bounded queue: a server that asks without end and
+//! stops reading is refused, then no longer read, instead of filling the client's memory.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -10,10 +12,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use bytes::Bytes;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 use wharf_protocol::{
-    Envelope, ErrorMessage, ErrorObject, JsonRpc2, ProgressParams, RequestId, ResponseMessage, ServerNotification,
-    ServerRequest,
+    Envelope, ErrorCode, ErrorMessage, ErrorObject, JsonRpc2, ProgressParams, RequestId, ResponseMessage,
+    ServerNotification, ServerRequest,
 };
 
 use crate::handler::ClientHandler;
@@ -32,6 +34,10 @@ const MAX_ABANDONED: usize = 1024;
 
 /// How many anomalies are kept; later ones are counted only.
 const KEPT_ANOMALIES: usize = 100;
+
+/// The code of a server's request refused because too many are being handled: JSON-RPC's
+/// implementation-defined server error, as a server's own concurrency limit answers.
+const TOO_MANY_REQUESTS: ErrorCode = ErrorCode(-32000);
 
 /// A map keyed by request ids, which this client makes itself (numbers in order): a hash of a
 /// few multiplications, not SipHash, which guards against keys chosen by an attacker.
@@ -79,16 +85,20 @@ pub(crate) struct Router {
     anomalies: Mutex<(Vec<String>, usize)>,
     handler: Arc<dyn ClientHandler>,
     observer: Option<NotificationObserver>,
-    answers: mpsc::UnboundedSender<Bytes>,
+    answers: mpsc::Sender<Bytes>,
+    /// One permit for each of the server's requests that may be handled at once.
+    handling: Arc<Semaphore>,
+    max_handling: usize,
 }
 
 impl Router {
     /// A router whose answers to the server's questions go to `answers`, for the transport to
-    /// send.
+    /// send; at most `max_handling` questions are handled at once.
     pub(crate) fn new(
         handler: Arc<dyn ClientHandler>,
         observer: Option<NotificationObserver>,
-        answers: mpsc::UnboundedSender<Bytes>,
+        answers: mpsc::Sender<Bytes>,
+        max_handling: usize,
     ) -> Router {
         Router {
             pending: Mutex::new(Some(ById::default())),
@@ -99,6 +109,8 @@ impl Router {
             handler,
             observer,
             answers,
+            handling: Arc::new(Semaphore::new(max_handling)),
+            max_handling,
         }
     }
 
@@ -157,10 +169,11 @@ impl Router {
         lock(&self.anomalies).clone()
     }
 
-    /// Routes one message the server sent.
-    pub(crate) fn route_bytes(&self, bytes: &[u8]) {
+    /// Routes one message the server sent. It waits only while the queue of answers to the
+    /// server is full: the transport then stops reading what the server sends.
+    pub(crate) async fn route_bytes(&self, bytes: &[u8]) {
         match Envelope::parse(bytes) {
-            Ok(envelope) => self.route(envelope),
+            Ok(envelope) => self.route(envelope).await,
             Err(err) => self.anomaly(format!(
                 "the server sent a message that is not JSON-RPC ({}): {}",
                 err.error.message,
@@ -169,8 +182,8 @@ impl Router {
         }
     }
 
-    /// Routes one decoded message.
-    pub(crate) fn route(&self, envelope: Envelope<'_>) {
+    /// Routes one decoded message (see [`Router::route_bytes`]).
+    pub(crate) async fn route(&self, envelope: Envelope<'_>) {
         match envelope {
             Envelope::Response { id, result } => self.answer(&id, Ok(result.to_owned())),
             Envelope::Error { id: Some(id), error } => self.answer(&id, Err(error)),
@@ -178,7 +191,7 @@ impl Router {
                 self.anomaly(format!("the server sent an error without an id: {} {}", error.code.0, error.message))
             }
             Envelope::Notification { method, params } => self.notify(&method, params),
-            Envelope::Request { id, method, params } => self.ask(id, &method, params),
+            Envelope::Request { id, method, params } => self.ask(id, &method, params).await,
         }
     }
 
@@ -224,7 +237,21 @@ impl Router {
         }
     }
 
-    fn ask(&self, id: RequestId, method: &str, params: Option<&RawValue>) {
+    /// Hands a question to the handler, on a task of its own that keeps its permit until the
+    /// answer is queued; a question past the limit is refused at once.
+    async fn ask(&self, id: RequestId, method: &str, params: Option<&RawValue>) {
+        let Ok(permit) = self.handling.clone().try_acquire_owned() else {
+            tracing::debug!(target: "wharf_client", "refused the server's `{method}` {id}: too many at once");
+            let message = format!(
+                "Too many requests: this client already handles {} requests of the server at once \
+                 (ClientOptions::max_server_requests); retry when one ends",
+                self.max_handling
+            );
+            if let Some(bytes) = encode_answer(&id, Err(ErrorObject::new(TOO_MANY_REQUESTS, message))) {
+                let _ = self.answers.send(bytes).await;
+            }
+            return;
+        };
         let request = ServerRequest::decode(method, params);
         let handler = self.handler.clone();
         let answers = self.answers.clone();
@@ -233,15 +260,21 @@ impl Router {
                 Ok(request) => answer(handler.as_ref(), request).await,
                 Err(err) => Err(err.to_error_object()),
             };
-            let bytes = match answer {
-                Ok(result) => serde_json::to_vec(&ResponseMessage { jsonrpc: JsonRpc2, id: &id, result }),
-                Err(error) => serde_json::to_vec(&ErrorMessage { id: Some(&id), error: &error }),
-            };
-            if let Ok(bytes) = bytes {
-                let _ = answers.send(Bytes::from(bytes));
+            if let Some(bytes) = encode_answer(&id, answer) {
+                let _ = answers.send(bytes).await;
             }
+            drop(permit);
         });
     }
+}
+
+/// The answer to the server's request `id`, as the message to send.
+fn encode_answer(id: &RequestId, answer: Result<serde_json::Value, ErrorObject>) -> Option<Bytes> {
+    let bytes = match answer {
+        Ok(result) => serde_json::to_vec(&ResponseMessage { jsonrpc: JsonRpc2, id, result }),
+        Err(error) => serde_json::to_vec(&ErrorMessage { id: Some(id), error: &error }),
+    };
+    bytes.ok().map(Bytes::from)
 }
 
 /// The handler's answer to one question, as the JSON of its result.

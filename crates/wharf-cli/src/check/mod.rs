@@ -83,6 +83,8 @@ pub(crate) fn check(mut args: CheckArgs) -> ExitCode {
             }
         });
     }
+    // Work given up on at its deadline (arguments made from a schema) is not waited for.
+    runtime.shutdown_background();
     let mut out = std::io::stdout().lock();
     let printed = if args.json { report.print_json(&mut out) } else { report.print_table(&mut out) };
     if let Err(err) = printed {

@@ -44,7 +44,7 @@ impl ClientHandler for CheckHandler {
             Elicitation::Cancel => (ElicitAction::Cancel, None),
             Elicitation::Accept => {
                 let schema = serde_json::to_value(&params.requested_schema).unwrap_or(Value::Null);
-                let content = generate::valid_arguments(&schema).and_then(|value| value.as_object().cloned());
+                let content = generate::valid_arguments(&schema).ok().and_then(|value| value.as_object().cloned());
                 (ElicitAction::Accept, Some(content.unwrap_or_default()))
             }
         };
@@ -390,11 +390,17 @@ async fn tool_checks(
         report.add(section, format!("{name}: call"), Outcome::Skip, "destructive (--include-destructive calls it)");
         return;
     }
-    match generate::valid_arguments(&input) {
-        None => {
-            report.add(section, format!("{name}: call"), Outcome::Skip, "no arguments its schema accepts could be made")
+    let (valid, invalid) = match arguments_for(&input, timeout).await {
+        Ok(made) => made,
+        Err(why) => {
+            report.add(section, format!("{name}: call"), Outcome::Skip, why.clone());
+            report.add(section, format!("{name}: invalid arguments"), Outcome::Skip, why);
+            return;
         }
-        Some(arguments) => {
+    };
+    match valid {
+        Err(why) => report.add(section, format!("{name}: call"), Outcome::Skip, why),
+        Ok(arguments) => {
             let refused_before = refused.load(Ordering::Relaxed);
             let started = Instant::now();
             let answer = call(client, name, &arguments, timeout).await;
@@ -413,7 +419,7 @@ async fn tool_checks(
             report.add_timed(section, format!("{name}: call"), outcome, detail, took);
         }
     }
-    match generate::invalid_arguments(&input) {
+    match invalid {
         None => report.add(section, format!("{name}: invalid arguments"), Outcome::Skip, "its schema accepts anything"),
         Some((arguments, why)) => {
             let started = Instant::now();
@@ -432,6 +438,23 @@ async fn tool_checks(
             };
             report.add_timed(section, format!("{name}: invalid arguments"), outcome, detail, took);
         }
+    }
+}
+
+/// A tool's valid arguments (or why there are none) and invalid ones, made from its schema on
+/// a blocking thread and given up on at `timeout`: the work is capped, but the schema is the
+/// server's, and the check's deadline holds for its own work too.
+async fn arguments_for(
+    input: &Value,
+    timeout: Duration,
+) -> Result<(Result<Value, String>, Option<(Value, String)>), String> {
+    let input = input.clone();
+    let making =
+        tokio::task::spawn_blocking(move || (generate::valid_arguments(&input), generate::invalid_arguments(&input)));
+    match tokio::time::timeout(timeout, making).await {
+        Ok(Ok(made)) => Ok(made),
+        Ok(Err(failed)) => Err(format!("making arguments from its schema failed: {failed}")),
+        Err(_) => Err(format!("making arguments from its schema took longer than the timeout ({timeout:?})")),
     }
 }
 

@@ -20,11 +20,16 @@ impl Serving {
     /// Starts `wharf serve --http ADDRESS EXTRA...` with `WHARF_LOG` set to `log`, and waits (at
     /// most ten seconds) for its banner, which names the port it listens on.
     pub fn start(address: &str, extra: &[&str], log: &str) -> Serving {
+        Serving::start_with_env(address, extra, &[("WHARF_LOG", log)])
+    }
+
+    /// [`Serving::start`] with the environment variables `env` set (`WHARF_LOG` among them).
+    pub fn start_with_env(address: &str, extra: &[&str], env: &[(&str, &str)]) -> Serving {
         let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
             .args(["serve", "--http", address])
             .args(extra)
             .env_remove("RUST_LOG")
-            .env("WHARF_LOG", log)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -109,15 +109,7 @@ pub(crate) fn parts(url: &str) -> Option<Parts<'_>> {
 /// in tests).
 pub(crate) fn is_secure_enough(url: &str) -> bool {
     let Some(parts) = parts(url) else { return false };
-    if parts.scheme.eq_ignore_ascii_case("https") {
-        return true;
-    }
-    let host = parts.authority.rsplit('@').next().unwrap_or("");
-    let host = match host.strip_prefix('[') {
-        Some(bracketed) => bracketed.split(']').next().unwrap_or(""),
-        None => host.split(':').next().unwrap_or(""),
-    };
-    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    parts.scheme.eq_ignore_ascii_case("https") || wharf_protocol::is_loopback_http(url)
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! The authorizer of a program on the user's own machine (RFC 8252): it listens on a loopback
 //! port, has the user's browser visit the authorization URL, and takes the redirect back on
-//! that port.
+//! that port. Each connection to the port is served on its own task: any local process can
+//! connect, and one that sends nothing must not hold the browser's back.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
 use crate::oauth::config::Authorizer;
 use crate::transport::BoxFuture;
@@ -19,6 +22,9 @@ const MAX_HEAD: usize = 16 * 1024;
 
 /// How long one browser connection may take to send its request.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The pause after a failed accept (out of file descriptors, say) before the next.
+const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
 /// What is done with the authorization URL: open a browser, print it, or both.
 pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
@@ -50,14 +56,33 @@ impl LoopbackAuthorizer {
     }
 
     /// The first request to the callback that carries `state` (the one this login sent); any
-    /// other request is answered and waited past.
+    /// other request is answered and waited past. Each connection is read on a task of its
+    /// own, all of them ended when the callback comes.
     async fn await_redirect(&self, state: Option<&str>) -> Result<String, String> {
         let listener = self.listener.try_clone().and_then(TcpListener::from_std).map_err(|err| err.to_string())?;
+        let (found, mut callbacks) = mpsc::channel::<String>(1);
+        let mut connections = JoinSet::new();
         loop {
-            let (stream, _) = listener.accept().await.map_err(|err| err.to_string())?;
-            if let Some(target) = answer_browser(stream, state).await {
-                return Ok(format!("{}{}", self.redirect_uri.trim_end_matches(CALLBACK_PATH), target));
+            tokio::select! {
+                Some(target) = callbacks.recv() => {
+                    return Ok(format!("{}{}", self.redirect_uri.trim_end_matches(CALLBACK_PATH), target));
+                }
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        let (found, state) = (found.clone(), state.map(str::to_owned));
+                        connections.spawn(async move {
+                            if let Some(target) = answer_browser(stream, state.as_deref()).await {
+                                let _ = found.send(target).await;
+                            }
+                        });
+                    }
+                    Err(err) => {
+                        tracing::debug!(target: "wharf_client", "the login's loopback port: {err}");
+                        tokio::time::sleep(ACCEPT_RETRY).await;
+                    }
+                },
             }
+            while connections.try_join_next().is_some() {}
         }
     }
 }
@@ -171,5 +196,29 @@ mod tests {
             statuses[0].contains("404") && statuses[1].contains("400") && statuses[2].contains("200"),
             "{statuses:?}"
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_connection_that_sends_nothing_does_not_hold_the_callback_back() {
+        let (seen, heard) = std::sync::mpsc::channel();
+        let bound = Arc::new(std::sync::atomic::AtomicU16::new(0));
+        let port_for_browser = bound.clone();
+        let opener: Opener = Arc::new(move |_url: &str| {
+            let (seen, port) = (seen.clone(), port_for_browser.load(std::sync::atomic::Ordering::SeqCst));
+            std::thread::spawn(move || {
+                let _silent = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+                let held = std::time::Instant::now();
+                let status = visit(port, "/callback?code=real&state=expected");
+                let _ = seen.send((status, held.elapsed()));
+            });
+            Ok(())
+        });
+        let authorizer = LoopbackAuthorizer::bind(opener, Duration::from_secs(30)).unwrap();
+        bound.store(authorizer.listener.local_addr().unwrap().port(), std::sync::atomic::Ordering::SeqCst);
+        let redirected = authorizer.authorize("https://as.example/authorize?state=expected".to_owned()).await;
+        assert!(redirected.unwrap().ends_with("/callback?code=real&state=expected"));
+        // Served before the silent connection's read deadline, which it did not wait for.
+        let (status, took) = heard.recv().unwrap();
+        assert!(status.contains("200") && took < READ_TIMEOUT, "{status} after {took:?}");
     }
 }

@@ -5,6 +5,8 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+#[cfg(feature = "oauth")]
+use std::time::Instant;
 
 use bytes::Bytes;
 use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
@@ -14,7 +16,7 @@ use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use serde_json::value::RawValue;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use wharf_protocol::{CancelledParams, Envelope, JsonRpc2, NotificationMessage, RequestId};
 
@@ -22,7 +24,10 @@ use crate::error::{ClientError, ErrorKind};
 use crate::router::{Router, excerpt};
 use crate::transport::connector::{Connector, connector};
 use crate::transport::sse::{Decoder, Event};
-use crate::transport::{BoxFuture, Link, Outgoing};
+use crate::transport::{BoxFuture, Deadline, Link, Outgoing};
+
+/// How long an idle connection is kept for the next request.
+const IDLE_CONNECTION_KEPT: std::time::Duration = std::time::Duration::from_secs(4);
 
 /// The largest JSON answer read.
 const MAX_JSON_BODY: usize = 64 * 1024 * 1024;
@@ -35,6 +40,9 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(500);
 
 /// How long opening a session waits for the server to answer its GET stream.
 const STANDALONE_WAIT: Duration = Duration::from_secs(5);
+
+/// How many answers to the server's requests are POSTed at once; the others wait in the queue.
+const ANSWERS_POSTED_AT_ONCE: usize = 4;
 
 /// How many times one message is sent again after an authorization.
 #[cfg(feature = "oauth")]
@@ -75,7 +83,7 @@ impl HttpLink {
         url: &str,
         headers: HeaderMap,
         router: Arc<Router>,
-        answers: mpsc::UnboundedReceiver<Bytes>,
+        answers: mpsc::Receiver<Bytes>,
         #[cfg(feature = "oauth")] oauth: Option<crate::oauth::OAuth>,
     ) -> Result<HttpLink, ClientError> {
         #[cfg(feature = "oauth")]
@@ -91,7 +99,9 @@ impl HttpLink {
             _ => return Err(ClientError::connect(format!("`{url}` is not an http:// or https:// URL"))),
         }
         let shared = Arc::new(Shared {
-            client: Client::builder(TokioExecutor::new()).build(connector()?),
+            // Idle connections are dropped before servers drop theirs (Wharf's after 10 s, Node's
+            // after 5 s), so a request is rarely sent on a connection the server is closing.
+            client: Client::builder(TokioExecutor::new()).pool_idle_timeout(IDLE_CONNECTION_KEPT).build(connector()?),
             url,
             headers,
             session: Mutex::default(),
@@ -183,27 +193,37 @@ impl Shared {
         Ok(response)
     }
 
-    /// POSTs a message; with OAuth, a refusal (401, 403 `insufficient_scope`) is acted on and
-    /// the message sent again, a few times at most.
-    async fn post(&self, message: &Outgoing) -> Result<Response<Incoming>, ClientError> {
+    /// POSTs a message, whose answer is awaited until `deadline` when it has one; with OAuth,
+    /// a refusal (401, 403 `insufficient_scope`) is acted on and the message sent again, a few
+    /// times at most.
+    async fn post(
+        &self,
+        message: &Outgoing,
+        deadline: Option<&mut Deadline>,
+    ) -> Result<Response<Incoming>, ClientError> {
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.oauth {
-            return self.post_authorized(oauth, message).await;
+            return self.post_authorized(oauth, message, deadline).await;
         }
         let credentials = self.credentials(&Method::POST).await;
-        self.send_as(self.post_request(message), message.body.clone(), &credentials).await
+        let sending = self.send_as(self.post_request(message), message.body.clone(), &credentials);
+        within(deadline.as_deref(), message, sending).await
     }
 
+    /// [`Shared::post`] with OAuth. An authorization is the person's time, not the server's:
+    /// the deadline moves back by as long as it took.
     #[cfg(feature = "oauth")]
     async fn post_authorized(
         &self,
         oauth: &crate::oauth::OAuthState,
         message: &Outgoing,
+        mut deadline: Option<&mut Deadline>,
     ) -> Result<Response<Incoming>, ClientError> {
         let mut authorizations = 0;
         loop {
             let credentials = self.credentials(&Method::POST).await;
-            let response = self.send_as(self.post_request(message), message.body.clone(), &credentials).await?;
+            let sending = self.send_as(self.post_request(message), message.body.clone(), &credentials);
+            let response = within(deadline.as_deref(), message, sending).await?;
             if !is_refusal(&response) || authorizations >= MAX_AUTHORIZATIONS {
                 return Ok(response);
             }
@@ -214,7 +234,12 @@ impl Shared {
             let (challenge, nonce) = (header(WWW_AUTHENTICATE.as_str()), header("dpop-nonce"));
             drop(response);
             let sent_with = credentials.authorization.as_deref();
-            oauth.refused(status, challenge.as_deref(), nonce.as_deref(), sent_with).await.map_err(|why| {
+            let began = Instant::now();
+            let authorized = oauth.refused(status, challenge.as_deref(), nonce.as_deref(), sent_with).await;
+            if let Some(deadline) = deadline.as_deref_mut() {
+                deadline.extend(began.elapsed());
+            }
+            authorized.map_err(|why| {
                 ClientError::new(ErrorKind::AuthRequired, format!("authorization failed: {why}"))
                     .with_http_status(status)
                     .with_www_authenticate(challenge)
@@ -255,7 +280,7 @@ impl Shared {
                         Err(ClientError::rpc_error(error))
                     }
                     Ok(other) => {
-                        self.router.route(other);
+                        self.router.route(other).await;
                         Err(ClientError::invalid(format!("the JSON answer to request {id} was another message")))
                     }
                     Err(err) => Err(ClientError::invalid(format!(
@@ -325,7 +350,7 @@ impl Shared {
                 for event in events {
                     received = true;
                     remember(&event, &mut last_event, &mut retry);
-                    if let Some(answer) = self.event(id, &event) {
+                    if let Some(answer) = self.event(id, &event).await {
                         return answer;
                     }
                 }
@@ -353,7 +378,7 @@ impl Shared {
     }
 
     /// Routes one event; `Some` when it is the answer to `id`.
-    fn event(&self, id: &RequestId, event: &Event) -> Option<Result<Box<RawValue>, ClientError>> {
+    async fn event(&self, id: &RequestId, event: &Event) -> Option<Result<Box<RawValue>, ClientError>> {
         if !event.is_message() || event.data.trim().is_empty() {
             return None;
         }
@@ -363,7 +388,7 @@ impl Shared {
                 Some(Err(ClientError::rpc_error(error)))
             }
             Ok(other) => {
-                self.router.route(other);
+                self.router.route(other).await;
                 None
             }
             Err(err) => {
@@ -407,7 +432,7 @@ impl Shared {
                     received = true;
                     remember(&event, &mut last_event, &mut retry);
                     if event.is_message() && !event.data.trim().is_empty() {
-                        self.router.route_bytes(event.data.as_bytes());
+                        self.router.route_bytes(event.data.as_bytes()).await;
                     }
                 }
             }
@@ -418,17 +443,18 @@ impl Shared {
 }
 
 impl Link for HttpLink {
-    fn request(&self, message: Outgoing) -> BoxFuture<'_, Result<Box<RawValue>, ClientError>> {
+    fn request(&self, message: Outgoing, deadline: Deadline) -> BoxFuture<'_, Result<Box<RawValue>, ClientError>> {
         Box::pin(async move {
             let id = message.id.clone().ok_or_else(|| ClientError::invalid("a request needs an id"))?;
-            let response = self.shared.post(&message).await?;
-            self.shared.answer(&id, response).await
+            let mut deadline = deadline;
+            let response = self.shared.post(&message, Some(&mut deadline)).await?;
+            within(Some(&deadline), &message, self.shared.answer(&id, response)).await
         })
     }
 
     fn notify(&self, message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>> {
         Box::pin(async move {
-            let response = self.shared.post(&message).await?;
+            let response = self.shared.post(&message, None).await?;
             let status = response.status();
             if status.is_success() {
                 return Ok(());
@@ -456,7 +482,7 @@ impl Link for HttpLink {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
                 let outgoing = Outgoing::notification("notifications/cancelled", Bytes::from(body));
-                let _ = shared.post(&outgoing).await;
+                let _ = shared.post(&outgoing, None).await;
             });
         }
     }
@@ -493,20 +519,36 @@ impl Drop for HttpLink {
     }
 }
 
-/// POSTs each answer to the server's questions as it comes.
-async fn send_answers(shared: Arc<Shared>, mut answers: mpsc::UnboundedReceiver<Bytes>) {
+/// POSTs each answer to the server's questions as it comes, a few at once: while they are
+/// all under way, the others wait in the router's bounded queue.
+async fn send_answers(shared: Arc<Shared>, mut answers: mpsc::Receiver<Bytes>) {
+    let posting = Arc::new(Semaphore::new(ANSWERS_POSTED_AT_ONCE));
     while let Some(body) = answers.recv().await {
+        let Ok(permit) = posting.clone().acquire_owned().await else { return };
         let shared = shared.clone();
         tokio::spawn(async move {
             let outgoing = Outgoing::notification("", body);
-            match shared.post(&outgoing).await {
+            match shared.post(&outgoing, None).await {
                 Ok(response) if response.status().is_success() => {}
                 Ok(response) => {
                     shared.router.anomaly(format!("the server refused an answer with {}", response.status()))
                 }
                 Err(err) => shared.router.anomaly(format!("an answer could not be sent: {err}")),
             }
+            drop(permit);
         });
+    }
+}
+
+/// Runs `work`, a step of sending `message`, until `deadline` when there is one.
+async fn within<T>(
+    deadline: Option<&Deadline>,
+    message: &Outgoing,
+    work: impl Future<Output = Result<T, ClientError>>,
+) -> Result<T, ClientError> {
+    match deadline {
+        Some(deadline) => deadline.run(work).await.unwrap_or_else(|| Err(deadline.missed(message))),
+        None => work.await,
     }
 }
 

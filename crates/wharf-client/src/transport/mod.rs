@@ -4,12 +4,13 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
 use wharf_protocol::RequestId;
 
-use crate::error::ClientError;
+use crate::error::{ClientError, ErrorKind};
 
 #[cfg(feature = "http")]
 pub(crate) mod connector;
@@ -52,10 +53,47 @@ impl Outgoing {
     }
 }
 
+/// When a request stops waiting for the server. The time a person takes to authorize the
+/// client (a login in the browser) is not the server's: the deadline moves back by as long.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline {
+    at: Instant,
+    timeout: Duration,
+}
+
+impl Deadline {
+    /// `timeout` from now.
+    pub(crate) fn after(timeout: Duration) -> Deadline {
+        Deadline { at: Instant::now() + timeout, timeout }
+    }
+
+    /// Runs `work` until the deadline: `None` when it passed first.
+    pub(crate) async fn run<T>(&self, work: impl Future<Output = T>) -> Option<T> {
+        tokio::time::timeout_at(self.at.into(), work).await.ok()
+    }
+
+    /// Moves the deadline back by `spent`, time that was not the server's.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code, reason = "only an authorization is not the server's time"))]
+    pub(crate) fn extend(&mut self, spent: Duration) {
+        self.at += spent;
+    }
+
+    /// The error of `message` that was not sent, or answered if it is a request, in time.
+    pub(crate) fn missed(&self, message: &Outgoing) -> ClientError {
+        let (method, timeout) = (&message.head.method, self.timeout);
+        let what = match &message.id {
+            Some(id) => format!("no answer to `{method}` (request {id})"),
+            None => format!("the notification `{method}` could not be sent"),
+        };
+        ClientError::new(ErrorKind::Timeout, format!("{what} within {timeout:?}"))
+    }
+}
+
 /// What a transport does for the client.
 pub(crate) trait Link: Send + Sync {
-    /// Sends a request and waits for its answer.
-    fn request(&self, message: Outgoing) -> BoxFuture<'_, Result<Box<RawValue>, ClientError>>;
+    /// Sends a request and waits for its answer until `deadline`, past which the error is of
+    /// kind [`ErrorKind::Timeout`].
+    fn request(&self, message: Outgoing, deadline: Deadline) -> BoxFuture<'_, Result<Box<RawValue>, ClientError>>;
 
     /// Sends a notification.
     fn notify(&self, message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>>;

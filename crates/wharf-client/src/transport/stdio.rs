@@ -15,7 +15,7 @@ use wharf_protocol::{CancelledParams, JsonRpc2, NotificationMessage, RequestId};
 
 use crate::error::ClientError;
 use crate::router::{Router, excerpt};
-use crate::transport::{BoxFuture, Link, Outgoing};
+use crate::transport::{BoxFuture, Deadline, Link, Outgoing};
 
 /// What becomes of the server process's stderr.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -39,7 +39,7 @@ const MAX_LINE: usize = 64 * 1024 * 1024;
 const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 pub(crate) struct StdioLink {
-    lines: mpsc::UnboundedSender<Bytes>,
+    lines: mpsc::Sender<Bytes>,
     router: Arc<Router>,
     child: tokio::sync::Mutex<Option<Child>>,
     pid: Option<u32>,
@@ -47,15 +47,15 @@ pub(crate) struct StdioLink {
 }
 
 impl StdioLink {
-    /// Starts `program` with `args`. `lines` is the channel the router also sends its answers
-    /// to; its receiver is `outgoing`.
+    /// Starts `program` with `args`. `lines` is the bounded channel the router also sends its
+    /// answers to; its receiver is `outgoing`.
     pub(crate) fn spawn(
         program: &str,
         args: &[String],
         stderr: StderrMode,
         router: Arc<Router>,
-        lines: mpsc::UnboundedSender<Bytes>,
-        outgoing: mpsc::UnboundedReceiver<Bytes>,
+        lines: mpsc::Sender<Bytes>,
+        outgoing: mpsc::Receiver<Bytes>,
     ) -> Result<StdioLink, ClientError> {
         let mut command = Command::new(program);
         command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
@@ -79,30 +79,34 @@ impl StdioLink {
         Ok(StdioLink { lines, router, child: tokio::sync::Mutex::new(Some(child)), pid, stderr: kept })
     }
 
-    fn send(&self, body: Bytes) -> Result<(), ClientError> {
-        self.lines.send(body).map_err(|_| ClientError::closed("the server's stdin is closed"))
+    /// Queues a line for the server, waiting while the queue is full.
+    async fn send(&self, body: Bytes) -> Result<(), ClientError> {
+        self.lines.send(body).await.map_err(|_| ClientError::closed("the server's stdin is closed"))
     }
 }
 
 impl Link for StdioLink {
-    fn request(&self, message: Outgoing) -> BoxFuture<'_, Result<Box<RawValue>, ClientError>> {
+    fn request(&self, message: Outgoing, deadline: Deadline) -> BoxFuture<'_, Result<Box<RawValue>, ClientError>> {
         Box::pin(async move {
-            let id = message.id.ok_or_else(|| ClientError::invalid("a request needs an id"))?;
+            let id = message.id.clone().ok_or_else(|| ClientError::invalid("a request needs an id"))?;
             let answer = self.router.expect(id.clone());
-            if let Err(err) = self.send(message.body) {
-                self.router.forget(&id);
-                return Err(err);
-            }
-            match answer.await {
-                Ok(Ok(result)) => Ok(result),
-                Ok(Err(error)) => Err(ClientError::rpc_error(error)),
-                Err(_) => Err(ClientError::closed("the server exited before it answered")),
-            }
+            let exchanged = deadline.run(async {
+                if let Err(err) = self.send(message.body.clone()).await {
+                    self.router.forget(&id);
+                    return Err(err);
+                }
+                match answer.await {
+                    Ok(Ok(result)) => Ok(result),
+                    Ok(Err(error)) => Err(ClientError::rpc_error(error)),
+                    Err(_) => Err(ClientError::closed("the server exited before it answered")),
+                }
+            });
+            exchanged.await.unwrap_or_else(|| Err(deadline.missed(&message)))
         })
     }
 
     fn notify(&self, message: Outgoing) -> BoxFuture<'_, Result<(), ClientError>> {
-        Box::pin(async move { self.send(message.body) })
+        Box::pin(async move { self.send(message.body).await })
     }
 
     fn cancel(&self, id: &RequestId) {
@@ -110,8 +114,14 @@ impl Link for StdioLink {
         let params = CancelledParams { request_id: Some(id.clone()), reason: None, meta: None };
         let message =
             NotificationMessage { jsonrpc: JsonRpc2, method: "notifications/cancelled", params: Some(params) };
-        if let Ok(bytes) = serde_json::to_vec(&message) {
-            let _ = self.send(Bytes::from(bytes));
+        let Ok(bytes) = serde_json::to_vec(&message) else { return };
+        // Sent in order when there is room; otherwise it waits on a task of its own, one per
+        // request the client gave up on.
+        if let Err(mpsc::error::TrySendError::Full(bytes)) = self.lines.try_send(Bytes::from(bytes))
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let lines = self.lines.clone();
+            runtime.spawn(async move { lines.send(bytes).await });
         }
     }
 
@@ -121,9 +131,13 @@ impl Link for StdioLink {
         Box::pin(async move {
             let Some(mut child) = self.child.lock().await.take() else { return };
             // The writer task ends, and closes stdin, once every sender is gone; the router
-            // keeps one for answers, so stdin is closed here by killing the writer's channel.
-            self.lines.send(Bytes::new()).ok();
-            if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_err() {
+            // keeps one for answers, so stdin is closed here by an empty line. A server that
+            // reads nothing more has the grace to take it, then is killed.
+            let exited = async {
+                let _ = self.lines.send(Bytes::new()).await;
+                child.wait().await
+            };
+            if tokio::time::timeout(EXIT_GRACE, exited).await.is_err() {
                 let _ = child.kill().await;
             }
             self.router.close_all();
@@ -143,7 +157,7 @@ impl Link for StdioLink {
 
 /// Writes each message as one line, flushing when no more are waiting. An empty message asks
 /// for stdin to be closed.
-async fn write_lines(mut stdin: BufWriter<ChildStdin>, mut outgoing: mpsc::UnboundedReceiver<Bytes>) {
+async fn write_lines(mut stdin: BufWriter<ChildStdin>, mut outgoing: mpsc::Receiver<Bytes>) {
     while let Some(first) = outgoing.recv().await {
         let mut next = Some(first);
         while let Some(line) = next.take() {
@@ -183,7 +197,7 @@ async fn read_lines(mut stdout: impl AsyncBufReadExt + Unpin, router: Arc<Router
             router.anomaly(format!("the server wrote a line to stdout that is not a JSON object: {}", excerpt(text)));
             continue;
         }
-        router.route_bytes(text);
+        router.route_bytes(text).await;
     }
     router.close_all();
 }
