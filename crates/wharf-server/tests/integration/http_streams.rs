@@ -123,7 +123,8 @@ async fn open_listener(port: u16, id: &str, filter: Value) -> (TcpStream, String
     (stream, seen)
 }
 
-async fn read_until(stream: &mut TcpStream, seen: &mut String, wanted: &str) {
+/// Reads `stream` into `seen` until it holds `wanted`, at most five seconds.
+pub(crate) async fn read_until(stream: &mut TcpStream, seen: &mut String, wanted: &str) {
     let mut buffer = [0u8; 4096];
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     while !seen.contains(wanted) {

@@ -14,6 +14,7 @@ use wharf_server::{HttpOptions, ResourceDef, Server};
 
 use crate::fixture;
 use crate::http::{JSON, Reply, parse, send, session, start};
+use crate::http_streams::read_until;
 use crate::session::wait_for;
 
 /// A server with a text resource of `bytes` bytes at `file:///big.txt`, and the fixture's
@@ -322,19 +323,6 @@ async fn open_get(port: u16, session: &str, last_event: Option<&str>) -> (TcpStr
     let mut seen = String::new();
     read_until(&mut stream, &mut seen, "\r\n\r\n").await;
     (stream, seen)
-}
-
-async fn read_until(stream: &mut TcpStream, seen: &mut String, wanted: &str) {
-    let mut buffer = [0u8; 4096];
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while !seen.contains(wanted) {
-        let read = tokio::time::timeout_at(deadline, stream.read(&mut buffer))
-            .await
-            .unwrap_or_else(|_| panic!("no {wanted:?} in time; saw {seen}"))
-            .unwrap();
-        assert!(read > 0, "the stream ended before {wanted:?}: {seen}");
-        seen.push_str(&String::from_utf8_lossy(&buffer[..read]));
-    }
 }
 
 /// The id of the last event in what a stream sent.
