@@ -47,7 +47,7 @@ fn wharf_with_secret(scratch: &Scratch, args: &[&str], secret: Option<&str>) -> 
         .args(args)
         .arg("--tokens")
         .arg(tokens(scratch))
-        .env("BROWSER", format!("python3 {}", fixture.display()))
+        .env("BROWSER", format!("python3 '{}'", fixture.display().to_string().replace('\'', r"'\''")))
         .env("WHARF_TEST_BROWSER_LOG", scratch.path().join("browser.log"))
         .env_remove("WHARF_BEARER_TOKEN")
         .env_remove("WHARF_CLIENT_ID")

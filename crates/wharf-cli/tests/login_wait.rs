@@ -46,7 +46,7 @@ fn a_browser_slower_than_the_deadline_and_a_silent_connection_to_the_callback_do
     let mut login = Command::new(env!("CARGO_BIN_EXE_wharf"))
         .args(["login", &url, "--timeout", "1", "--client-id", "wharf-test", "--tokens"])
         .arg(scratch.path().join("tokens.json"))
-        .env("BROWSER", format!("python3 {}", fixture("slow_browser.py")))
+        .env("BROWSER", format!("python3 '{}'", fixture("slow_browser.py").replace('\'', r"'\''")))
         .env("SLOW_BROWSER_SECONDS", "2.5")
         .env("WHARF_TEST_BROWSER_LOG", &log)
         .env_remove("WHARF_BEARER_TOKEN")
