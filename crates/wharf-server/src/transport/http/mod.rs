@@ -37,7 +37,7 @@ mod streams;
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -53,7 +53,7 @@ pub use session_store::{Relayed, SessionChange, SessionLimits, SessionStore, Ses
 
 use crate::error::Error;
 use crate::server::Server;
-use connections::{Activity, ConnectionLimits, TrackedBody};
+use connections::ConnectionLimits;
 use sessions::SessionTable;
 use shared::Shared;
 
@@ -84,14 +84,27 @@ impl McpService {
         McpService { shared: Arc::new(Shared::new(server, options, sessions)) }
     }
 
-    /// Handles one HTTP request.
+    /// Handles one HTTP request. The client's `std::net::SocketAddr` in its extensions, when
+    /// the app puts it there, counts its sessions and tasks per address
+    /// ([`HttpOptions::max_sessions_per_client`]).
     pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
         B::Error: std::fmt::Display,
     {
-        handle(self.shared.clone(), request).await
+        let peer = request.extensions().get::<SocketAddr>().map(SocketAddr::ip);
+        handle(self.shared.clone(), request, peer).await
+    }
+
+    /// [`handle`](McpService::handle) for a request from `peer`, known without an extension.
+    async fn handle_from<B>(&self, request: Request<B>, peer: IpAddr) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: std::fmt::Display,
+    {
+        handle(self.shared.clone(), request, Some(peer)).await
     }
 
     /// True when `path` is a document the endpoint serves to anyone beside its own path (the
@@ -126,11 +139,12 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let shared = self.shared.clone();
-        Box::pin(async move { Ok(handle(shared, request).await) })
+        let peer = request.extensions().get::<SocketAddr>().map(SocketAddr::ip);
+        Box::pin(async move { Ok(handle(shared, request, peer).await) })
     }
 }
 
-async fn handle<B>(shared: Arc<Shared>, request: Request<B>) -> Response<McpBody>
+async fn handle<B>(shared: Arc<Shared>, request: Request<B>, peer: Option<IpAddr>) -> Response<McpBody>
 where
     B: http_body::Body + Send + 'static,
     B::Data: Send,
@@ -171,7 +185,7 @@ where
         _ => request,
     };
     let mut response = match *request.method() {
-        Method::POST => post::handle(&shared, request).await,
+        Method::POST => post::handle(&shared, request, peer).await,
         Method::GET => streams::get(&shared, request).await,
         Method::DELETE => streams::delete(&shared, request).await,
         Method::OPTIONS if shared.options.cors => reply::preflight(),
@@ -230,8 +244,8 @@ pub async fn serve_http(server: Server, address: SocketAddr, options: HttpOption
 /// Serves `server` over Streamable HTTP on connections from `listener`, at the options' path;
 /// other paths get 404. Connections are bounded by [`HttpOptions::max_connections`] and
 /// [`HttpOptions::max_connections_per_address`], and closed after
-/// [`HttpOptions::idle_timeout`] with nothing to do. Runs until the process ends; see [`serve_http_until`] to stop. Logs the
-/// endpoint's URL at `info`.
+/// [`HttpOptions::idle_timeout`] with nothing to do. Runs until the process ends; see
+/// [`serve_http_until`] to stop. Logs the endpoint's URL at `info`.
 pub async fn serve_http_on(server: Server, listener: TcpListener, options: HttpOptions) -> Result<(), Error> {
     if let Ok(local) = listener.local_addr() {
         tracing::info!("serving MCP over Streamable HTTP at http://{local}{}", options.path);
@@ -249,8 +263,10 @@ pub async fn serve_http_until(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), Error> {
-    let header_read_timeout = options.header_read_timeout;
-    let idle_timeout = options.idle_timeout;
+    // hyper's timer for a request's head runs whenever the connection waits for one, a
+    // kept-alive connection's next request included (not while a response or stream is being
+    // sent): at the idle timeout, it closes idle connections at no cost per request.
+    let header_read_timeout = options.header_read_timeout.min(options.idle_timeout);
     let limits = ConnectionLimits::new(options.max_connections, options.max_connections_per_address);
     let grace = options.shutdown_grace;
     let path: Arc<str> = options.path.clone().into();
@@ -291,25 +307,18 @@ pub async fn serve_http_until(
         let mut closing = service.shared.closing();
         connections.spawn(async move {
             let _slot = slot;
-            let activity = Activity::new();
-            let requests = activity.clone();
-            let handler = hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
-                let busy = requests.begin();
-                // Quotas count sessions and tasks per client address when there is no principal.
-                request.extensions_mut().insert(peer);
+            let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
                 let service = service.clone();
                 let path = path.clone();
                 let metrics = metrics.clone();
                 async move {
-                    let response = if let Some(metrics) = metrics.filter(|metrics| request.uri().path() == metrics.path)
-                    {
-                        metrics::answer(&service.shared.options, &metrics, &request).await
-                    } else if request.uri().path() != &*path && !service.publishes(request.uri().path()) {
-                        reply::not_found()
-                    } else {
-                        service.handle(request).await
-                    };
-                    Ok::<_, Infallible>(response.map(|body| TrackedBody::new(body, busy)))
+                    if let Some(metrics) = metrics.filter(|metrics| request.uri().path() == metrics.path) {
+                        return Ok(metrics::answer(&service.shared.options, &metrics, &request).await);
+                    }
+                    if request.uri().path() != &*path && !service.publishes(request.uri().path()) {
+                        return Ok::<_, Infallible>(reply::not_found());
+                    }
+                    Ok(service.handle_from(request, peer.ip()).await)
                 }
             });
             let connection = hyper::server::conn::http1::Builder::new()
@@ -321,11 +330,6 @@ pub async fn serve_http_until(
                 outcome = connection.as_mut() => outcome,
                 () = async { drop(closing.wait_for(|closing| *closing).await) } => {
                     // The request being answered finishes; no other is read.
-                    connection.as_mut().graceful_shutdown();
-                    connection.await
-                }
-                () = activity.idle_for(idle_timeout) => {
-                    // Nothing is in hand: the connection closes at once.
                     connection.as_mut().graceful_shutdown();
                     connection.await
                 }

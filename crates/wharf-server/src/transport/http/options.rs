@@ -360,12 +360,11 @@ impl HttpOptions {
         self
     }
 
-    /// How long a connection may stay open with nothing to do: no request being answered, no
-    /// response (an SSE stream included) being sent. It bounds the wait for a kept-alive
-    /// connection's next request, and a connection that never sends one, before
-    /// [`header_read_timeout`](HttpOptions::header_read_timeout) would. The connection is looked
-    /// at once per timeout, so it closes after one to two timeouts of rest; a request costs no
-    /// timer. Default 10 s.
+    /// How long a connection may stay open with nothing to do: waiting for its first request,
+    /// or a kept-alive connection for its next one (a response or stream being sent is not
+    /// idle). It also bounds how long a request's head may take when it is shorter than
+    /// [`header_read_timeout`](HttpOptions::header_read_timeout): both are hyper's timer for a
+    /// head, which costs a request nothing more. Default 10 s.
     pub fn idle_timeout(mut self, timeout: Duration) -> HttpOptions {
         self.idle_timeout = timeout;
         self

@@ -2,7 +2,7 @@
 //! and routed to a 2025 session or served statelessly; `answer.rs` runs a request into its
 //! JSON or SSE response.
 
-use std::net::SocketAddr;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,7 +33,7 @@ use crate::principal::Principal;
 use crate::session::{Session, Transport};
 use crate::wire::encode_error;
 
-pub(crate) async fn handle<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody>
+pub(crate) async fn handle<B>(shared: &Arc<Shared>, request: Request<B>, address: Option<IpAddr>) -> Response<McpBody>
 where
     B: http_body::Body + Send + 'static,
     B::Data: Send,
@@ -41,7 +41,6 @@ where
 {
     let (mut parts, body) = request.into_parts();
     let principal = parts.extensions.get::<Principal>().cloned();
-    let address = parts.extensions.get::<SocketAddr>().map(SocketAddr::ip);
     // Middleware may read the headers and extensions; without it they are not kept.
     let http = (!shared.server.layers().is_empty()).then(|| {
         Box::new(HttpParts { headers: parts.headers.clone(), extensions: std::mem::take(&mut parts.extensions) })
