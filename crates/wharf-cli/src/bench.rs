@@ -21,6 +21,7 @@ use crate::exit;
 use crate::render;
 use crate::server_args::{ServerArgs, runtime, take_target};
 use crate::suggest;
+use crate::terminal_text::escaped;
 
 /// The most requests in flight.
 const MAX_IN_FLIGHT: usize = 4096;
@@ -171,12 +172,13 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
         let described = tools.iter().find(|tool| tool.name == args.tool);
         let known: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
         if described.is_none() {
-            eprintln!(
+            let message = format!(
                 "wharf bench: `{}` is not among the tools the server lists ({}){}",
                 args.tool,
                 known.join(", "),
                 suggest::did_you_mean(&args.tool, known.iter().copied())
             );
+            eprintln!("{}", escaped(&message));
         }
         // One call first, whose failure is shown: a run of nothing but errors says little.
         let probe = client.send_prepared(&params).await;
@@ -193,7 +195,7 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
             failed => {
                 let text = failure_text(failed);
                 eprintln!("wharf bench: the first call of `{}` failed: {}", args.tool, one_line(&text, usize::MAX));
-                eprintln!("wharf bench: {}", arguments_hint(&args.tool, described, &arguments));
+                eprintln!("wharf bench: {}", escaped(&arguments_hint(&args.tool, described, &arguments)));
                 first_error = Some(text);
             }
         }
@@ -344,7 +346,8 @@ fn example_value(property: Option<&Value>, schema: &Map<String, Value>) -> Value
 
 /// `text` on one line, cut at `limit` characters.
 fn one_line(text: &str, limit: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // What the server wrote, so its control characters are escaped too.
+    let line = escaped(&text.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned();
     match line.char_indices().nth(limit) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line,
@@ -637,5 +640,13 @@ mod tests {
         for result in failed {
             assert!(!succeeded(result), "{result} failed");
         }
+    }
+
+    #[test]
+    fn the_first_error_is_shown_on_one_line_with_the_servers_control_characters_escaped() {
+        assert_eq!(
+            one_line("bad\u{1b}]52;c;ZXZpbA==\u{7}\n  input", usize::MAX),
+            "bad\\u{1b}]52;c;ZXZpbA==\\u{7} input"
+        );
     }
 }

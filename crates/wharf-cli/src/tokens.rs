@@ -15,6 +15,7 @@ use crate::answers::Declining;
 use crate::exit;
 use crate::render;
 use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::terminal_text::escaped;
 
 /// The tokenizer: GPT-4o's and later OpenAI models'; other vendors' tokenizers count within a
 /// few percent of it on JSON and English.
@@ -228,7 +229,8 @@ fn print(out: &mut impl Write, costs: &Costs) -> std::io::Result<()> {
     )?;
     writeln!(out, "total:     {:>7} tokens ({})", costs.total, costs.encoding)?;
     for warning in &costs.warnings {
-        writeln!(out, "warning: {warning}")?;
+        // A warning names the server's tools: escaped, so they cannot drive a terminal.
+        writeln!(out, "warning: {}", escaped(warning))?;
     }
     Ok(())
 }

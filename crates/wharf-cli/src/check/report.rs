@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::terminal_text::escaped;
+
 /// How one check ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -101,8 +103,9 @@ impl Report {
                 writeln!(out, "\n{section}")?;
             }
             let time = check.millis.map(|millis| format!(" ({millis:.1} ms)")).unwrap_or_default();
-            let detail = if check.detail.is_empty() { String::new() } else { format!(": {}", check.detail) };
-            writeln!(out, "  {:<4}  {}{time}{detail}", check.outcome.label(), check.name)?;
+            // Names and details carry what the server sent: escaped, so it cannot drive a terminal.
+            let detail = if check.detail.is_empty() { String::new() } else { format!(": {}", escaped(&check.detail)) };
+            writeln!(out, "  {:<4}  {}{time}{detail}", check.outcome.label(), escaped(&check.name))?;
         }
         writeln!(out, "\n{}", self.summary())
     }
@@ -196,5 +199,16 @@ mod tests {
         assert!(xml.contains("<skipped message=\"destructive\"/>"));
         assert!(report.failed());
         assert_eq!(report.summary(), "1 passed, 1 failed, 0 warnings, 1 skipped");
+    }
+
+    #[test]
+    fn the_table_escapes_what_the_server_named() {
+        let mut report = Report { server: "x".to_owned(), checks: Vec::new() };
+        report.add("tools", "evil\u{1b}]52;c;ZXZpbA==\u{7}: call", Outcome::Fail, "said \u{1b}[2J");
+        let mut out = Vec::new();
+        report.print_table(&mut out).unwrap();
+        let table = String::from_utf8(out).unwrap();
+        assert!(!table.contains('\u{1b}') && !table.contains('\u{7}'), "{table:?}");
+        assert!(table.contains("evil\\u{1b}]52;c;ZXZpbA==\\u{7}: call: said \\u{1b}[2J"), "{table}");
     }
 }

@@ -50,8 +50,25 @@ pub(crate) struct Hold {
     pub(crate) stream: u64,
     /// Cancelled when a newer GET takes over.
     pub(crate) taken_over: Cancellation,
+    _release: Release,
+}
+
+/// A takeover's claim on the messages, given up when dropped: by the hold it became, or by a
+/// takeover that ended without one (it timed out, or its GET was dropped while it waited), so
+/// that no claim outlives its GET and keeps the session's messages from other ways out.
+#[derive(Debug)]
+struct Release {
     holder: Arc<Mutex<Holder>>,
     takeover: u64,
+}
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let mut holder = lock(&self.holder);
+        if holder.held.as_ref().is_some_and(|(held, _)| *held == self.takeover) {
+            holder.held = None;
+        }
+    }
 }
 
 fn lock(holder: &Mutex<Holder>) -> MutexGuard<'_, Holder> {
@@ -88,26 +105,9 @@ impl Standalone {
             }
             (*holder.stream.get_or_insert_with(new_stream), takeover)
         };
-        let holder = self.holder.clone();
-        match tokio::time::timeout(GIVE_WAY, self.queue.clone().lock_owned()).await {
-            Ok(queue) => Some(Hold { queue, stream, taken_over, holder, takeover }),
-            Err(_) => {
-                let mut holder = lock(&holder);
-                if holder.held.as_ref().is_some_and(|(held, _)| *held == takeover) {
-                    holder.held = None;
-                }
-                None
-            }
-        }
-    }
-}
-
-impl Drop for Hold {
-    fn drop(&mut self) {
-        let mut holder = lock(&self.holder);
-        if holder.held.as_ref().is_some_and(|(held, _)| *held == self.takeover) {
-            holder.held = None;
-        }
+        let release = Release { holder: self.holder.clone(), takeover };
+        let queue = tokio::time::timeout(GIVE_WAY, self.queue.clone().lock_owned()).await.ok()?;
+        Some(Hold { queue, stream, taken_over, _release: release })
     }
 }
 
@@ -139,6 +139,21 @@ mod tests {
         assert_eq!(second.queue.sequence, 3);
         assert!(standalone.is_held());
         drop(second);
+        assert!(!standalone.is_held());
+    }
+
+    #[tokio::test]
+    async fn a_takeover_whose_get_is_dropped_while_it_waits_leaves_the_messages_unclaimed() {
+        let (_sender, receiver) = mpsc::channel(4);
+        let standalone = Standalone::new(receiver);
+        let first = standalone.take_over(|| 1).await.unwrap();
+        {
+            let waiting = standalone.take_over(|| 2);
+            let _ = tokio::time::timeout(Duration::from_millis(20), waiting).await;
+        }
+        assert!(first.taken_over.is_cancelled(), "the first stream was told to let go");
+        assert!(!standalone.is_held(), "the dropped takeover left no claim behind");
+        drop(first);
         assert!(!standalone.is_held());
     }
 }
