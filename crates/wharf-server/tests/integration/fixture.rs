@@ -466,3 +466,14 @@ impl Captured {
         String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
     }
 }
+
+/// Captures this thread's `tracing` events at `info` and above until the guard is dropped.
+pub(crate) fn capture_logs() -> (Captured, tracing::subscriber::DefaultGuard) {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(captured.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    (captured, tracing::subscriber::set_default(subscriber))
+}

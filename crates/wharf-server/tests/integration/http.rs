@@ -25,9 +25,7 @@ pub(crate) async fn start(server: Server, options: HttpOptions) -> u16 {
 
 #[tokio::test]
 async fn serving_on_port_0_logs_the_url_it_bound() {
-    let captured = fixture::Captured::default();
-    let subscriber = tracing_subscriber::fmt().with_writer(captured.clone()).with_ansi(false).finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (captured, _default) = fixture::capture_logs();
     let port = start(fixture::server(), HttpOptions::default()).await;
     let url = format!("serving MCP over Streamable HTTP at http://127.0.0.1:{port}/mcp");
     fixture::wait_until(|| captured.text().contains(&url), "the log line with the bound port").await;

@@ -423,13 +423,7 @@ async fn the_concurrency_limit_queues_calls_or_refuses_them() {
 }
 
 async fn audited(audit: Audit) -> Vec<String> {
-    let captured = fixture::Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (captured, _default) = fixture::capture_logs();
     let server = fixture::builder().layer(audit).build().unwrap();
     let client = InMemoryClient::latest_session(server).await;
     client.call_tool("echo", json!({"message": "the secret word"})).await.unwrap();
@@ -474,13 +468,7 @@ async fn the_audit_log_names_who_called_what_and_how_it_ended_but_not_the_argume
 async fn the_audit_log_keeps_only_the_start_of_a_session_id() {
     use crate::http::{JSON, call, send, session, start};
 
-    let captured = fixture::Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (captured, _default) = fixture::capture_logs();
     let server = fixture::builder().layer(Audit::new()).build().unwrap();
     let port = start(server, wharf_server::HttpOptions::default()).await;
     let id = session(port).await;
