@@ -59,8 +59,9 @@ impl Reply {
     }
 }
 
-/// Sends one request as raw bytes and reads the whole response (the connection closes after).
-pub(crate) async fn send(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+/// One request to `/mcp` as raw bytes, with `Host: localhost:PORT` unless `headers` name one;
+/// the connection closes after it.
+pub(crate) fn request_bytes(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> String {
     let mut request = format!("{method} /mcp HTTP/1.1\r\nconnection: close\r\ncontent-length: {}\r\n", body.len());
     if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
         request.push_str(&format!("host: localhost:{port}\r\n"));
@@ -70,8 +71,13 @@ pub(crate) async fn send(port: u16, method: &str, headers: &[(&str, &str)], body
     }
     request.push_str("\r\n");
     request.push_str(body);
+    request
+}
+
+/// Sends one request as raw bytes and reads the whole response (the connection closes after).
+pub(crate) async fn send(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
+    stream.write_all(request_bytes(port, method, headers, body).as_bytes()).await.unwrap();
     let mut raw = Vec::new();
     tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
     parse(&raw)

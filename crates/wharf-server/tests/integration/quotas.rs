@@ -13,7 +13,7 @@ use tokio::net::{TcpSocket, TcpStream};
 use wharf_server::{HttpOptions, MemoryTaskStore};
 
 use crate::fixture;
-use crate::http::{JSON, Reply, call, parse, start};
+use crate::http::{JSON, Reply, call, parse, request_bytes, start};
 
 /// The flooding client's address.
 const FLOODER: &str = "127.0.0.1";
@@ -25,19 +25,6 @@ async fn connect_from(source: &str, port: u16) -> TcpStream {
     let socket = TcpSocket::new_v4().unwrap();
     socket.bind(SocketAddr::new(source.parse().unwrap(), 0)).unwrap();
     socket.connect(SocketAddr::from(([127, 0, 0, 1], port))).await.unwrap()
-}
-
-fn request_bytes(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> String {
-    let mut request = format!(
-        "{method} /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-length: {}\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    request
 }
 
 /// One request from `source`, and its whole answer.
