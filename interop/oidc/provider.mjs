@@ -1,5 +1,5 @@
 // A real OpenID provider (oidc-provider) on a free loopback port, for Wharf's auth tests and
-// a first try of `wharf serve --auth-issuer` (README, "wharf login").
+// a first try of `wharf serve --auth-issuer` (crates/wharf/guide/cli.md, "wharf login").
 // Usage: node provider.mjs [PORT] [DIR]. Listens on 127.0.0.1:PORT (a free one by default),
 // prints the issuer on stdout and writes the port to DIR/port (DIR: a new temporary directory
 // by default). Two issuers share the port:

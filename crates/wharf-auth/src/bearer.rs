@@ -3,7 +3,7 @@
 
 use http::HeaderMap;
 use http::header::AUTHORIZATION;
-use wharf_server::AuthRefusal;
+use wharf_http::AuthRefusal;
 
 /// The longest token accepted; longer ones are refused before they are decoded.
 pub(crate) const MAX_TOKEN_BYTES: usize = 16 * 1024;

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use base64::Engine as _;
 use serde_json::Value;
-use wharf_server::{AuthRefusal, Principal};
+use wharf_http::AuthRefusal;
+use wharf_server::Principal;
 
 use crate::claims::{self, Expected};
 use crate::discovery::discover;

@@ -10,7 +10,7 @@
 //! signature), `discovery.rs` (the issuer's metadata), `cache.rs` (verified tokens by hash);
 //! `keys.rs` (the issuer's keys, refetched for an unknown `kid`); `verifier.rs`
 //! (`TokenVerifier`, `JwtVerifier`); `introspection.rs` (`IntrospectionVerifier`, RFC 7662);
-//! `resource_server.rs` (`ResourceServer`, the `wharf_server::Authenticator`).
+//! `resource_server.rs` (`ResourceServer`, the `wharf_http::Authenticator`).
 
 mod bearer;
 mod cache;

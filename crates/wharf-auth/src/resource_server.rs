@@ -1,11 +1,12 @@
 //! [`ResourceServer`]: the OAuth 2.1 resource server an HTTP endpoint runs in front of every
-//! request ([`HttpOptions::authenticate`](wharf_server::HttpOptions::authenticate)), and its
+//! request ([`HttpOptions::authenticate`](wharf_http::HttpOptions::authenticate)), and its
 //! builder.
 
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
-use wharf_server::{AuthFuture, AuthRefusal, Authenticator, Principal};
+use wharf_http::{AuthFuture, AuthRefusal, Authenticator};
+use wharf_server::Principal;
 
 use crate::bearer;
 use crate::cache::VerifiedTokens;
@@ -24,7 +25,7 @@ use crate::verifier::{JwtVerifier, TokenVerifier};
 ///     .issuer("https://id.example.com/realms/main")
 ///     .required_scopes(["mcp"])
 ///     .build()?;
-/// let options = wharf_server::HttpOptions::default()
+/// let options = wharf_http::HttpOptions::default()
 ///     .allowed_hosts(["mcp.example.com"])
 ///     .authenticate(auth);
 /// # let _ = options; Ok(()) }

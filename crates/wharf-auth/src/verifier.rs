@@ -7,7 +7,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use wharf_server::{AuthRefusal, Principal};
+use wharf_server::Principal;
+
+use wharf_http::AuthRefusal;
 
 use crate::claims::{self, Expected};
 use crate::fetch::Fetcher;

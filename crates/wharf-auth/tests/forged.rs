@@ -13,7 +13,8 @@ use ed25519_dalek::{Signer, SigningKey};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wharf_auth::{ResourceServer, ResourceServerBuilder};
-use wharf_server::{HttpOptions, Server, ToolDef};
+use wharf_http::HttpOptions;
+use wharf_server::{Server, ToolDef};
 
 fn key() -> SigningKey {
     SigningKey::from_bytes(&[9; 32])
@@ -83,7 +84,7 @@ async fn endpoint_with(
     let resource = format!("http://127.0.0.1:{port}/mcp");
     let auth = configure(ResourceServer::builder(&resource).issuer(issuer)).build().unwrap();
     auth.check_issuer().await.unwrap();
-    tokio::spawn(wharf_server::serve_http_on(server, listener, HttpOptions::default().authenticate(auth)));
+    tokio::spawn(wharf_http::serve_http_on(server, listener, HttpOptions::default().authenticate(auth)));
     (port, resource, runs)
 }
 

@@ -14,7 +14,8 @@ use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wharf_auth::{ResourceServer, ResourceServerBuilder};
-use wharf_server::{HttpOptions, Server, TaskSupport, ToolDef};
+use wharf_http::HttpOptions;
+use wharf_server::{Server, TaskSupport, ToolDef};
 
 /// One HTTP/1.1 exchange: status, headers (lower-case names), body.
 async fn exchange(
@@ -121,7 +122,7 @@ async fn endpoint_with(
         .leeway(Duration::from_secs(1))
         .key_refetch_interval(Duration::from_secs(2));
     let auth = configure(builder).build().unwrap();
-    tokio::spawn(wharf_server::serve_http_on(server, listener, HttpOptions::default().authenticate(auth)));
+    tokio::spawn(wharf_http::serve_http_on(server, listener, HttpOptions::default().authenticate(auth)));
     (port, runs)
 }
 

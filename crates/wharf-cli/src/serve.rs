@@ -13,8 +13,9 @@ use clap::Args;
 pub(crate) struct ServeArgs {
     /// Serve this folder instead of the demo: prompts/NAME.md are prompts (YAML frontmatter, a
     /// template body), every file under resources/ a resource, skills/**/SKILL.md skills, and
-    /// the [[tools]] of wharf.toml (or tools.toml) command tools. README.md's "A server from a
-    /// folder" describes each; `wharf new NAME --folder` makes one to start from.
+    /// the [[tools]] of wharf.toml (or tools.toml) command tools. The guide's
+    /// crates/wharf/guide/folder.md describes each; `wharf new NAME --folder` makes one to start
+    /// from.
     #[arg(value_name = "DIR")]
     folder: Option<std::path::PathBuf>,
     /// Serve the folder as it is now, without reloading it when it changes.

@@ -285,7 +285,7 @@ fn an_issuer_that_cannot_be_reached_stops_the_start() {
 fn the_help_of_serve_says_where_the_folder_layout_is_described() {
     let output = Command::new(env!("CARGO_BIN_EXE_wharf")).args(["serve", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&output.stdout);
-    assert!(help.contains("README.md's \"A server from a folder\" describes each"), "{help}");
+    assert!(help.contains("The guide's crates/wharf/guide/folder.md describes each"), "{help}");
     assert!(help.contains("`wharf new NAME --folder` makes one to start from"), "{help}");
     assert!(!help.contains("see `wharf serve --help`"), "{help}");
 }

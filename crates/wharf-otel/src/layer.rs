@@ -184,6 +184,7 @@ fn transport_name(transport: Transport) -> &'static str {
 
 #[cfg(feature = "http")]
 fn http_traceparent<'r>(request: &'r McpRequest<'_>) -> Option<&'r str> {
+    use wharf_http::HttpRequest;
     request.http_headers()?.get("traceparent")?.to_str().ok()
 }
 

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use wharf_http::HttpOptions;
 use wharf_otel::Telemetry;
 use wharf_server::testing::InMemoryClient;
-use wharf_server::{HttpOptions, PromptDef, Server, ToolDef};
+use wharf_server::{PromptDef, Server, ToolDef};
 
 fn server(telemetry: &Telemetry) -> Server {
     Server::builder("otel-attributes", "1.0.0")
@@ -50,7 +51,7 @@ async fn made_up_names_share_one_label_and_metrics_stay_small() {
     let port = listener.local_addr().unwrap().port();
     let scraped = telemetry.clone();
     let options = HttpOptions::default().metrics_endpoint("/metrics", move || scraped.prometheus_text());
-    tokio::spawn(wharf_server::serve_http_on(server, listener, options));
+    tokio::spawn(wharf_http::serve_http_on(server, listener, options));
     let text = get(port, "/metrics").await;
     assert!(text.len() < 64 * 1024, "/metrics answered {} bytes", text.len());
     let count = |label: &str| {

@@ -19,6 +19,7 @@
 //! This crate has no async code and does no I/O. Depend on it, not on `wharf`, to read or write
 //! MCP messages without a server.
 
+mod definitions;
 mod encode;
 mod error;
 mod escape;
@@ -31,6 +32,10 @@ mod messages;
 mod types;
 mod version;
 
+pub use definitions::{
+    error_response_definition, notification_definition, result_definition, result_response_definition,
+    server_request_definition,
+};
 pub use encode::{encode, encode_into};
 pub use error::{ErrorCode, ErrorObject};
 pub use frontmatter::{frontmatter_block, split_frontmatter};

@@ -5,7 +5,7 @@
 //! session's keys in one Redis Cluster slot), `connection.rs` ([`Redis`]: one multiplexed
 //! connection that reconnects, with deadlines, so that a request never waits on a Redis that is
 //! down), `subscription.rs` (a pub/sub channel listened to on a connection of its own, again
-//! after each failure), `sessions.rs` ([`RedisSessionStore`], a [`wharf_server::SessionStore`]),
+//! after each failure), `sessions.rs` ([`RedisSessionStore`], a [`wharf_http::SessionStore`]),
 //! `tasks.rs` ([`RedisTaskStore`], a [`wharf_server::TaskStore`] with leases and signals) and
 //! `state_key.rs` (the key that seals `requestState`, made by the first instance and read by the
 //! others: [`Redis::shared_request_state_key`]).
@@ -13,7 +13,7 @@
 //! ```no_run
 //! # fn demo(server: wharf_server::Server) -> Result<(), wharf_redis::RedisError> {
 //! let redis = wharf_redis::Redis::connect("redis://127.0.0.1:6379/")?.prefix("my-server");
-//! let options = wharf_server::HttpOptions::default().session_store(redis.session_store());
+//! let options = wharf_http::HttpOptions::default().session_store(redis.session_store());
 //! let builder = wharf_server::Server::builder("my-server", "1").task_store(redis.task_store());
 //! # let _ = (server, options, builder);
 //! # Ok(())

@@ -14,9 +14,8 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use tokio::sync::mpsc;
-use wharf_server::{
-    Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoreFuture, StoredSession,
-};
+use wharf_http::{Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession};
+use wharf_server::StoreFuture;
 
 use crate::connection::{Redis, unix_millis, without_secrets};
 use crate::subscription;
@@ -158,7 +157,7 @@ async fn follow_events(redis: Redis, key: String, stream: u64, mut last: Option<
 
 impl Redis {
     /// The store of 2025 sessions, for
-    /// [`HttpOptions::session_store`](wharf_server::HttpOptions::session_store).
+    /// [`HttpOptions::session_store`](wharf_http::HttpOptions::session_store).
     pub fn session_store(&self) -> Arc<RedisSessionStore> {
         Arc::new(RedisSessionStore { redis: self.clone(), events: OnceLock::new() })
     }

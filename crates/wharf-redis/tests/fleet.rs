@@ -11,9 +11,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::{RedisServer, Reply, Streamed, change_until_heard, send, session_across};
 use tokio::net::TcpListener;
+use wharf_http::{HttpOptions, serve_http_on};
 use wharf_protocol::{ElicitParams, LoggingLevel};
 use wharf_redis::Redis;
-use wharf_server::{HttpOptions, RequestContext, ResourceDef, Server, ToolDef, serve_http_on};
+use wharf_server::{RequestContext, ResourceDef, Server, ToolDef};
 
 /// How many handlers of `wait_for_cancel` stopped before their time: dropped, or cancelled.
 static CANCELLED: AtomicUsize = AtomicUsize::new(0);

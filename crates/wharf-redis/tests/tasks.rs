@@ -11,9 +11,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::{RedisServer, Streamed, request, send, send_with, session_across};
 use tokio::net::TcpListener;
+use wharf_http::{HttpOptions, serve_http_on};
 use wharf_protocol::ElicitParams;
 use wharf_redis::Redis;
-use wharf_server::{HttpOptions, RequestContext, Server, TaskSupport, ToolDef, serve_http_on};
+use wharf_server::{RequestContext, Server, TaskSupport, ToolDef};
 
 /// How many handlers of `sleepy` were stopped before their time.
 static STOPPED: AtomicUsize = AtomicUsize::new(0);

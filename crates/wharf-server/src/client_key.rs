@@ -10,7 +10,7 @@ use crate::principal::Principal;
 /// `address:` and the client's IP address; `None` when neither is known. An IPv6 client is
 /// keyed by its /64, which one host commonly holds whole, so that it cannot take a fresh quota
 /// per address. Loopback addresses are clients like any other.
-pub(crate) fn client_key(principal: Option<&Principal>, address: Option<IpAddr>) -> Option<Arc<str>> {
+pub fn client_key(principal: Option<&Principal>, address: Option<IpAddr>) -> Option<Arc<str>> {
     if let Some(principal) = principal {
         return Some(format!("principal:{}", principal.as_str()).into());
     }

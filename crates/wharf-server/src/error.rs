@@ -274,7 +274,7 @@ const REQUEST_TIMED_OUT: i64 = -32001;
 
 /// Whole seconds to wait, rounded up, and at least one: `Retry-After` counts whole seconds,
 /// and zero would invite an immediate retry that fails again.
-pub(crate) fn retry_after_seconds(retry_after: Duration) -> u64 {
+pub fn retry_after_seconds(retry_after: Duration) -> u64 {
     let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
     seconds.max(1)
 }

@@ -8,16 +8,18 @@ use crate::task::record::TaskRecord;
 
 /// Which list a change touched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ListKind {
+pub enum ListKind {
+    /// `tools/list`.
     Tools,
+    /// `prompts/list`.
     Prompts,
+    /// `resources/list` and `resources/templates/list`.
     Resources,
 }
 
-#[cfg(feature = "http")]
 impl ListKind {
     /// The list's name, as instances tell each other of its changes.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             ListKind::Tools => "tools",
             ListKind::Prompts => "prompts",
@@ -26,14 +28,15 @@ impl ListKind {
     }
 
     /// The list of that name.
-    pub(crate) fn named(name: &str) -> Option<ListKind> {
+    pub fn named(name: &str) -> Option<ListKind> {
         [ListKind::Tools, ListKind::Prompts, ListKind::Resources].into_iter().find(|kind| kind.name() == name)
     }
 }
 
 /// Something that every connection may need to hear about.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum ServerEvent {
+#[allow(missing_docs, reason = "each variant's text says what its fields are")]
+pub enum ServerEvent {
     /// A list changed because of a component requiring these scopes: only those who may see
     /// it hear of the change. `relayed` when it changed on another instance of the server.
     ListChanged { kind: ListKind, scopes: Scopes, relayed: bool },

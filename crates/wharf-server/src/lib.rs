@@ -18,9 +18,8 @@
 //! - [`Principal`] is who a request acts for, as authentication in front of the server says.
 //! - [`serve_stdio`] (or [`serve_stdio_with`] and its [`StdioOptions`]) and [`serve_connection`]
 //!   run the newline-delimited transport.
-//! - With the `http` feature (on by default), `McpService` is the Streamable HTTP endpoint as a
-//!   `tower::Service`; `serve_http` serves it on an address, with the protections of
-//!   `HttpOptions`.
+//! - Streamable HTTP is the `wharf-http` crate, which reaches this one through its transport
+//!   contract (a hidden module, `contract`), as the line transports here do.
 //! - [`testing::InMemoryClient`] drives a server in memory, in either protocol era.
 //!
 //! Errors: [`Error`] for building and serving; [`RpcError`] for handlers that answer with a
@@ -74,6 +73,9 @@ mod update;
 // Request handling.
 mod dispatch;
 mod listen;
+// What a transport may use of everything above.
+#[doc(hidden)]
+pub mod contract;
 // Transports, and the in-memory client over them.
 pub mod testing;
 mod transport;
@@ -109,12 +111,6 @@ pub use tool::extract::{Args, FromToolCall, Rejection, SessionData, State, ToolC
 pub use tool::handler::ToolHandler;
 pub use tool::output::{IntoToolResult, Json};
 pub use transport::connection::serve_connection;
-#[cfg(feature = "http")]
-pub use transport::http::{
-    AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore, Relayed,
-    SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession, serve_http, serve_http_on,
-    serve_http_until,
-};
 pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};
 pub use update::Update;
 

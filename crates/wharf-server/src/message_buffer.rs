@@ -19,13 +19,13 @@ thread_local! {
 }
 
 /// An empty buffer: the one last given back on this thread, or a new one.
-pub(crate) fn take() -> Vec<u8> {
+pub fn take() -> Vec<u8> {
     let buffer = SPARE.with(Cell::take);
     if buffer.capacity() == 0 { Vec::with_capacity(INITIAL_CAPACITY) } else { buffer }
 }
 
 /// Keeps `buffer` for the next [`take`] on this thread.
-pub(crate) fn give_back(mut buffer: Vec<u8>) {
+pub fn give_back(mut buffer: Vec<u8>) {
     if buffer.capacity() > MAX_KEPT_CAPACITY {
         return;
     }

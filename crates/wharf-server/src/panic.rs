@@ -8,12 +8,14 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 /// A future that completes with `Err(message)` if the inner future panics while polled.
-pub(crate) struct CatchUnwind<F> {
+#[allow(missing_debug_implementations, reason = "a future of any type")]
+pub struct CatchUnwind<F> {
     inner: Pin<Box<F>>,
 }
 
 impl<F: Future> CatchUnwind<F> {
-    pub(crate) fn new(future: F) -> CatchUnwind<F> {
+    /// Catches the panics of `future`.
+    pub fn new(future: F) -> CatchUnwind<F> {
         CatchUnwind { inner: Box::pin(future) }
     }
 
@@ -34,7 +36,7 @@ impl<F: Future> Future for CatchUnwind<F> {
 /// Polls `future` once, turning a panic into `Err(message)`. A future that panicked must never
 /// be polled again (its owner drops it), so whatever state the panic left behind cannot be
 /// observed: asserting unwind safety is sound here.
-pub(crate) fn poll_catching<F: Future>(future: Pin<&mut F>, cx: &mut Context<'_>) -> Poll<Result<F::Output, String>> {
+pub fn poll_catching<F: Future>(future: Pin<&mut F>, cx: &mut Context<'_>) -> Poll<Result<F::Output, String>> {
     match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
         Ok(Poll::Pending) => Poll::Pending,
         Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),

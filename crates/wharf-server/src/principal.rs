@@ -13,7 +13,7 @@ use wharf_protocol::JsonObject;
 /// session, its tasks and its `requestState`. The client id, scopes and claims are attributes
 /// of the request, not of the identity, and do not take part in equality.
 ///
-/// An authentication layer in front of [`McpService`](crate::McpService) inserts it into the
+/// An authentication layer in front of the HTTP endpoint (`wharf_http::McpService`) inserts it into the
 /// `http::Request`'s extensions (the `wharf-auth` crate does, from a verified bearer token);
 /// handlers read it with [`RequestContext::principal`](crate::RequestContext::principal).
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 //! URL elicitation ids are made here.
 
 /// A new random identifier, or why the random source failed.
-pub(crate) fn hex_id() -> Result<String, getrandom::Error> {
+pub fn hex_id() -> Result<String, getrandom::Error> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)?;
     let mut id = String::with_capacity(32);
@@ -15,8 +15,7 @@ pub(crate) fn hex_id() -> Result<String, getrandom::Error> {
 }
 
 /// True for text that [`hex_id`] could have made.
-#[cfg(feature = "http")]
-pub(crate) fn is_hex_id(text: &str) -> bool {
+pub fn is_hex_id(text: &str) -> bool {
     text.len() == 32 && text.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte))
 }
 
@@ -30,7 +29,6 @@ mod tests {
         let second = hex_id().unwrap();
         assert_eq!(first.len(), 32);
         assert!(first.bytes().all(|byte| byte.is_ascii_digit() || (b'a'..=b'f').contains(&byte)), "{first}");
-        #[cfg(feature = "http")]
         assert!(is_hex_id(&first) && !is_hex_id("abc") && !is_hex_id(&first.to_uppercase()));
         assert_ne!(first, second);
     }

@@ -7,11 +7,11 @@ use crate::principal::Principal;
 /// credentials grant every one. A component that requires scopes is hidden from, and refused
 /// to, requests without a principal (stdio, unless the embedding program sets one).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Scopes(Box<[Box<str>]>);
+pub struct Scopes(Box<[Box<str>]>);
 
 impl Scopes {
     /// The scopes named, in order, without repeats.
-    pub(crate) fn new<S: Into<String>>(scopes: impl IntoIterator<Item = S>) -> Scopes {
+    pub fn new<S: Into<String>>(scopes: impl IntoIterator<Item = S>) -> Scopes {
         let mut kept: Vec<Box<str>> = Vec::new();
         for scope in scopes {
             let scope = scope.into().into_boxed_str();
@@ -33,7 +33,7 @@ impl Scopes {
     }
 
     /// The scopes, in the order they were named.
-    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+    pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|scope| &**scope)
     }
 
@@ -51,7 +51,7 @@ impl Scopes {
 
 /// True for an RFC 6749 §3.3 `scope-token`: one or more of `%x21 / %x23-5B / %x5D-7E`
 /// (printable ASCII but space, `"` and `\`).
-pub(crate) fn is_scope_token(scope: &str) -> bool {
+pub fn is_scope_token(scope: &str) -> bool {
     !scope.is_empty() && scope.bytes().all(|byte| matches!(byte, 0x21 | 0x23..=0x5b | 0x5d..=0x7e))
 }
 

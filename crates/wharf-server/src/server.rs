@@ -268,7 +268,6 @@ impl Server {
         C::entries(&self.registry()).get(key).map(|component| component.enabled())
     }
 
-    #[cfg(feature = "http")]
     /// Enables or disables here what another instance of the server enabled or disabled; its
     /// clients hear of it from the list change relayed next.
     pub(crate) fn relayed_toggle(&self, kind: ListKind, key: &str, enabled: bool) {
@@ -372,21 +371,18 @@ impl Server {
         let _ = self.shared.events.send(ServerEvent::ResourceUpdated { uri: uri.into(), relayed: false });
     }
 
-    #[cfg(feature = "http")]
     /// Tells this instance's listeners and sessions that watch it that a task running on
     /// another instance of the server changed.
     pub(crate) fn relayed_task_change(&self, record: crate::task::record::TaskRecord) {
         let _ = self.shared.events.send(ServerEvent::Task { record: Arc::new(record), relayed: true });
     }
 
-    #[cfg(feature = "http")]
     /// Tells this instance's clients and listeners that may see it that a list changed on
     /// another instance of the server.
     pub(crate) fn relayed_list_change(&self, kind: ListKind, scopes: Scopes) {
         let _ = self.shared.events.send(ServerEvent::ListChanged { kind, scopes, relayed: true });
     }
 
-    #[cfg(feature = "http")]
     /// Tells this instance's clients subscribed to `uri` that another instance of the server
     /// changed the resource.
     pub(crate) fn relayed_resource_update(&self, uri: &str) {

@@ -14,12 +14,14 @@ use crate::cancel::Cancellation;
 use crate::extensions::Extensions;
 use crate::principal::Principal;
 
-#[cfg(feature = "http")]
 /// The answer of [`Session::admits`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Admission {
+pub enum Admission {
+    /// The request may start.
     Admitted,
+    /// A request with the same id is running.
     DuplicateId,
+    /// As many requests as the limit allows are running.
     TooMany,
 }
 
@@ -42,14 +44,14 @@ pub enum Transport {
 /// the queue (the stdio read thread) does so only while that number is zero, so that nothing
 /// overtakes a message sent before it, such as a handler's progress ahead of its answer.
 #[derive(Debug, Clone)]
-pub(crate) struct Outbound {
+pub struct Outbound {
     sender: mpsc::Sender<Vec<u8>>,
     unwritten: Option<Arc<AtomicUsize>>,
 }
 
 /// The queue's reader is gone: the client went away.
 #[derive(Debug)]
-pub(crate) struct Closed;
+pub struct Closed;
 
 impl Outbound {
     /// A queue whose messages are counted in `unwritten` until its writer writes them.
@@ -67,9 +69,8 @@ impl Outbound {
         Ok(())
     }
 
-    #[cfg(feature = "http")]
     /// Queues a message if there is room now.
-    pub(crate) fn try_send(&self, message: Vec<u8>) -> Result<(), Closed> {
+    pub fn try_send(&self, message: Vec<u8>) -> Result<(), Closed> {
         let permit = self.sender.try_reserve().map_err(|_| Closed)?;
         self.count_one();
         permit.send(message);
@@ -92,12 +93,15 @@ impl From<mpsc::Sender<Vec<u8>>> for Outbound {
 
 /// What `initialize` settled for a 2025 session.
 #[derive(Debug)]
-pub(crate) struct Negotiated {
-    pub(crate) version: ProtocolVersion,
+pub struct Negotiated {
+    /// The protocol revision both sides speak.
+    pub version: ProtocolVersion,
     /// When `initialize` opened the session.
-    pub(crate) at: std::time::Instant,
-    pub(crate) client_capabilities: Arc<ClientCapabilities>,
-    pub(crate) client_info: Arc<Implementation>,
+    pub at: std::time::Instant,
+    /// What the client said it can do.
+    pub client_capabilities: Arc<ClientCapabilities>,
+    /// Who the client said it is.
+    pub client_info: Arc<Implementation>,
 }
 
 /// A request this server is handling.
@@ -109,7 +113,7 @@ pub(crate) struct InFlight {
 
 /// State of one connection (stdio) or one session (HTTP).
 #[derive(Debug)]
-pub(crate) struct Session {
+pub struct Session {
     id: String,
     transport: Transport,
     negotiated: OnceLock<Negotiated>,
@@ -139,7 +143,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Session {
-    pub(crate) fn new(id: String, transport: Transport, outbound: impl Into<Outbound>) -> Arc<Session> {
+    /// A session of `transport` named `id`, whose messages to the client go to `outbound`.
+    pub fn new(id: String, transport: Transport, outbound: impl Into<Outbound>) -> Arc<Session> {
         Arc::new(Session {
             id,
             transport,
@@ -157,7 +162,8 @@ impl Session {
         })
     }
 
-    pub(crate) fn id(&self) -> &str {
+    /// The session's id: `Mcp-Session-Id` over HTTP, a connection's own name otherwise.
+    pub fn id(&self) -> &str {
         &self.id
     }
 
@@ -165,7 +171,8 @@ impl Session {
         self.transport
     }
 
-    pub(crate) fn outbound(&self) -> &Outbound {
+    /// The queue of the session's messages to the client.
+    pub fn outbound(&self) -> &Outbound {
         &self.outbound
     }
 
@@ -173,13 +180,14 @@ impl Session {
         &self.extensions
     }
 
-    pub(crate) fn negotiated(&self) -> Option<&Negotiated> {
+    /// What `initialize` settled; `None` before it.
+    pub fn negotiated(&self) -> Option<&Negotiated> {
         self.negotiated.get()
     }
 
     /// Records the outcome of `initialize`, and who sent it; false if the session was already
     /// initialized.
-    pub(crate) fn negotiate(&self, negotiated: Negotiated, principal: Option<&Principal>) -> bool {
+    pub fn negotiate(&self, negotiated: Negotiated, principal: Option<&Principal>) -> bool {
         let first = self.negotiated.set(negotiated).is_ok();
         if first && let Some(principal) = principal {
             let _ = self.principal.set(principal.clone());
@@ -188,27 +196,29 @@ impl Session {
     }
 
     /// The principal that opened the session, if it had one.
-    pub(crate) fn principal(&self) -> Option<&Principal> {
+    pub fn principal(&self) -> Option<&Principal> {
         self.principal.get()
     }
 
-    pub(crate) fn mark_initialized(&self) {
+    /// Records that the client sent `notifications/initialized`.
+    pub fn mark_initialized(&self) {
         self.initialized.store(true, Ordering::Release);
     }
 
     /// True once the client sent `notifications/initialized`; only then does the server start
     /// sending notifications of its own accord.
-    pub(crate) fn is_initialized(&self) -> bool {
+    pub fn is_initialized(&self) -> bool {
         self.initialized.load(Ordering::Acquire)
     }
 
-    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+    /// Records the level `logging/setLevel` asked for.
+    pub fn set_log_level(&self, level: LoggingLevel) {
         let index = LoggingLevel::ALL.iter().position(|candidate| *candidate == level).unwrap_or(0);
         self.log_level.store(index as u8, Ordering::Relaxed);
     }
 
     /// The least severe level the client wants; `None` when it never said, which means all.
-    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+    pub fn log_level(&self) -> Option<LoggingLevel> {
         LoggingLevel::ALL.get(self.log_level.load(Ordering::Relaxed) as usize).copied()
     }
 
@@ -220,10 +230,9 @@ impl Session {
         self.in_flight_count.load(Ordering::Acquire) != 0 && lock(&self.in_flight).contains_key(id)
     }
 
-    #[cfg(feature = "http")]
     /// Whether a new request with this id may start: no request with the same id is running,
     /// and fewer than `limit` are.
-    pub(crate) fn admits(&self, id: &RequestId, limit: usize) -> Admission {
+    pub fn admits(&self, id: &RequestId, limit: usize) -> Admission {
         let in_flight = lock(&self.in_flight);
         if in_flight.contains_key(id) {
             Admission::DuplicateId
@@ -235,7 +244,7 @@ impl Session {
     }
 
     /// Registers a request in flight; false if a request with the same id is still running.
-    pub(crate) fn begin(&self, id: &RequestId, cancel: Cancellation) -> bool {
+    pub fn begin(&self, id: &RequestId, cancel: Cancellation) -> bool {
         let mut in_flight = lock(&self.in_flight);
         if in_flight.contains_key(id) {
             return false;
@@ -246,14 +255,15 @@ impl Session {
     }
 
     /// Attaches the task running a request, so that cancellation can stop it.
-    pub(crate) fn attach(&self, id: &RequestId, abort: AbortHandle) {
+    pub fn attach(&self, id: &RequestId, abort: AbortHandle) {
         // If the request already finished there is nothing to attach to.
         if let Some(entry) = lock(&self.in_flight).get_mut(id) {
             entry.abort = Some(abort);
         }
     }
 
-    pub(crate) fn finish(&self, id: &RequestId) {
+    /// Forgets a request that finished.
+    pub fn finish(&self, id: &RequestId) {
         self.take_in_flight(id);
     }
 
@@ -276,10 +286,9 @@ impl Session {
         true
     }
 
-    #[cfg(feature = "http")]
     /// Numbers this copy's requests to the client from `first` on: copies of one shared session
     /// on several instances start far apart, so that an answer names the request of one only.
-    pub(crate) fn number_requests_from(&self, first: u64) {
+    pub fn number_requests_from(&self, first: u64) {
         self.next_request.store(first, Ordering::Relaxed);
     }
 
@@ -312,15 +321,15 @@ impl Session {
         lock(&self.subscriptions).remove(uri);
     }
 
-    #[cfg(feature = "http")]
     /// Makes the subscriptions exactly `uris`: a shared session's, as another instance left them.
-    pub(crate) fn replace_subscriptions(&self, uris: impl IntoIterator<Item = String>) {
+    pub fn replace_subscriptions(&self, uris: impl IntoIterator<Item = String>) {
         let mut subscriptions = lock(&self.subscriptions);
         subscriptions.clear();
         subscriptions.extend(uris);
     }
 
-    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+    /// True when the client subscribed to `uri`.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)
     }
 }

@@ -10,7 +10,7 @@ use crate::wire::encode_notification;
 
 /// The notification a server event becomes for one 2025 session, if the session is to hear of
 /// it: list changes for the capabilities offered, and updates of resources it subscribed to.
-pub(crate) fn event_notification(
+pub fn event_notification(
     capabilities: &ServerCapabilities,
     session: &Session,
     event: &ServerEvent,

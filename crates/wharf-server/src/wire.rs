@@ -26,7 +26,7 @@ pub(crate) fn encode_notification(notification: &ServerNotification) -> Vec<u8> 
 }
 
 /// Serializes an error response; `id` is absent when the request's could not be read.
-pub(crate) fn encode_error(id: Option<&RequestId>, error: RpcError) -> Vec<u8> {
+pub fn encode_error(id: Option<&RequestId>, error: RpcError) -> Vec<u8> {
     encode(&ErrorMessage { id, error: &error.into_object() })
 }
 

@@ -175,10 +175,10 @@ pub mod stdio {
 /// `http` feature, on by default).
 #[cfg(feature = "http")]
 pub mod http {
-    pub use wharf_server::{
-        AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, McpBody, McpService, MemoryEventStore,
-        Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession, serve_http,
-        serve_http_on, serve_http_until,
+    pub use wharf_http::{
+        AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, HttpParts, HttpRequest, McpBody, McpService,
+        MemoryEventStore, Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession,
+        serve_http, serve_http_on, serve_http_until,
     };
 }
 
@@ -215,10 +215,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-/// The guide: every feature with a short example (the repository's README; its examples are
-/// doctests, so they cannot go stale).
-#[doc = include_str!("../../../README.md")]
-pub mod guide {}
+pub mod guide;
 
 /// Items the macros' expansions use; not part of the API.
 #[doc(hidden)]

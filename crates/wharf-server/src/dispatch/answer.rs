@@ -15,11 +15,11 @@ use crate::wire::encode_error;
 use super::request_outcome;
 
 /// What a request's work ended with: its response or error, or the message of its panic.
-pub(crate) type Outcome = Result<Result<Vec<u8>, RpcError>, String>;
+pub type Outcome = Result<Result<Vec<u8>, RpcError>, String>;
 
 /// The response a request's work produced: its answer, its error, or an internal error if it
 /// panicked.
-pub(crate) fn response_or_panic(outcome: Outcome, id: &RequestId) -> Vec<u8> {
+pub fn response_or_panic(outcome: Outcome, id: &RequestId) -> Vec<u8> {
     match outcome {
         Ok(Ok(response)) => response,
         Ok(Err(error)) => encode_error(Some(id), error),
@@ -28,19 +28,19 @@ pub(crate) fn response_or_panic(outcome: Outcome, id: &RequestId) -> Vec<u8> {
 }
 
 /// The internal error a request whose handler panicked is answered with.
-pub(crate) fn panic_error(id: &RequestId, panic: &str) -> RpcError {
+pub fn panic_error(id: &RequestId, panic: &str) -> RpcError {
     tracing::error!(%id, panic = %panic, "a handler panicked");
     RpcError::internal(format!("Internal error: the handler panicked: {panic}"))
 }
 
 /// The error response to a message that could not be decoded.
-pub(crate) fn decode_error_response(error: DecodeError) -> Vec<u8> {
+pub fn decode_error_response(error: DecodeError) -> Vec<u8> {
     encode_error(error.id.as_ref(), RpcError::from(error.error))
 }
 
 /// Handles a request to completion in the caller's task, for requests that are neither
 /// registered as in flight nor cancellable (`initialize`, and requests inside a batch).
-pub(crate) async fn answer_now(
+pub async fn answer_now(
     server: &Server,
     session: &Arc<Session>,
     id: &RequestId,

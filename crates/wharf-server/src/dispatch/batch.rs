@@ -17,20 +17,20 @@ use crate::session::Session;
 use crate::wire::encode_error;
 
 /// The error a batch outside a 2025-03-26 session is refused with.
-pub(crate) fn batches_refused() -> RpcError {
+pub fn batches_refused() -> RpcError {
     RpcError::invalid_request(
         "Invalid request: JSON-RPC batches are accepted only in sessions of protocol revision 2025-03-26",
     )
 }
 
 /// True when the session may send batches.
-pub(crate) fn allows_batches(session: &Session) -> bool {
+pub fn allows_batches(session: &Session) -> bool {
     session.negotiated().is_some_and(|negotiated| negotiated.version.allows_batches())
 }
 
 /// Refuses a batch of `len` messages when it is longer than the server's limit, before any of
 /// it is handled.
-pub(crate) fn check_batch_len(server: &Server, len: usize) -> Result<(), RpcError> {
+pub fn check_batch_len(server: &Server, len: usize) -> Result<(), RpcError> {
     let limit = server.options().max_batch_len;
     if len <= limit {
         return Ok(());
@@ -46,7 +46,7 @@ pub(crate) fn check_batch_len(server: &Server, len: usize) -> Result<(), RpcErro
 /// Each request gets the delivery `delivery` makes: who it acts for, as the batch does. The
 /// array stays within the server's answer limit but for the errors that replace the responses
 /// past it.
-pub(crate) async fn answer_batch(
+pub async fn answer_batch(
     server: &Server,
     session: &Arc<Session>,
     items: &[Vec<u8>],

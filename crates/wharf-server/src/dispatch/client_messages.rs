@@ -9,7 +9,7 @@ use crate::session::Session;
 /// Handles a notification from the client; one that does not decode is ignored, as
 /// notifications are never answered. False only for a cancellation of a request that is not
 /// running here (it may run on another instance of the server).
-pub(crate) fn notification(session: &Session, method: &str, params: Option<&RawValue>) -> bool {
+pub fn notification(session: &Session, method: &str, params: Option<&RawValue>) -> bool {
     let notification = match ClientNotification::decode(method, params) {
         Ok(notification) => notification,
         Err(error) => {
@@ -37,7 +37,7 @@ pub(crate) fn notification(session: &Session, method: &str, params: Option<&RawV
 /// answers; an answer to no pending request is ignored. A result that gives a member twice is
 /// handed over as an error: no reading of it is the one the client meant. False when no request
 /// here awaited it.
-pub(crate) fn answer(session: &Session, id: &RequestId, answer: Result<&RawValue, ErrorObject>) -> bool {
+pub fn answer(session: &Session, id: &RequestId, answer: Result<&RawValue, ErrorObject>) -> bool {
     let answer = answer.and_then(|raw| {
         value_from_str(raw.get()).map_err(|err| {
             ErrorObject::new(
@@ -54,6 +54,6 @@ pub(crate) fn answer(session: &Session, id: &RequestId, answer: Result<&RawValue
 }
 
 /// Logs an error response that names no request: the client could not read one of ours.
-pub(crate) fn unaddressed_error(error: &ErrorObject) {
+pub fn unaddressed_error(error: &ErrorObject) {
     tracing::warn!(code = error.code.0, message = %error.message, "the client reported an error");
 }

@@ -10,7 +10,7 @@ use wharf_protocol::HeaderParam;
 /// Checks a request's mirrored headers against its arguments; `header(name)` reads
 /// `Mcp-Param-{name}` (`None` when absent, `Some(None)` when it cannot be decoded). Requests
 /// other than `tools/call` of a tool that marks arguments pass.
-pub(crate) fn check_mirrored_headers(
+pub fn check_mirrored_headers(
     server: &Server,
     request: &ClientRequest,
     header: impl Fn(&str) -> Option<Option<String>>,

@@ -17,7 +17,6 @@ pub(crate) mod batch;
 pub(crate) mod client_messages;
 mod finish;
 mod methods;
-#[cfg(feature = "http")]
 pub(crate) mod mirrored;
 #[cfg(feature = "skills")]
 mod skills;
@@ -53,12 +52,12 @@ use tasks::CallRoute;
 /// can choose a status code from it.
 ///
 /// This is the only async layer that owns the request: whatever can be answered without
-/// waiting is answered by [`prepare`], and only the method itself is awaited.
+/// waiting is answered by `prepare`, and only the method itself is awaited.
 #[allow(
     clippy::manual_async_fn,
     reason = "as an `async fn` the future keeps its arguments apart from the locals they become, a copy per request"
 )]
-pub(crate) fn request_outcome(
+pub fn request_outcome(
     server: Server,
     session: Arc<Session>,
     id: RequestId,
@@ -285,16 +284,17 @@ fn check_subscription(server: &Server, uri: &str, principal: Option<&Principal>)
 
 /// True for the session methods that 2026-07-28 removed: a stateless request for one of them
 /// is answered -32601 before its params are even read.
-pub(crate) fn removed_in_stateless(method: &str) -> bool {
+pub fn removed_in_stateless(method: &str) -> bool {
     matches!(method, "initialize" | "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe")
 }
 
-pub(crate) fn removed_method(method: &str, version: ProtocolVersion) -> RpcError {
+/// The error for `method`, which protocol revision `version` does not have.
+pub fn removed_method(method: &str, version: ProtocolVersion) -> RpcError {
     RpcError::method_not_found(format!("Method not found: `{method}` does not exist in protocol revision {version}"))
 }
 
 /// Checks the `_meta` every 2026-07-28 request must carry; the revision it names.
-pub(crate) fn check_stateless_meta(meta: &RequestMeta) -> Result<ProtocolVersion, RpcError> {
+pub fn check_stateless_meta(meta: &RequestMeta) -> Result<ProtocolVersion, RpcError> {
     let requested = match (&meta.protocol_version, &meta.client_capabilities) {
         (Some(requested), _) => requested.as_str(),
         // Both missing are named at once, so that a first request needs one correction.

@@ -225,17 +225,11 @@ impl<'a> McpRequest<'a> {
         &self.parts().delivery.cancel
     }
 
-    /// The headers of the HTTP request that carried this request; `None` on other transports.
-    #[cfg(feature = "http")]
-    pub fn http_headers(&self) -> Option<&http::HeaderMap> {
-        self.parts().delivery.http.as_ref().map(|parts| &parts.headers)
-    }
-
-    /// The extensions of the HTTP request that carried this request (what tower layers in
-    /// front of [`McpService`](crate::McpService) inserted); `None` on other transports.
-    #[cfg(feature = "http")]
-    pub fn http_extensions(&self) -> Option<&http::Extensions> {
-        self.parts().delivery.http.as_ref().map(|parts| &parts.extensions)
+    /// What the transport that carried this request knows of it beyond the message, if it is
+    /// of type `T`: the Streamable HTTP transport hands over the HTTP request's headers and
+    /// extensions (`wharf_http::HttpParts`, also read with `wharf_http::HttpRequest`).
+    pub fn transport_data<T: std::any::Any>(&self) -> Option<&T> {
+        self.parts().delivery.transport_data.as_deref()?.downcast_ref::<T>()
     }
 
     /// True when this `tools/call` may become a task: a stateless call of a registered tool

@@ -11,12 +11,12 @@ use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::error::Error;
-use crate::events::ServerEvent;
-use crate::server::Server;
-use crate::session::{Outbound, Session, Transport};
-use crate::session_end::SessionEndReason;
-use crate::session_events::event_notification;
+use crate::contract::Error;
+use crate::contract::Server;
+use crate::contract::ServerEvent;
+use crate::contract::SessionEndReason;
+use crate::contract::event_notification;
+use crate::contract::{Outbound, Session, Transport};
 use crate::transport::read_loop::read_loop;
 use crate::transport::shared_writer::SharedWriter;
 use crate::transport::write_batch::{WRITE_BATCH_BYTES, gather};

@@ -3,8 +3,6 @@
 //! only, never tools or prompts.
 
 pub(crate) mod connection;
-#[cfg(feature = "http")]
-pub(crate) mod http;
 pub(crate) mod line_reader;
 pub(crate) mod read_loop;
 pub(crate) mod shared_writer;

@@ -10,21 +10,21 @@ use tokio::io::{AsyncRead, BufReader};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use wharf_protocol::{ClientRequest, Incoming, RequestId, parse_batch};
 
-use crate::cancel::Cancellation;
-use crate::delivery::Delivery;
-use crate::dispatch::answer::{answer_now, decode_error_response, response_or_panic};
-use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused, check_batch_len};
-use crate::dispatch::client_messages;
-use crate::dispatch::request_outcome;
-use crate::error::{Error, RpcError};
-use crate::message_buffer;
-use crate::panic::{CatchUnwind, poll_catching};
-use crate::server::Server;
-use crate::session::Session;
+use crate::contract::Cancellation;
+use crate::contract::Delivery;
+use crate::contract::Server;
+use crate::contract::Session;
+use crate::contract::client_messages;
+use crate::contract::encode_error;
+use crate::contract::message_buffer;
+use crate::contract::request_outcome;
+use crate::contract::{CatchUnwind, poll_catching};
+use crate::contract::{Error, RpcError};
+use crate::contract::{allows_batches, answer_batch, batches_refused, check_batch_len};
+use crate::contract::{answer_now, decode_error_response, response_or_panic};
 use crate::transport::line_reader::{Line, read_line};
 use crate::transport::shared_writer::SharedWriter;
 use crate::transport::write_batch::WRITE_BATCH_BYTES;
-use crate::wire::encode_error;
 
 /// The most answers the read loop gathers before it lets the writer send them, even while more
 /// whole lines wait in the input: sending a pipeline's answers in parts lets the client read

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::mpsc;
 
-use crate::error::Error;
+use crate::contract::Error;
 use crate::transport::write_batch::gather;
 
 /// An output shared by a read thread and a writer thread; every write is whole lines.
@@ -70,7 +70,7 @@ impl SharedWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Outbound;
+    use crate::contract::Outbound;
 
     /// A `Write` whose bytes the test can read while the writer still holds it.
     #[derive(Clone, Default)]

@@ -16,9 +16,9 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::error::Error;
-use crate::server::Server;
-use crate::session::Outbound;
+use crate::contract::Error;
+use crate::contract::Outbound;
+use crate::contract::Server;
 use crate::transport::connection::{Reading, run};
 use crate::transport::shared_writer::SharedWriter;
 

@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 use wharf_protocol::{ErrorObject, ProtocolVersion, RequestId, ServerRequest};
 use wharf_server::testing::InMemoryClient;
 
-use crate::fixture::{self, Counters};
-use crate::session::wait_for;
-use crate::spec::assert_valid;
+use wharf_testkit::fixture::wait_for;
+use wharf_testkit::fixture::{self, Counters};
+use wharf_testkit::schemas::assert_valid;
 
 // A current-thread runtime answers a request that never waits in the read loop, and spawns a
 // task only for one that does; a multi-threaded runtime spawns every request. The fault

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use wharf_protocol::{ClientCapabilities, ErrorObject, ProtocolVersion, ServerRequest};
 use wharf_server::testing::InMemoryClient;
 
-use crate::fixture;
-use crate::spec::{assert_message_valid, assert_valid};
+use wharf_testkit::fixture;
+use wharf_testkit::schemas::{assert_message_valid, assert_valid};
 
 const V2026: ProtocolVersion = ProtocolVersion::V2026_07_28;
 

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use wharf_protocol::{ClientCapabilities, ProtocolVersion, RequestId};
 use wharf_server::testing::InMemoryClient;
 
-use crate::fixture;
-use crate::spec::assert_valid;
+use wharf_testkit::fixture;
+use wharf_testkit::schemas::assert_valid;
 
 const WAIT: Duration = Duration::from_secs(5);
 

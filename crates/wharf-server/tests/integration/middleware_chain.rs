@@ -10,8 +10,8 @@ use wharf_protocol::ClientCapabilities;
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{Answer, LayerFuture, RpcError, ToolDef, layer_fn};
 
-use crate::fixture;
 use crate::middleware::text_of;
+use wharf_testkit::fixture;
 
 /// Polls the future `next` gave it only when that future's own waker fired, as
 /// `FuturesUnordered` and other combinators with a waker per child do.

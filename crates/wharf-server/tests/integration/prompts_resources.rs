@@ -4,8 +4,8 @@ use serde_json::json;
 use wharf_protocol::{ClientCapabilities, ProtocolVersion};
 use wharf_server::testing::InMemoryClient;
 
-use crate::fixture;
-use crate::spec::assert_valid;
+use wharf_testkit::fixture;
+use wharf_testkit::schemas::assert_valid;
 
 #[tokio::test]
 async fn static_prompts_substitute_arguments_and_require_the_required_ones() {

@@ -8,8 +8,8 @@ use wharf_protocol::ProtocolVersion;
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{PromptDef, ResourceDef, ToolDef};
 
-use crate::fixture;
-use crate::spec::assert_valid;
+use wharf_testkit::fixture;
+use wharf_testkit::schemas::assert_valid;
 
 async fn next_method(client: &InMemoryClient) -> String {
     let notification = client.next_notification(Duration::from_secs(5)).await.expect("a notification");

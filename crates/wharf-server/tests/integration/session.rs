@@ -4,8 +4,8 @@ use serde_json::json;
 use wharf_protocol::{ClientCapabilities, ProtocolVersion};
 use wharf_server::testing::InMemoryClient;
 
-use crate::fixture;
-use crate::spec::assert_valid;
+use wharf_testkit::fixture;
+use wharf_testkit::schemas::assert_valid;
 
 #[tokio::test]
 async fn every_session_revision_is_echoed_and_others_get_the_latest() {
@@ -111,28 +111,14 @@ async fn batches_are_accepted_only_on_2025_03_26_sessions() {
     let batch = r#"[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}},{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"echo","arguments":{"message":"x"}}}]"#;
     let client = fixture::session(ProtocolVersion::V2025_03_26).await;
     client.send_line(batch).await;
-    let reply = wait_for(&client, |message| message.is_array()).await;
+    let reply = wharf_testkit::fixture::wait_for(&client, |message| message.is_array()).await;
     let ids: Vec<_> = reply.as_array().unwrap().iter().map(|item| item["id"].clone()).collect();
     assert_eq!(ids, vec![json!("a"), json!("b")]);
     assert_eq!(reply[1]["result"]["content"][0]["text"], "x");
 
     let client = fixture::session(ProtocolVersion::V2025_06_18).await;
     client.send_line(batch).await;
-    let reply = wait_for(&client, |message| message.get("error").is_some()).await;
+    let reply = wharf_testkit::fixture::wait_for(&client, |message| message.get("error").is_some()).await;
     assert_eq!(reply["error"]["code"], -32600);
     assert!(reply["error"]["message"].as_str().unwrap().contains("2025-03-26"));
-}
-
-/// Waits until the client has received a message that satisfies `wanted`.
-pub(crate) async fn wait_for(
-    client: &InMemoryClient,
-    wanted: impl Fn(&serde_json::Value) -> bool,
-) -> serde_json::Value {
-    for _ in 0..500 {
-        if let Some(found) = client.received().into_iter().find(|message| wanted(message)) {
-            return found;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    panic!("no such message arrived; received: {:?}", client.received());
 }

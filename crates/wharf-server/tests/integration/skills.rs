@@ -11,7 +11,7 @@ use wharf_protocol::{ClientCapabilities, ProtocolVersion};
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{Server, SkillDef, Skills};
 
-use crate::spec::assert_valid;
+use wharf_testkit::schemas::assert_valid;
 
 const REFUNDS_MD: &str = "---\nname: refunds\ndescription: Process refund requests\nlicense: Apache-2.0\n\
                           metadata:\n  author: ann\nversion: 1.0\nenabled: yes\n---\n# Refunds\n";

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use wharf_protocol::{ClientCapabilities, ProtocolVersion, RequestId};
 use wharf_server::testing::InMemoryClient;
 
-use crate::fixture::{self, Counters};
-use crate::spec::assert_valid;
+use wharf_testkit::fixture::{self, Counters};
+use wharf_testkit::schemas::assert_valid;
 
 fn with_tasks() -> ClientCapabilities {
     serde_json::from_value(json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}})).unwrap()

@@ -3,8 +3,8 @@
 use serde_json::{Value, json};
 use wharf_protocol::{ContentBlock, ProtocolVersion, ResourceContents};
 
-use crate::fixture;
-use crate::spec::assert_valid;
+use wharf_testkit::fixture;
+use wharf_testkit::schemas::assert_valid;
 
 /// A 2025-11-25 session with `server`, for a client that declares no capabilities.
 async fn session_on(server: wharf_server::Server) -> wharf_server::testing::InMemoryClient {

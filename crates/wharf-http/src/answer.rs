@@ -1,0 +1,499 @@
+//! Running a request into its HTTP answer: `application/json` when the handler sends nothing
+//! before its result, an SSE stream when it sends notifications or requests first (or closes the
+//! stream, to be resumed later); and the status codes 2026-07-28 gives errors.
+
+use std::any::Any;
+use std::future::poll_fn;
+use std::net::IpAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+
+use bytes::Bytes;
+use http::header::{HeaderName, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::{Response, StatusCode};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, RequestId};
+
+use super::auth::{Authenticator, challenge};
+use super::body::McpBody;
+use super::reply;
+use super::sessions::{ActiveGuard, HttpSession};
+use super::shared::Shared;
+use super::sse;
+use wharf_server::contract::Cancellation;
+use wharf_server::contract::{Delivery, StreamControl};
+
+use crate::request_parts::HttpParts;
+use wharf_server::contract::CatchUnwind;
+use wharf_server::contract::Principal;
+use wharf_server::contract::encode_error;
+use wharf_server::contract::request_outcome;
+use wharf_server::contract::{Admission, Session};
+use wharf_server::contract::{Outcome, panic_error};
+use wharf_server::contract::{RpcError, retry_after_seconds};
+
+/// A request to run, and where it came from.
+pub(super) struct Job {
+    pub(super) session: Arc<Session>,
+    pub(super) http_session: Option<Arc<HttpSession>>,
+    pub(super) id: RequestId,
+    pub(super) request: ClientRequest,
+    /// True for 2026-07-28 requests, whose stream closing cancels them.
+    pub(super) modern: bool,
+    /// True when the client accepts an SSE answer.
+    pub(super) sse: bool,
+    pub(super) caller: Caller,
+}
+
+/// Who sent a request, and what middleware may read of the HTTP request that carried it.
+pub(super) struct Caller {
+    pub(super) principal: Option<Principal>,
+    /// The client's address, when the server knows it: quotas count anonymous callers by it.
+    pub(super) address: Option<IpAddr>,
+    pub(super) http: Option<Arc<HttpParts>>,
+}
+
+/// The handler's task; dropping the guard stops it when the request's era says a vanished
+/// client cancels the request.
+struct Running {
+    handle: JoinHandle<Outcome>,
+    abort_on_drop: bool,
+    done: bool,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.abort_on_drop && !self.done {
+            self.handle.abort();
+        }
+    }
+}
+
+impl Running {
+    /// How the handler's work ended; `None` when it was cancelled (its task aborted), which
+    /// gets no answer: the revision says a cancelled request is not answered.
+    async fn outcome(&mut self) -> Option<Outcome> {
+        let joined = (&mut self.handle).await;
+        self.done = true;
+        match joined {
+            Ok(outcome) => Some(outcome),
+            Err(err) if err.is_cancelled() => None,
+            // The work runs inside `CatchUnwind`, so its task cannot panic; should it all the
+            // same, it is answered as the panic it is.
+            Err(err) => Some(Err(format!("the handler's task ended: {err}"))),
+        }
+    }
+}
+
+/// The answer to a request cancelled before it had one: its stream ends without an answer, or,
+/// for a client that takes JSON only, 202 with no body.
+fn cancelled(id: &RequestId, sse: bool) -> Response<McpBody> {
+    tracing::debug!(%id, "the request was cancelled; it gets no answer");
+    if !sse {
+        return reply::accepted();
+    }
+    let (_, body) = mpsc::channel(1);
+    reply::event_stream(body)
+}
+
+/// The HTTP status of an error answer: 2026-07-28 gives some errors a status of their own.
+fn status_for(code: i64, modern: bool) -> StatusCode {
+    if !modern {
+        return StatusCode::OK;
+    }
+    match ErrorCode(code) {
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        ErrorCode::HEADER_MISMATCH
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        | ErrorCode::INVALID_REQUEST
+        | ErrorCode::PARSE_ERROR => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The status line of an answer sent as JSON, with the header a refusal adds: `Retry-After`
+/// for a refusal for now, `WWW-Authenticate` for a principal that lacks scopes.
+pub(super) struct Status {
+    code: StatusCode,
+    header: Option<(HeaderName, HeaderValue)>,
+}
+
+impl Status {
+    const OK: Status = Status { code: StatusCode::OK, header: None };
+
+    /// The JSON response carrying `message` with this status.
+    pub(super) fn json(self, message: Vec<u8>) -> Response<McpBody> {
+        let mut response = reply::json(self.code, message);
+        if let Some((name, value)) = self.header {
+            response.headers_mut().insert(name, value);
+        }
+        response
+    }
+}
+
+/// The status and the JSON-RPC message of a request's outcome, a panic's included.
+pub(super) fn encode_outcome(
+    outcome: Outcome,
+    id: &RequestId,
+    modern: bool,
+    authenticator: Option<&dyn Authenticator>,
+) -> (Status, Vec<u8>) {
+    match outcome {
+        Ok(Ok(response)) => (Status::OK, response),
+        Ok(Err(error)) => {
+            // A refusal for now (a rate limit) is 429, and a lack of scopes 403 with the
+            // challenge of RFC 6750 §3.1, in both eras: a 2025 client's HTTP stack understands
+            // them as well as a 2026 one's. The challenge names every scope the operation
+            // needs, those every request needs included: a 2025-11-25 client asks for what it
+            // names and nothing more, and would otherwise lose them.
+            let mut scopes: Vec<&str> = Vec::new();
+            if error.required_scopes().next().is_some() {
+                let everywhere = authenticator.map(|auth| auth.challenge_scopes()).unwrap_or_default();
+                for scope in everywhere.iter().map(String::as_str).chain(error.required_scopes()) {
+                    if !scopes.contains(&scope) {
+                        scopes.push(scope);
+                    }
+                }
+            }
+            let status = if let Some(after) = error.retry_after() {
+                let header = (RETRY_AFTER, HeaderValue::from(retry_after_seconds(after)));
+                Status { code: StatusCode::TOO_MANY_REQUESTS, header: Some(header) }
+            } else if !scopes.is_empty() {
+                let resource_metadata = authenticator.and_then(|auth| auth.resource_metadata_url());
+                let challenge = challenge(Some("insufficient_scope"), "", &scopes, resource_metadata);
+                Status { code: StatusCode::FORBIDDEN, header: Some((WWW_AUTHENTICATE, challenge)) }
+            } else {
+                Status { code: status_for(error.code(), modern), header: None }
+            };
+            (status, encode_error(Some(id), error))
+        }
+        Err(panic) => (Status::OK, encode_error(Some(id), panic_error(id, &panic))),
+    }
+}
+
+/// What decides the form of the answer: the outcome, a message before it, or a request to
+/// close the stream; or nothing, when every answer streams.
+enum First {
+    Done(Option<Outcome>),
+    Message(Vec<u8>),
+    Close,
+    Stream,
+}
+
+pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
+    let Job { session, http_session, id, request, modern, sse, caller } = job;
+    // A 2026-07-28 request has a session of its own, so only 2025 ids can collide. The bound
+    // on a session's requests in flight is the HTTP form of stdio's backpressure: a client
+    // cannot be made to wait for its own reads here, so the request over the bound is refused.
+    if !modern {
+        match session.admits(&id, shared.server.options().max_in_flight) {
+            Admission::Admitted => {}
+            Admission::DuplicateId => return duplicate_id(&id),
+            Admission::TooMany => return too_many_in_flight(&id, shared.server.options().max_in_flight),
+        }
+    }
+    let cancel = Cancellation::new();
+    // Resumable streams (2025-11-25 sessions) number their events and keep them.
+    let resumable = http_session.clone().filter(|http_session| http_session.is_resumable());
+    let (sink, mut messages) = mpsc::channel(shared.options.stream_buffer);
+    let control = Arc::new(StreamControl::default());
+    let delivery = Delivery {
+        sink: Some(sink.into()),
+        cancel: cancel.clone(),
+        stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
+        principal: caller.principal,
+        client_address: caller.address,
+        transport_data: caller.http.map(|parts| parts as Arc<dyn Any + Send + Sync>),
+    };
+    let mut work =
+        CatchUnwind::new(request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery));
+    // Modern answers keep their JSON form until a handler streams, so that their errors can
+    // carry the status codes 2026-07-28 gives them.
+    let always_stream = sse && !modern && shared.options.always_stream;
+
+    // The request is first polled right here, in the connection's task: most handlers finish
+    // without waiting for anything, and those cost no task and no in-flight entry.
+    let mut queued = Vec::new();
+    if !always_stream && let Poll::Ready(outcome) = poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await {
+        while let Ok(message) = messages.try_recv() {
+            queued.push(message);
+        }
+        let (status, response) = encode_outcome(outcome, &id, modern, shared.authenticator());
+        if queued.is_empty() || !sse {
+            return status.json(response);
+        }
+        let active = http_session.map(ActiveGuard::new);
+        let answer = Answer::Ready(response);
+        return stream_response(
+            shared,
+            resumable,
+            Pump { answer, messages, control, queued, id, modern, _active: active },
+        );
+    }
+
+    // The handler waits for something: it goes on as a task of its own, which a 2025 client
+    // can cancel by id and which outlives a 2025 client's closed connection.
+    if !modern && !session.begin(&id, cancel) {
+        return duplicate_id(&id);
+    }
+    let active = http_session.clone().map(ActiveGuard::new);
+    let task_session = session.clone();
+    let task_id = id.clone();
+    let handle = tokio::spawn(async move {
+        let outcome = work.await;
+        if !modern {
+            task_session.finish(&task_id);
+        }
+        outcome
+    });
+    if !modern {
+        session.attach(&id, handle.abort_handle());
+    }
+    let mut running = Running { handle, abort_on_drop: modern, done: false };
+
+    let first = if always_stream {
+        First::Stream
+    } else {
+        tokio::select! {
+            biased;
+            outcome = running.outcome() => First::Done(outcome),
+            Some(message) = messages.recv() => First::Message(message),
+            () = control.close_requested() => First::Close,
+        }
+    };
+    let answer = match first {
+        First::Done(outcome) => {
+            while let Ok(message) = messages.try_recv() {
+                queued.push(message);
+            }
+            match outcome {
+                // Cancelled: what the handler sent before still goes out on its stream.
+                None if queued.is_empty() || !sse => return cancelled(&id, sse),
+                None => Answer::Cancelled,
+                Some(outcome) => {
+                    let (status, response) = encode_outcome(outcome, &id, modern, shared.authenticator());
+                    if queued.is_empty() || !sse {
+                        return status.json(response);
+                    }
+                    Answer::Ready(response)
+                }
+            }
+        }
+        First::Message(message) if sse => {
+            queued.push(message);
+            Answer::Running(running)
+        }
+        First::Message(_) => {
+            // The client takes JSON only: what the handler sends besides the answer is lost.
+            tracing::debug!(%id, "dropping a message the client cannot receive without SSE");
+            let Some(drained) = drain_until_done(&mut running, &mut messages).await else {
+                return cancelled(&id, sse);
+            };
+            let (status, response) = encode_outcome(drained, &id, modern, shared.authenticator());
+            return status.json(response);
+        }
+        First::Close | First::Stream => Answer::Running(running),
+    };
+    stream_response(shared, resumable, Pump { answer, messages, control, queued, id, modern, _active: active })
+}
+
+fn duplicate_id(id: &RequestId) -> Response<McpBody> {
+    let error = RpcError::invalid_request(format!(
+        "Invalid request: a request with id {id} is still in flight in this session; ids must be unique"
+    ));
+    reply::json(StatusCode::OK, encode_error(Some(id), error))
+}
+
+fn too_many_in_flight(id: &RequestId, limit: usize) -> Response<McpBody> {
+    let error = RpcError::from(ErrorObject::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("Too many requests: this session already has {limit} requests in flight; retry when one finishes"),
+    ));
+    Status { code: StatusCode::TOO_MANY_REQUESTS, header: Some((RETRY_AFTER, HeaderValue::from_static("1"))) }
+        .json(encode_error(Some(id), error))
+}
+
+/// Answers with an SSE stream that `pump` feeds from a task of its own.
+fn stream_response(shared: &Arc<Shared>, resumable: Option<Arc<HttpSession>>, pump: Pump) -> Response<McpBody> {
+    let (frames, body) = mpsc::channel(shared.options.stream_buffer);
+    let stream_id = resumable.as_ref().map(|http_session| http_session.next_stream());
+    let stream =
+        Stream { shared: shared.clone(), body: Some(frames), resumable: resumable.zip(stream_id), sequence: 0 };
+    tokio::spawn(pump.run(stream));
+    reply::event_stream(body)
+}
+
+/// Waits for the handler, discarding what it sends meanwhile.
+async fn drain_until_done(running: &mut Running, messages: &mut mpsc::Receiver<Vec<u8>>) -> Option<Outcome> {
+    loop {
+        tokio::select! {
+            outcome = running.outcome() => return outcome,
+            message = messages.recv() => if message.is_none() {
+                return running.outcome().await;
+            },
+        }
+    }
+}
+
+/// An SSE response stream, and for resumable sessions the record that lets a client resume it.
+struct Stream {
+    shared: Arc<Shared>,
+    /// The client's open response; None once it went away or the handler closed it.
+    body: Option<mpsc::Sender<Bytes>>,
+    resumable: Option<(Arc<HttpSession>, u64)>,
+    sequence: u64,
+}
+
+impl Stream {
+    async fn prime(&mut self) {
+        let Some((http_session, stream)) = &self.resumable else { return };
+        http_session.streams().entry(*stream).or_default();
+        let frame = sse::priming(&sse::event_id(*stream, 0), self.shared.options.sse_retry.as_millis());
+        if let Some(store) = &self.shared.options.session_store {
+            // Event 0 is never replayed (a client resumes after it at the earliest); kept, it
+            // tells another instance that the stream exists before anything else was sent.
+            let idle = self.shared.options.session_idle_timeout;
+            store.0.keep_event(http_session.session.id(), *stream, 0, frame.clone(), idle);
+        }
+        self.write_frame(frame).await;
+    }
+
+    async fn send(&mut self, message: &[u8]) {
+        let frame = match &self.resumable {
+            None => sse::message(None, message),
+            Some((http_session, stream)) => {
+                self.sequence += 1;
+                let frame = sse::message(Some(&sse::event_id(*stream, self.sequence)), message);
+                // Storing and handing to a resumed listener happen under one lock, which a
+                // resuming client also takes, so it sees each event exactly once.
+                let mut streams = http_session.streams();
+                let live = streams.entry(*stream).or_default();
+                let id = http_session.session.id();
+                self.shared.sessions.events().store(id, *stream, self.sequence, frame.clone());
+                if let Some(store) = &self.shared.options.session_store {
+                    let idle = self.shared.options.session_idle_timeout;
+                    store.0.keep_event(id, *stream, self.sequence, frame.clone(), idle);
+                }
+                live.sequence = self.sequence;
+                if let Some(listener) = &live.listener
+                    && listener.try_send(frame.clone()).is_err()
+                {
+                    // A listener that cannot keep up resumes again from its last event.
+                    live.listener = None;
+                }
+                frame
+            }
+        };
+        self.write_frame(frame).await;
+    }
+
+    async fn write_frame(&mut self, frame: Bytes) {
+        if let Some(body) = &self.body
+            && body.send(frame).await.is_err()
+        {
+            self.body = None;
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some((http_session, stream)) = &self.resumable {
+            http_session.finish_stream(*stream);
+            if let Some(store) = &self.shared.options.session_store {
+                store.0.keep_stream_end(http_session.session.id(), *stream, self.shared.options.session_idle_timeout);
+            }
+        }
+        self.body = None;
+    }
+}
+
+/// The answer to a streamed request: already encoded, still being worked out, or none at all
+/// (the request was cancelled).
+enum Answer {
+    Ready(Vec<u8>),
+    Running(Running),
+    Cancelled,
+}
+
+/// Feeds one SSE response: the handler's messages, keep-alive comments, then the response.
+struct Pump {
+    answer: Answer,
+    messages: mpsc::Receiver<Vec<u8>>,
+    control: Arc<StreamControl>,
+    queued: Vec<Vec<u8>>,
+    id: RequestId,
+    modern: bool,
+    _active: Option<ActiveGuard>,
+}
+
+impl Pump {
+    async fn run(self, mut stream: Stream) {
+        let Pump { answer, mut messages, control, queued, id, modern, _active } = self;
+        stream.prime().await;
+        for message in queued {
+            stream.send(&message).await;
+        }
+        let mut running = match answer {
+            Answer::Ready(response) => {
+                stream.send(&response).await;
+                stream.finish();
+                return;
+            }
+            Answer::Running(running) => running,
+            Answer::Cancelled => {
+                stream.finish();
+                return;
+            }
+        };
+        let keep_alive = stream.shared.options.keep_alive;
+        let mut messages_open = true;
+        let mut close_requested = false;
+        loop {
+            if modern && stream.body.is_none() {
+                // The client closed the stream of a 2026-07-28 request: that cancels it. The
+                // task is stopped when `running` is dropped.
+                tracing::debug!(%id, "the client closed the response stream; cancelling the request");
+                return;
+            }
+            let body_closed = {
+                let body = stream.body.clone();
+                async move {
+                    match body {
+                        Some(body) => body.closed().await,
+                        None => std::future::pending().await,
+                    }
+                }
+            };
+            tokio::select! {
+                biased;
+                outcome = running.outcome() => {
+                    while let Ok(message) = messages.try_recv() {
+                        stream.send(&message).await;
+                    }
+                    match outcome {
+                        Some(outcome) => {
+                            let (_, response) = encode_outcome(outcome, &id, modern, None);
+                            stream.send(&response).await;
+                        }
+                        None => tracing::debug!(%id, "the request was cancelled; its stream ends without an answer"),
+                    }
+                    stream.finish();
+                    return;
+                }
+                message = messages.recv(), if messages_open => match message {
+                    Some(message) => stream.send(&message).await,
+                    None => messages_open = false,
+                },
+                () = control.close_requested(), if !close_requested => {
+                    close_requested = true;
+                    // The client reconnects with `Last-Event-ID` after the announced delay.
+                    stream.body = None;
+                }
+                () = body_closed => stream.body = None,
+                () = tokio::time::sleep(keep_alive) => stream.write_frame(sse::keep_alive()).await,
+            }
+        }
+    }
+}

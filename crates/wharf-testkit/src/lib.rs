@@ -1,0 +1,28 @@
+//! What Wharf's tests share, so that each crate's tests say what they test and not how to talk
+//! HTTP or wait. Never published; every crate takes it as a dev-dependency.
+//!
+//! The floors, from the bottom up:
+//! - leaves: [`ports`] (a free loopback port), [`eventually`] (waiting for a condition with a
+//!   deadline, async and blocking), [`temp_dir`] (a directory removed when dropped),
+//!   [`logs`] (capturing `tracing` output);
+//! - [`raw_http`]: HTTP/1.1 exchanges written and read as bytes, async and blocking, and
+//!   reading an SSE stream until a wanted text;
+//! - [`process`]: a child process whose stderr is read as it comes, killed when dropped;
+//! - [`schemas`]: the repository's copy of the official schemas, and checking messages
+//!   against the definition of the method they answer;
+//! - [`fixture`]: a server with one of everything, as the engine's and the transports' tests
+//!   use it; [`layers`]: layers that record what they see.
+
+pub mod eventually;
+pub mod logs;
+pub mod ports;
+pub mod temp_dir;
+
+pub mod raw_http;
+
+pub mod process;
+
+pub mod schemas;
+
+pub mod fixture;
+pub mod layers;

@@ -1,0 +1,92 @@
+//! A child process a test starts (a `wharf` binary, a real server), its stderr read line by
+//! line as it comes, killed and reaped when dropped.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long [`Process::wait_for`] and [`Process::wait`] wait.
+const LIMIT: Duration = Duration::from_secs(10);
+
+/// A running child whose stderr is read on a thread.
+#[derive(Debug)]
+pub struct Process {
+    /// The child; its stdin and stdout are as the command set them.
+    pub child: Child,
+    stderr: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Process {
+    /// Spawns `command` with its stderr piped (stdin and stdout as the command says).
+    pub fn spawn(command: &mut Command) -> Process {
+        let mut child = command.stderr(Stdio::piped()).spawn().unwrap_or_else(|err| panic!("{command:?}: {err}"));
+        let (lines, stderr) = mpsc::channel();
+        let reader = BufReader::new(child.stderr.take().expect("stderr is piped"));
+        std::thread::spawn(move || {
+            for line in reader.lines().map_while(Result::ok) {
+                if lines.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Process { child, stderr, seen: Vec::new() }
+    }
+
+    /// The first stderr line containing `wanted`, waiting at most ten seconds.
+    pub fn wait_for(&mut self, wanted: &str) -> String {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            if let Some(line) = self.seen.iter().find(|line| line.contains(wanted)) {
+                return line.clone();
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.stderr.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(_) => panic!("no {wanted:?} on stderr; saw {:#?}", self.seen),
+            }
+        }
+    }
+
+    /// Every stderr line read so far.
+    pub fn stderr_so_far(&mut self) -> String {
+        while let Ok(line) = self.stderr.try_recv() {
+            self.seen.push(line);
+        }
+        self.seen.join("\n")
+    }
+
+    /// Waits for the process to end by itself (at most ten seconds, else it is killed and the
+    /// test fails) and returns its exit code and all it wrote on stderr.
+    pub fn wait(mut self) -> (Option<i32>, String) {
+        let deadline = Instant::now() + LIMIT;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("the process did not stop; stderr: {:#?}", self.seen);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        while let Ok(line) = self.stderr.recv_timeout(Duration::from_secs(1)) {
+            self.seen.push(line);
+        }
+        (status.code(), self.seen.join("\n"))
+    }
+
+    /// Sends the signal `name` (`TERM`, `INT`, ...) with `kill`.
+    pub fn signal(&self, name: &str) {
+        let sent = Command::new("kill").args([&format!("-{name}"), &self.child.id().to_string()]).status().unwrap();
+        assert!(sent.success(), "kill -{name} failed");
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
