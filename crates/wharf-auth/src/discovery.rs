@@ -1,9 +1,9 @@
-//! Finding an issuer's metadata from its URL alone, in the order the MCP specification gives:
-//! RFC 8414 with the path inserted, OpenID Connect discovery with the path inserted, then
-//! with the path appended (what issuers with a path, Keycloak's realms say, serve). A document
-//! whose `issuer` is not exactly the issuer it was fetched for is not used.
+//! Finding an issuer's metadata from its URL alone, where the client looks too
+//! (`wharf_oauth::authorization_server_metadata_urls`, in the order the MCP specification
+//! gives); a document whose `issuer` is not exactly the issuer it was fetched for is not used.
 
 use serde_json::Value;
+use wharf_oauth::{authorization_server_metadata_urls, check_issuer};
 
 use crate::fetch::{FetchError, Fetcher};
 
@@ -14,26 +14,11 @@ pub(crate) struct IssuerMetadata {
     pub(crate) introspection_endpoint: Option<String>,
 }
 
-/// The metadata URLs of `issuer`, in the order they are tried.
-pub(crate) fn metadata_urls(issuer: &str) -> Vec<String> {
-    let issuer = issuer.trim_end_matches('/');
-    let (scheme, rest) = issuer.split_once("://").unwrap_or(("https", issuer));
-    let (host, path) = rest.find('/').map_or((rest, ""), |at| rest.split_at(at));
-    let origin = format!("{scheme}://{host}");
-    let mut urls = vec![
-        format!("{origin}/.well-known/oauth-authorization-server{path}"),
-        format!("{origin}/.well-known/openid-configuration{path}"),
-    ];
-    if !path.is_empty() {
-        urls.push(format!("{origin}{path}/.well-known/openid-configuration"));
-    }
-    urls
-}
-
 /// The first metadata of `issuer` found where the specification says to look.
 pub(crate) async fn discover(fetcher: &Fetcher, issuer: &str) -> Result<IssuerMetadata, FetchError> {
     let mut problems = Vec::new();
-    for url in metadata_urls(issuer) {
+    let urls = authorization_server_metadata_urls(issuer).ok_or_else(|| format!("the issuer {issuer} is not a URL"))?;
+    for url in urls {
         match fetcher.json(&url).await {
             Ok(document) => match read(&document, issuer) {
                 Ok(metadata) => return Ok(metadata),
@@ -47,12 +32,7 @@ pub(crate) async fn discover(fetcher: &Fetcher, issuer: &str) -> Result<IssuerMe
 
 /// The metadata in `document`, if it is the metadata of `issuer`.
 pub(crate) fn read(document: &Value, issuer: &str) -> Result<IssuerMetadata, String> {
-    let named = document.get("issuer").and_then(Value::as_str);
-    match named {
-        Some(named) if named == issuer => {}
-        Some(named) => return Err(format!("it names the issuer {named}, not {issuer}")),
-        None => return Err(format!("it names no issuer (expected {issuer})")),
-    }
+    check_issuer(document, issuer)?;
     let url = |name: &str| document.get(name).and_then(Value::as_str).map(str::to_owned);
     Ok(IssuerMetadata { jwks_uri: url("jwks_uri"), introspection_endpoint: url("introspection_endpoint") })
 }
@@ -62,25 +42,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn metadata_is_looked_for_in_the_order_the_specification_gives() {
-        assert_eq!(
-            metadata_urls("https://id.example.com/realms/main"),
-            [
-                "https://id.example.com/.well-known/oauth-authorization-server/realms/main",
-                "https://id.example.com/.well-known/openid-configuration/realms/main",
-                "https://id.example.com/realms/main/.well-known/openid-configuration",
-            ]
-        );
-        assert_eq!(
-            metadata_urls("https://id.example.com"),
-            [
-                "https://id.example.com/.well-known/oauth-authorization-server",
-                "https://id.example.com/.well-known/openid-configuration"
-            ]
-        );
-    }
 
     #[test]
     fn a_document_for_another_issuer_is_not_used() {

@@ -25,7 +25,7 @@ mod resource;
 mod resource_server;
 mod verifier;
 
-pub use error::ConfigError;
+pub use error::{ConfigError, ConfigErrorKind};
 pub use introspection::IntrospectionVerifier;
 pub use resource::ResourceUrl;
 pub use resource_server::{ResourceServer, ResourceServerBuilder};

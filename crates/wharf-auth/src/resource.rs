@@ -2,8 +2,9 @@
 //! where its metadata lives (RFC 9728 §3.1), and the metadata document itself.
 
 use serde_json::{Value, json};
+use wharf_oauth::PROTECTED_RESOURCE_WELL_KNOWN as WELL_KNOWN;
 
-use crate::error::ConfigError;
+use crate::error::{ConfigError, ConfigErrorKind};
 
 /// The URL clients call the MCP endpoint at, its identifier as an OAuth resource (RFC 8707):
 /// `http` or `https`, without query, fragment or user information, its scheme and host in
@@ -15,13 +16,11 @@ pub struct ResourceUrl {
     path_at: usize,
 }
 
-/// The path of the metadata document at the root of a host.
-const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
-
 impl ResourceUrl {
     /// Reads and checks a resource URL, such as `https://mcp.example.com/mcp`.
     pub fn parse(url: &str) -> Result<ResourceUrl, ConfigError> {
-        let refuse = |why: &str| Err(ConfigError::new(format!("the resource URL `{url}` {why}")));
+        let refuse =
+            |why: &str| Err(ConfigError::new(ConfigErrorKind::Resource, format!("the resource URL `{url}` {why}")));
         let Some((scheme, rest)) = url.split_once("://") else { return refuse("has no scheme") };
         let scheme = scheme.to_ascii_lowercase();
         if scheme != "https" && scheme != "http" {

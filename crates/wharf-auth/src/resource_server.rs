@@ -10,7 +10,7 @@ use wharf_server::Principal;
 
 use crate::bearer;
 use crate::cache::VerifiedTokens;
-use crate::error::ConfigError;
+use crate::error::{ConfigError, ConfigErrorKind};
 use crate::fetch::{Fetcher, is_loopback_http};
 use crate::introspection::{ClientCredentials, IntrospectionVerifier};
 use crate::resource::{ResourceUrl, metadata_document};
@@ -104,7 +104,7 @@ impl ResourceServer {
     /// start with a mistyped or unreachable issuer instead of refusing every token later. The
     /// error names each URL tried and why it did not do (unreachable, not JSON, another issuer).
     pub async fn check_issuer(&self) -> Result<(), ConfigError> {
-        self.verifier.check().await.map_err(ConfigError::new)
+        self.verifier.check().await.map_err(|why| ConfigError::new(ConfigErrorKind::IssuerUnreachable, why))
     }
 
     /// The resource URL.
@@ -245,9 +245,14 @@ impl ResourceServerBuilder {
     /// The resource server, or what is wrong with its configuration.
     pub fn build(self) -> Result<ResourceServer, ConfigError> {
         let resource = ResourceUrl::parse(&self.resource)?;
-        let issuer = self.issuer.ok_or_else(|| ConfigError::new("a resource server needs the issuer of its tokens"))?;
+        let issuer = self.issuer.ok_or_else(|| {
+            ConfigError::new(ConfigErrorKind::Issuer, "a resource server needs the issuer of its tokens")
+        })?;
         if !(issuer.starts_with("https://") || is_loopback_http(&issuer)) {
-            return Err(ConfigError::new(format!("the issuer `{issuer}` is neither https nor a loopback address")));
+            return Err(ConfigError::new(
+                ConfigErrorKind::Issuer,
+                format!("the issuer `{issuer}` is neither https nor a loopback address"),
+            ));
         }
         let mut audiences = vec![resource.clone()];
         for audience in &self.audiences {
@@ -256,9 +261,10 @@ impl ResourceServerBuilder {
         if let Some(endpoint) = &self.introspection_endpoint
             && !(endpoint.starts_with("https://") || is_loopback_http(endpoint))
         {
-            return Err(ConfigError::new(format!(
-                "the introspection endpoint `{endpoint}` is neither https nor a loopback address"
-            )));
+            return Err(ConfigError::new(
+                ConfigErrorKind::Introspection,
+                format!("the introspection endpoint `{endpoint}` is neither https nor a loopback address"),
+            ));
         }
         let verifier: Box<dyn TokenVerifier> = match (self.verifier, self.introspection) {
             (Some(VerifierSlot(verifier)), _) => verifier,
@@ -268,7 +274,7 @@ impl ResourceServerBuilder {
                 self.leeway,
                 credentials,
                 self.introspection_endpoint,
-                Fetcher::new().map_err(ConfigError::new)?,
+                Fetcher::new().map_err(|why| ConfigError::new(ConfigErrorKind::Tls, why))?,
                 self.key_refetch_interval,
             )),
             (None, None) => Box::new(JwtVerifier::new(
@@ -276,7 +282,7 @@ impl ResourceServerBuilder {
                 audiences,
                 self.leeway,
                 self.accept_plain_jwt,
-                Fetcher::new().map_err(ConfigError::new)?,
+                Fetcher::new().map_err(|why| ConfigError::new(ConfigErrorKind::Tls, why))?,
                 self.key_refetch_interval,
             )),
         };

@@ -5,16 +5,17 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ed25519_dalek::{Signer, SigningKey};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wharf_auth::{ResourceServer, ResourceServerBuilder};
 use wharf_http::HttpOptions;
 use wharf_server::{Server, ToolDef};
+use wharf_testkit::raw_http::{self, JSON};
+use wharf_testkit::stub_http::{Answer, Stub};
 
 fn key() -> SigningKey {
     SigningKey::from_bytes(&[9; 32])
@@ -22,38 +23,16 @@ fn key() -> SigningKey {
 
 /// An issuer on a loopback port: its metadata (naming `jwks_uri`, or its own key set when
 /// `None`) and its key set. Its URL.
-async fn issuer(jwks_uri: Option<&str>) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+fn issuer(jwks_uri: Option<&str>) -> String {
+    let stub = Stub::bind();
+    let url = stub.url();
     let metadata = json!({"issuer": url, "jwks_uri": jwks_uri.map_or_else(|| format!("{url}/jwks"), str::to_owned)});
     let x = URL_SAFE_NO_PAD.encode(key().verifying_key().as_bytes());
     let keys = json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": x, "kid": "k1", "use": "sig", "alg": "EdDSA"}]});
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut stream, _)) = listener.accept().await else { return };
-            let (metadata, keys) = (metadata.to_string(), keys.to_string());
-            tokio::spawn(async move {
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && head.len() < 8192 {
-                    if stream.read(&mut byte).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    head.push(byte[0]);
-                }
-                let path = String::from_utf8_lossy(&head).split(' ').nth(1).unwrap_or_default().to_owned();
-                let (status, body) = match path.as_str() {
-                    "/.well-known/oauth-authorization-server" => ("200 OK", metadata),
-                    "/jwks" => ("200 OK", keys),
-                    _ => ("404 Not Found", "{}".to_owned()),
-                };
-                let answer = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(answer.as_bytes()).await;
-            });
-        }
+    stub.serve(move |request| match request.path.as_str() {
+        "/.well-known/oauth-authorization-server" => Answer::json(200, metadata.to_string()),
+        "/jwks" => Answer::json(200, keys.to_string()),
+        _ => Answer::json(404, "{}"),
     });
     url
 }
@@ -107,30 +86,23 @@ async fn call_tool(port: u16, tool: &str, token: &str) -> (u16, String) {
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientCapabilities": {}}}})
     .to_string();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
-         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\n\
-         mcp-name: {tool}\r\nauthorization: Bearer {token}\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let status = text.split(' ').nth(1).unwrap().parse().unwrap();
-    let challenge = text
-        .lines()
-        .find_map(|line| {
-            line.to_ascii_lowercase().starts_with("www-authenticate:").then(|| line[17..].trim().to_owned())
-        })
-        .unwrap_or_default();
-    (status, challenge)
+    let authorization = format!("Bearer {token}");
+    let headers = [
+        JSON[0],
+        JSON[1],
+        ("host", &format!("127.0.0.1:{port}")),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", tool),
+        ("authorization", &authorization),
+    ];
+    let reply = raw_http::send(port, "POST", &headers, &body).await;
+    (reply.status, reply.header("www-authenticate").unwrap_or_default().to_owned())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_critical_headers_and_non_numeric_times_are_refused() {
-    let issuer = issuer(None).await;
+    let issuer = issuer(None);
     let (port, resource, runs) = endpoint(&issuer).await;
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
     let claims = json!({"iss": issuer, "sub": "ann", "aud": resource, "exp": now + 300, "iat": now - 5});
@@ -172,7 +144,7 @@ async fn unknown_critical_headers_and_non_numeric_times_are_refused() {
 /// plain HTTP unless the host is read after the user information.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_set_url_hiding_another_host_behind_user_information_is_not_fetched() {
-    let issuer = issuer(Some("http://localhost:1@unreachable.invalid/jwks")).await;
+    let issuer = issuer(Some("http://localhost:1@unreachable.invalid/jwks"));
     let auth = ResourceServer::builder("http://127.0.0.1:1/mcp").issuer(&issuer).build().unwrap();
     let refused = auth.check_issuer().await.unwrap_err().to_string();
     assert!(refused.contains("neither https nor a loopback address"), "{refused}");
@@ -186,7 +158,7 @@ async fn a_key_set_url_hiding_another_host_behind_user_information_is_not_fetche
 /// specification asks for), unless the resource server matches scopes exactly.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_scope_hierarchy_can_be_turned_off() {
-    let issuer = issuer(None).await;
+    let issuer = issuer(None);
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
     let header = json!({"alg": "EdDSA", "typ": "at+jwt", "kid": "k1"});
     let token = |resource: &str, scope: &str| {

@@ -12,45 +12,18 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wharf_auth::{ResourceServer, ResourceServerBuilder};
 use wharf_http::HttpOptions;
 use wharf_server::{Server, TaskSupport, ToolDef};
+use wharf_testkit::eventually::eventually_async;
+use wharf_testkit::raw_http::{self, JSON, Reply};
 
-/// One HTTP/1.1 exchange: status, headers (lower-case names), body.
-async fn exchange(
-    port: u16,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> (u16, Vec<(String, String)>, String) {
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nconnection: close\r\ncontent-length: {}\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let mut lines = head.lines();
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    (status, headers, body.to_owned())
-}
-
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers.iter().find(|(key, _)| key == name).map(|(_, value)| value.as_str())
+/// One HTTP/1.1 exchange with `Host: 127.0.0.1:PORT`, the address the provider and the
+/// endpoint are named by.
+async fn exchange(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let host = format!("127.0.0.1:{port}");
+    let headers = [&[("host", host.as_str())], headers].concat();
+    raw_http::send_to(port, method, path, &headers, body).await
 }
 
 struct Provider {
@@ -72,15 +45,15 @@ impl Provider {
         let basic = format!("Basic {}", STANDARD.encode(format!("{id}:{secret}")));
         let form = format!("grant_type=client_credentials&scope={}&resource={resource}", scope.replace(' ', "%20"));
         let headers = [("authorization", basic.as_str()), ("content-type", "application/x-www-form-urlencoded")];
-        let (status, _, body) = exchange(self.port, "POST", path, &headers, &form).await;
-        assert_eq!(status, 200, "{body}");
-        serde_json::from_str::<Value>(&body).unwrap()["access_token"].as_str().unwrap().to_owned()
+        let reply = exchange(self.port, "POST", path, &headers, &form).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.json()["access_token"].as_str().unwrap().to_owned()
     }
 
     async fn control(&self, path: &str) -> String {
-        let (status, _, body) = exchange(self.port, "GET", path, &[], "").await;
-        assert_eq!(status, 200, "{path}: {body}");
-        body
+        let reply = exchange(self.port, "GET", path, &[], "").await;
+        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
+        reply.body
     }
 }
 
@@ -150,20 +123,15 @@ async fn stateless(
     let name = params.get("name").or_else(|| params.get("taskId")).and_then(Value::as_str).unwrap_or_default();
     let name = name.to_owned();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-    let mut headers = vec![
-        ("content-type", "application/json"),
-        ("accept", "application/json, text/event-stream"),
-        ("mcp-protocol-version", "2026-07-28"),
-        ("mcp-method", method),
-    ];
+    let mut headers = vec![JSON[0], JSON[1], ("mcp-protocol-version", "2026-07-28"), ("mcp-method", method)];
     if !name.is_empty() {
         headers.push(("mcp-name", &name));
     }
     if let Some(authorization) = authorization {
         headers.push(("authorization", authorization));
     }
-    let (status, headers, body) = exchange(port, "POST", "/mcp", &headers, &body).await;
-    (status, header(&headers, "www-authenticate").map(str::to_owned), body)
+    let reply = exchange(port, "POST", "/mcp", &headers, &body).await;
+    (reply.status, reply.header("www-authenticate").map(str::to_owned), reply.body)
 }
 
 /// Status and challenge of a stateless `tools/call` of `tool` with `authorization`.
@@ -211,10 +179,10 @@ async fn tokens_of_a_real_provider_are_verified_and_bad_ones_refused() {
 
     // The metadata, found without a token, names the resource exactly and the provider.
     for path in ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"] {
-        let (status, headers, body) = exchange(port, "GET", path, &[], "").await;
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(header(&headers, "access-control-allow-origin"), Some("*"));
-        let document: Value = serde_json::from_str(&body).unwrap();
+        let reply = exchange(port, "GET", path, &[], "").await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
+        let document = reply.json();
         assert_eq!(document["resource"], resource.as_str());
         assert_eq!(document["authorization_servers"], json!([provider.issuer()]));
         assert_eq!(document["scopes_supported"], json!(["mcp"]));
@@ -336,12 +304,10 @@ async fn sessions_and_tasks_stay_with_the_principal_whose_token_made_them() {
     // A 2025 session opened with one client's token is unknown to another's.
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
-    let json_headers = [("content-type", "application/json"), ("accept", "application/json, text/event-stream")];
-    let mut opening = json_headers.to_vec();
-    opening.push(("authorization", &own));
-    let (status, headers, body) = exchange(port, "POST", "/mcp", &opening, &init.to_string()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = header(&headers, "mcp-session-id").unwrap().to_owned();
+    let opening = [JSON[0], JSON[1], ("authorization", &own)];
+    let opened = exchange(port, "POST", "/mcp", &opening, &init.to_string()).await;
+    assert_eq!(opened.status, 200, "{}", opened.body);
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
     let in_session = |authorization: &'static str| {
         let token = if authorization == "own" { own.clone() } else { other.clone() };
         vec![
@@ -356,7 +322,7 @@ async fn sessions_and_tasks_stay_with_the_principal_whose_token_made_them() {
         let headers = in_session(who);
         async move {
             let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-            exchange(port, method, "/mcp", &headers, &body).await.0
+            exchange(port, method, "/mcp", &headers, &body).await.status
         }
     };
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned();
@@ -380,18 +346,14 @@ async fn sessions_and_tasks_stay_with_the_principal_whose_token_made_them() {
         let stolen: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(stolen["error"]["code"], -32602, "{method} by another principal: {stolen}");
     }
-    let mut status = Value::Null;
-    for _ in 0..50 {
+    let what = "the task to complete: another principal's cancel did not stop it";
+    let completed = eventually_async(what, Duration::from_secs(5), || async {
         let (_, _, body) = stateless(port, "tasks/get", task.clone(), Some(&own)).await;
         let polled: Value = serde_json::from_str(&body).unwrap();
-        status = polled["result"]["status"].clone();
-        if status == "completed" {
-            assert_eq!(polled["result"]["result"]["content"][0]["text"], "done", "{polled}");
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(status, "completed", "another principal's cancel did not stop it");
+        (polled["result"]["status"] == "completed").then_some(polled)
+    })
+    .await;
+    assert_eq!(completed["result"]["result"]["content"][0]["text"], "done", "{completed}");
     assert_eq!(send("DELETE", "own", String::new()).await, 204);
 }
 

@@ -36,8 +36,8 @@ use crate::new::NewArgs;
 use crate::serve::ServeArgs;
 use crate::tokens::TokensArgs;
 
-// The allocator is picked in `wharf-serve`, with the rest of what `wharf serve` runs.
-use wharf_serve as _;
+// The allocator is picked in `wharf-demo`, with the rest of what `wharf serve` runs.
+use wharf_demo as _;
 
 /// wharf: build and serve Model Context Protocol servers.
 #[derive(Debug, Parser)]

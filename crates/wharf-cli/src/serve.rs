@@ -205,10 +205,10 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     let mut builder = match folder {
         Some(folder) if args.no_watch => folder.builder(),
         Some(folder) => folder.builder_for_watching(),
-        None => wharf_serve::builder(),
+        None => wharf_demo::builder(),
     };
     if args.auth_issuer.is_some() && args.folder.is_none() {
-        builder = wharf_serve::with_authenticated_tools(builder);
+        builder = wharf_demo::with_authenticated_tools(builder);
     }
     if args.audit {
         builder = builder.layer(wharf::middleware::Audit::new());
@@ -290,9 +290,9 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
         _ => None,
     };
     let outcome = match &args.http {
-        None => wharf_serve::serve_stdio(&runtime, server),
+        None => wharf_demo::serve_stdio(&runtime, server),
         Some(address) => match runtime.block_on(prepare_http(address, &args, redis.as_ref(), telemetry.clone())) {
-            Ok((listener, options)) => wharf_serve::serve_http(&runtime, server, listener, options),
+            Ok((listener, options)) => wharf_demo::serve_http(&runtime, server, listener, options),
             Err(message) => Err(message),
         },
     };
@@ -431,7 +431,7 @@ fn resource_server(issuer: &str, local: SocketAddr, args: &ServeArgs) -> Result<
         None => format!("http://{local}/mcp"),
     };
     let mut scopes_supported = args.auth_scopes.clone();
-    scopes_supported.push(wharf_serve::ADMIN_SCOPE.to_owned());
+    scopes_supported.push(wharf_demo::ADMIN_SCOPE.to_owned());
     let mut builder = wharf::auth::ResourceServer::builder(resource)
         .issuer(issuer)
         .required_scopes(args.auth_scopes.iter().cloned())

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use wharf_testkit::temp_dir::TempDir;
 
 mod support;
 use support::Serving;
@@ -79,7 +80,8 @@ fn report_of(output: &Output) -> Value {
 fn the_demo_passes_over_http_and_junit_is_written() {
     let serving = Serving::start("127.0.0.1:0", &[], "warn");
     let url = format!("http://127.0.0.1:{}/mcp", serving.port);
-    let junit = std::env::temp_dir().join(format!("wharf-check-{}.xml", std::process::id()));
+    let dir = TempDir::new("check-junit");
+    let junit = dir.join("report.xml");
     let output = check(&["--json", "--junit", junit.to_str().unwrap(), &url]);
     let report = report(&output);
     assert_eq!(output.status.code(), Some(0), "failures: {:#?}", with_outcome(&report, "fail"));
@@ -88,8 +90,7 @@ fn the_demo_passes_over_http_and_junit_is_written() {
     {
         assert!(names.iter().any(|name| name == wanted), "no check {wanted}: {names:?}");
     }
-    let xml = std::fs::read_to_string(&junit).unwrap();
-    std::fs::remove_file(&junit).unwrap();
+    let xml = dir.read("report.xml");
     assert!(xml.starts_with("<?xml") && xml.contains("<testsuite name=\"wire (http)\""), "{xml}");
     assert!(xml.contains("failures=\"0\""));
     let session = report_of(&check(&["--json", "--protocol-version", "2025-11-25", &url]));

@@ -4,6 +4,8 @@
 
 use std::process::{Command, Output};
 
+use wharf_testkit::ports::free_port;
+
 mod support;
 use support::Serving;
 
@@ -110,7 +112,7 @@ fn the_same_commands_work_over_http_in_both_eras() {
 
 #[test]
 fn what_cannot_be_reached_or_is_not_named_has_its_own_exit_code() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = free_port();
     let refused = wharf(&["list", &format!("http://127.0.0.1:{port}/mcp")]);
     assert_eq!(refused.status.code(), Some(4), "{}", stderr(&refused));
     let missing = wharf(&["call", "echo", "--", "/nonexistent/server"]);

@@ -4,13 +4,11 @@
 //! characters (item 13), and binary content saved where a symlink was planted (item 14).
 #![cfg(unix)]
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::Scratch;
+use wharf_testkit::temp_dir::TempDir;
 
 const WHARF: &str = env!("CARGO_BIN_EXE_wharf");
 
@@ -36,12 +34,12 @@ fn rss_kib(pid: u32) -> Option<u64> {
 
 /// Runs `wharf ARGS -- python3 hostile_server.py ATTACK` with `env`, stdin not a terminal,
 /// sampling its memory; killed (and the test failed) past `deadline` or `max_rss_kib`.
-fn wharf(scratch: &Scratch, args: &[&str], attack: &str, env: &[(&str, &str)], deadline: Duration) -> Run {
+fn wharf(scratch: &TempDir, args: &[&str], attack: &str, env: &[(&str, &str)], deadline: Duration) -> Run {
     wharf_limited(scratch, args, attack, env, deadline, u64::MAX)
 }
 
 fn wharf_limited(
-    scratch: &Scratch,
+    scratch: &TempDir,
     args: &[&str],
     attack: &str,
     env: &[(&str, &str)],
@@ -90,7 +88,7 @@ fn wharf_limited(
 
 /// The line the flooding server appended to its report: how many pings it wrote, and whether
 /// the client stopped reading them.
-fn flood_report(scratch: &Scratch) -> (u64, bool) {
+fn flood_report(scratch: &TempDir) -> (u64, bool) {
     let report = std::fs::read_to_string(scratch.path().join("report")).unwrap_or_default();
     let line = report.lines().next().unwrap_or_else(|| panic!("the server reported nothing"));
     let value = |key: &str| line.split_whitespace().find_map(|pair| pair.strip_prefix(key)).unwrap_or_default();
@@ -99,7 +97,7 @@ fn flood_report(scratch: &Scratch) -> (u64, bool) {
 
 #[test]
 fn a_server_that_floods_requests_and_stops_reading_is_held_back_and_the_call_times_out() {
-    let scratch = Scratch::new("hostile-flood");
+    let scratch = TempDir::new("hostile-flood");
     let report = scratch.path().join("report");
     let env = [
         ("HOSTILE_REPORT", report.to_str().unwrap()),
@@ -121,7 +119,7 @@ fn a_server_that_floods_requests_and_stops_reading_is_held_back_and_the_call_tim
 #[test]
 #[ignore = "floods for twenty seconds: run by scripts/attack"]
 fn a_flood_for_twenty_seconds_leaves_the_clients_memory_flat() {
-    let scratch = Scratch::new("hostile-long-flood");
+    let scratch = TempDir::new("hostile-long-flood");
     let report = scratch.path().join("report");
     let env = [
         ("HOSTILE_REPORT", report.to_str().unwrap()),
@@ -191,7 +189,7 @@ fn a_tools_own_text_is_raw_when_asked_or_when_stdout_is_not_a_terminal() {
     assert!(shown.contains("\x1b]0;pwned\x07hello\rFORGED\x1b]52;c;ZXZpbA==\x07"), "{shown:?}");
     assert!(shown.contains("log\\u{1b}]0;pwned\\u{7}: logged"), "log messages stay escaped: {shown}");
 
-    let scratch = Scratch::new("hostile-raw-pipe");
+    let scratch = TempDir::new("hostile-raw-pipe");
     let run = wharf(&scratch, &["call", "show"], "escapes", &[], Duration::from_secs(30));
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(run.stdout, "\x1b]0;pwned\x07hello\rFORGED\x1b]52;c;ZXZpbA==\x07\nsecond line\tend\n");
@@ -209,7 +207,7 @@ fn a_tools_own_text_is_raw_when_asked_or_when_stdout_is_not_a_terminal() {
 
 #[test]
 fn a_symlink_planted_at_the_next_save_name_is_not_followed() {
-    let scratch = Scratch::new("hostile-save");
+    let scratch = TempDir::new("hostile-save");
     let victim = scratch.path().join("victim");
     std::fs::write(&victim, "precious").unwrap();
     std::os::unix::fs::symlink(&victim, scratch.path().join("snap-1.png")).unwrap();
@@ -228,7 +226,7 @@ fn a_symlink_planted_at_the_next_save_name_is_not_followed() {
 
 #[test]
 fn wharf_check_caps_what_it_makes_from_a_schema_and_ends_within_its_timeout() {
-    let scratch = Scratch::new("hostile-check");
+    let scratch = TempDir::new("hostile-check");
     let run = wharf(&scratch, &["check", "--json", "--timeout", "5"], "huge", &[], Duration::from_secs(60));
     assert!(run.took < Duration::from_secs(5), "wharf check took {:?}", run.took);
     let report: serde_json::Value =

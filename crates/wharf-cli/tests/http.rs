@@ -1,52 +1,45 @@
 //! Wire tests of `wharf serve --http`: raw HTTP/1.1 bytes against the real binary on a loopback
 //! port, what it writes on stderr, and how it stops.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::Command;
+use std::io::Read;
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use wharf_testkit::ports::accepts;
+use wharf_testkit::process::Process;
+use wharf_testkit::raw_http::{self, JSON, Reply};
+use wharf_testkit::stub_http::{Answer, Stub};
 
 mod support;
 use support::Serving;
 
-/// A POST of `body` with `headers` (and `Host: 127.0.0.1:PORT` unless they name a host).
-fn post_request(port: u16, headers: &str, body: &str) -> String {
-    let host = if headers.starts_with("Host:") { String::new() } else { format!("Host: 127.0.0.1:{port}\r\n") };
-    format!(
-        "POST /mcp HTTP/1.1\r\n{host}Content-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
+/// A POST of `body` to `/mcp` with JSON's `Content-Type` and `Accept`, and `headers` (`Host`
+/// among them, or `localhost:PORT`).
+fn post_request(port: u16, headers: &[(&str, &str)], body: &str) -> String {
+    raw_http::request_bytes(port, "POST", "/mcp", &[&JSON[..], headers].concat(), body)
 }
 
-/// Posts with `Connection: close` and returns the whole response.
-fn post(port: u16, headers: &str, body: &str) -> String {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    stream.write_all(post_request(port, headers, body).as_bytes()).unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    response
+/// Posts with `Connection: close` and reads the whole response.
+fn post(port: u16, headers: &[(&str, &str)], body: &str) -> Reply {
+    raw_http::exchange_blocking(port, &post_request(port, headers, body))
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}"#;
 
 /// Opens a 2025-11-25 session and returns its id.
 fn session(port: u16) -> String {
-    let response = post(port, "", INITIALIZE);
-    let id = response
-        .lines()
-        .find_map(|line| line.split_once(':').filter(|(name, _)| name.eq_ignore_ascii_case("mcp-session-id")))
-        .map(|(_, value)| value.trim().to_owned());
-    let id = id.unwrap_or_else(|| panic!("no session id in {response}"));
+    let response = post(port, &[], INITIALIZE);
+    let id = response.header("mcp-session-id").unwrap_or_else(|| panic!("no session id in {response:?}")).to_owned();
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     let response = post(port, &session_headers(&id), initialized);
-    assert!(response.starts_with("HTTP/1.1 202"), "{response}");
+    assert_eq!(response.status, 202, "{response:?}");
     id
 }
 
-fn session_headers(id: &str) -> String {
-    format!("Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n")
+fn session_headers(id: &str) -> [(&'static str, &str); 2] {
+    [("Mcp-Session-Id", id), ("MCP-Protocol-Version", "2025-11-25")]
 }
 
 /// At debug level every HTTP request is logged with its method, status and duration, and a
@@ -57,7 +50,7 @@ fn at_debug_level_every_http_request_is_logged_without_the_whole_session_id() {
     let port = serving.port;
     let session = session(port);
     let answered = post(port, &session_headers(&session), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
-    assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+    assert_eq!(answered.status, 200, "{answered:?}");
     serving.signal("TERM");
     let (code, stderr) = serving.wait();
     assert_eq!(code, Some(0), "{stderr}");
@@ -77,26 +70,18 @@ fn sigterm_answers_the_request_in_flight_then_exits_0() {
     let port = serving.port;
     let session = session(port);
     let countdown = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"countdown","arguments":{"steps":20},"_meta":{"progressToken":"c"}}}"#;
-    let mut call = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    call.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    call.write_all(post_request(port, &session_headers(&session), countdown).as_bytes()).unwrap();
-    let mut seen = Vec::new();
-    let mut buffer = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("notifications/progress") {
-        let read = call.read(&mut buffer).unwrap();
-        assert!(read > 0, "the stream ended early: {}", String::from_utf8_lossy(&seen));
-        seen.extend_from_slice(&buffer[..read]);
-    }
+    let mut call = raw_http::open_blocking(port, &post_request(port, &session_headers(&session), countdown));
+    let mut stream = String::new();
+    raw_http::read_until_blocking(&mut call, &mut stream, "notifications/progress");
     serving.signal("TERM");
     serving.wait_for("shutting down");
-    call.read_to_end(&mut seen).unwrap();
-    let stream = String::from_utf8_lossy(&seen);
+    call.read_to_string(&mut stream).unwrap();
     assert!(stream.contains(r#""id":9,"result""#) && stream.contains("Counted down 20 steps"), "{stream}");
     assert!(stream.ends_with("0\r\n\r\n"), "the stream ends with its last chunk: {stream}");
     let (code, stderr) = serving.wait();
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("wharf serve: stopped"), "{stderr}");
-    assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+    assert!(!accepts(port), "no connection is accepted after");
 }
 
 /// Host names are accepted as addresses; a port in use is one error naming the address, with
@@ -119,8 +104,8 @@ fn addresses_are_named_in_errors_and_allowed_hosts_are_answered() {
     // A name clients use is allowed; the warning for a public address without one is
     // checked in main.rs, since tests listen on loopback only.
     let named = Serving::start("localhost:0", &["--allowed-host", "wharf.example"], "warn");
-    let answered = post(named.port, "Host: wharf.example\r\n", INITIALIZE);
-    assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+    let answered = post(named.port, &[("Host", "wharf.example")], INITIALIZE);
+    assert_eq!(answered.status, 200, "{answered:?}");
     named.signal("INT");
     let (code, stderr) = named.wait();
     assert_eq!(code, Some(0), "{stderr}");
@@ -150,8 +135,8 @@ fn a_malformed_address_is_a_usage_error_that_shows_the_form() {
 fn the_banner_names_the_port_bound_and_the_issuer_and_scopes_required() {
     let plain = Serving::start("127.0.0.1:0", &[], "warn");
     assert_ne!(plain.port, 0);
-    let answered = post(plain.port, "", INITIALIZE);
-    assert!(answered.starts_with("HTTP/1.1 200"), "{answered}");
+    let answered = post(plain.port, &[], INITIALIZE);
+    assert_eq!(answered.status, 200, "{answered:?}");
 
     let issuer = Issuer::start(Naming::Itself);
     let mut guarded = Serving::start("127.0.0.1:0", &["--auth-issuer", &issuer.url, "--auth-scope", "mcp"], "warn");
@@ -178,41 +163,26 @@ enum Naming {
 /// and an empty key set, on a loopback port, answering until the test ends.
 struct Issuer {
     url: String,
-    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    asked: Arc<Mutex<Vec<String>>>,
 }
 
 impl Issuer {
     fn start(naming: Naming) -> Issuer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stub = Stub::bind();
+        let url = stub.url();
+        let asked = Arc::new(Mutex::new(Vec::new()));
         let (named, log) = (
             if matches!(naming, Naming::Itself) { url.clone() } else { "https://elsewhere.example".to_owned() },
             asked.clone(),
         );
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { break };
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
-                    head.push(byte[0]);
+        stub.serve(move |request| {
+            log.lock().unwrap().push(request.path.clone());
+            match request.path.as_str() {
+                "/.well-known/oauth-authorization-server" => {
+                    Answer::json(200, format!(r#"{{"issuer":"{named}","jwks_uri":"{named}/jwks"}}"#))
                 }
-                let head = String::from_utf8_lossy(&head);
-                let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
-                log.lock().unwrap().push(path.clone());
-                let (status, body) = match path.as_str() {
-                    "/.well-known/oauth-authorization-server" => {
-                        ("200 OK", format!(r#"{{"issuer":"{named}","jwks_uri":"{named}/jwks"}}"#))
-                    }
-                    "/jwks" => ("200 OK", r#"{"keys":[]}"#.to_owned()),
-                    _ => ("404 Not Found", "{}".to_owned()),
-                };
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
+                "/jwks" => Answer::json(200, r#"{"keys":[]}"#),
+                _ => Answer::json(404, "{}"),
             }
         });
         Issuer { url, asked }
@@ -225,24 +195,14 @@ impl Issuer {
 
 /// Runs `wharf serve --http 127.0.0.1:0 EXTRA...` until it stops by itself (at most 20 s).
 fn serve_until_it_stops(extra: &[&str]) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("wharf serve {extra:?} did not stop by itself");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let output = child.wait_with_output().unwrap();
-    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    Process::spawn(
+        Command::new(env!("CARGO_BIN_EXE_wharf"))
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null()),
+    )
+    .wait_within(Duration::from_secs(20))
 }
 
 /// A mistyped or unreachable issuer stops the start, naming what was tried and what to do
@@ -290,17 +250,10 @@ fn the_help_of_serve_says_where_the_folder_layout_is_described() {
     assert!(!help.contains("see `wharf serve --help`"), "{help}");
 }
 
-/// A GET of `/metrics` with `authorization` (none when empty): the whole response.
-fn get_metrics(port: u16, authorization: &str) -> String {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let authorization =
-        if authorization.is_empty() { String::new() } else { format!("Authorization: {authorization}\r\n") };
-    write!(stream, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{authorization}Connection: close\r\n\r\n")
-        .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    response
+/// A GET of `/metrics` with `authorization` (none when empty).
+fn get_metrics(port: u16, authorization: &str) -> Reply {
+    let headers: &[(&str, &str)] = if authorization.is_empty() { &[] } else { &[("Authorization", authorization)] };
+    raw_http::send_blocking(port, "GET", "/metrics", headers, "")
 }
 
 /// `--metrics` with WHARF_METRICS_TOKEN: a scrape needs that token (issue 38).
@@ -312,8 +265,8 @@ fn the_metrics_token_guards_the_metrics() {
         &[("WHARF_METRICS_TOKEN", "scrape"), ("WHARF_LOG", "warn")],
     );
     let refused = get_metrics(serving.port, "");
-    assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
-    assert!(get_metrics(serving.port, "Bearer wrong").starts_with("HTTP/1.1 401"));
+    assert_eq!(refused.status, 401, "{refused:?}");
+    assert_eq!(get_metrics(serving.port, "Bearer wrong").status, 401);
     let scraped = get_metrics(serving.port, "Bearer scrape");
-    assert!(scraped.starts_with("HTTP/1.1 200"), "{scraped}");
+    assert_eq!(scraped.status, 200, "{scraped:?}");
 }

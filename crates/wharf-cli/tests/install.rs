@@ -2,23 +2,21 @@
 //! shape, merged with what is there (other servers and members kept in order, a same-named
 //! entry replaced), the backup, `--dry-run`, project scope, and files it must not touch.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use support::Scratch;
+use wharf_testkit::temp_dir::TempDir;
 
 /// A temporary home, with a `work` directory to run from.
-fn home(name: &str) -> Scratch {
-    let home = Scratch::new(&format!("install-{name}"));
+fn home(name: &str) -> TempDir {
+    let home = TempDir::new(&format!("install-{name}"));
     std::fs::create_dir_all(home.path().join("work")).unwrap();
     home
 }
 
 /// Runs `wharf install ARGS` with `home` as HOME, from its `work` directory.
-fn install(home: &Scratch, args: &[&str]) -> Output {
+fn install(home: &TempDir, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wharf"))
         .arg("install")
         .args(args)
@@ -31,7 +29,7 @@ fn install(home: &Scratch, args: &[&str]) -> Output {
 }
 
 /// The JSON file at `path` in `home`.
-fn json_at(home: &Scratch, path: &str) -> Value {
+fn json_at(home: &TempDir, path: &str) -> Value {
     serde_json::from_str(&home.read(path)).unwrap()
 }
 

@@ -8,10 +8,12 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
-use support::{Scratch, Serving};
+use support::Serving;
+use wharf_testkit::process::Process;
+use wharf_testkit::temp_dir::TempDir;
 
 /// What one run of `wharf` did.
 struct Run {
@@ -21,59 +23,44 @@ struct Run {
 }
 
 /// Where `wharf` keeps the tokens, in `scratch`.
-fn tokens(scratch: &Scratch) -> PathBuf {
+fn tokens(scratch: &TempDir) -> PathBuf {
     scratch.path().join("config").join("tokens.json")
 }
 
 /// What the headless browser visited.
-fn browser_log(scratch: &Scratch) -> String {
+fn browser_log(scratch: &TempDir) -> String {
     std::fs::read_to_string(scratch.path().join("browser.log")).unwrap_or_default()
 }
 
 /// Runs `wharf ARGS --tokens FILE` with the headless browser as $BROWSER, stdin not a
 /// terminal; killed after a minute.
-fn wharf(scratch: &Scratch, args: &[&str]) -> Run {
+fn wharf(scratch: &TempDir, args: &[&str]) -> Run {
     wharf_with_secret(scratch, args, None)
 }
 
 /// Like [`wharf`], with WHARF_CLIENT_SECRET set to `secret`.
-fn wharf_with_secret(scratch: &Scratch, args: &[&str], secret: Option<&str>) -> Run {
+fn wharf_with_secret(scratch: &TempDir, args: &[&str], secret: Option<&str>) -> Run {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/headless_browser.py");
     // Runs may be at once: each writes files of its own.
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, Ordering::Relaxed);
-    let (out, err) = (scratch.path().join(format!("stdout-{run}")), scratch.path().join(format!("stderr-{run}")));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
-        .args(args)
-        .arg("--tokens")
-        .arg(tokens(scratch))
-        .env("BROWSER", format!("python3 '{}'", fixture.display().to_string().replace('\'', r"'\''")))
-        .env("WHARF_TEST_BROWSER_LOG", scratch.path().join("browser.log"))
-        .env_remove("WHARF_BEARER_TOKEN")
-        .env_remove("WHARF_CLIENT_ID")
-        .env_remove("WHARF_CLIENT_SECRET")
-        .envs(secret.map(|secret| ("WHARF_CLIENT_SECRET", secret)))
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("wharf {args:?} did not finish: {}", std::fs::read_to_string(&err).unwrap_or_default());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        code: status.code(),
-        stdout: std::fs::read_to_string(out).unwrap(),
-        stderr: std::fs::read_to_string(err).unwrap(),
-    }
+    let out = scratch.path().join(format!("stdout-{run}"));
+    let running = Process::spawn(
+        Command::new(env!("CARGO_BIN_EXE_wharf"))
+            .args(args)
+            .arg("--tokens")
+            .arg(tokens(scratch))
+            .env("BROWSER", format!("python3 '{}'", fixture.display().to_string().replace('\'', r"'\''")))
+            .env("WHARF_TEST_BROWSER_LOG", scratch.path().join("browser.log"))
+            .env_remove("WHARF_BEARER_TOKEN")
+            .env_remove("WHARF_CLIENT_ID")
+            .env_remove("WHARF_CLIENT_SECRET")
+            .envs(secret.map(|secret| ("WHARF_CLIENT_SECRET", secret)))
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&out).unwrap()),
+    );
+    let (code, stderr) = running.wait_within(Duration::from_secs(60));
+    Run { code, stdout: std::fs::read_to_string(out).unwrap(), stderr }
 }
 
 fn issuer() -> String {
@@ -93,7 +80,7 @@ fn serve_behind(issuer: &str) -> (Serving, String) {
 fn a_login_in_the_browser_is_kept_and_used_by_later_commands_until_logout() {
     let issuer = issuer();
     let (_serving, url) = serve_behind(&issuer);
-    let scratch = Scratch::new("login-browser");
+    let scratch = TempDir::new("login-browser");
 
     // Nothing stored, nobody at a terminal: the server's 401 ends the command, no browser.
     let refused = wharf(&scratch, &["list", &url, "tools"]);
@@ -164,7 +151,7 @@ fn a_login_in_the_browser_is_kept_and_used_by_later_commands_until_logout() {
 fn commands_run_at_once_spend_the_refresh_token_once() {
     let issuer = issuer();
     let (_serving, url) = serve_behind(&issuer);
-    let scratch = Scratch::new("login-refresh");
+    let scratch = TempDir::new("login-refresh");
     let login = wharf(&scratch, &["login", &url]);
     assert_eq!(login.code, Some(0), "{}\n{}", login.stdout, login.stderr);
 
@@ -206,7 +193,7 @@ fn commands_run_at_once_spend_the_refresh_token_once() {
 fn client_credentials_authorize_without_a_person() {
     let issuer = issuer();
     let (_serving, url) = serve_behind(&issuer);
-    let scratch = Scratch::new("login-machine");
+    let scratch = TempDir::new("login-machine");
     let credentials = ["--client-credentials", "--client-id", "wharf-test"];
     let mut args = vec!["call", &url, "echo", "message=machine"];
     args.extend(credentials);
@@ -216,7 +203,7 @@ fn client_credentials_authorize_without_a_person() {
     assert_eq!(browser_log(&scratch), "", "no browser");
 
     // A wrong secret, and nothing stored to fall back on.
-    let fresh = Scratch::new("login-wrong-secret");
+    let fresh = TempDir::new("login-wrong-secret");
     let wrong =
         wharf_with_secret(&fresh, &["list", &url, "--client-credentials", "--client-id", "wharf-test"], Some("no"));
     assert_eq!(wrong.code, Some(5), "{}\n{}", wrong.stdout, wrong.stderr);

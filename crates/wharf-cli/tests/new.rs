@@ -1,20 +1,18 @@
 //! `wharf new`: the crate it writes (its `cargo test` runs in `scripts/test`), the folder it
 //! writes served by `wharf serve`, and what it refuses.
 
-mod support;
-
 use std::process::{Command, Output};
 
-use support::Scratch;
+use wharf_testkit::temp_dir::TempDir;
 
 /// Runs `wharf ARGS` in `dir`.
-fn wharf(dir: &Scratch, args: &[&str]) -> Output {
+fn wharf(dir: &TempDir, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wharf")).args(args).current_dir(dir.path()).output().unwrap()
 }
 
 #[test]
 fn a_crate_with_a_tool_a_prompt_a_resource_a_test_and_the_client_configuration() {
-    let dir = Scratch::new("new-crate");
+    let dir = TempDir::new("new-crate");
     let wharf_crate = concat!(env!("CARGO_MANIFEST_DIR"), "/../wharf");
     let made = wharf(&dir, &["new", "my-server", "--wharf-path", wharf_crate]);
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
@@ -49,7 +47,7 @@ fn a_crate_with_a_tool_a_prompt_a_resource_a_test_and_the_client_configuration()
 
 #[test]
 fn a_folder_that_wharf_serve_serves() {
-    let dir = Scratch::new("new-folder");
+    let dir = TempDir::new("new-folder");
     assert!(wharf(&dir, &["new", "notes", "--folder"]).status.success());
     let binary = env!("CARGO_BIN_EXE_wharf");
     let listed = wharf(&dir, &["list", "--json", "--", binary, "serve", "notes"]);

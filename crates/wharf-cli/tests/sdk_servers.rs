@@ -3,17 +3,19 @@
 //! HTTP, in both eras where they speak them. Ignored by default: `scripts/test` runs it once it
 //! has installed the SDKs (`cargo test -p wharf-cli --test sdk_servers -- --ignored`).
 
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::json;
 use tokio::sync::mpsc;
 use wharf_client::protocol::{
-    ClientCapabilities, ContentBlock, ElicitAction, ElicitParams, ElicitResult, ElicitationCapability, ProtocolVersion,
-    ResourceContents,
+    ClientCapabilities, ContentBlock, ElicitAction, ElicitParams, ElicitResult, ElicitationCapability, Era,
+    ProtocolVersion, ResourceContents,
 };
 use wharf_client::{Answer, Client, ClientHandler, ClientOptions, RequestOptions, StderrMode, Target};
+use wharf_testkit::eventually::until_blocking;
+use wharf_testkit::ports::{accepts, free_port};
+use wharf_testkit::process::Process;
 
 /// Accepts every elicitation with the name "Ada".
 struct Ada;
@@ -77,31 +79,17 @@ fn references() -> Vec<Reference> {
     ]
 }
 
-/// A reference server over HTTP, stopped when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_http(reference: &Reference) -> (Running, String) {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new(&reference.program)
-        .args([reference.script.as_str(), "--http", &port.to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|err| panic!("{}: {err}", reference.name));
-    let running = Running(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "{} did not listen on {port}", reference.name);
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// A reference server over HTTP (stopped when dropped), and its URL.
+fn start_http(reference: &Reference) -> (Process, String) {
+    let port = free_port();
+    let running = Process::try_spawn(
+        Command::new(&reference.program)
+            .args([reference.script.as_str(), "--http", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null()),
+    )
+    .unwrap_or_else(|err| panic!("{}: {err}", reference.name));
+    until_blocking(&format!("{} to listen on {port}", reference.name), Duration::from_secs(20), || accepts(port));
     (running, format!("http://127.0.0.1:{port}/mcp"))
 }
 
@@ -186,7 +174,7 @@ async fn the_client_drives_the_official_sdk_servers_over_both_transports_in_both
                 .await
                 .unwrap_or_else(|err| panic!("{label}: {err}"));
             assert_eq!(client.protocol_version(), expected, "{label}");
-            let possible = !reference.asks_only_in_sessions_over_stdio || expected.is_stateless();
+            let possible = !reference.asks_only_in_sessions_over_stdio || expected.era() == Era::Stateless;
             exercise(&label, &client, possible).await;
             client.close().await;
         }

@@ -13,8 +13,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use wharf_protocol::{
-    DiscoverResult, ErrorCode, Implementation, InitializeResult, InputRequiredResult, JsonRpc2, NotificationMessage,
-    ProtocolVersion, RequestId, RequestMessage, ServerCapabilities, ServerNotification, ServerRequest,
+    DiscoverResult, Era, ErrorCode, Implementation, InitializeResult, InputRequiredResult, JsonRpc2,
+    NotificationMessage, ProtocolVersion, RequestId, RequestMessage, ServerCapabilities, ServerNotification,
+    ServerRequest,
 };
 
 use crate::error::ClientError;
@@ -49,14 +50,14 @@ pub struct Client {
 
 struct Inner {
     connection: Connection,
-    era: Era,
+    handshake: Handshake,
     /// The `Mcp-Param-*` headers of each tool seen in `tools/list` (2026-07-28 over HTTP).
     tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
 }
 
 /// How the client and server talk.
 #[derive(Debug, Clone)]
-pub(crate) enum Era {
+pub(crate) enum Handshake {
     /// A 2025 session opened with `initialize`.
     Session(ProtocolVersion, Box<InitializeResult>),
     /// 2026-07-28: every request carries the client's `_meta`.
@@ -107,15 +108,16 @@ impl Client {
         };
         let base_meta = base_meta(&options);
         let connection = Connection { link, router, options, base_meta, next_id: AtomicI64::new(0), is_http };
-        let era = match connection.negotiate().await {
-            Ok(era) => era,
+        let handshake = match connection.negotiate().await {
+            Ok(handshake) => handshake,
             Err(err) => {
                 connection.link.close().await;
                 return Err(err);
             }
         };
-        let client = Client { inner: Arc::new(Inner { connection, era, tool_headers: Mutex::default() }) };
-        if let (Era::Session(..), Some(level)) = (&client.inner.era, client.inner.connection.options.log_level)
+        let client = Client { inner: Arc::new(Inner { connection, handshake, tool_headers: Mutex::default() }) };
+        if let (Handshake::Session(..), Some(level)) =
+            (&client.inner.handshake, client.inner.connection.options.log_level)
             && client.capabilities().logging.is_some()
         {
             client.set_log_level(level).await?;
@@ -125,29 +127,33 @@ impl Client {
 
     /// The revision the client and server speak.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        match &self.inner.era {
-            Era::Session(version, _) | Era::Stateless(version, _) => *version,
+        match &self.inner.handshake {
+            Handshake::Session(version, _) | Handshake::Stateless(version, _) => *version,
         }
     }
 
-    /// True on 2026-07-28, where every request stands alone.
-    pub fn is_stateless(&self) -> bool {
-        matches!(self.inner.era, Era::Stateless(..))
+    /// The era the client and server talk in: stateless on 2026-07-28, where every request
+    /// stands alone, a session before.
+    pub fn era(&self) -> Era {
+        match self.inner.handshake {
+            Handshake::Session(..) => Era::Session,
+            Handshake::Stateless(..) => Era::Stateless,
+        }
     }
 
     /// What the server can do.
     pub fn capabilities(&self) -> &ServerCapabilities {
-        match &self.inner.era {
-            Era::Session(_, init) => &init.capabilities,
-            Era::Stateless(_, discover) => &discover.capabilities,
+        match &self.inner.handshake {
+            Handshake::Session(_, init) => &init.capabilities,
+            Handshake::Stateless(_, discover) => &discover.capabilities,
         }
     }
 
     /// The server's name and version, as it gave them.
     pub fn server_info(&self) -> Option<Implementation> {
-        match &self.inner.era {
-            Era::Session(_, init) => Some(init.server_info.clone()),
-            Era::Stateless(_, discover) => discover
+        match &self.inner.handshake {
+            Handshake::Session(_, init) => Some(init.server_info.clone()),
+            Handshake::Stateless(_, discover) => discover
                 .meta
                 .as_ref()
                 .and_then(|meta| meta.get(wharf_protocol::META_SERVER_INFO))
@@ -157,25 +163,25 @@ impl Client {
 
     /// How to use the server, for a model.
     pub fn instructions(&self) -> Option<&str> {
-        match &self.inner.era {
-            Era::Session(_, init) => init.instructions.as_deref(),
-            Era::Stateless(_, discover) => discover.instructions.as_deref(),
+        match &self.inner.handshake {
+            Handshake::Session(_, init) => init.instructions.as_deref(),
+            Handshake::Stateless(_, discover) => discover.instructions.as_deref(),
         }
     }
 
     /// The result of `initialize`, in a 2025 session.
     pub fn initialize_result(&self) -> Option<&InitializeResult> {
-        match &self.inner.era {
-            Era::Session(_, init) => Some(init),
-            Era::Stateless(..) => None,
+        match &self.inner.handshake {
+            Handshake::Session(_, init) => Some(init),
+            Handshake::Stateless(..) => None,
         }
     }
 
     /// The result of `server/discover`, on 2026-07-28.
     pub fn discover_result(&self) -> Option<&DiscoverResult> {
-        match &self.inner.era {
-            Era::Stateless(_, discover) => Some(discover),
-            Era::Session(..) => None,
+        match &self.inner.handshake {
+            Handshake::Stateless(_, discover) => Some(discover),
+            Handshake::Session(..) => None,
         }
     }
 
@@ -237,12 +243,12 @@ impl Client {
     /// Encodes a request once, framed for the era, to be sent many times with
     /// [`Client::send_prepared`]: what a load generator does to cost little per request.
     pub fn prepare(&self, method: &str, params: Value) -> Result<PreparedRequest, ClientError> {
-        let headers = if self.inner.connection.is_http && self.is_stateless() && method == "tools/call" {
+        let headers = if self.inner.connection.is_http && self.era() == Era::Stateless && method == "tools/call" {
             self.param_headers(&params)
         } else {
             Vec::new()
         };
-        self.inner.connection.sending().prepare(method, params, &self.inner.era, headers)
+        self.inner.connection.sending().prepare(method, params, &self.inner.handshake, headers)
     }
 
     /// Sends a prepared request under a new id and returns its raw result. `InputRequiredResult`
@@ -264,10 +270,10 @@ impl Client {
         params: Value,
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
-        let era = &self.inner.era;
+        let era = &self.inner.handshake;
         let is_http = self.inner.connection.is_http;
         let sending = self.inner.connection.sending();
-        let headers = if is_http && matches!(era, Era::Stateless(..)) && method == "tools/call" {
+        let headers = if is_http && matches!(era, Handshake::Stateless(..)) && method == "tools/call" {
             self.param_headers(&params)
         } else {
             Vec::new()
@@ -383,9 +389,9 @@ impl Connection {
 
     /// Chooses the era: `server/discover` first, and a 2025 session with `initialize` when the
     /// server does not know it; or the revision the options name.
-    async fn negotiate(&self) -> Result<Era, ClientError> {
+    async fn negotiate(&self) -> Result<Handshake, ClientError> {
         match self.options.protocol_version {
-            Some(version) if version.is_stateless() => self.discover(version, self.options.timeout).await,
+            Some(version) if version.era() == Era::Stateless => self.discover(version, self.options.timeout).await,
             Some(version) => self.initialize(version).await,
             None => match self.probe().await? {
                 Some(era) => Ok(era),
@@ -396,7 +402,7 @@ impl Connection {
 
     /// `Some` era when the server answers `server/discover` as a 2026-07-28 server does; `None`
     /// when it is a 2025 server (any other answer, or none in time).
-    async fn probe(&self) -> Result<Option<Era>, ClientError> {
+    async fn probe(&self) -> Result<Option<Handshake>, ClientError> {
         match self.discover(ProtocolVersion::LATEST, self.options.probe_timeout).await {
             Ok(era) => Ok(Some(era)),
             Err(err)
@@ -413,13 +419,13 @@ impl Connection {
 
     /// `server/discover` at `version`; when the server answers that it does not support it
     /// (`-32022`) but names a 2026-era revision this client speaks, once more at that one.
-    async fn discover(&self, version: ProtocolVersion, timeout: std::time::Duration) -> Result<Era, ClientError> {
+    async fn discover(&self, version: ProtocolVersion, timeout: std::time::Duration) -> Result<Handshake, ClientError> {
         let options = RequestOptions::default().timeout(timeout);
         let mut version = version;
         let mut retried = false;
         loop {
             self.link.set_protocol_version(Some(version.as_str()));
-            let stateless = Era::Stateless(version, Box::default());
+            let stateless = Handshake::Stateless(version, Box::default());
             let answer =
                 self.sending().send("server/discover", json!({}), &options, Some(&stateless), Vec::new()).await;
             let err = match answer {
@@ -431,7 +437,7 @@ impl Connection {
                             version = version.as_str()
                         )));
                     }
-                    return Ok(Era::Stateless(version, Box::new(discover)));
+                    return Ok(Handshake::Stateless(version, Box::new(discover)));
                 }
                 Err(err) => err,
             };
@@ -440,7 +446,7 @@ impl Connection {
             } else {
                 Vec::new()
             };
-            match supported.into_iter().filter(|known| known.is_stateless()).max() {
+            match supported.into_iter().filter(|known| known.era() == Era::Stateless).max() {
                 Some(named) if !retried => {
                     version = named;
                     retried = true;
@@ -450,7 +456,7 @@ impl Connection {
         }
     }
 
-    async fn initialize(&self, version: ProtocolVersion) -> Result<Era, ClientError> {
+    async fn initialize(&self, version: ProtocolVersion) -> Result<Handshake, ClientError> {
         self.link.set_protocol_version(None);
         let params = json!({
             "protocolVersion": version.as_str(),
@@ -460,7 +466,7 @@ impl Connection {
         let raw = self.sending().send("initialize", params, &RequestOptions::default(), None, Vec::new()).await?;
         let init: InitializeResult = decode(&raw)?;
         let chosen = ProtocolVersion::parse(&init.protocol_version)
-            .filter(|chosen| !chosen.is_stateless())
+            .filter(|chosen| chosen.era() == Era::Session)
             .ok_or_else(|| {
                 ClientError::invalid(format!(
                     "the server chose revision `{}`, which this client does not speak",
@@ -473,7 +479,7 @@ impl Connection {
         let body = serde_json::to_vec(&initialized).map_err(|err| ClientError::invalid(err.to_string()))?;
         self.notify(Outgoing::notification("notifications/initialized", body.into())).await?;
         self.link.session_opened().await;
-        Ok(Era::Session(chosen, Box::new(init)))
+        Ok(Handshake::Session(chosen, Box::new(init)))
     }
 }
 
@@ -502,11 +508,11 @@ impl Sending<'_> {
         method: &str,
         mut params: Value,
         options: &RequestOptions,
-        era: Option<&Era>,
+        handshake: Option<&Handshake>,
         param_headers: Vec<(String, String)>,
     ) -> Result<Box<RawValue>, ClientError> {
         let id = RequestId::number(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let meta = self.meta(&id, options, era);
+        let meta = self.meta(&id, options, handshake);
         if !meta.is_empty() {
             let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
             match object.get_mut("_meta").and_then(Value::as_object_mut) {
@@ -520,11 +526,12 @@ impl Sending<'_> {
             self.router.listen_progress(id.clone(), listener.clone());
         }
         let name = mcp_name(method, &params);
-        let params = if params.as_object().is_some_and(Map::is_empty) && !matches!(era, Some(Era::Stateless(..))) {
-            None
-        } else {
-            Some(params)
-        };
+        let params =
+            if params.as_object().is_some_and(Map::is_empty) && !matches!(handshake, Some(Handshake::Stateless(..))) {
+                None
+            } else {
+                Some(params)
+            };
         let body = serde_json::to_vec(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params })
             .map_err(|err| ClientError::invalid(err.to_string()))?;
         let head = Arc::new(Head { method: method.to_owned(), name, param_headers });
@@ -560,10 +567,10 @@ impl Sending<'_> {
         &self,
         method: &str,
         mut params: Value,
-        era: &Era,
+        handshake: &Handshake,
         param_headers: Vec<(String, String)>,
     ) -> Result<PreparedRequest, ClientError> {
-        let meta = self.meta(&RequestId::number(0), &RequestOptions::default(), Some(era));
+        let meta = self.meta(&RequestId::number(0), &RequestOptions::default(), Some(handshake));
         if !meta.is_empty() {
             let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
             object.insert("_meta".to_owned(), Value::Object(meta));
@@ -578,12 +585,12 @@ impl Sending<'_> {
 
     /// The `_meta` members of a request: its progress token and, on 2026-07-28, the client's
     /// revision, capabilities, info and log level.
-    fn meta(&self, id: &RequestId, options: &RequestOptions, era: Option<&Era>) -> Map<String, Value> {
+    fn meta(&self, id: &RequestId, options: &RequestOptions, handshake: Option<&Handshake>) -> Map<String, Value> {
         let mut meta = options.meta.clone().unwrap_or_default();
         if options.progress.is_some() {
             meta.insert("progressToken".to_owned(), json!(id));
         }
-        if let Some(Era::Stateless(version, _)) = era {
+        if let Some(Handshake::Stateless(version, _)) = handshake {
             meta.insert(wharf_protocol::META_PROTOCOL_VERSION.to_owned(), json!(version.as_str()));
             meta.extend(self.base_meta.iter().map(|(key, value)| (key.clone(), value.clone())));
         }

@@ -61,7 +61,7 @@ impl Client {
         let text =
             String::from_utf8(bytes).map_err(|_| refused(skill, &skill.uri, "its SKILL.md is not UTF-8".to_owned()))?;
         let (frontmatter, body) =
-            wharf_protocol::split_frontmatter(&text).map_err(|why| refused(skill, &skill.uri, why))?;
+            wharf_frontmatter::yaml_frontmatter(&text).map_err(|why| refused(skill, &skill.uri, why.to_string()))?;
         for (key, listed) in &skill.frontmatter {
             match frontmatter.get(key) {
                 Some(read) if read == listed => {}

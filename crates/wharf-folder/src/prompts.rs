@@ -32,7 +32,7 @@ struct Argument {
 /// The prompt named `name` that `text` (a prompt file) describes.
 pub(crate) fn prompt(name: &str, text: &str) -> Result<PromptDef, String> {
     let (frontmatter, body) = if text.starts_with("---") {
-        let (frontmatter, body) = yaml_frontmatter(text)?;
+        let (frontmatter, body) = yaml_frontmatter(text).map_err(|err| err.to_string())?;
         let frontmatter: Frontmatter =
             serde_json::from_value(Value::Object(frontmatter)).map_err(|err| format!("its frontmatter: {err}"))?;
         (frontmatter, body)

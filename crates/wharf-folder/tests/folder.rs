@@ -11,34 +11,8 @@ use serde_json::{Value, json};
 use wharf_folder::{Loaded, watch};
 use wharf_protocol::{ClientCapabilities, ProtocolVersion};
 use wharf_server::testing::InMemoryClient;
-
-/// A temporary folder, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let path = std::env::temp_dir().join(format!("wharf-folder-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Scratch(path)
-    }
-
-    fn write(&self, path: &str, contents: &str) {
-        let path = self.0.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, contents).unwrap();
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use wharf_testkit::eventually::{eventually, eventually_async, until};
+use wharf_testkit::temp_dir::TempDir;
 
 const TOOLS: &str = r#"
 [server]
@@ -106,8 +80,8 @@ command = ["sh", "-c", "echo \"[$HOME]\""]
 env = ["HOME"]
 "#;
 
-fn example(name: &str) -> Scratch {
-    let folder = Scratch::new(name);
+fn example(name: &str) -> TempDir {
+    let folder = TempDir::new(name);
     folder.write("wharf.toml", TOOLS);
     folder.write(
         "prompts/review.md",
@@ -189,7 +163,7 @@ async fn command_tools_fail_time_out_and_take_their_children_with_them() {
     assert_eq!(lingered["isError"], true);
     assert!(text(&lingered).contains("did not finish"), "{lingered}");
     let child: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
-    assert!(gone(child).await, "the child it started was killed too");
+    gone(child, "the child it started to be killed too").await;
 
     let detached_pid = folder.path().join("detached.pid");
     let started = Instant::now();
@@ -200,7 +174,7 @@ async fn command_tools_fail_time_out_and_take_their_children_with_them() {
     assert!(started.elapsed() < Duration::from_secs(5), "not held for the timeout: {:?}", started.elapsed());
     assert_eq!(text(&detached).trim(), "started", "{detached}");
     let child: u32 = std::fs::read_to_string(&detached_pid).unwrap().trim().parse().unwrap();
-    assert!(gone(child).await, "what held the output was killed with the group");
+    gone(child, "what held the output to be killed with the group").await;
 
     let hidden = client.request("tools/call", json!({"name": "home_hidden", "arguments": {}})).await.unwrap();
     assert_eq!(text(&hidden).trim(), "[]", "only allowed variables reach the program");
@@ -208,19 +182,14 @@ async fn command_tools_fail_time_out_and_take_their_children_with_them() {
     assert_eq!(text(&passed).trim(), format!("[{}]", std::env::var("HOME").unwrap_or_default()));
 }
 
-/// Waits (at most five seconds) for the process `pid` to be gone or a zombie.
-async fn gone(pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
+/// Waits (at most five seconds) for the process `pid` to be gone or a zombie; fails saying
+/// `what` did not happen otherwise.
+async fn gone(pid: u32, what: &str) {
+    until(what, Duration::from_secs(5), || {
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        if status.is_empty() || status.contains("State:\tZ") {
-            return true;
-        }
-        if Instant::now() > deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        status.is_empty() || status.contains("State:\tZ")
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -232,22 +201,15 @@ async fn a_cancelled_call_kills_its_program_and_what_it_started() {
     let answer = client
         .start_request(id, "tools/call", json!({"name": "wait", "arguments": {"pidfile": pidfile.to_str().unwrap()}}))
         .await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let child = loop {
-        if let Some(pid) = std::fs::read_to_string(&pidfile).ok().and_then(|text| text.trim().parse::<u32>().ok()) {
-            break pid;
-        }
-        assert!(Instant::now() < deadline, "the program did not start");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let child = pid_in(&pidfile).await;
     client.notify("notifications/cancelled", json!({"requestId": 77, "reason": "changed my mind"})).await;
-    assert!(gone(child).await, "the cancelled call's child is killed with its group");
+    gone(child, "the cancelled call's child to be killed with its group").await;
     drop(answer);
 }
 
 #[tokio::test]
 async fn a_broken_folder_is_refused_with_every_problem_and_its_file() {
-    let folder = Scratch::new("broken");
+    let folder = TempDir::new("broken");
     folder.write(
         "wharf.toml",
         "[[tools]]\nname = \"a\"\ncommand = [\"cat\", \"{nope}\"]\n\n[[tools]]\nname = \"b\"\ncommand = [\"{program}\"]\n\n\
@@ -267,17 +229,16 @@ async fn a_broken_folder_is_refused_with_every_problem_and_its_file() {
     assert!(Loaded::load(folder.path().join("missing")).is_err());
 }
 
-/// The next notification of `method`, waiting at most five seconds.
-async fn next_of(client: &InMemoryClient, method: &str) -> Option<Value> {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline {
-        if let Some(notification) = client.next_notification(Duration::from_millis(200)).await
-            && notification["method"] == method
-        {
-            return Some(notification);
-        }
-    }
-    None
+/// The next notification of `method` (those of other methods are passed over), waiting at
+/// most five seconds.
+async fn next_of(client: &InMemoryClient, method: &str) -> Value {
+    eventually_async(method, Duration::from_secs(5), || async {
+        client
+            .next_notification(Duration::from_millis(200))
+            .await
+            .filter(|notification| notification["method"] == method)
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -294,13 +255,13 @@ async fn changes_to_the_folder_are_served_at_once_and_a_broken_one_is_not() {
     client.request("resources/subscribe", json!({"uri": "docs://guide.md"})).await.unwrap();
 
     folder.write("resources/guide.md", "# Guide, edited\n");
-    let updated = next_of(&client, "notifications/resources/updated").await.expect("the subscriber is told");
+    let updated = next_of(&client, "notifications/resources/updated").await;
     assert_eq!(updated["params"]["uri"], "docs://guide.md");
     let read = client.request("resources/read", json!({"uri": "docs://guide.md"})).await.unwrap();
     assert_eq!(read["contents"][0]["text"], "# Guide, edited\n");
 
     folder.write("prompts/new.md", "A new prompt.\n");
-    assert!(next_of(&client, "notifications/prompts/list_changed").await.is_some());
+    next_of(&client, "notifications/prompts/list_changed").await;
     let prompts = client.request("prompts/list", json!({})).await.unwrap();
     assert_eq!(prompts["prompts"].as_array().unwrap().len(), 3);
 
@@ -313,27 +274,25 @@ async fn changes_to_the_folder_are_served_at_once_and_a_broken_one_is_not() {
     assert_eq!(text(&shouted).trim(), "STILL");
 
     // Fixed, with one tool fewer and the skill edited.
-    folder.write("wharf.toml", &TOOLS.replace("name = \"fail\"", "name = \"fails\""));
-    assert!(next_of(&client, "notifications/tools/list_changed").await.is_some());
+    folder.write("wharf.toml", TOOLS.replace("name = \"fail\"", "name = \"fails\""));
+    next_of(&client, "notifications/tools/list_changed").await;
     let tools = client.request("tools/list", json!({})).await.unwrap();
     let names: Vec<&str> =
         tools["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
     assert!(names.contains(&"fails") && !names.contains(&"fail"), "{names:?}");
     folder.write("skills/notes/references/how.md", "How, edited.\n");
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    let skill = client.request("skills/get", json!({"uri": "skill://notes/SKILL.md"})).await.unwrap();
-    let how = skill["skill"]["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|file| file["uri"] == "skill://notes/references/how.md")
-        .cloned();
-    assert_eq!(how.unwrap()["size"], "How, edited.\n".len(), "re-hashed after the change");
+    let size_of_how = || async {
+        let skill = client.request("skills/get", json!({"uri": "skill://notes/SKILL.md"})).await.ok()?;
+        let files = skill["skill"]["resources"].as_array()?.clone();
+        let how = files.into_iter().find(|file| file["uri"] == "skill://notes/references/how.md")?;
+        (how["size"] == "How, edited.\n".len()).then_some(())
+    };
+    eventually_async("the skill to be re-hashed after the change", Duration::from_secs(5), size_of_how).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watched_folder_offers_every_kind_from_the_start_and_sessions_see_what_it_gains() {
-    let folder = Scratch::new("gains");
+    let folder = TempDir::new("gains");
     folder.write("wharf.toml", "[server]\nname = \"gains\"\n");
     let loaded = Loaded::load(folder.path()).unwrap();
     let served = loaded.summary().clone();
@@ -370,7 +329,7 @@ async fn a_watched_folder_offers_every_kind_from_the_start_and_sessions_see_what
         "prompts/hello.md",
         "---\narguments:\n  - name: who\n    completion: [world, moon]\n---\nHello {who}.\n",
     );
-    assert!(next_of(&client, "notifications/prompts/list_changed").await.is_some());
+    next_of(&client, "notifications/prompts/list_changed").await;
     let prompts = client.request("prompts/list", json!({})).await.unwrap();
     assert_eq!(prompts["prompts"][0]["name"], "hello");
     let completed = client
@@ -383,13 +342,13 @@ async fn a_watched_folder_offers_every_kind_from_the_start_and_sessions_see_what
     assert_eq!(completed["completion"]["values"], json!(["moon"]));
 
     folder.write("skills/later/SKILL.md", "---\nname: later\ndescription: Came later\n---\n# Later\n");
-    assert!(next_of(&client, "notifications/resources/list_changed").await.is_some());
+    next_of(&client, "notifications/resources/list_changed").await;
     let skills = client.request("skills/list", json!({})).await.unwrap();
     assert_eq!(skills["skills"][0]["frontmatter"]["name"], "later", "{skills}");
 
     folder
         .write("wharf.toml", "[server]\nname = \"gains\"\n\n[[tools]]\nname = \"hi\"\ncommand = [\"echo\", \"hi\"]\n");
-    assert!(next_of(&client, "notifications/tools/list_changed").await.is_some());
+    next_of(&client, "notifications/tools/list_changed").await;
     let said = client.request("tools/call", json!({"name": "hi", "arguments": {}})).await.unwrap();
     assert_eq!(text(&said).trim(), "hi");
 }
@@ -465,12 +424,12 @@ async fn race<Read: Future<Output = Option<Value>>>(
     (reads, swapper.join().unwrap())
 }
 
-fn racing_folder(name: &str) -> (Scratch, Scratch) {
-    let folder = Scratch::new(name);
+fn racing_folder(name: &str) -> (TempDir, TempDir) {
+    let folder = TempDir::new(name);
     folder.write("wharf.toml", "[resources]\nscheme = \"docs\"\n");
     folder.write("resources/swap.txt", "inside\n");
     folder.write("resources/other.md", "# Other\n");
-    let outside = Scratch::new(&format!("{name}-outside"));
+    let outside = TempDir::new(&format!("{name}-outside"));
     outside.write("secret.txt", OUTSIDE);
     (folder, outside)
 }
@@ -505,7 +464,7 @@ async fn swap_for_a_larger_file(name: &str, budget: Duration) {
 /// folder takes more than five seconds; how many reads there were.
 fn swap_for_a_fifo(folder: &Path, budget: Duration) -> usize {
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let fifos = Scratch::new(&format!("{}-fifo", folder.file_name().unwrap().to_string_lossy()));
+    let fifos = TempDir::new(&format!("{}-fifo", folder.file_name().unwrap().to_string_lossy()));
     let master = fifos.path().join("fifo");
     assert!(std::process::Command::new("mkfifo").arg(&master).status().unwrap().success());
     let fifo = move |staged: &Path| std::fs::hard_link(&master, staged).unwrap();
@@ -589,21 +548,20 @@ async fn attack_a_file_swapped_for_a_fifo_while_the_watched_folder_reloads() {
     tokio::task::spawn_blocking(move || swap_for_a_fifo(&path, attack_budget())).await.unwrap();
     // The watcher still reloads: what is written now is served.
     folder.write("resources/after.md", "# After\n");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while client.request("resources/read", json!({"uri": "docs://after.md"})).await.is_err() {
-        assert!(Instant::now() < deadline, "the watched folder stopped reloading");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    eventually_async("the watched folder to go on reloading", Duration::from_secs(10), || async {
+        client.request("resources/read", json!({"uri": "docs://after.md"})).await.ok()
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn the_folders_own_directories_are_never_reached_through_a_link() {
-    let outside = Scratch::new("top-links-outside");
+    let outside = TempDir::new("top-links-outside");
     outside.write("secret.txt", OUTSIDE);
     outside.write("prompt.md", "A prompt from outside.\n");
     outside.write("skill/SKILL.md", "---\nname: skill\ndescription: From outside\n---\n");
     for directory in ["resources", "prompts", "skills", "wharf.toml"] {
-        let folder = Scratch::new(&format!("top-link-{directory}"));
+        let folder = TempDir::new(&format!("top-link-{directory}"));
         std::os::unix::fs::symlink(outside.path(), folder.path().join(directory)).unwrap();
         let refused = Loaded::load(folder.path()).map(|loaded| loaded.summary().describe());
         let problems = refused.expect_err("a folder whose own directory is a link is refused").problems().join("\n");
@@ -625,12 +583,12 @@ async fn the_folders_own_directories_are_never_reached_through_a_link() {
 #[tokio::test]
 async fn a_name_that_is_not_utf8_or_holds_a_control_character_is_left_out_and_the_rest_served() {
     use std::os::unix::ffi::OsStrExt;
-    let odd = |folder: &Scratch, directory: &str, name: &[u8]| {
+    let odd = |folder: &TempDir, directory: &str, name: &[u8]| {
         let path = folder.path().join(directory).join(std::ffi::OsStr::from_bytes(name));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, "odd\n").unwrap();
     };
-    let plant = |folder: &Scratch| {
+    let plant = |folder: &TempDir| {
         for directory in ["resources", "resources/nested", "prompts", "skills/notes", "skills/notes/references"] {
             odd(folder, directory, b"Icon\r");
             odd(folder, directory, b"caf\xe9.md");
@@ -657,7 +615,7 @@ async fn a_name_that_is_not_utf8_or_holds_a_control_character_is_left_out_and_th
     let _watching = watch(server, folder.path(), served).unwrap();
     plant(&folder);
     folder.write("resources/added.md", "# Added\n");
-    assert!(next_of(&client, "notifications/resources/list_changed").await.is_some(), "reloaded");
+    next_of(&client, "notifications/resources/list_changed").await;
     let added = client.request("resources/read", json!({"uri": "docs://added.md"})).await.unwrap();
     assert_eq!(added["contents"][0]["text"], "# Added\n");
 }
@@ -701,14 +659,10 @@ required = true
 
 /// The pid a tool wrote to `pidfile`, waiting at most ten seconds for it.
 async fn pid_in(pidfile: &Path) -> u32 {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Some(pid) = std::fs::read_to_string(pidfile).ok().and_then(|text| text.trim().parse::<u32>().ok()) {
-            return pid;
-        }
-        assert!(Instant::now() < deadline, "the program did not start");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually("the program to start", Duration::from_secs(10), || {
+        std::fs::read_to_string(pidfile).ok().and_then(|text| text.trim().parse::<u32>().ok())
+    })
+    .await
 }
 
 /// Kills `pid` when the test fails before the server did.
@@ -722,7 +676,7 @@ impl Drop for Reap {
 
 #[tokio::test]
 async fn a_grandchild_that_calls_setsid_is_killed_with_the_call() {
-    let folder = Scratch::new("setsid");
+    let folder = TempDir::new("setsid");
     folder.write("wharf.toml", ESCAPING);
     let (client, _server) = client(folder.path()).await;
     for tool in ["escape", "orphan", "escape_and_hold"] {
@@ -733,7 +687,7 @@ async fn a_grandchild_that_calls_setsid_is_killed_with_the_call() {
             .unwrap();
         let grandchild = pid_in(&pidfile).await;
         let _reap = Reap(grandchild);
-        assert!(gone(grandchild).await, "{tool}: the grandchild in a session of its own is killed too ({answer})");
+        gone(grandchild, &format!("{tool}: the grandchild in a session of its own to be killed too ({answer})")).await;
     }
 
     let pidfile = folder.path().join("cancelled.pid");
@@ -748,13 +702,13 @@ async fn a_grandchild_that_calls_setsid_is_killed_with_the_call() {
     let grandchild = pid_in(&pidfile).await;
     let _reap = Reap(grandchild);
     client.notify("notifications/cancelled", json!({"requestId": 78})).await;
-    assert!(gone(grandchild).await, "the cancelled call's grandchild in a session of its own is killed too");
+    gone(grandchild, "the cancelled call's grandchild in a session of its own to be killed too").await;
     drop(answer);
 }
 
 #[test]
 fn a_grandchild_that_calls_setsid_is_killed_when_the_server_stops() {
-    let folder = Scratch::new("setsid-stop");
+    let folder = TempDir::new("setsid-stop");
     folder.write("wharf.toml", ESCAPING);
     let pidfile = folder.path().join("stopped.pid");
     let serving = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
@@ -774,6 +728,6 @@ fn a_grandchild_that_calls_setsid_is_killed_when_the_server_stops() {
     // The server stops: its runtime ends, and the call with it.
     drop(serving);
     let waiting = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    assert!(waiting.block_on(gone(grandchild)), "the grandchild in a session of its own died with the server");
+    waiting.block_on(gone(grandchild, "the grandchild in a session of its own to die with the server"));
     drop((client, answer));
 }

@@ -6,6 +6,11 @@
 //!
 //! Floors: `rng` and `mutate` (leaves), `json_text`, `reference` and `target`, then `targets`
 //! and `runner`; `main.rs` is the `wharf-fuzz` command that `scripts/fuzz` runs.
+//!
+//! Built only with `--cfg fuzzing` (`scripts/fuzz` sets it), which exposes `wharf-server`'s
+//! private argument checks to it; without it the crate is empty.
+
+#![cfg(fuzzing)]
 
 pub mod json_text;
 pub mod mutate;

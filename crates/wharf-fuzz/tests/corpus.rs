@@ -1,6 +1,9 @@
 //! The fuzz targets in `cargo test`: every saved case (the regressions the fuzzer found, and
 //! hand-written ones for the defects of issue 20) still agrees with its reference, and a short
 //! run of every target from a fixed seed finds nothing.
+//! Runs only with `--cfg fuzzing` (`scripts/fuzz` runs it).
+
+#![cfg(fuzzing)]
 
 use std::path::PathBuf;
 

@@ -4,7 +4,7 @@
 use base64::Engine;
 use http::HeaderMap;
 use http::header::ACCEPT;
-use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, ProtocolVersion};
+use wharf_protocol::{ClientRequest, Era, ErrorCode, ErrorObject, ProtocolVersion};
 
 pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
@@ -20,7 +20,9 @@ pub(crate) fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// True when `MCP-Protocol-Version` names a stateless revision (2026-07-28): the message is
 /// modern traffic, whatever its body says.
 pub(crate) fn names_stateless_revision(headers: &HeaderMap) -> bool {
-    text(headers, PROTOCOL_VERSION).and_then(ProtocolVersion::parse).is_some_and(|version| version.is_stateless())
+    text(headers, PROTOCOL_VERSION)
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|version| version.era() == Era::Stateless)
 }
 
 /// True when the `Accept` header allows one of `types`; `when_absent` without the header.

@@ -32,7 +32,7 @@
 //! 4. **The endpoint's state.** `shared.rs` (what every request of an endpoint shares; the 2025
 //!    session a request names; the closing signal that ends standalone streams and listeners in
 //!    a graceful shutdown), `metrics.rs`.
-//! 5. **Requests.** `answer.rs` (running a request into a JSON or SSE response), `streams.rs`
+//! 5. **Requests.** `respond.rs` (running a request into a JSON or SSE response), `streams.rs`
 //!    (GET streams and resumption, DELETE).
 //! 6. **Routing.** `post.rs` (POSTs routed by era and session).
 //! 7. `lib.rs`: [`McpService`] and the `serve_http*` functions: the accept loop, and the
@@ -58,7 +58,7 @@ mod reply;
 mod metrics;
 mod shared;
 
-mod answer;
+mod respond;
 mod streams;
 
 mod post;

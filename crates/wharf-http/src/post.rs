@@ -1,5 +1,5 @@
 //! POSTed messages of both eras: checked (media types, size, the 2026-07-28 headers), decoded,
-//! and routed to a 2025 session or served statelessly; `answer.rs` runs a request into its
+//! and routed to a 2025 session or served statelessly; `respond.rs` runs a request into its
 //! JSON or SSE response.
 
 use std::any::Any;
@@ -11,17 +11,18 @@ use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use http::{HeaderMap, Request, Response, StatusCode};
 use tokio::sync::mpsc;
 use wharf_protocol::{
-    ClientRequest, DecodeError, ErrorCode, ErrorObject, Incoming, ProtocolVersion, RequestId, RequestMeta, parse_batch,
+    ClientRequest, DecodeError, Era, ErrorCode, ErrorObject, Incoming, ProtocolVersion, RequestId, RequestMeta,
+    parse_batch,
 };
 
-use super::answer::{Caller, Job, encode_outcome, run};
 use super::body::{BodyError, BodyLimits, McpBody, read_body};
 use super::headers::{self, SESSION_ID};
 use super::reply;
+use super::respond::{Caller, Job, encode_outcome, run};
 use super::session_record;
 use super::session_store::{Relayed, SessionChange, SessionLimits, SessionStoreError};
 use super::sessions::{ActiveGuard, CreateError, HttpSession};
-use super::shared::{SessionRefusal, Shared, legacy_session};
+use super::shared::{SessionRefusal, Shared, named_session};
 use wharf_server::contract::Cancellation;
 use wharf_server::contract::Delivery;
 
@@ -97,14 +98,14 @@ where
         Ok(incoming) => incoming,
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
-    let modern_header = headers::names_stateless_revision(headers);
+    let stateless_header = headers::names_stateless_revision(headers);
     match incoming {
-        Incoming::Request { id, request } => post_request(shared, headers, modern_header, id, request, caller).await,
-        Incoming::Refused { id, method, .. } if modern_header && removed_in_stateless(&method) => {
+        Incoming::Request { id, request } => post_request(shared, headers, stateless_header, id, request, caller).await,
+        Incoming::Refused { id, method, .. } if stateless_header && removed_in_stateless(&method) => {
             removed_method_reply(&id, &method)
         }
         Incoming::Refused { id, error, .. } => {
-            if modern_header {
+            if stateless_header {
                 let status = if error.code == ErrorCode::METHOD_NOT_FOUND {
                     StatusCode::NOT_FOUND
                 } else {
@@ -112,17 +113,17 @@ where
                 };
                 return reply::error(status, Some(&id), error);
             }
-            match legacy_session(shared, headers, caller.principal.as_ref()).await {
+            match named_session(shared, headers, caller.principal.as_ref()).await {
                 Ok(_) => reply::error(StatusCode::OK, Some(&id), error),
                 Err(refusal) => refusal.response(),
             }
         }
         Incoming::Notification { method, params } => {
-            if modern_header && headers.get(SESSION_ID).is_none() {
+            if stateless_header && headers.get(SESSION_ID).is_none() {
                 // 2026-07-28 defines no notifications from client to server over HTTP.
                 return reply::accepted();
             }
-            match legacy_session(shared, headers, caller.principal.as_ref()).await {
+            match named_session(shared, headers, caller.principal.as_ref()).await {
                 Ok(http_session) => {
                     let initialized = method == "notifications/initialized";
                     let placed = client_messages::notification(&http_session.session, &method, params);
@@ -151,18 +152,18 @@ where
 async fn post_request(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
-    modern_header: bool,
+    stateless_header: bool,
     id: RequestId,
     request: ClientRequest,
     caller: Caller,
 ) -> Response<McpBody> {
-    if modern_header && removed_in_stateless(request.method()) {
+    if stateless_header && removed_in_stateless(request.method()) {
         return removed_method_reply(&id, request.method());
     }
-    if modern_header || request.is_stateless() {
-        modern(shared, headers, id, request, caller).await
+    if stateless_header || request.era() == Era::Stateless {
+        stateless(shared, headers, id, request, caller).await
     } else {
-        legacy(shared, headers, id, request, caller).await
+        in_session(shared, headers, id, request, caller).await
     }
 }
 
@@ -183,7 +184,7 @@ async fn post_batch(
         Ok(items) => items,
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
-    let http_session = match legacy_session(shared, headers, caller.principal.as_ref()).await {
+    let http_session = match named_session(shared, headers, caller.principal.as_ref()).await {
         Ok(http_session) => http_session,
         Err(SessionRefusal::Missing) => {
             return reply::json(StatusCode::BAD_REQUEST, encode_error(None, batches_refused()));
@@ -254,7 +255,7 @@ async fn answer(
     id: &RequestId,
     answer: Result<&serde_json::value::RawValue, ErrorObject>,
 ) -> Response<McpBody> {
-    match legacy_session(shared, headers, caller.principal.as_ref()).await {
+    match named_session(shared, headers, caller.principal.as_ref()).await {
         Ok(http_session) => {
             if client_messages::answer(&http_session.session, id, answer) {
                 reply::accepted()
@@ -282,7 +283,7 @@ async fn relay(shared: &Shared, session: &Session, message: &[u8]) -> Response<M
 }
 
 /// A 2026-07-28 request: its headers checked against the body, then served on its own.
-async fn modern(
+async fn stateless(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
     id: RequestId,
@@ -310,11 +311,11 @@ async fn modern(
     let (outbound, _) = mpsc::channel(1);
     let session = Session::new(String::new(), Transport::Http, outbound);
     let sse = headers::accepts(headers, &["text/event-stream"], true);
-    run(shared, Job { session, http_session: None, id, request, modern: true, sse, caller }).await
+    run(shared, Job { session, http_session: None, id, request, era: Era::Stateless, sse, caller }).await
 }
 
 /// A request of a 2025 session; `initialize` makes the session.
-async fn legacy(
+async fn in_session(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
     id: RequestId,
@@ -323,7 +324,7 @@ async fn legacy(
 ) -> Response<McpBody> {
     let sse = headers::accepts(headers, &["text/event-stream"], true);
     if !matches!(request, ClientRequest::Initialize(_)) {
-        let http_session = match legacy_session(shared, headers, caller.principal.as_ref()).await {
+        let http_session = match named_session(shared, headers, caller.principal.as_ref()).await {
             Ok(http_session) => http_session,
             Err(refusal) => return refusal.response(),
         };
@@ -333,7 +334,7 @@ async fn legacy(
         {
             return changing(shared, session, http_session, id, request, caller, change).await;
         }
-        let job = Job { session, http_session: Some(http_session), id, request, modern: false, sse, caller };
+        let job = Job { session, http_session: Some(http_session), id, request, era: Era::Session, sse, caller };
         return run(shared, job).await;
     }
     shared.ensure_event_task();
@@ -377,7 +378,7 @@ async fn legacy(
                 };
                 store.0.open(session.id(), &record, options.session_idle_timeout, limits).await
             }
-            None => Err(SessionStoreError("initialize settled nothing to keep".to_owned())),
+            None => Err(SessionStoreError::unavailable("initialize settled nothing to keep")),
         };
         if let Err(err) = kept {
             tracing::warn!(%err, "a new session could not be stored");
@@ -385,7 +386,7 @@ async fn legacy(
             return reply::store_unavailable();
         }
     }
-    let (status, message) = encode_outcome(outcome, &id, false, shared.authenticator());
+    let (status, message) = encode_outcome(outcome, &id, Era::Session, shared.authenticator());
     let mut response = status.json(message);
     if !opened {
         // A session whose initialize failed is not one the client can use.
@@ -422,7 +423,7 @@ async fn changing(
         http_session: Some(http_session),
         id,
         request,
-        modern: false,
+        era: Era::Session,
         sse: false,
         caller,
     };

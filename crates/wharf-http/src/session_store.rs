@@ -97,11 +97,25 @@ pub struct SessionLimits<'a> {
 /// The store could not be reached or did not answer; requests that need it are answered 503
 /// with `Retry-After` meanwhile.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionStoreError(pub String);
+pub struct SessionStoreError {
+    reason: String,
+}
+
+impl SessionStoreError {
+    /// The store is unavailable because of `reason` (which must hold no secret: it is logged).
+    pub fn unavailable(reason: impl Into<String>) -> SessionStoreError {
+        SessionStoreError { reason: reason.into() }
+    }
+
+    /// Why the store is unavailable.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
 
 impl std::fmt::Display for SessionStoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the session store is unavailable: {}", self.0)
+        write!(f, "the session store is unavailable: {}", self.reason)
     }
 }
 

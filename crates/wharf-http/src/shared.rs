@@ -236,7 +236,7 @@ impl SessionRefusal {
 /// ended session, 400 for an unsupported `MCP-Protocol-Version`, 503 while a shared session
 /// store does not answer. A session belongs to the principal that opened it: to anyone else it
 /// is unknown, so that a session id alone does not let another user in.
-pub(crate) async fn legacy_session(
+pub(crate) async fn named_session(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
     principal: Option<&Principal>,

@@ -12,7 +12,7 @@ use super::body::McpBody;
 use super::headers::{self, LAST_EVENT_ID};
 use super::reply;
 use super::sessions::{ActiveGuard, HttpSession};
-use super::shared::{Shared, legacy_session};
+use super::shared::{Shared, named_session};
 use super::sse;
 use super::standalone::Hold;
 use wharf_server::contract::Cancellation;
@@ -31,7 +31,7 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
             "Not acceptable: a GET stream needs `Accept: text/event-stream`",
         );
     }
-    let http_session = match legacy_session(shared, headers, request.extensions().get::<Principal>()).await {
+    let http_session = match named_session(shared, headers, request.extensions().get::<Principal>()).await {
         Ok(http_session) => http_session,
         Err(refusal) => return refusal.response(),
     };
@@ -181,7 +181,7 @@ pub(crate) async fn delete<B>(shared: &Arc<Shared>, request: Request<B>) -> Resp
     if headers::names_stateless_revision(headers) {
         return reply::post_only();
     }
-    let http_session = match legacy_session(shared, headers, request.extensions().get::<Principal>()).await {
+    let http_session = match named_session(shared, headers, request.extensions().get::<Principal>()).await {
         Ok(http_session) => http_session,
         Err(refusal) => return refusal.response(),
     };

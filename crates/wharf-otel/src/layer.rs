@@ -14,7 +14,9 @@ use tracing::Instrument;
 use tracing::field::Empty;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 use wharf_protocol::{ProtocolVersion, RequestId};
-use wharf_server::{Answer, Layer, LayerFuture, McpRequest, Next, SessionEnd, SessionEndReason, Target, Transport};
+use wharf_server::{
+    Layer, LayerFuture, McpRequest, McpResponse, Next, SessionEnd, SessionEndReason, Subject, Transport,
+};
 
 use crate::carrier;
 use crate::names;
@@ -73,12 +75,12 @@ impl OtelLayer {
     fn tool_and_prompt<'r>(
         &self,
         request: &McpRequest<'_>,
-        target: Option<Target<'r>>,
+        target: Option<Subject<'r>>,
     ) -> (Option<Cow<'r, str>>, Option<Cow<'r, str>>) {
         let label = |name: &'r str, known: bool| if known { self.bounded(name) } else { Cow::Borrowed(names::OTHER) };
         match target {
-            Some(Target::Tool(name)) => (Some(label(name, request.is_known_tool())), None),
-            Some(Target::Prompt(name)) => (None, Some(label(name, request.is_known_prompt()))),
+            Some(Subject::Tool(name)) => (Some(label(name, request.is_known_tool())), None),
+            Some(Subject::Prompt(name)) => (None, Some(label(name, request.is_known_prompt()))),
             _ => (None, None),
         }
     }
@@ -87,7 +89,7 @@ impl OtelLayer {
     fn span(
         &self,
         request: &McpRequest<'_>,
-        target: Option<Target<'_>>,
+        target: Option<Subject<'_>>,
         version: Option<ProtocolVersion>,
     ) -> tracing::Span {
         let method = request.method();
@@ -97,7 +99,7 @@ impl OtelLayer {
             _ => method.to_owned(),
         };
         let resource = match target {
-            Some(Target::Resource(uri)) if method != "completion/complete" => Some(self.bounded(uri)),
+            Some(Subject::Resource(uri)) if method != "completion/complete" => Some(self.bounded(uri)),
             _ => None,
         };
         let id = request_id_text(request.id());
@@ -205,7 +207,7 @@ fn session_error_type(reason: SessionEndReason) -> Option<&'static str> {
 }
 
 /// The `error.type` of an answer, if it failed: its JSON-RPC code, or `tool_error`.
-fn error_type(answer: &Answer) -> Option<String> {
+fn error_type(answer: &McpResponse) -> Option<String> {
     match answer.error_object() {
         Some(error) => Some(error.code().to_string()),
         None if answer.is_tool_error() => Some(names::TOOL_ERROR.to_owned()),
@@ -215,7 +217,7 @@ fn error_type(answer: &Answer) -> Option<String> {
 
 impl Layer for OtelLayer {
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
-        let target = request.target();
+        let target = request.subject();
         let version = request.protocol_version();
         let span = self.span(&request, target, version);
         let mut attributes = network_attributes(request.transport());

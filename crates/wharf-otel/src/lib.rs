@@ -17,4 +17,4 @@ mod prometheus;
 mod telemetry;
 
 pub use layer::OtelLayer;
-pub use telemetry::{Telemetry, TelemetryBuilder, TelemetryError, endpoint_in_environment};
+pub use telemetry::{Telemetry, TelemetryBuilder, TelemetryError, TelemetryErrorKind, endpoint_in_environment};

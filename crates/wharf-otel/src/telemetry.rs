@@ -17,13 +17,37 @@ use crate::layer::{Instruments, OtelLayer};
 use crate::names;
 use crate::prometheus::ScrapeReader;
 
-/// Why telemetry could not be set up.
+/// What kind of thing went wrong with telemetry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TelemetryErrorKind {
+    /// An OTLP exporter could not be built (a bad endpoint, say).
+    Exporter,
+    /// Shutting down did not flush everything.
+    Shutdown,
+}
+
+/// Why telemetry could not be set up or shut down: its kind, and what failed.
 #[derive(Debug)]
-pub struct TelemetryError(String);
+pub struct TelemetryError {
+    kind: TelemetryErrorKind,
+    reason: String,
+}
+
+impl TelemetryError {
+    fn new(kind: TelemetryErrorKind, reason: String) -> TelemetryError {
+        TelemetryError { kind, reason }
+    }
+
+    /// What kind of thing went wrong.
+    pub fn kind(&self) -> TelemetryErrorKind {
+        self.kind
+    }
+}
 
 impl fmt::Display for TelemetryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.reason)
     }
 }
 
@@ -91,7 +115,9 @@ impl TelemetryBuilder {
             if let Some(url) = signal_url("/v1/traces") {
                 exporter = exporter.with_endpoint(url);
             }
-            let exporter = exporter.build().map_err(|err| TelemetryError(format!("the OTLP span exporter: {err}")))?;
+            let exporter = exporter.build().map_err(|err| {
+                TelemetryError::new(TelemetryErrorKind::Exporter, format!("the OTLP span exporter: {err}"))
+            })?;
             traces = traces.with_batch_exporter(exporter);
         }
         let tracer_provider = traces.build();
@@ -102,8 +128,9 @@ impl TelemetryBuilder {
             if let Some(url) = signal_url("/v1/metrics") {
                 exporter = exporter.with_endpoint(url);
             }
-            let exporter =
-                exporter.build().map_err(|err| TelemetryError(format!("the OTLP metric exporter: {err}")))?;
+            let exporter = exporter.build().map_err(|err| {
+                TelemetryError::new(TelemetryErrorKind::Exporter, format!("the OTLP metric exporter: {err}"))
+            })?;
             let mut reader = PeriodicReader::builder(exporter);
             if let Some(interval) = self.export_interval {
                 reader = reader.with_interval(interval);
@@ -245,8 +272,12 @@ impl Telemetry {
     pub fn shutdown(&self) -> Result<(), TelemetryError> {
         let traces = self.tracer_provider.shutdown();
         let metrics = self.meter_provider.shutdown();
-        traces.map_err(|err| TelemetryError(format!("shutting the tracer provider down: {err}")))?;
-        metrics.map_err(|err| TelemetryError(format!("shutting the meter provider down: {err}")))
+        traces.map_err(|err| {
+            TelemetryError::new(TelemetryErrorKind::Shutdown, format!("shutting the tracer provider down: {err}"))
+        })?;
+        metrics.map_err(|err| {
+            TelemetryError::new(TelemetryErrorKind::Shutdown, format!("shutting the meter provider down: {err}"))
+        })
     }
 }
 

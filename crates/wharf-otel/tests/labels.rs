@@ -2,14 +2,13 @@
 //! one label, `_OTHER`, so that a flood of made-up names leaves `/metrics` small.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wharf_http::HttpOptions;
 use wharf_otel::Telemetry;
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{PromptDef, Server, ToolDef};
+use wharf_testkit::raw_http;
 
 fn server(telemetry: &Telemetry) -> Server {
     Server::builder("otel-attributes", "1.0.0")
@@ -22,14 +21,9 @@ fn server(telemetry: &Telemetry) -> Server {
 
 /// The body of a GET of `path` on `port`.
 async fn get(port: u16, path: &str) -> String {
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    let request = format!("GET {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nconnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(60), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    assert!(text.starts_with("HTTP/1.1 200"), "{}", &text[..text.len().min(300)]);
-    text.split_once("\r\n\r\n").map(|(_, body)| body.to_owned()).unwrap_or_default()
+    let reply = raw_http::send_to(port, "GET", path, &[], "").await;
+    assert_eq!(reply.status, 200, "{}", &reply.body[..reply.body.len().min(300)]);
+    reply.body
 }
 
 /// 2,000 calls of tools that do not exist, each with a name of its own 1,000 bytes long, and

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tracing_subscriber::layer::SubscriberExt;
 use wharf_http::HttpOptions;
 use wharf_otel::Telemetry;
 use wharf_protocol::ClientCapabilities;
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{Args, Server, ToolDef};
+use wharf_testkit::raw_http::{self, JSON, Reply};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Message {
@@ -73,36 +73,22 @@ fn named<'a>(spans: &'a [Value], name: &str) -> Vec<&'a Value> {
     spans.iter().filter(|span| span["name"] == name).collect()
 }
 
-/// Sends one raw HTTP/1.1 request and returns the whole response.
-async fn send(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> String {
-    let mut request = format!(
-        "{method} /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    String::from_utf8_lossy(&raw).into_owned()
+/// Sends one JSON request to `/mcp`, with `headers` besides `Content-Type` and `Accept`.
+async fn send(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    raw_http::send(port, method, &[&JSON[..], headers].concat(), body).await
 }
 
 /// POSTs one request and returns the status.
 async fn post(port: u16, headers: &[(&str, &str)], body: &str) -> u16 {
-    send(port, "POST", headers, body).await.split(' ').nth(1).unwrap().parse().unwrap()
+    send(port, "POST", headers, body).await.status
 }
 
 /// Opens a 2025-11-25 session over HTTP and returns its id.
 async fn open_session(port: u16) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
-    let response = send(port, "POST", &[], &init.to_string()).await;
-    let header = response.lines().find_map(|line| line.strip_prefix("mcp-session-id: "));
-    header.expect("a session id").trim().to_owned()
+    let reply = send(port, "POST", &[], &init.to_string()).await;
+    reply.header("mcp-session-id").expect("a session id").to_owned()
 }
 
 fn modern_call(id: u64, meta: Value) -> String {
@@ -154,7 +140,7 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_the_conventions_names() {
     let id = open_session(http_port).await;
     let deleted =
         send(http_port, "DELETE", &[("mcp-session-id", &id), ("mcp-protocol-version", "2025-11-25")], "").await;
-    assert!(deleted.starts_with("HTTP/1.1 204"), "{deleted}");
+    assert_eq!(deleted.status, 204, "{deleted:?}");
 
     let shutting = telemetry.clone();
     tokio::task::spawn_blocking(move || shutting.shutdown()).await.unwrap().unwrap();

@@ -2,7 +2,6 @@
 //! exported as its own text, and a tool name the server does not have as `_OTHER`, in the
 //! protobuf bytes an in-process receiver keeps.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
@@ -11,6 +10,7 @@ use wharf_otel::Telemetry;
 use wharf_protocol::RequestId;
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{PromptDef, Server, ToolDef};
+use wharf_testkit::stub_http::{Answer, Stub};
 
 fn server(telemetry: &Telemetry) -> Server {
     Server::builder("otel-attributes", "1.0.0")
@@ -23,33 +23,13 @@ fn server(telemetry: &Telemetry) -> Server {
 
 /// An OTLP/HTTP receiver on a loopback port that keeps the bodies posted to it; its endpoint.
 fn receiver() -> (String, Arc<Mutex<Vec<u8>>>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let endpoint = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let stub = Stub::bind();
+    let endpoint = stub.url();
     let received = Arc::new(Mutex::new(Vec::new()));
     let kept = received.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { return };
-            let mut reader = BufReader::new(stream);
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some((name, value)) = line.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            if reader.read_exact(&mut body).is_ok() {
-                kept.lock().unwrap().extend_from_slice(&body);
-            }
-            let answer = b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n";
-            let _ = reader.get_mut().write_all(answer);
-        }
+    stub.serve(move |request| {
+        kept.lock().unwrap().extend_from_slice(&request.body);
+        Answer { status: 200, content_type: "application/x-protobuf", body: Vec::new() }
     });
     (endpoint, received)
 }

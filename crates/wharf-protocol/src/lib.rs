@@ -23,7 +23,6 @@ mod definitions;
 mod encode;
 mod error;
 mod escape;
-mod frontmatter;
 mod header_params;
 mod incoming;
 mod jsonrpc;
@@ -38,7 +37,6 @@ pub use definitions::{
 };
 pub use encode::{encode, encode_into};
 pub use error::{ErrorCode, ErrorObject};
-pub use frontmatter::{frontmatter_block, split_frontmatter};
 pub use header_params::{HeaderParam, X_MCP_HEADER, header_params};
 pub use incoming::Incoming;
 pub use jsonrpc::{
@@ -90,4 +88,4 @@ pub use types::skills::{
 pub use types::tasks::{TASKS_EXTENSION, TaskIdParams, UpdateTaskParams};
 pub use types::tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations, ToolExecution};
 pub use types::unique::{UniqueReadError, value_from_str};
-pub use version::ProtocolVersion;
+pub use version::{Era, ProtocolVersion};

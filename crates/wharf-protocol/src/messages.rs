@@ -25,6 +25,7 @@ use crate::types::resources::{ReadResourceParams, ResourceUriParams, SubscribePa
 use crate::types::skills::{GetSkillParams, ReadDirectoryParams};
 use crate::types::tasks::{TaskIdParams, UpdateTaskParams};
 use crate::types::tools::CallToolParams;
+use crate::version::Era;
 
 /// Why a request's params could not be decoded.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,12 +196,14 @@ method_union! {
 }
 
 impl ClientRequest {
-    /// True when the request is a 2026-07-28 stateless one: `server/discover` and
-    /// `subscriptions/listen` always are, and any other request whose `_meta` names a protocol
-    /// version or client capabilities.
-    pub fn is_stateless(&self) -> bool {
-        matches!(self, ClientRequest::Discover(_) | ClientRequest::Listen(_))
-            || self.meta().is_some_and(RequestMeta::is_stateless_request)
+    /// The request's era: stateless for `server/discover` and `subscriptions/listen`, which
+    /// exist only in 2026-07-28, and for any other request whose `_meta` names a protocol
+    /// version or client capabilities; a request of a session otherwise.
+    pub fn era(&self) -> Era {
+        match self {
+            ClientRequest::Discover(_) | ClientRequest::Listen(_) => Era::Stateless,
+            _ => self.meta().map_or(Era::Session, RequestMeta::era),
+        }
     }
 
     /// The request's `_meta`, if it has one.

@@ -2,6 +2,26 @@
 
 use std::fmt;
 
+/// The two ways a client and a server talk, each a family of revisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// 2024-11-05 to 2025-11-25: the client opens a session with `initialize`, and the revision
+    /// it negotiates applies to every request of the session.
+    Session,
+    /// 2026-07-28: every request stands alone and names its revision and the client's
+    /// capabilities in `_meta`.
+    Stateless,
+}
+
+impl fmt::Display for Era {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Era::Session => "session",
+            Era::Stateless => "stateless",
+        })
+    }
+}
+
 /// A revision of the Model Context Protocol, named by its release date.
 ///
 /// Revisions up to and including 2025-11-25 are *session-based*: a client opens a session with
@@ -54,9 +74,12 @@ impl ProtocolVersion {
         }
     }
 
-    /// True for revisions served without sessions, where each request carries its own `_meta`.
-    pub const fn is_stateless(self) -> bool {
-        matches!(self, ProtocolVersion::V2026_07_28)
+    /// The era the revision belongs to: stateless for 2026-07-28, sessions before.
+    pub const fn era(self) -> Era {
+        match self {
+            ProtocolVersion::V2026_07_28 => Era::Stateless,
+            _ => Era::Session,
+        }
     }
 
     /// True where JSON-RPC batches must be accepted (only 2025-03-26).
@@ -110,7 +133,7 @@ impl serde::Serialize for ProtocolVersion {
 
 #[cfg(test)]
 mod tests {
-    use super::ProtocolVersion;
+    use super::{Era, ProtocolVersion};
 
     #[test]
     fn every_revision_parses_back_from_its_string() {
@@ -124,6 +147,6 @@ mod tests {
     fn revisions_are_ordered_by_date() {
         assert!(ProtocolVersion::V2024_11_05 < ProtocolVersion::V2026_07_28);
         assert!(ProtocolVersion::LATEST_SESSION < ProtocolVersion::LATEST);
-        assert!(!ProtocolVersion::LATEST_SESSION.is_stateless());
+        assert_eq!(ProtocolVersion::LATEST_SESSION.era(), Era::Session);
     }
 }

@@ -8,10 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use wharf_protocol::*;
-
-#[path = "support/spec_dir.rs"]
-mod spec_dir;
-use spec_dir::spec_dir;
+use wharf_testkit::schemas::spec_dir;
 
 /// Encodes `value` with both encoders and insists on the same bytes (or on both failing).
 #[track_caller]

@@ -5,10 +5,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wharf_protocol::*;
-
-#[path = "support/spec_dir.rs"]
-mod spec_dir;
-use spec_dir::spec_dir;
+use wharf_testkit::schemas::spec_dir;
 
 /// Decodes `value` as `T` and encodes it again.
 fn through<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, String> {

@@ -14,13 +14,43 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Why a Redis connection could not be set up: the URL is not one the client understands.
+/// What kind of thing went wrong with Redis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RedisErrorKind {
+    /// The URL is not one the client understands.
+    Url,
+    /// [`Redis::connect`] was called outside a Tokio runtime.
+    NoRuntime,
+    /// Redis did not answer, or answered with an error.
+    Unavailable,
+    /// Redis holds something else than Wharf wrote under a key it reads.
+    UnexpectedValue,
+    /// The operating system's random source failed.
+    NoRandomSource,
+}
+
+/// Why Redis could not be used: its kind, and a reason that never holds the URL's password.
 #[derive(Debug)]
-pub struct RedisError(pub(crate) String);
+pub struct RedisError {
+    kind: RedisErrorKind,
+    reason: String,
+}
+
+impl RedisError {
+    pub(crate) fn new(kind: RedisErrorKind, reason: impl Into<String>) -> RedisError {
+        RedisError { kind, reason: reason.into() }
+    }
+
+    /// What kind of thing went wrong.
+    pub fn kind(&self) -> RedisErrorKind {
+        self.kind
+    }
+}
 
 impl std::fmt::Display for RedisError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cannot use Redis: {}", self.0)
+        write!(f, "cannot use Redis: {}", self.reason)
     }
 }
 
@@ -49,16 +79,17 @@ impl Redis {
     /// it); an unreachable Redis shows as each request's 503 until it answers.
     pub fn connect(url: &str) -> Result<Redis, RedisError> {
         if tokio::runtime::Handle::try_current().is_err() {
-            return Err(RedisError("connect within the Tokio runtime that serves".to_owned()));
+            return Err(RedisError::new(RedisErrorKind::NoRuntime, "connect within the Tokio runtime that serves"));
         }
-        let client = redis::Client::open(url).map_err(|err| RedisError(without_secrets(&err)))?;
+        let client =
+            redis::Client::open(url).map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))?;
         let config = ConnectionManagerConfig::new()
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_millis(200));
         let connection = ConnectionManager::new_lazy_with_config(client.clone(), config)
-            .map_err(|err| RedisError(without_secrets(&err)))?;
+            .map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))?;
         Ok(Redis { client, connection, keys: Arc::new(Keys::new("wharf")) })
     }
 

@@ -27,6 +27,6 @@ mod state_key;
 mod subscription;
 mod tasks;
 
-pub use connection::{Redis, RedisError};
+pub use connection::{Redis, RedisError, RedisErrorKind};
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;

@@ -168,7 +168,7 @@ fn millis(idle: Duration) -> u64 {
 }
 
 fn unavailable(err: &redis::RedisError) -> SessionStoreError {
-    SessionStoreError(without_secrets(err))
+    SessionStoreError::unavailable(without_secrets(err))
 }
 
 /// A session from its hash's fields; None when `opened` is missing (the session was deleted,

@@ -2,7 +2,7 @@
 //! first instance of a deployment to ask makes one at random and stores it, the others read
 //! it, so that a round started on one instance is finished on any other.
 
-use crate::connection::{Redis, RedisError, without_secrets};
+use crate::connection::{Redis, RedisError, RedisErrorKind, without_secrets};
 
 /// The random bytes of a key.
 const SECRET_BYTES: usize = 32;
@@ -19,18 +19,27 @@ impl Redis {
     pub async fn shared_request_state_key(&self) -> Result<(String, Vec<u8>), RedisError> {
         let key = self.keys.request_state_key();
         let mut random = [0u8; SECRET_BYTES + 4];
-        getrandom::fill(&mut random).map_err(|err| RedisError(format!("no random source for a key: {err}")))?;
+        getrandom::fill(&mut random).map_err(|err| {
+            RedisError::new(RedisErrorKind::NoRandomSource, format!("no random source for a key: {err}"))
+        })?;
         let (id, secret) = random.split_at(4);
         let offered = format!("shared-{}={}", hex(id), hex(secret));
         let mut connection = self.connection.clone();
-        let failed =
-            |err: redis::RedisError| RedisError(format!("the shared request state key: {}", without_secrets(&err)));
+        let failed = |err: redis::RedisError| {
+            RedisError::new(
+                RedisErrorKind::Unavailable,
+                format!("the shared request state key: {}", without_secrets(&err)),
+            )
+        };
         // Only the first offer is stored: every instance then reads the same key.
         let _: Option<String> =
             redis::cmd("SET").arg(&key).arg(&offered).arg("NX").query_async(&mut connection).await.map_err(failed)?;
         let stored: Option<String> = redis::cmd("GET").arg(&key).query_async(&mut connection).await.map_err(failed)?;
         stored.as_deref().and_then(parse).ok_or_else(|| {
-            RedisError(format!("`{key}` does not hold a request state key (ID=HEX of {SECRET_BYTES} bytes or more)"))
+            RedisError::new(
+                RedisErrorKind::UnexpectedValue,
+                format!("`{key}` does not hold a request state key (ID=HEX of {SECRET_BYTES} bytes or more)"),
+            )
         })
     }
 }

@@ -9,12 +9,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{RedisServer, Reply, Streamed, change_until_heard, send, session_across};
+use support::{Streamed, change_until_heard, raw_request, send, session_across};
 use tokio::net::TcpListener;
 use wharf_http::{HttpOptions, serve_http_on};
 use wharf_protocol::{ElicitParams, LoggingLevel};
 use wharf_redis::Redis;
 use wharf_server::{RequestContext, ResourceDef, Server, ToolDef};
+use wharf_testkit::eventually::eventually_async;
+use wharf_testkit::raw_http::{self, Reply};
+use wharf_testkit::redis_server::RedisServer;
 
 /// How many handlers of `wait_for_cancel` stopped before their time: dropped, or cancelled.
 static CANCELLED: AtomicUsize = AtomicUsize::new(0);
@@ -211,15 +214,10 @@ async fn while_redis_is_down_requests_get_503_with_retry_after_and_work_again_on
 
     // Back, with what it had written: the session goes on wherever the request lands.
     redis_server.run();
-    let mut status = 0;
-    for _ in 0..50 {
-        status = send(b, "POST", Some(&id), &whoami(4)).await.status;
-        if status == 200 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(status, 200, "the session is served again once Redis is back");
+    eventually_async("the session to be served again once Redis is back", Duration::from_secs(5), || async {
+        (send(b, "POST", Some(&id), &whoami(4)).await.status == 200).then_some(())
+    })
+    .await;
     assert_eq!(send(a, "POST", Some(&id), &whoami(5)).await.status, 200);
     assert_eq!(initialize(b).await.status, 200);
 }
@@ -248,15 +246,13 @@ async fn answers_and_cancellations_the_client_sends_to_another_instance_reach_th
     let before = CANCELLED.load(Ordering::SeqCst);
     let mut waiting =
         Streamed::post(a, &id, &request(2, "tools/call", json!({"name": "wait_for_cancel", "arguments": {}}))).await;
-    // Give the request time to start on A before it is cancelled.
-    for _ in 0..100 {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
+    // The request may not have started on A yet: the cancellation is sent again until it has.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}});
+    eventually_async("the handler on A to see the cancellation sent to B", Duration::from_secs(5), || async {
         assert_eq!(send(b, "POST", Some(&id), &cancel.to_string()).await.status, 202);
-        if CANCELLED.load(Ordering::SeqCst) > before {
-            break;
-        }
-    }
+        (CANCELLED.load(Ordering::SeqCst) > before).then_some(())
+    })
+    .await;
     assert_eq!(CANCELLED.load(Ordering::SeqCst), before + 1, "the handler on A saw the cancellation sent to B");
     let rest = waiting.until("\r\n\r\n").await.to_owned();
     assert!(!rest.contains("never cancelled"), "{rest}");
@@ -343,13 +339,10 @@ async fn a_tool_hidden_or_shown_on_one_instance_is_so_on_every_instance_and_thei
 
     // Shown again on C: back everywhere.
     assert_eq!(text_of(&send(c, "POST", Some(&id), &call(5, "show_extra")).await), "true");
-    for _ in 0..50 {
-        if listed(a).await && listed(b).await {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(listed(a).await && listed(b).await, "shown everywhere");
+    eventually_async("the tool to be shown everywhere", Duration::from_secs(5), || async {
+        (listed(a).await && listed(b).await).then_some(())
+    })
+    .await;
 }
 
 /// True when `tools/list` on the instance at `port` shows the tool `extra`.
@@ -378,27 +371,21 @@ async fn the_session_cap_holds_for_the_fleet_and_ends_the_session_heard_from_lon
     }
 }
 
-/// A connection to `port` from `source`, another loopback address than the flooding client's.
+/// A request of a 2025 session sent to `port` from `source`, another loopback address than the
+/// flooding client's: the socket is bound here, the rest is the kit's.
 async fn send_from(source: &str, port: u16, session: Option<&str>, body: &str) -> Reply {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut headers = format!(
-        "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\ncontent-type: application/json\r\n\
-         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
-        body.len()
-    );
-    if let Some(session) = session {
-        headers.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n"));
-    }
+    let headers = match session {
+        Some(session) => vec![("mcp-session-id", session), ("mcp-protocol-version", "2025-11-25")],
+        None => Vec::new(),
+    };
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.bind(std::net::SocketAddr::new(source.parse().unwrap(), 0)).unwrap();
     let mut stream = socket.connect(std::net::SocketAddr::from(([127, 0, 0, 1], port))).await.unwrap();
-    stream.write_all(format!("{headers}\r\n{body}").as_bytes()).await.unwrap();
+    stream.write_all(raw_request(port, "POST", &headers, body).as_bytes()).await.unwrap();
     let mut raw = Vec::new();
     tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head.split(' ').nth(1).and_then(|status| status.parse().ok()).unwrap_or(0);
-    Reply { status, head: head.to_owned(), body: body.to_owned() }
+    raw_http::parse(&raw)
 }
 
 /// Issue 38, item 5, for a fleet: one client flooding every instance with `initialize` takes

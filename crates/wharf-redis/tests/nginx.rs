@@ -6,66 +6,45 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use support::{RedisServer, Reply, Streamed, change_until_heard, free_port, initialize, request, send, send_with};
-
-/// A child process killed when the test ends, however it ends.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use support::{Streamed, change_until_heard, initialize, request, send, send_with};
+use wharf_testkit::eventually::{eventually_async, until_blocking};
+use wharf_testkit::ports::{accepts, free_port};
+use wharf_testkit::process::Process;
+use wharf_testkit::raw_http::Reply;
+use wharf_testkit::redis_server::RedisServer;
+use wharf_testkit::temp_dir::TempDir;
 
 /// Starts `wharf serve --http 127.0.0.1:0 --redis URL` and waits for the banner naming its port.
-fn wharf_instance(redis_url: &str) -> (Killed, u16) {
+fn wharf_instance(redis_url: &str) -> (Process, u16) {
     let program = std::env::var("WHARF_BIN").expect("WHARF_BIN names the wharf binary (scripts/test sets it)");
-    let mut child = Command::new(program)
-        .args(["serve", "--http", "127.0.0.1:0", "--redis", redis_url, "--redis-prefix", "nginx-fleet"])
-        .env("WHARF_LOG", "warn")
-        .env("WHARF_REQUEST_STATE_KEYS", format!("fleet-2026={},retired={}", "ab".repeat(32), "cd".repeat(32)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let child = Killed(child);
-    let port = lines
-        .by_ref()
-        .map_while(Result::ok)
-        .take(20)
-        .find_map(|line| line.split("http://127.0.0.1:").nth(1)?.split('/').next()?.parse::<u16>().ok())
-        .expect("wharf serve printed its address");
-    // Whatever else it writes is read and dropped, so that it never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    (child, port)
+    let mut instance = Process::spawn(
+        Command::new(program)
+            .args(["serve", "--http", "127.0.0.1:0", "--redis", redis_url, "--redis-prefix", "nginx-fleet"])
+            .env("WHARF_LOG", "warn")
+            .env("WHARF_REQUEST_STATE_KEYS", format!("fleet-2026={},retired={}", "ab".repeat(32), "cd".repeat(32)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null()),
+    );
+    let banner = instance.wait_for("http://127.0.0.1:");
+    let port = banner.split("http://127.0.0.1:").nth(1).and_then(|rest| rest.split('/').next()?.parse().ok());
+    (instance, port.unwrap_or_else(|| panic!("no port in the banner: {banner}")))
 }
 
 /// nginx in front of `upstreams`, as the README's deployment section configures it.
 struct Nginx {
     port: u16,
-    dir: PathBuf,
-    _child: Killed,
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+    // Declared before the directory: nginx is stopped before what it writes to is removed.
+    _process: Process,
+    _dir: TempDir,
 }
 
 fn nginx(upstreams: &[u16]) -> Nginx {
     let port = free_port();
-    let dir = std::env::temp_dir().join(format!("wharf-nginx-test-{}-{port}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TempDir::new(&format!("nginx-{port}"));
     let servers: String = upstreams.iter().map(|port| format!("    server 127.0.0.1:{port};\n")).collect();
     let config = format!(
         "daemon off;\nmaster_process off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log warn;\n\
@@ -77,26 +56,16 @@ fn nginx(upstreams: &[u16]) -> Nginx {
                proxy_pass http://wharf;\n      proxy_http_version 1.1;\n      proxy_set_header Connection \"\";\n\
                proxy_set_header Host $host;\n      proxy_buffering off;\n      proxy_read_timeout 1h;\n\
                add_header X-Upstream $upstream_addr always;\n    }}\n  }}\n}}\n",
-        dir = dir.display()
+        dir = dir.path().display()
     );
-    std::fs::write(dir.join("nginx.conf"), config).unwrap();
+    dir.write("nginx.conf", config);
     let program = std::env::var("WHARF_NGINX").unwrap_or_else(|_| "nginx".to_owned());
-    let child = Command::new(&program)
-        .arg("-p")
-        .arg(&dir)
-        .arg("-c")
-        .arg(dir.join("nginx.conf"))
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|err| panic!("{program} must be installed for this test (scripts/test installs it): {err}"));
-    let nginx = Nginx { port, dir, _child: Killed(child) };
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return nginx;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    panic!("nginx did not listen on {port}");
+    let process = Process::try_spawn(
+        Command::new(&program).arg("-p").arg(dir.path()).arg("-c").arg(dir.join("nginx.conf")).stdout(Stdio::null()),
+    )
+    .unwrap_or_else(|err| panic!("{program} must be installed for this test (scripts/test installs it): {err}"));
+    until_blocking(&format!("nginx to listen on {port}"), Duration::from_secs(5), || accepts(port));
+    Nginx { port, _process: process, _dir: dir }
 }
 
 fn upstream(reply: &Reply) -> String {
@@ -121,17 +90,14 @@ async fn start_task(port: u16, steps: u32) -> (String, String) {
 }
 
 /// Polls the task through the proxy (each poll on the next instance) until it has `status`,
-/// `polls` times at most, 50 ms apart.
-async fn wait_for_task(port: u16, task_id: &str, status: &str, polls: u32) -> serde_json::Value {
-    for _ in 0..polls {
+/// for at most `limit`.
+async fn wait_for_task(port: u16, task_id: &str, status: &str, limit: Duration) -> serde_json::Value {
+    eventually_async(&format!("task {task_id} to become {status}"), limit, || async {
         let got = modern(port, "tasks/get", task_id, json!({"taskId": task_id})).await;
         assert_eq!(got.status, 200, "{got:?}");
-        if got.json()["result"]["status"] == status {
-            return got.json()["result"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("task {task_id} never became {status}");
+        (got.json()["result"]["status"] == status).then(|| got.json()["result"].clone())
+    })
+    .await
 }
 
 /// The `progress` values of the progress notifications in an SSE text, in order.
@@ -153,7 +119,7 @@ fn echo(id: u64) -> String {
 #[ignore = "needs redis-server, nginx and WHARF_BIN (scripts/test provides them)"]
 async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_instance() {
     let redis = RedisServer::start();
-    let mut instances: Vec<(Killed, u16)> = (0..3).map(|_| wharf_instance(&redis.url())).collect();
+    let mut instances: Vec<(Process, u16)> = (0..3).map(|_| wharf_instance(&redis.url())).collect();
     let proxy = nginx(&instances.iter().map(|(_, port)| *port).collect::<Vec<_>>());
 
     let opened = initialize(proxy.port).await;
@@ -231,7 +197,7 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
 
     // A task started on one instance is polled through the others until it is done.
     let counting = start_task(proxy.port, 3).await.0;
-    let done = wait_for_task(proxy.port, &counting, "completed", 100).await;
+    let done = wait_for_task(proxy.port, &counting, "completed", Duration::from_secs(5)).await;
     assert_eq!(done["result"]["content"][0]["text"], "Counted down 3 steps", "{done}");
 
     // The instance running a long task is killed: the task fails once its lease (10 s) runs
@@ -240,7 +206,7 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
     let at = instances.iter().position(|(_, port)| runner.ends_with(&format!(":{port}"))).expect("the runner is ours");
     let (killed, _) = instances.remove(at);
     drop(killed);
-    let failed = wait_for_task(proxy.port, &long, "failed", 400).await;
+    let failed = wait_for_task(proxy.port, &long, "failed", Duration::from_secs(20)).await;
     assert!(failed["error"]["message"].as_str().unwrap_or_default().contains("stopped"), "{failed}");
     for n in 20..26 {
         let reply = send(proxy.port, "POST", Some(&id), &echo(n)).await;

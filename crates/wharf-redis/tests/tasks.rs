@@ -9,12 +9,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{RedisServer, Streamed, request, send, send_with, session_across};
+use support::{Streamed, request, send, send_with, session_across};
 use tokio::net::TcpListener;
 use wharf_http::{HttpOptions, serve_http_on};
 use wharf_protocol::ElicitParams;
 use wharf_redis::Redis;
 use wharf_server::{RequestContext, Server, TaskSupport, ToolDef};
+use wharf_testkit::eventually::{eventually_async, until};
+use wharf_testkit::redis_server::RedisServer;
 
 /// How many handlers of `sleepy` were stopped before their time.
 static STOPPED: AtomicUsize = AtomicUsize::new(0);
@@ -99,14 +101,11 @@ async fn task(port: u16, method: &str, task_id: &str, extra: Value) -> Value {
 
 /// Polls `tasks/get` on `port` until the task has `status` (at most 10 s).
 async fn wait_for(port: u16, task_id: &str, status: &str) -> Value {
-    for _ in 0..200 {
+    eventually_async(&format!("task {task_id} to become {status}"), Duration::from_secs(10), || async {
         let got = task(port, "tasks/get", task_id, json!({})).await;
-        if got["result"]["status"] == status {
-            return got["result"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("task {task_id} never became {status}");
+        (got["result"]["status"] == status).then(|| got["result"].clone())
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -140,12 +139,7 @@ async fn a_task_started_on_one_instance_is_polled_answered_and_cancelled_through
     let sleeping = start(a, "sleepy").await;
     assert_eq!(task(b, "tasks/cancel", &sleeping, json!({})).await["result"]["resultType"], "complete");
     assert_eq!(task(a, "tasks/get", &sleeping, json!({})).await["result"]["status"], "cancelled");
-    for _ in 0..200 {
-        if STOPPED.load(Ordering::SeqCst) > before {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until("the handler on A to be stopped", Duration::from_secs(4), || STOPPED.load(Ordering::SeqCst) > before).await;
     assert_eq!(STOPPED.load(Ordering::SeqCst), before + 1, "the handler on A was stopped");
     // It stays cancelled: A does not write over it when its handler ends.
     tokio::time::sleep(Duration::from_millis(200)).await;

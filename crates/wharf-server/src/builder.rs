@@ -2,7 +2,6 @@
 //! registration problems are collected and reported together.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use wharf_protocol::{Icon, Implementation};
 
@@ -84,67 +83,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Items per page of every list. Default: 100.
-    pub fn page_size(mut self, page_size: usize) -> ServerBuilder {
-        self.options.page_size = page_size.max(1);
-        self
-    }
-
-    /// How long to wait for the client to answer sampling, elicitation and roots requests.
-    /// Default: 60 seconds.
-    pub fn client_request_timeout(mut self, timeout: Duration) -> ServerBuilder {
-        self.options.client_request_timeout = timeout;
-        self
-    }
-
-    /// The `ttlMs` cache hint of 2026-07-28 results. Default: 0.
-    pub fn cache_ttl(mut self, ttl: Duration) -> ServerBuilder {
-        self.options.cache_ttl = ttl;
-        self
-    }
-
-    /// The longest stdio line accepted, in bytes. Default: 10 MiB.
-    pub fn max_line_bytes(mut self, bytes: usize) -> ServerBuilder {
-        self.options.max_line_bytes = bytes.max(64);
-        self
-    }
-
-    /// Requests one connection may have in flight before the server stops reading (1 to 65,536).
-    /// Default: 64.
-    pub fn max_in_flight(mut self, requests: usize) -> ServerBuilder {
-        self.options.max_in_flight = requests.clamp(1, 1 << 16);
-        self
-    }
-
-    /// The most messages one JSON-RPC batch may hold (at least 1), on every transport. Only
-    /// sessions of revision 2025-03-26 may send batches; a longer one is refused whole with
-    /// -32600 (Invalid Request) naming this limit, before any of it is handled. Default: 100.
-    pub fn max_batch_len(mut self, messages: usize) -> ServerBuilder {
-        self.options.max_batch_len = messages.max(1);
-        self
-    }
-
-    /// The most bytes the answer to one JSON-RPC batch may take, its responses together, on
-    /// every transport. The batch's requests are handled in order; a response that would take
-    /// the answer past this is replaced by a -32603 (Internal Error) response naming this
-    /// limit (its request was handled all the same), and the rest of the batch is still
-    /// answered. So one batch makes the server hold at most this much of answers besides the
-    /// response being made. Default: 4 MiB.
-    pub fn max_batch_answer_bytes(mut self, bytes: usize) -> ServerBuilder {
-        self.options.max_batch_answer_bytes = bytes.max(1);
-        self
-    }
-
-    /// Messages queued for one client before the handlers sending them wait (at least 1).
-    /// Default: 1024.
-    pub fn outbound_queue(mut self, messages: usize) -> ServerBuilder {
-        self.options.outbound_queue = messages.max(1);
-        self
-    }
-
-    /// How often clients are told to poll a task (`pollIntervalMs`). Default: 500 ms.
-    pub fn task_poll_interval(mut self, interval: Duration) -> ServerBuilder {
-        self.options.task_poll_interval = interval;
+    /// The server's tunable behaviour, taken whole (see [`ServerOptions`] for each option and
+    /// its default).
+    pub fn options(mut self, options: ServerOptions) -> ServerBuilder {
+        self.options = options;
         self
     }
 
@@ -166,32 +108,6 @@ impl ServerBuilder {
     /// Where task records are kept. Default: a [`MemoryTaskStore`] for 10,000 live tasks.
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> ServerBuilder {
         self.task_store = Some(store);
-        self
-    }
-
-    /// Unfinished tasks one owner may have running on this server at once (at least 1): one
-    /// principal, or for an anonymous caller its network address (an IPv6 address by its /64,
-    /// loopback included), or its 2025 session when the address is unknown (stdio). One more
-    /// task-augmented call is refused with [`RpcError::rate_limited`](crate::RpcError::rate_limited)
-    /// naming this limit (over HTTP, 429 with `Retry-After`). Finished tasks do not count, so
-    /// one client's flood of tasks neither blocks another client's nor outlasts its own tasks.
-    /// With a task store several instances share, each instance holds the quota on its own.
-    /// Default: 100.
-    pub fn max_tasks_per_owner(mut self, tasks: usize) -> ServerBuilder {
-        self.options.max_tasks_per_owner = tasks.max(1);
-        self
-    }
-
-    /// How long a task's record is kept after it was created (`ttlMs`); `None` keeps records
-    /// as long as the store does. Default: 1 hour.
-    pub fn task_ttl(mut self, ttl: Option<Duration>) -> ServerBuilder {
-        self.options.task_ttl = ttl;
-        self
-    }
-
-    /// How long the `requestState` of an `InputRequiredResult` stays valid. Default: 10 minutes.
-    pub fn request_state_lifetime(mut self, lifetime: Duration) -> ServerBuilder {
-        self.options.request_state_lifetime = lifetime;
         self
     }
 

@@ -21,9 +21,9 @@ use wharf_protocol::ErrorObject;
 pub use crate::cancel::Cancellation;
 pub use crate::client_key::client_key;
 pub use crate::delivery::{Delivery, StreamControl};
-pub use crate::dispatch::answer::{Outcome, answer_now, decode_error_response, panic_error, response_or_panic};
 pub use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused, check_batch_len};
 pub use crate::dispatch::mirrored::check_mirrored_headers;
+pub use crate::dispatch::outcome::{Outcome, answer_now, decode_error_response, panic_error, response_or_panic};
 pub use crate::dispatch::{check_stateless_meta, removed_in_stateless, removed_method, request_outcome};
 pub use crate::error::{Error, RpcError, retry_after_seconds};
 pub use crate::events::{ListKind, ServerEvent};
@@ -53,6 +53,11 @@ pub fn io_error(err: std::io::Error) -> Error {
 /// The JSON-RPC error object of `error`, as a response carries it.
 pub fn error_object(error: RpcError) -> ErrorObject {
     error.into_object()
+}
+
+/// The requests one session may have in flight ([`ServerOptions::max_in_flight`](crate::ServerOptions::max_in_flight)).
+pub fn max_in_flight(server: &Server) -> usize {
+    server.options().max_in_flight
 }
 
 /// The reusable buffer messages are encoded into.

@@ -87,7 +87,7 @@ pub use context::RequestContext;
 pub use context::ask::Input;
 pub use error::{Error, RpcError};
 pub use extensions::Extensions;
-pub use layer::{Answer, Layer, LayerFuture, McpRequest, Next, OutboundKind, OutboundMessage, Target, layer_fn};
+pub use layer::{Layer, LayerFuture, McpRequest, McpResponse, Next, OutboundKind, OutboundMessage, Subject, layer_fn};
 pub use offer::Offer;
 pub use options::ServerOptions;
 pub use principal::Principal;
@@ -100,8 +100,8 @@ pub use session::Transport;
 pub use session_end::{SessionEnd, SessionEndReason};
 #[cfg(feature = "skills")]
 pub use skills::{
-    CompiledSkills, DirectoryEntry, EntryKind, GenerateFiles, OpenDirectory, SkillDef, Skills, file_path_in_uri,
-    yaml_frontmatter,
+    CompiledSkills, DirectoryEntry, EntryKind, FrontmatterError, FrontmatterErrorKind, GenerateFiles, OpenDirectory,
+    SkillDef, Skills, file_path_in_uri, yaml_frontmatter,
 };
 pub use task::TaskSupport;
 pub use task::record::{TaskRecord, TaskStatus};
@@ -111,10 +111,11 @@ pub use tool::extract::{Args, FromToolCall, Rejection, SessionData, State, ToolC
 pub use tool::handler::ToolHandler;
 pub use tool::output::{IntoToolResult, Json};
 pub use transport::connection::serve_connection;
-pub use transport::stdio::{StdioOptions, serve_stdio, serve_stdio_with};
+pub use transport::stdio::{serve_stdio, serve_stdio_with};
+pub use transport::stdio_options::StdioOptions;
 pub use update::Update;
 
 /// Hooks for Wharf's differential fuzzer; not part of the API.
-#[cfg(feature = "fuzzing")]
+#[cfg(fuzzing)]
 #[doc(hidden)]
 pub use schema::fuzzing;

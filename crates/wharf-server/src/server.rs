@@ -163,7 +163,7 @@ impl Server {
     }
 
     /// The server's options.
-    pub fn options(&self) -> &ServerOptions {
+    pub(crate) fn options(&self) -> &ServerOptions {
         &self.shared.options
     }
 

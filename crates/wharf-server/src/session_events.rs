@@ -40,7 +40,7 @@ pub fn event_notification(
                     .negotiated()
                     .is_some_and(|negotiated| negotiated.version == ProtocolVersion::V2025_11_25) =>
         {
-            ServerNotification::TaskStatus(task.legacy_task())
+            ServerNotification::TaskStatus(task.session_task())
         }
         _ => return None,
     };

@@ -58,3 +58,8 @@ pub fn eventually_blocking<T>(what: &str, limit: Duration, mut check: impl FnMut
         std::thread::sleep(POLL);
     }
 }
+
+/// Waits until `done` is true (see [`eventually_blocking`]).
+pub fn until_blocking(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    eventually_blocking(what, limit, || done().then_some(()));
+}

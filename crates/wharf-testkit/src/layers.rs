@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use wharf_protocol::ProtocolVersion;
+use wharf_protocol::{Era, ProtocolVersion};
 use wharf_server::{Layer, LayerFuture, McpRequest, Next, OutboundMessage, SessionEnd, SessionEndReason, Transport};
 
 /// Writes what it sees into a shared log, named so that the order of layers shows.
@@ -25,13 +25,13 @@ impl Recorder {
 impl Layer for Recorder {
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         LayerFuture::new(async move {
-            let target = request.target().map(|target| format!("{target:?}")).unwrap_or_default();
+            let target = request.subject().map(|target| format!("{target:?}")).unwrap_or_default();
             let version = request.protocol_version().map(|version| version.as_str()).unwrap_or("-");
             self.push(format!(
                 "{} before {} {target} stateless={} version={version} session={} transport={:?}",
                 self.name,
                 request.method(),
-                request.is_stateless(),
+                request.era() == Era::Stateless,
                 request.session_id().is_some(),
                 request.transport(),
             ));

@@ -7,7 +7,10 @@
 //!   [`logs`] (capturing `tracing` output);
 //! - [`raw_http`]: HTTP/1.1 exchanges written and read as bytes, async and blocking, and
 //!   reading an SSE stream until a wanted text;
+//! - [`stub_http`]: a stub HTTP/1.1 server answering each request with a function (what Wharf
+//!   calls out to: an issuer's metadata and keys, an OTLP receiver);
 //! - [`process`]: a child process whose stderr is read as it comes, killed when dropped;
+//!   [`redis_server`]: a `redis-server` of a test's own, on it;
 //! - [`schemas`]: the repository's copy of the official schemas, and checking messages
 //!   against the definition of the method they answer;
 //! - [`fixture`]: a server with one of everything, as the engine's and the transports' tests
@@ -19,8 +22,10 @@ pub mod ports;
 pub mod temp_dir;
 
 pub mod raw_http;
+pub mod stub_http;
 
 pub mod process;
+pub mod redis_server;
 
 pub mod schemas;
 

@@ -21,7 +21,13 @@ pub struct Process {
 impl Process {
     /// Spawns `command` with its stderr piped (stdin and stdout as the command says).
     pub fn spawn(command: &mut Command) -> Process {
-        let mut child = command.stderr(Stdio::piped()).spawn().unwrap_or_else(|err| panic!("{command:?}: {err}"));
+        Process::try_spawn(command).unwrap_or_else(|err| panic!("{command:?}: {err}"))
+    }
+
+    /// [`Process::spawn`], giving the error when the program cannot be started, for a test to
+    /// say what to install.
+    pub fn try_spawn(command: &mut Command) -> std::io::Result<Process> {
+        let mut child = command.stderr(Stdio::piped()).spawn()?;
         let (lines, stderr) = mpsc::channel();
         let reader = BufReader::new(child.stderr.take().expect("stderr is piped"));
         std::thread::spawn(move || {
@@ -31,7 +37,7 @@ impl Process {
                 }
             }
         });
-        Process { child, stderr, seen: Vec::new() }
+        Ok(Process { child, stderr, seen: Vec::new() })
     }
 
     /// The first stderr line containing `wanted`, waiting at most ten seconds.
@@ -59,15 +65,21 @@ impl Process {
 
     /// Waits for the process to end by itself (at most ten seconds, else it is killed and the
     /// test fails) and returns its exit code and all it wrote on stderr.
-    pub fn wait(mut self) -> (Option<i32>, String) {
-        let deadline = Instant::now() + LIMIT;
+    pub fn wait(self) -> (Option<i32>, String) {
+        self.wait_within(LIMIT)
+    }
+
+    /// [`Process::wait`], for at most `limit`: a command that takes its time (a login, a run
+    /// against a slow server).
+    pub fn wait_within(mut self, limit: Duration) -> (Option<i32>, String) {
+        let deadline = Instant::now() + limit;
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 break status;
             }
             if Instant::now() > deadline {
                 let _ = self.child.kill();
-                panic!("the process did not stop; stderr: {:#?}", self.seen);
+                panic!("the process did not stop in {limit:?}; stderr: {}", self.stderr_so_far());
             }
             std::thread::sleep(Duration::from_millis(20));
         };

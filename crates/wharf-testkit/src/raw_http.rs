@@ -76,8 +76,7 @@ pub async fn send_to(port: u16, method: &str, path: &str, headers: &[(&str, &str
 /// Writes `request` (whole bytes, closing the connection after) and reads the response to the
 /// end, at most ten seconds.
 pub async fn exchange(port: u16, request: &str) -> Reply {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap_or_else(|err| panic!("port {port}: {err}"));
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut stream = open(port, request).await;
     let mut raw = Vec::new();
     tokio::time::timeout(READ_LIMIT, stream.read_to_end(&mut raw))
         .await
@@ -93,10 +92,7 @@ pub fn send_blocking(port: u16, method: &str, path: &str, headers: &[(&str, &str
 
 /// [`exchange`] on a thread that may block.
 pub fn exchange_blocking(port: u16, request: &str) -> Reply {
-    let mut stream =
-        std::net::TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|err| panic!("port {port}: {err}"));
-    stream.set_read_timeout(Some(READ_LIMIT)).unwrap();
-    stream.write_all(request.as_bytes()).unwrap();
+    let mut stream = open_blocking(port, request);
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).unwrap_or_else(|err| panic!("no whole response ({err}) to {request}"));
     parse(&raw)
@@ -136,15 +132,62 @@ fn dechunk(mut rest: &str) -> String {
     body
 }
 
+/// Writes `request` (whole bytes) on a new connection to a loopback port and gives the
+/// connection, to read its response as it comes ([`read_until`], [`read_within`],
+/// [`read_rest`]): a stream of events, or an answer that must not be waited for whole.
+pub async fn open(port: u16, request: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap_or_else(|err| panic!("port {port}: {err}"));
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
+}
+
 /// Reads `stream` into `seen` until it holds `wanted`, at most five seconds.
 pub async fn read_until(stream: &mut TcpStream, seen: &mut String, wanted: &str) {
+    if !read_within(stream, seen, wanted, Duration::from_secs(5)).await {
+        panic!("no {wanted:?} in time; saw {seen}");
+    }
+}
+
+/// Reads `stream` into `seen` until it holds `wanted`, for at most `limit`: false when it did
+/// not come in time (what a test that waits for something that may not come asks). The
+/// stream ending first fails the test.
+pub async fn read_within(stream: &mut TcpStream, seen: &mut String, wanted: &str, limit: Duration) -> bool {
     let mut buffer = [0u8; 4096];
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let deadline = tokio::time::Instant::now() + limit;
     while !seen.contains(wanted) {
-        let read = tokio::time::timeout_at(deadline, stream.read(&mut buffer))
-            .await
-            .unwrap_or_else(|_| panic!("no {wanted:?} in time; saw {seen}"))
-            .unwrap();
+        let Ok(read) = tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await else { return false };
+        let read = read.unwrap();
+        assert!(read > 0, "the stream ended before {wanted:?}: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buffer[..read]));
+    }
+    true
+}
+
+/// Reads `stream` to its end into `seen`, at most ten seconds.
+pub async fn read_rest(stream: &mut TcpStream, seen: &mut String) {
+    let mut rest = Vec::new();
+    tokio::time::timeout(READ_LIMIT, stream.read_to_end(&mut rest))
+        .await
+        .unwrap_or_else(|_| panic!("the response did not end in {READ_LIMIT:?}; saw {seen}"))
+        .unwrap();
+    seen.push_str(&String::from_utf8_lossy(&rest));
+}
+
+/// [`open`] on a thread that may block; reads on the connection give up after ten seconds.
+pub fn open_blocking(port: u16, request: &str) -> std::net::TcpStream {
+    let mut stream =
+        std::net::TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|err| panic!("port {port}: {err}"));
+    stream.set_read_timeout(Some(READ_LIMIT)).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    stream
+}
+
+/// [`read_until`] on a thread that may block, with the connection's read timeout
+/// ([`open_blocking`] sets ten seconds).
+pub fn read_until_blocking(stream: &mut std::net::TcpStream, seen: &mut String, wanted: &str) {
+    let mut buffer = [0u8; 4096];
+    while !seen.contains(wanted) {
+        let read = stream.read(&mut buffer).unwrap_or_else(|err| panic!("no {wanted:?} ({err}); saw {seen}"));
         assert!(read > 0, "the stream ended before {wanted:?}: {seen}");
         seen.push_str(&String::from_utf8_lossy(&buffer[..read]));
     }
@@ -157,7 +200,7 @@ pub fn call(id: u64, tool: &str, arguments: Value) -> String {
 }
 
 /// A 2026-07-28 request's body: `params` with the `_meta` that revision requires.
-pub fn modern_body(id: u64, method: &str, params: Value) -> String {
+pub fn stateless_body(id: u64, method: &str, params: Value) -> String {
     let mut params = params;
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",

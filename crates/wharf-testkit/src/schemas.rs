@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Value, json};
 use wharf_protocol::{
-    ProtocolVersion, error_response_definition, notification_definition, result_definition, result_response_definition,
-    server_request_definition,
+    Era, ProtocolVersion, error_response_definition, notification_definition, result_definition,
+    result_response_definition, server_request_definition,
 };
 use wharf_server::testing::InMemoryClient;
 
@@ -110,7 +110,9 @@ pub fn check_message(
             }
             // The 2026-07-28 tasks extension's results are not in the core schema; the envelope
             // was checked. 2025-11-25 tasks are, and are checked below.
-            if version.is_stateless() && (message["result"]["resultType"] == "task" || method.starts_with("tasks/")) {
+            if version.era() == Era::Stateless
+                && (message["result"]["resultType"] == "task" || method.starts_with("tasks/"))
+            {
                 return Ok(());
             }
             if method == "tools/call" && message["result"].get("task").is_some() {

@@ -118,7 +118,10 @@ pub mod resource {
 /// `skills/get` and reads as `skill://` resources, each file with its digest and size.
 #[cfg(feature = "skills")]
 pub mod skills {
-    pub use wharf_server::{CompiledSkills, GenerateFiles, SkillDef, Skills, file_path_in_uri, yaml_frontmatter};
+    pub use wharf_server::{
+        CompiledSkills, FrontmatterError, FrontmatterErrorKind, GenerateFiles, SkillDef, Skills, file_path_in_uri,
+        yaml_frontmatter,
+    };
 }
 
 /// Completion of prompt arguments and template variables.
@@ -145,7 +148,7 @@ pub mod task {
 pub mod middleware {
     pub use wharf_server::middleware::{Audit, ConcurrencyLimit, Quota, RateKey, RateLimit, Timeout};
     pub use wharf_server::{
-        Answer, Layer, LayerFuture, McpRequest, Next, OutboundKind, OutboundMessage, Target, Transport, layer_fn,
+        Layer, LayerFuture, McpRequest, McpResponse, Next, OutboundKind, OutboundMessage, Subject, Transport, layer_fn,
     };
 }
 
@@ -154,8 +157,8 @@ pub mod middleware {
 #[cfg(feature = "auth")]
 pub mod auth {
     pub use wharf_auth::{
-        ConfigError, IntrospectionVerifier, JwtVerifier, ResourceServer, ResourceServerBuilder, ResourceUrl,
-        TokenVerifier, VerifyFuture,
+        ConfigError, ConfigErrorKind, IntrospectionVerifier, JwtVerifier, ResourceServer, ResourceServerBuilder,
+        ResourceUrl, TokenVerifier, VerifyFuture,
     };
 }
 
@@ -163,7 +166,9 @@ pub mod auth {
 /// semantic conventions for MCP say, exported over OTLP/HTTP.
 #[cfg(feature = "otel")]
 pub mod otel {
-    pub use wharf_otel::{OtelLayer, Telemetry, TelemetryBuilder, TelemetryError, endpoint_in_environment};
+    pub use wharf_otel::{
+        OtelLayer, Telemetry, TelemetryBuilder, TelemetryError, TelemetryErrorKind, endpoint_in_environment,
+    };
 }
 
 /// Newline-delimited JSON-RPC over stdin and stdout, or any pair of byte streams.
@@ -187,7 +192,7 @@ pub mod http {
 /// [`HttpOptions::session_store`](crate::http::HttpOptions::session_store).
 #[cfg(feature = "redis")]
 pub mod redis {
-    pub use wharf_redis::{Redis, RedisError, RedisSessionStore};
+    pub use wharf_redis::{Redis, RedisError, RedisErrorKind, RedisSessionStore};
 }
 
 /// An MCP client for any server, over stdio or Streamable HTTP, in both eras (the `client`

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use wharf::client::{Answer, Client, ClientError, ClientHandler, ErrorKind, RequestOptions, Target};
 use wharf::protocol::{
-    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ErrorCode,
-    ErrorObject, LoggingLevel, ProtocolVersion,
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, Era,
+    ErrorCode, ErrorObject, LoggingLevel, ProtocolVersion,
 };
 
 use crate::answers::answering_capabilities;
@@ -104,7 +104,8 @@ pub(crate) async fn run(
         }
     };
     let newest = first.protocol_version();
-    let era = if first.is_stateless() { "stateless, after server/discover" } else { "a session, after initialize" };
+    let era =
+        if first.era() == Era::Stateless { "stateless, after server/discover" } else { "a session, after initialize" };
     report.add_timed("lifecycle", "connect", Outcome::Pass, format!("speaks {newest} ({era})"), started.elapsed());
     let mut eras = vec![(first.clone(), observed)];
     if server.protocol_version().is_none() {
@@ -115,7 +116,7 @@ pub(crate) async fn run(
                 .supported_versions
                 .iter()
                 .filter_map(|version| ProtocolVersion::parse(version))
-                .filter(|version| !version.is_stateless())
+                .filter(|version| version.era() == Era::Session)
                 .max();
             let version = listed.unwrap_or(ProtocolVersion::LATEST_SESSION);
             let observed = Observed::default();
@@ -161,7 +162,7 @@ pub(crate) async fn run(
         }
         client.close().await;
     }
-    Some(newest.is_stateless())
+    Some(newest.era() == Era::Stateless)
 }
 
 /// The client keeps the first hundred anomalies.
@@ -169,7 +170,7 @@ const KEPT_ANOMALIES: usize = 100;
 
 fn section(client: &Client) -> String {
     let version = client.protocol_version();
-    if client.is_stateless() { format!("{version} (stateless)") } else { format!("{version} (session)") }
+    if client.era() == Era::Stateless { format!("{version} (stateless)") } else { format!("{version} (session)") }
 }
 
 /// The checks of one era.
@@ -182,7 +183,7 @@ async fn era_checks(
 ) {
     let section = section(client);
     let (method, definition) =
-        if client.is_stateless() { ("server/discover", "DiscoverResult") } else { ("ping", "EmptyResult") };
+        if client.era() == Era::Stateless { ("server/discover", "DiscoverResult") } else { ("ping", "EmptyResult") };
     let lifecycle = Probe { name: method.to_owned(), method, params: json!({}), definition, refusal: Outcome::Fail };
     probe(report, &section, client, lifecycle, timeout).await;
     let capabilities = client.capabilities().clone();

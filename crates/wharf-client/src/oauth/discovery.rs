@@ -5,8 +5,11 @@
 
 use serde_json::{Map, Value};
 
+use wharf_oauth::{
+    authorization_server_metadata_urls, is_secure_enough, names_server, protected_resource_metadata_urls,
+};
+
 use crate::oauth::fetch::Fetcher;
-use crate::oauth::form;
 
 /// A server's protected resource metadata.
 #[derive(Debug, Clone)]
@@ -59,18 +62,8 @@ pub(crate) async fn protected_resource(
     server_url: &str,
     named: Option<&str>,
 ) -> Result<Option<ProtectedResource>, String> {
-    let parts = form::parts(server_url).ok_or_else(|| format!("`{server_url}` is not an http(s) URL"))?;
-    let path = parts.path.trim_end_matches('/');
-    let mut candidates = Vec::new();
-    if let Some(named) = named {
-        candidates.push(named.to_owned());
-    }
-    if !path.is_empty() {
-        candidates.push(format!("{}/.well-known/oauth-protected-resource{path}", parts.origin()));
-    }
-    if named.is_none() {
-        candidates.push(format!("{}/.well-known/oauth-protected-resource", parts.origin()));
-    }
+    let candidates = protected_resource_metadata_urls(server_url, named)
+        .ok_or_else(|| format!("`{server_url}` is not an http(s) URL"))?;
     for candidate in candidates {
         let Ok(fetched) = fetcher.get(&candidate).await else { continue };
         let Some(document) = fetched.json().filter(|_| fetched.is_success()) else { continue };
@@ -92,20 +85,6 @@ pub(crate) async fn protected_resource(
     Ok(None)
 }
 
-/// True when `resource` identifies the server at `server_url`: the same scheme and authority,
-/// and a path that is the server's or a parent of it on a segment boundary.
-pub(crate) fn names_server(resource: &str, server_url: &str) -> bool {
-    let (Some(resource), Some(server)) = (form::parts(resource), form::parts(server_url)) else { return false };
-    if !resource.scheme.eq_ignore_ascii_case(server.scheme)
-        || !resource.authority.eq_ignore_ascii_case(server.authority)
-    {
-        return false;
-    }
-    let parent = resource.path.trim_end_matches('/');
-    let path = server.path;
-    path == parent || path.strip_prefix(parent).is_some_and(|rest| rest.starts_with('/'))
-}
-
 /// The metadata of the authorization server `issuer`, from the well-known URLs in the order
 /// the MCP authorization spec gives; a document naming another issuer is not used (an error
 /// when no other is found). `Ok(None)` when there is no document at all.
@@ -113,21 +92,8 @@ pub(crate) async fn authorization_server(
     fetcher: &Fetcher,
     issuer: &str,
 ) -> Result<Option<AuthorizationServer>, String> {
-    let parts = form::parts(issuer).ok_or_else(|| format!("the issuer `{issuer}` is not an http(s) URL"))?;
-    let origin = parts.origin();
-    let path = parts.path.strip_suffix('/').unwrap_or(parts.path);
-    let candidates = if path.is_empty() {
-        vec![
-            format!("{origin}/.well-known/oauth-authorization-server"),
-            format!("{origin}/.well-known/openid-configuration"),
-        ]
-    } else {
-        vec![
-            format!("{origin}/.well-known/oauth-authorization-server{path}"),
-            format!("{origin}/.well-known/openid-configuration{path}"),
-            format!("{origin}{path}/.well-known/openid-configuration"),
-        ]
-    };
+    let candidates = authorization_server_metadata_urls(issuer)
+        .ok_or_else(|| format!("the issuer `{issuer}` is not an http(s) URL"))?;
     let mut mismatch = None;
     for candidate in candidates {
         let Ok(fetched) = fetcher.get(&candidate).await else { continue };
@@ -139,7 +105,7 @@ pub(crate) async fn authorization_server(
         }
         let endpoint = |key: &str| {
             string(&document, key)
-                .filter(|url| form::is_secure_enough(url))
+                .filter(|url| is_secure_enough(url))
                 .ok_or_else(|| format!("the metadata at {candidate} has no usable `{key}`"))
         };
         return Ok(Some(AuthorizationServer {
@@ -171,22 +137,5 @@ pub(crate) fn default_endpoints(origin: &str) -> AuthorizationServer {
         token_endpoint: format!("{origin}/token"),
         registration_endpoint: Some(format!("{origin}/register")),
         ..AuthorizationServer::default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_resource_names_its_server_or_a_parent_path_only() {
-        assert!(names_server("http://localhost:3/mcp", "http://localhost:3/mcp"));
-        assert!(names_server("http://localhost:3", "http://localhost:3/mcp"));
-        assert!(names_server("http://localhost:3/", "http://localhost:3/mcp"));
-        assert!(names_server("HTTP://LOCALHOST:3/mcp", "http://localhost:3/mcp"));
-        assert!(!names_server("https://evil.example.com/mcp", "http://localhost:3/mcp"));
-        assert!(!names_server("http://localhost:3/mc", "http://localhost:3/mcp"));
-        assert!(!names_server("http://localhost:4/mcp", "http://localhost:3/mcp"));
-        assert!(!names_server("https://localhost:3/mcp", "http://localhost:3/mcp"));
     }
 }

@@ -262,7 +262,8 @@ impl OAuthState {
                 })
             }
             None => {
-                let origin = form::parts(&self.server_url).map(|parts| parts.origin()).unwrap_or_default();
+                let origin =
+                    wharf_oauth::UrlParts::parse(&self.server_url).map(|parts| parts.origin()).unwrap_or_default();
                 let server = discovery::authorization_server(&self.fetcher, &origin)
                     .await?
                     .unwrap_or_else(|| discovery::default_endpoints(&origin));

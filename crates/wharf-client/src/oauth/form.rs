@@ -76,42 +76,6 @@ pub(crate) fn with_query(url: &str, pairs: &[(&str, &str)]) -> String {
     format!("{url}{joiner}{}", form(pairs))
 }
 
-/// A URL's scheme, authority and path, as written; the query and fragment are dropped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Parts<'a> {
-    pub(crate) scheme: &'a str,
-    pub(crate) authority: &'a str,
-    pub(crate) path: &'a str,
-}
-
-impl Parts<'_> {
-    /// `scheme://authority`.
-    pub(crate) fn origin(&self) -> String {
-        format!("{}://{}", self.scheme, self.authority)
-    }
-}
-
-/// Splits an absolute `http(s)://` URL; `None` for anything else.
-pub(crate) fn parts(url: &str) -> Option<Parts<'_>> {
-    let (scheme, rest) = url.split_once("://")?;
-    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
-        return None;
-    }
-    let rest = rest.split(['?', '#']).next().unwrap_or("");
-    let (authority, path) = match rest.find('/') {
-        Some(slash) => (&rest[..slash], &rest[slash..]),
-        None => (rest, ""),
-    };
-    (!authority.is_empty()).then_some(Parts { scheme, authority, path })
-}
-
-/// True when `url` is `https`, or `http` to a loopback host (a server beside the client, as
-/// in tests).
-pub(crate) fn is_secure_enough(url: &str) -> bool {
-    let Some(parts) = parts(url) else { return false };
-    parts.scheme.eq_ignore_ascii_case("https") || wharf_protocol::is_loopback_http(url)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,24 +95,10 @@ mod tests {
         assert_eq!(pairs[0], ("code".to_owned(), "abc".to_owned()));
         assert_eq!(pairs[1], ("state".to_owned(), "x+y".to_owned()));
         assert_eq!(pairs[2], ("iss".to_owned(), "http://h".to_owned()));
-        let split = parts("http://localhost:41/tenant1/?q=1").unwrap();
-        assert_eq!((split.origin(), split.path), ("http://localhost:41".to_owned(), "/tenant1/"));
-        assert_eq!(parts("http://localhost:41").unwrap().path, "");
-        assert!(parts("ftp://x/").is_none());
         assert_eq!(with_query("https://as/authorize", &[("a", "1")]), "https://as/authorize?a=1");
         assert_eq!(with_query("https://as/authorize?x=2", &[("a", "1")]), "https://as/authorize?x=2&a=1");
         let authorize = with_query("https://as/authorize", &[("client_id", "c"), ("scope", "mcp demo:admin")]);
         assert_eq!(requested_scopes(&authorize), ["mcp", "demo:admin"]);
         assert!(requested_scopes("https://as/authorize?client_id=c").is_empty());
-    }
-
-    #[test]
-    fn only_https_or_loopback_http_is_trusted() {
-        assert!(is_secure_enough("https://id.example.com"));
-        assert!(is_secure_enough("http://localhost:8080/x"));
-        assert!(is_secure_enough("http://127.0.0.1:9"));
-        assert!(is_secure_enough("http://[::1]:9/"));
-        assert!(!is_secure_enough("http://id.example.com"));
-        assert!(!is_secure_enough("http://localhost.example.com"));
     }
 }

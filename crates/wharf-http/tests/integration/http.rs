@@ -12,10 +12,11 @@ use wharf_http::HttpOptions;
 use wharf_protocol::ProtocolVersion;
 use wharf_server::testing::InMemoryClient;
 
+use wharf_server::ServerOptions;
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::schemas::assert_message_valid;
 
-use crate::support::{JSON, body_of, call, modern_body, send, send_to, session, start};
+use crate::support::{JSON, body_of, call, send, send_to, session, start, stateless_body};
 
 #[tokio::test]
 async fn serving_on_port_0_logs_the_url_it_bound() {
@@ -161,7 +162,7 @@ async fn modern_requests_check_their_headers_and_get_the_status_codes_of_2026() 
         }
         headers
     };
-    let echo = modern_body(1, "tools/call", json!({"name": "echo", "arguments": {"message": "modern"}}));
+    let echo = stateless_body(1, "tools/call", json!({"name": "echo", "arguments": {"message": "modern"}}));
     let reply = send(port, "POST", &headers("tools/call", Some("echo")), &echo).await;
     assert_eq!(reply.status, 200, "{reply:?}");
     assert!(reply.header("mcp-session-id").is_none(), "2026-07-28 has no sessions");
@@ -205,15 +206,15 @@ async fn modern_requests_check_their_headers_and_get_the_status_codes_of_2026() 
 
     for removed in ["ping", "initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"] {
         // Only `_meta` in the params: the method is refused before its params are read.
-        let reply = send(port, "POST", &headers(removed, None), &modern_body(4, removed, json!({}))).await;
+        let reply = send(port, "POST", &headers(removed, None), &stateless_body(4, removed, json!({}))).await;
         assert_eq!(reply.status, 404, "{removed} is removed in 2026-07-28: {reply:?}");
         assert_eq!(reply.json()["error"]["code"], -32601);
         assert_eq!(reply.json()["id"], 4);
     }
-    let reply = send(port, "POST", &headers("nope/nope", None), &modern_body(5, "nope/nope", json!({}))).await;
+    let reply = send(port, "POST", &headers("nope/nope", None), &stateless_body(5, "nope/nope", json!({}))).await;
     assert_eq!(reply.status, 404);
     // A tool that does not exist is an ordinary error, answered in-band.
-    let missing = modern_body(6, "tools/call", json!({"name": "nope"}));
+    let missing = stateless_body(6, "tools/call", json!({"name": "nope"}));
     assert_eq!(send(port, "POST", &headers("tools/call", Some("nope")), &missing).await.status, 200);
 
     let notification = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -238,7 +239,8 @@ async fn at_the_session_limit_the_idle_session_is_evicted() {
 #[tokio::test]
 async fn a_session_over_its_in_flight_bound_gets_429_until_one_finishes() {
     let counters = Arc::new(Counters::default());
-    let server = fixture::builder_with(counters.clone()).max_in_flight(2).build().unwrap();
+    let server =
+        fixture::builder_with(counters.clone()).options(ServerOptions::default().max_in_flight(2)).build().unwrap();
     let port = start(server, HttpOptions::default()).await;
     let id = session(port).await;
     let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
@@ -314,7 +316,7 @@ async fn mirrored_arguments_must_match_their_mcp_param_headers() {
     assert_eq!(route.input_schema["properties"]["shard"]["x-mcp-header"], "Shard");
 
     let call = |arguments: Value, params: &[(&'static str, &'static str)]| {
-        let body = modern_body(1, "tools/call", json!({"name": "route", "arguments": arguments}));
+        let body = stateless_body(1, "tools/call", json!({"name": "route", "arguments": arguments}));
         let mut headers = vec![
             JSON[0],
             JSON[1],

@@ -11,7 +11,7 @@ use wharf_http::HttpOptions;
 use wharf_protocol::ProtocolVersion;
 use wharf_server::Server;
 
-use crate::support::{JSON, call, modern_body, parse, read_until, send, session, start};
+use crate::support::{JSON, call, parse, read_until, send, session, start, stateless_body};
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::schemas::assert_message_valid;
 
@@ -89,7 +89,7 @@ async fn the_standalone_stream_carries_list_changes() {
 async fn closing_a_modern_response_cancels_the_handler() {
     let counters = Arc::new(Counters::default());
     let port = start(fixture::builder_with(counters.clone()).build().unwrap(), HttpOptions::default()).await;
-    let body = modern_body(1, "tools/call", json!({"name": "slow"}));
+    let body = stateless_body(1, "tools/call", json!({"name": "slow"}));
     let request = format!(
         "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\naccept: application/json, \
          text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: slow\r\n\
@@ -147,7 +147,7 @@ async fn listeners_get_an_sse_stream_with_keep_alives_and_a_slow_one_holds_up_no
     }
     read_until(&mut stream, &mut seen, "notifications/tools/list_changed").await;
     let modern = [JSON[0], JSON[1], ("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")];
-    let listed = send(port, "POST", &modern, &modern_body(9, "tools/list", json!({}))).await;
+    let listed = send(port, "POST", &modern, &stateless_body(9, "tools/list", json!({}))).await;
     assert_eq!(listed.status, 200, "other requests are answered meanwhile: {listed:?}");
     let event = seen
         .split("\n\n")

@@ -11,7 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use wharf_http::HttpOptions;
 use wharf_server::testing::InMemoryClient;
-use wharf_server::{ResourceDef, Server};
+use wharf_server::{ResourceDef, Server, ServerOptions};
 
 use crate::support::read_until;
 use crate::support::{JSON, Reply, parse, send, session, start};
@@ -112,8 +112,7 @@ async fn batching_line_session(server: Server) -> InMemoryClient {
 async fn on_a_line_connection_a_long_batch_is_refused_and_big_answers_become_errors() {
     let server = fixture::builder()
         .resource(ResourceDef::text("file:///big.txt", "big", "x".repeat(16 * 1024)))
-        .max_batch_len(20)
-        .max_batch_answer_bytes(100 * 1024)
+        .options(ServerOptions::default().max_batch_len(20).max_batch_answer_bytes(100 * 1024))
         .build()
         .unwrap();
     let client = batching_line_session(server).await;

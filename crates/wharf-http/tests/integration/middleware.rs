@@ -54,7 +54,7 @@ fn principal_from_header() -> impl Layer {
 /// and `Retry-After` in both eras.
 #[tokio::test]
 async fn over_http_layers_read_headers_and_a_rate_limit_is_429_with_retry_after() {
-    use crate::support::{JSON, call, modern_body, send, session, start};
+    use crate::support::{JSON, call, send, session, start, stateless_body};
 
     let log = Arc::new(Mutex::new(Vec::new()));
     let server = fixture::builder()
@@ -91,7 +91,7 @@ async fn over_http_layers_read_headers_and_a_rate_limit_is_429_with_retry_after(
             ("x-user", user),
         ]
     };
-    let body = modern_body(4, "tools/call", json!({"name": "echo", "arguments": {"message": "four"}}));
+    let body = stateless_body(4, "tools/call", json!({"name": "echo", "arguments": {"message": "four"}}));
     assert_eq!(send(port, "POST", &modern("cy"), &body).await.status, 200);
     let limited = send(port, "POST", &modern("cy"), &body).await;
     assert_eq!(limited.status, 429, "{limited:?}");

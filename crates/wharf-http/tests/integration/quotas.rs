@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use wharf_http::HttpOptions;
-use wharf_server::MemoryTaskStore;
+use wharf_server::{MemoryTaskStore, ServerOptions};
 
 use crate::support::{JSON, Reply, call, parse, request_bytes, start};
 use wharf_testkit::fixture;
@@ -185,8 +185,11 @@ async fn wait_finished(source: &str, port: u16, task_id: &str) -> Value {
 
 #[tokio::test]
 async fn a_flood_of_tasks_from_one_client_blocks_no_other_client() {
-    let server =
-        fixture::builder().max_tasks_per_owner(2).task_store(Arc::new(MemoryTaskStore::new(4))).build().unwrap();
+    let server = fixture::builder()
+        .options(ServerOptions::default().max_tasks_per_owner(2))
+        .task_store(Arc::new(MemoryTaskStore::new(4)))
+        .build()
+        .unwrap();
     let port = start(server, HttpOptions::default()).await;
     let earlier = start_task(OTHER, port, 20).await.unwrap();
     assert_eq!(wait_finished(OTHER, port, &earlier).await, "completed");

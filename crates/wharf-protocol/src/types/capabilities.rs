@@ -42,9 +42,10 @@ impl ClientCapabilities {
 
 /// The client's `roots` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RootsCapability {
     /// The client sends `notifications/roots/list_changed` (2025 revisions).
-    #[serde(rename = "listChanged", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<bool>,
 }
 
@@ -101,19 +102,21 @@ pub struct ServerCapabilities {
 
 /// A capability whose only option is `listChanged`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ListChangedCapability {
     /// The server sends `notifications/*/list_changed`.
-    #[serde(rename = "listChanged", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<bool>,
 }
 
 /// The server's `resources` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ResourcesCapability {
     /// The server supports subscriptions to resource updates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscribe: Option<bool>,
     /// The server sends `notifications/resources/list_changed`.
-    #[serde(rename = "listChanged", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<bool>,
 }

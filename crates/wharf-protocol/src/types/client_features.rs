@@ -50,17 +50,17 @@ pub struct ToolUseContent {
 
 /// The result of a tool the model called during sampling.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolResultContent {
     /// The `id` of the `tool_use` this answers.
-    #[serde(rename = "toolUseId")]
     pub tool_use_id: String,
     /// The unstructured result.
     pub content: Vec<ContentBlock>,
     /// The structured result.
-    #[serde(rename = "structuredContent", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<Value>,
     /// True when the tool failed.
-    #[serde(rename = "isError", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -120,18 +120,19 @@ pub struct SamplingMessage {
 
 /// The server's model preferences for sampling.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ModelPreferences {
     /// Model name hints, in order of preference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Vec<ModelHint>>,
     /// How much to favour cheap models, 0 to 1.
-    #[serde(rename = "costPriority", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_priority: Option<f64>,
     /// How much to favour fast models, 0 to 1.
-    #[serde(rename = "speedPriority", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_priority: Option<f64>,
     /// How much to favour capable models, 0 to 1.
-    #[serde(rename = "intelligencePriority", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intelligence_priority: Option<f64>,
 }
 
@@ -145,26 +146,26 @@ pub struct ModelHint {
 
 /// Params of `sampling/createMessage`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CreateMessageParams {
     /// The conversation.
     pub messages: Vec<SamplingMessage>,
     /// Model preferences.
-    #[serde(rename = "modelPreferences", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_preferences: Option<ModelPreferences>,
     /// A system prompt.
-    #[serde(rename = "systemPrompt", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
     /// `"none"`, `"thisServer"` or `"allServers"` (the last two are soft-deprecated).
-    #[serde(rename = "includeContext", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_context: Option<String>,
     /// Sampling temperature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     /// The most tokens to generate.
-    #[serde(rename = "maxTokens")]
     pub max_tokens: u64,
     /// Stop sequences.
-    #[serde(rename = "stopSequences", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_sequences: Option<Vec<String>>,
     /// Provider-specific metadata.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -173,7 +174,7 @@ pub struct CreateMessageParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<Tool>>,
     /// How the model should use the tools.
-    #[serde(rename = "toolChoice", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<JsonObject>,
     /// Asks the client to run the request as a task (2025-11-25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -231,6 +232,7 @@ impl CreateMessageResult {
 
 /// Result of `sampling/createMessage`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CreateMessageResult {
     /// Who speaks (the assistant).
     pub role: Role,
@@ -239,7 +241,7 @@ pub struct CreateMessageResult {
     /// The model that answered.
     pub model: String,
     /// Why generation stopped: `endTurn`, `stopSequence`, `maxTokens`, `toolUse`, or another.
-    #[serde(rename = "stopReason", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -251,6 +253,7 @@ pub struct CreateMessageResult {
 /// One struct serves both modes so that decoding never has to guess: `mode` says which members
 /// apply (`requestedSchema` for form mode; `url` and, on 2025-11-25, `elicitationId` for URL mode).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ElicitParams {
     /// `"form"` (the default when absent) or `"url"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -258,13 +261,13 @@ pub struct ElicitParams {
     /// What the user is asked, in words.
     pub message: String,
     /// The form's fields (form mode).
-    #[serde(rename = "requestedSchema", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requested_schema: Option<ElicitSchema>,
     /// The page the user should open (URL mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// Identifies a URL elicitation (2025-11-25 only).
-    #[serde(rename = "elicitationId", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elicitation_id: Option<String>,
     /// Asks the client to run the request as a task (2025-11-25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -293,6 +296,7 @@ pub struct ElicitSchema {
 /// One field of an elicitation form: a string, number, integer, boolean, or a single- or
 /// multi-select enum. The members present say which kind it is.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PrimitiveSchema {
     /// `"string"`, `"number"`, `"integer"`, `"boolean"` or `"array"` (multi-select).
     #[serde(rename = "type")]
@@ -307,10 +311,10 @@ pub struct PrimitiveSchema {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
     /// Shortest string.
-    #[serde(rename = "minLength", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_length: Option<u64>,
     /// Longest string.
-    #[serde(rename = "maxLength", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_length: Option<u64>,
     /// `email`, `uri`, `date` or `date-time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -325,19 +329,19 @@ pub struct PrimitiveSchema {
     #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
     pub enum_values: Option<Vec<String>>,
     /// Display names of a legacy titled enum.
-    #[serde(rename = "enumNames", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enum_names: Option<Vec<String>>,
     /// Allowed values of a single-select enum with titles.
-    #[serde(rename = "oneOf", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub one_of: Option<Vec<TitledValue>>,
     /// The items of a multi-select enum.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub items: Option<Box<MultiSelectItems>>,
     /// Fewest selections of a multi-select enum.
-    #[serde(rename = "minItems", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_items: Option<u64>,
     /// Most selections of a multi-select enum.
-    #[serde(rename = "maxItems", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<u64>,
 }
 
@@ -353,6 +357,7 @@ pub struct TitledValue {
 
 /// The `items` of a multi-select enum.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct MultiSelectItems {
     /// `"string"` for untitled items.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
@@ -361,7 +366,7 @@ pub struct MultiSelectItems {
     #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
     pub enum_values: Option<Vec<String>>,
     /// Allowed values with titles.
-    #[serde(rename = "anyOf", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub any_of: Option<Vec<TitledValue>>,
 }
 
@@ -416,9 +421,9 @@ pub struct ListRootsResult {
 /// Params of `notifications/elicitation/complete` (2025-11-25): the URL elicitation whose
 /// out-of-band flow finished.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ElicitationCompleteParams {
     /// The `elicitationId` of the `elicitation/create` request.
-    #[serde(rename = "elicitationId")]
     pub elicitation_id: String,
     /// Metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

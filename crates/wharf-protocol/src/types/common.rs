@@ -14,6 +14,7 @@ pub type ProgressToken = RequestId;
 
 /// The name and version of a client or server implementation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Implementation {
     /// The programmatic name.
     pub name: String,
@@ -26,7 +27,7 @@ pub struct Implementation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// A website (2025-11-25 and later).
-    #[serde(rename = "websiteUrl", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub website_url: Option<String>,
     /// Icons (2025-11-25 and later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -35,11 +36,12 @@ pub struct Implementation {
 
 /// An icon for a server, tool, prompt or resource (2025-11-25 and later).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Icon {
     /// An `https:` or `data:` URI.
     pub src: String,
     /// The image's MIME type.
-    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// Sizes such as `"48x48"` or `"any"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,6 +63,7 @@ pub enum Role {
 
 /// Hints about how a client should use a content block or resource.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Annotations {
     /// Who the content is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -69,7 +72,7 @@ pub struct Annotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<f64>,
     /// An ISO 8601 timestamp.
-    #[serde(rename = "lastModified", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_modified: Option<String>,
 }
 

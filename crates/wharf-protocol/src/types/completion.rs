@@ -67,6 +67,7 @@ pub struct CompleteParams {
 
 /// The completion values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Completion {
     /// At most 100 values.
     pub values: Vec<String>,
@@ -74,7 +75,7 @@ pub struct Completion {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<u64>,
     /// True when there are more values than returned.
-    #[serde(rename = "hasMore", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub has_more: Option<bool>,
 }
 

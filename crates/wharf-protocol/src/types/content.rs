@@ -92,11 +92,11 @@ pub struct TextContent {
 
 /// Image content, base64-encoded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ImageContent {
     /// The base64-encoded image.
     pub data: String,
     /// The image's MIME type, such as `image/png`.
-    #[serde(rename = "mimeType")]
     pub mime_type: String,
     /// Usage hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]

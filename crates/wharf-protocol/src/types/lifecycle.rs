@@ -9,14 +9,13 @@ use crate::types::result::result_struct;
 
 /// Params of `initialize`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct InitializeParams {
     /// The newest revision the client supports.
-    #[serde(rename = "protocolVersion")]
     pub protocol_version: String,
     /// What the client can do.
     pub capabilities: ClientCapabilities,
     /// The client's name and version.
-    #[serde(rename = "clientInfo")]
     pub client_info: Implementation,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -25,14 +24,13 @@ pub struct InitializeParams {
 
 /// Result of `initialize`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct InitializeResult {
     /// The revision the session will use.
-    #[serde(rename = "protocolVersion")]
     pub protocol_version: String,
     /// What the server can do.
     pub capabilities: ServerCapabilities,
     /// The server's name and version.
-    #[serde(rename = "serverInfo")]
     pub server_info: Implementation,
     /// How to use the server, for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -82,15 +82,15 @@ impl<'de> Deserialize<'de> for InputRequest {
 
 /// The result a server gives when it needs input before it can finish (2026-07-28).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct InputRequiredResult {
     /// Always `"input_required"`.
-    #[serde(rename = "resultType")]
     pub result_type: ResultType,
     /// What the server needs, by a key the client echoes in `inputResponses`.
-    #[serde(rename = "inputRequests", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_requests: Option<BTreeMap<String, InputRequest>>,
     /// Opaque state the client echoes on its retry.
-    #[serde(rename = "requestState", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

@@ -10,9 +10,9 @@ use crate::types::result::result_struct;
 
 /// Params of `notifications/progress`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ProgressParams {
     /// The token from the request's `_meta.progressToken`.
-    #[serde(rename = "progressToken")]
     pub progress_token: ProgressToken,
     /// Progress so far; it only increases.
     pub progress: f64,
@@ -29,9 +29,10 @@ pub struct ProgressParams {
 
 /// Params of `notifications/cancelled`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CancelledParams {
     /// The request to cancel. Optional only for 2025-11-25 tasks.
-    #[serde(rename = "requestId", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<RequestId>,
     /// Why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,21 +52,22 @@ pub struct NotificationMeta {
 
 /// Which notifications a `subscriptions/listen` stream asks for (2026-07-28).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SubscriptionFilter {
     /// `notifications/tools/list_changed`.
-    #[serde(rename = "toolsListChanged", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_list_changed: Option<bool>,
     /// `notifications/prompts/list_changed`.
-    #[serde(rename = "promptsListChanged", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts_list_changed: Option<bool>,
     /// `notifications/resources/list_changed`.
-    #[serde(rename = "resourcesListChanged", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources_list_changed: Option<bool>,
     /// `notifications/resources/updated` for these URIs.
-    #[serde(rename = "resourceSubscriptions", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
     /// `notifications/tasks` for these task ids (tasks extension).
-    #[serde(rename = "taskIds", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_ids: Option<Vec<String>>,
 }
 

@@ -8,6 +8,7 @@ use crate::types::capabilities::ClientCapabilities;
 use crate::types::common::{Implementation, JsonObject, ProgressToken};
 use crate::types::logging_level::LoggingLevel;
 use crate::types::meta_keys::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION};
+use crate::version::Era;
 
 /// The `_meta` object of a request's params.
 ///
@@ -16,9 +17,10 @@ use crate::types::meta_keys::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_L
 /// Deserialization is written by hand: serde's `flatten` would buffer the whole object into an
 /// intermediate tree before reading it a second time, on every request of the 2026-07-28 era.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RequestMeta {
     /// Asks for `notifications/progress` about this request.
-    #[serde(rename = "progressToken", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progress_token: Option<ProgressToken>,
     /// The revision of a 2026-07-28-style request.
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, skip_serializing_if = "Option::is_none")]
@@ -120,9 +122,14 @@ impl<'de> Deserialize<'de> for RequestMeta {
 }
 
 impl RequestMeta {
-    /// True when this `_meta` marks a 2026-07-28-style (stateless) request.
-    pub fn is_stateless_request(&self) -> bool {
-        self.protocol_version.is_some() || self.client_capabilities.is_some()
+    /// The era of the request this `_meta` came with: stateless when it names a protocol
+    /// version or the client's capabilities, as only 2026-07-28 requests do.
+    pub fn era(&self) -> Era {
+        if self.protocol_version.is_some() || self.client_capabilities.is_some() {
+            Era::Stateless
+        } else {
+            Era::Session
+        }
     }
 }
 
@@ -142,7 +149,7 @@ mod tests {
         assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
         assert_eq!(meta.log_level, Some(LoggingLevel::Debug));
         assert_eq!(meta.other["vendor/trace"]["id"], "x");
-        assert!(meta.is_stateless_request());
+        assert_eq!(meta.era(), Era::Stateless);
         let again: RequestMeta = serde_json::from_value(serde_json::to_value(&meta).unwrap()).unwrap();
         assert_eq!(again, meta);
     }

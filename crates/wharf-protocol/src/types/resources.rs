@@ -12,6 +12,7 @@ use crate::types::result::result_struct;
 
 /// A resource the server can read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Resource {
     /// The resource's URI.
     pub uri: String,
@@ -24,7 +25,7 @@ pub struct Resource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The MIME type.
-    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// Usage hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,9 +43,9 @@ pub struct Resource {
 
 /// A family of resources described by an RFC 6570 URI template.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ResourceTemplate {
     /// The URI template, such as `users://{id}/profile`.
-    #[serde(rename = "uriTemplate")]
     pub uri_template: String,
     /// The programmatic name.
     pub name: String,
@@ -55,7 +56,7 @@ pub struct ResourceTemplate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The MIME type of every matching resource.
-    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// Usage hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,11 +83,12 @@ pub enum ResourceContents {
 
 /// Text contents of a resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TextResourceContents {
     /// The URI of the resource (or sub-resource) these contents belong to.
     pub uri: String,
     /// The MIME type.
-    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// The text.
     pub text: String,
@@ -97,11 +99,12 @@ pub struct TextResourceContents {
 
 /// Binary contents of a resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BlobResourceContents {
     /// The URI of the resource (or sub-resource) these contents belong to.
     pub uri: String,
     /// The MIME type.
-    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
     /// The base64-encoded bytes.
     pub blob: String,

@@ -12,9 +12,9 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// Params of `tasks/get`, `tasks/cancel` and (2025-11-25) `tasks/result`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TaskIdParams {
     /// The task.
-    #[serde(rename = "taskId")]
     pub task_id: String,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -23,12 +23,12 @@ pub struct TaskIdParams {
 
 /// Params of `tasks/update` (2026-07-28): answers to a task's input requests.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct UpdateTaskParams {
     /// The task.
-    #[serde(rename = "taskId")]
     pub task_id: String,
     /// Answers by the keys of the task's `inputRequests`; some may be left for later.
-    #[serde(rename = "inputResponses", default, deserialize_with = "crate::types::unique::object")]
+    #[serde(default, deserialize_with = "crate::types::unique::object")]
     pub input_responses: JsonObject,
     /// Request metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

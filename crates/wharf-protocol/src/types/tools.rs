@@ -11,6 +11,7 @@ use crate::types::result::result_struct;
 
 /// A tool the client's model can call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Tool {
     /// The name used in `tools/call`.
     pub name: String,
@@ -21,10 +22,9 @@ pub struct Tool {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The JSON Schema of the arguments; always `"type": "object"`.
-    #[serde(rename = "inputSchema")]
     pub input_schema: JsonObject,
     /// The JSON Schema of `structuredContent` (2025-06-18 and later).
-    #[serde(rename = "outputSchema", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<JsonObject>,
     /// Behaviour hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,29 +42,31 @@ pub struct Tool {
 
 /// Hints about a tool's behaviour. Clients must not rely on them for security.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
     /// A human-readable name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// The tool does not change its environment (default false).
-    #[serde(rename = "readOnlyHint", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_only_hint: Option<bool>,
     /// The tool may destroy data (default true).
-    #[serde(rename = "destructiveHint", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub destructive_hint: Option<bool>,
     /// Repeating a call has no further effect (default false).
-    #[serde(rename = "idempotentHint", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotent_hint: Option<bool>,
     /// The tool reaches outside the server (default true).
-    #[serde(rename = "openWorldHint", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_world_hint: Option<bool>,
 }
 
 /// How a tool may be run as a task (2025-11-25).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ToolExecution {
     /// `"forbidden"`, `"optional"` or `"required"`.
-    #[serde(rename = "taskSupport", default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_support: Option<String>,
 }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wharf_protocol::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams, ErrorCode, InputRequest,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams, Era, ErrorCode, InputRequest,
     ListRootsResult, ProtocolVersion, ServerRequest,
 };
 
@@ -111,7 +111,7 @@ impl RequestContext {
             let answer = running.ask(key.clone(), request).await?;
             return parse_answer(&key, method, &answer);
         }
-        if !self.inner.version.is_stateless() {
+        if self.inner.version.era() == Era::Session {
             return self.ask(ServerRequest::from(request)).await;
         }
         let Some(round) = &self.inner.input else {
@@ -170,7 +170,7 @@ impl RequestContext {
                 )
                 .with_data(serde_json::json!({ "elicitations": listed }))
             }
-            version if version.is_stateless() => {
+            version if version.era() == Era::Stateless => {
                 let Some(round) = &self.inner.input else {
                     return RpcError::internal("Internal error: this request cannot ask for input");
                 };
@@ -234,7 +234,7 @@ impl RequestContext {
     }
 
     fn missing_capability(&self, why: &str, required: Value) -> RpcError {
-        if self.inner.version.is_stateless() {
+        if self.inner.version.era() == Era::Stateless {
             RpcError::new(-32021, format!("Missing required client capability: {why}"))
                 .with_data(serde_json::json!({ "requiredCapabilities": required }))
         } else {
@@ -247,7 +247,7 @@ impl RequestContext {
         let timeout = self.inner.server.options().client_request_timeout;
         let sending = self.send_request(&request, timeout);
         // A task waiting on its client is `input_required` meanwhile.
-        let value = match self.inner.legacy_task.get() {
+        let value = match self.inner.session_task.get() {
             Some(task) => task.running.awaiting_client(sending).await,
             None => sending.await,
         };

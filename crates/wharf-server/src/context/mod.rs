@@ -14,7 +14,8 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::Duration;
 
 use wharf_protocol::{
-    ClientCapabilities, Implementation, InputRequiredResult, LoggingLevel, ProgressToken, ProtocolVersion, RequestId,
+    ClientCapabilities, Era, Implementation, InputRequiredResult, LoggingLevel, ProgressToken, ProtocolVersion,
+    RequestId,
 };
 
 use crate::cancel::Cancellation;
@@ -58,7 +59,7 @@ struct Inner {
     task: OnceLock<Arc<Running>>,
     /// Set once a 2025-11-25 request became a task: its response has been sent, so what the
     /// handler sends goes to the session instead, marked as the task's.
-    legacy_task: OnceLock<LegacyTask>,
+    session_task: OnceLock<LegacyTask>,
     /// Set when a `tools/call` answered `isError: true`, for middleware to see.
     tool_error: AtomicBool,
     /// How long a call that may become a task stays a plain call, when middleware said.
@@ -118,7 +119,7 @@ impl RequestContext {
                 client_address: parts.delivery.client_address,
                 input: parts.input,
                 task: OnceLock::new(),
-                legacy_task: OnceLock::new(),
+                session_task: OnceLock::new(),
                 tool_error: AtomicBool::new(false),
                 task_after: parts.task_after,
             }),
@@ -211,7 +212,7 @@ impl RequestContext {
 
     /// True if a message at `level` would reach the client.
     pub fn logs_at(&self, level: LoggingLevel) -> bool {
-        if self.inner.version.is_stateless() {
+        if self.inner.version.era() == Era::Stateless {
             // 2026-07-28: only when the request's `_meta` asked for a level.
             self.inner.log_level.is_some_and(|wanted| level >= wanted)
         } else {
@@ -267,7 +268,7 @@ impl RequestContext {
     /// `_meta`: the request was answered with `CreateTaskResult` (2025-11-25 tasks), and its
     /// own stream is gone.
     pub(crate) fn became_task(&self, id: String, running: Arc<Running>) {
-        let _ = self.inner.legacy_task.set(LegacyTask { id, running });
+        let _ = self.inner.session_task.set(LegacyTask { id, running });
     }
 }
 

@@ -82,7 +82,7 @@ impl RequestContext {
 
     fn sink(&self) -> &Outbound {
         match &self.inner.sink {
-            Some(sink) if self.inner.legacy_task.get().is_none() => sink,
+            Some(sink) if self.inner.session_task.get().is_none() => sink,
             _ => self.inner.session.outbound(),
         }
     }
@@ -91,7 +91,7 @@ impl RequestContext {
     /// `_meta["io.modelcontextprotocol/related-task"]`, as that revision requires of every
     /// message about a task.
     fn encode_outgoing<T: Serialize>(&self, message: &T) -> Result<Vec<u8>, Error> {
-        let encoded = match self.inner.legacy_task.get() {
+        let encoded = match self.inner.session_task.get() {
             None => wharf_protocol::encode(message),
             Some(task) => {
                 let message = related_to_task(message, &task.id).map_err(|err| Error::protocol(err.to_string()))?;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use wharf_protocol::{Incoming, RequestId};
 
-use super::answer::{answer_now, decode_error_response};
 use super::client_messages;
+use super::outcome::{answer_now, decode_error_response};
 use crate::delivery::Delivery;
 use crate::error::RpcError;
 use crate::message_buffer;

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 use wharf_protocol::{
-    CacheScope, CallToolResult, CompleteResult, DiscoverResult, EmptyResult, GetPromptResult, InputRequiredResult,
+    CacheScope, CallToolResult, CompleteResult, DiscoverResult, EmptyResult, Era, GetPromptResult, InputRequiredResult,
     JsonObject, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, ListenResult,
     ProtocolVersion, ReadResourceResult, RequestId, ResultMembers, ResultType,
 };
@@ -25,7 +25,7 @@ pub(super) struct Finisher<'a> {
 impl Finisher<'_> {
     /// A result that is never cached.
     pub(super) fn complete<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
-        if !self.version.is_stateless() {
+        if self.version.era() == Era::Session {
             return respond_with(self.id, |out| result.encode(out));
         }
         result.set_result_type(ResultType::complete());
@@ -57,7 +57,7 @@ impl Finisher<'_> {
 
     /// A result built as a JSON object (the task methods' answers).
     pub(super) fn object(&self, mut result: JsonObject) -> Vec<u8> {
-        if !self.version.is_stateless() {
+        if self.version.era() == Era::Session {
             return respond(self.id, &result);
         }
         result.insert("resultType".to_owned(), Value::from("complete"));
@@ -100,7 +100,7 @@ impl Finisher<'_> {
     /// A result that carries cache hints on 2026-07-28: shared by everyone, unless some
     /// component requires scopes, when what each principal is shown is its own.
     pub(super) fn cacheable<R: Serialize + Stamp>(&self, mut result: R) -> Vec<u8> {
-        if self.version.is_stateless() {
+        if self.version.era() == Era::Stateless {
             let ttl = u64::try_from(self.server.options().cache_ttl.as_millis()).unwrap_or(u64::MAX);
             let scope = if self.server.registry().is_scoped() { CacheScope::Private } else { CacheScope::Public };
             result.set_cache_hints(ttl, scope);

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use wharf_protocol::{
-    CallToolParams, CallToolResult, CompleteParams, CompleteResult, Completion, CompletionReference, ErrorCode,
+    CallToolParams, CallToolResult, CompleteParams, CompleteResult, Completion, CompletionReference, Era, ErrorCode,
     GetPromptParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedParams, Prompt, ProtocolVersion, ReadResourceParams, ReadResourceResult, Resource,
     ResourceTemplate, Tool,
@@ -172,7 +172,7 @@ pub(super) async fn call_tool(
 /// dropped, keeping (or adding) its text mirror.
 fn tool_result_for(version: ProtocolVersion, mut result: CallToolResult) -> CallToolResult {
     let Some(structured) = &result.structured_content else { return result };
-    let keep = version.is_stateless() || (version.has_structured_output() && structured.is_object());
+    let keep = version.era() == Era::Stateless || (version.has_structured_output() && structured.is_object());
     let mirrored = result.content.iter().any(|block| matches!(block, wharf_protocol::ContentBlock::Text(_)));
     if !mirrored {
         result.content.push(wharf_protocol::ContentBlock::text(structured.to_string()));
@@ -245,7 +245,7 @@ pub(super) async fn read_resource(
 
 /// "Resource not found": `-32002` before 2026-07-28, `-32602` on it; both carry the URI.
 fn resource_not_found(version: ProtocolVersion, uri: &str) -> RpcError {
-    let code = if version.is_stateless() { ErrorCode::INVALID_PARAMS } else { ErrorCode::RESOURCE_NOT_FOUND };
+    let code = if version.era() == Era::Stateless { ErrorCode::INVALID_PARAMS } else { ErrorCode::RESOURCE_NOT_FOUND };
     RpcError::new(code.0, format!("Resource not found: {uri}")).with_data(wharf_protocol::not_found_data(uri))
 }
 

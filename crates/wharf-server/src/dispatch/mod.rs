@@ -6,18 +6,18 @@
 //! - [`methods`]: the methods both eras share;
 //! - [`tasks`]: `tools/call` as a task, and the `tasks/*` methods;
 //! - [`finish`]: encoding results per revision;
-//! - [`answer`]: the one response every request gets, a panic's included;
+//! - [`outcome`]: the one response every request gets, a panic's included;
 //! - [`batch`]: JSON-RPC batches (2025-03-26);
 //! - [`client_messages`]: notifications, and answers to the server's requests;
 //! - [`mirrored`]: the `Mcp-Param-*` check, for transports with headers;
 //! - `skills`: the Skills extension's methods (the `skills` feature).
 
-pub(crate) mod answer;
 pub(crate) mod batch;
 pub(crate) mod client_messages;
 mod finish;
 mod methods;
 pub(crate) mod mirrored;
+pub(crate) mod outcome;
 #[cfg(feature = "skills")]
 mod skills;
 mod tasks;
@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use wharf_protocol::{
-    ClientRequest, DiscoverResult, EmptyResult, ErrorCode, InitializeParams, InitializeResult, ProtocolVersion,
+    ClientRequest, DiscoverResult, EmptyResult, Era, ErrorCode, InitializeParams, InitializeResult, ProtocolVersion,
     RequestId, RequestMeta,
 };
 
@@ -34,7 +34,7 @@ use crate::context::{Client, ContextParts, RequestContext};
 use crate::delivery::Delivery;
 use crate::error::RpcError;
 use crate::input::InputRound;
-use crate::layer::{Answer, McpRequest, RequestCell, RequestParts, run_chain};
+use crate::layer::{McpRequest, McpResponse, RequestCell, RequestParts, run_chain};
 use crate::listen::listen;
 use crate::principal::Principal;
 use crate::prompt::PromptDef;
@@ -140,20 +140,20 @@ fn log_outcome(id: &RequestId, method: &str, error: Option<&RpcError>) {
 
 /// The end of a chain of layers that wraps what comes back: the server's own dispatch of the
 /// request the last layer passes on.
-async fn serve_layered(server: &Server, cell: &RequestCell, tool: &Option<Arc<ToolDef>>) -> Answer {
+async fn serve_layered(server: &Server, cell: &RequestCell, tool: &Option<Arc<ToolDef>>) -> McpResponse {
     // Only `Next::run` makes what polls this, and it fills the cell first.
     let Some(mut parts) = cell.take() else {
-        return Answer::error(RpcError::internal("Internal error: no request reached the server"));
+        return McpResponse::error(RpcError::internal("Internal error: no request reached the server"));
     };
     let tool = still_called(&parts, tool.clone());
     let id = parts.id;
     match prepare(server, parts.session, &id, &mut parts.request, parts.delivery, parts.task_after, tool) {
-        Ok(Prepared::Answered(response)) => Answer::from_outcome(Ok(response), false),
+        Ok(Prepared::Answered(response)) => McpResponse::from_outcome(Ok(response), false),
         Ok(Prepared::Serve(context, tool)) => {
             let outcome = serve(server, &context, &id, parts.request, tool).await;
-            Answer::from_outcome(outcome, context.is_tool_error())
+            McpResponse::from_outcome(outcome, context.is_tool_error())
         }
-        Err(error) => Answer::error(error),
+        Err(error) => McpResponse::error(error),
     }
 }
 
@@ -189,7 +189,7 @@ fn prepare(
     task_after: Option<Duration>,
     tool: Option<Arc<ToolDef>>,
 ) -> Result<Prepared, RpcError> {
-    if request.is_stateless() {
+    if request.era() == Era::Stateless {
         // The request's `_meta` moves into the context; nothing reads it from the params later.
         let meta = std::mem::take(request.meta_mut());
         let version = check_stateless_meta(&meta)?;
@@ -310,13 +310,17 @@ pub fn check_stateless_meta(meta: &RequestMeta) -> Result<ProtocolVersion, RpcEr
             ));
         }
     };
-    let version = ProtocolVersion::parse(requested).filter(|version| version.is_stateless()).ok_or_else(|| {
-        let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|version| version.as_str()).collect();
-        RpcError::from(
-            wharf_protocol::ErrorObject::new(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+    let version =
+        ProtocolVersion::parse(requested).filter(|version| version.era() == Era::Stateless).ok_or_else(|| {
+            let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|version| version.as_str()).collect();
+            RpcError::from(
+                wharf_protocol::ErrorObject::new(
+                    ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                    "Unsupported protocol version",
+                )
                 .with_data(serde_json::json!({ "supported": supported, "requested": requested })),
-        )
-    })?;
+            )
+        })?;
     if meta.client_capabilities.is_none() {
         return Err(RpcError::invalid_params(
             "Invalid params: `_meta` must carry `io.modelcontextprotocol/clientCapabilities` (an object, `{}` for none)",
@@ -335,7 +339,7 @@ fn initialize(
     // Echo the client's revision when it is a session revision we serve; otherwise offer the
     // newest session revision and let the client decide.
     let version = ProtocolVersion::parse(&params.protocol_version)
-        .filter(|version| !version.is_stateless())
+        .filter(|version| version.era() == Era::Session)
         .unwrap_or(ProtocolVersion::LATEST_SESSION);
     let negotiated = Negotiated {
         version,
@@ -426,7 +430,7 @@ async fn serve(
                 Err((CallRoute::StatelessTask, tool, params)) => {
                     Box::pin(tasks::call_tool_or_task(server, context, tool, params, &out)).await
                 }
-                Err((_, tool, params)) => Box::pin(tasks::legacy_task(server, context, tool, params, &out)).await,
+                Err((_, tool, params)) => Box::pin(tasks::session_task(server, context, tool, params, &out)).await,
             }
         }
         // The task methods and listen streams are boxed: their futures are large and rare, and

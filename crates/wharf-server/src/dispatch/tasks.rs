@@ -8,7 +8,7 @@ use std::task::Poll;
 
 use serde_json::Value;
 use wharf_protocol::{
-    CallToolParams, CallToolResult, ClientRequest, ErrorCode, JsonObject, ProtocolVersion, TASKS_EXTENSION,
+    CallToolParams, CallToolResult, ClientRequest, Era, ErrorCode, JsonObject, ProtocolVersion, TASKS_EXTENSION,
 };
 
 use super::finish::Finisher;
@@ -32,7 +32,7 @@ pub(super) enum CallRoute {
     Direct,
     /// The 2026-07-28 tasks extension decides on the first poll ([`call_tool_or_task`]).
     StatelessTask,
-    /// A 2025-11-25 task-augmented call ([`legacy_task`]).
+    /// A 2025-11-25 task-augmented call ([`session_task`]).
     LegacyTask,
 }
 
@@ -45,7 +45,7 @@ pub(super) fn call_route(
 ) -> Result<CallRoute, RpcError> {
     let version = context.protocol_version();
     let support = tool.task_support;
-    if version.is_stateless() && support != TaskSupport::Forbidden {
+    if version.era() == Era::Stateless && support != TaskSupport::Forbidden {
         return Ok(CallRoute::StatelessTask);
     }
     if version == ProtocolVersion::V2025_11_25 {
@@ -83,7 +83,7 @@ pub(super) fn tool_facts(server: &Server, request: &ClientRequest) -> (ToolFacts
         .as_deref()
         .and_then(|meta| meta.client_capabilities.as_ref())
         .is_some_and(|capabilities| declares_tasks(capabilities));
-    let may_become_task = declared && request.is_stateless() && tool.task_support != TaskSupport::Forbidden;
+    let may_become_task = declared && request.era() == Era::Stateless && tool.task_support != TaskSupport::Forbidden;
     (ToolFacts { known: true, may_become_task }, Some(tool))
 }
 
@@ -115,7 +115,7 @@ pub(super) async fn serve_task_method(
 ) -> Result<Vec<u8>, RpcError> {
     let version = context.protocol_version();
     let tasks = server.tasks();
-    if version.is_stateless() {
+    if version.era() == Era::Stateless {
         let principal = context.principal().map(Principal::as_str);
         match request {
             ClientRequest::GetTask(params) => {
@@ -141,7 +141,7 @@ pub(super) async fn serve_task_method(
     let owner_id = session_owner(context);
     let owner = Some(owner_id.as_str());
     match request {
-        ClientRequest::GetTask(params) => Ok(out.object(tasks.get(&params.task_id, owner).await?.legacy_task())),
+        ClientRequest::GetTask(params) => Ok(out.object(tasks.get(&params.task_id, owner).await?.session_task())),
         ClientRequest::CancelTask(params) => {
             if tasks.get(&params.task_id, owner).await?.status.is_terminal() {
                 return Err(RpcError::invalid_params(format!(
@@ -150,7 +150,7 @@ pub(super) async fn serve_task_method(
                 )));
             }
             tasks.cancel(&params.task_id, owner).await?;
-            Ok(out.object(tasks.get(&params.task_id, owner).await?.legacy_task()))
+            Ok(out.object(tasks.get(&params.task_id, owner).await?.session_task()))
         }
         ClientRequest::TaskResult(params) => task_payload(out, tasks.wait(&params.task_id, owner).await?),
         ClientRequest::ListTasks(params) => {
@@ -166,7 +166,7 @@ pub(super) async fn serve_task_method(
                 };
             let page_size = server.options().page_size;
             let page: Vec<Value> =
-                listed.iter().skip(start).take(page_size).map(|task| Value::Object(task.legacy_task())).collect();
+                listed.iter().skip(start).take(page_size).map(|task| Value::Object(task.session_task())).collect();
             let mut result = JsonObject::new();
             result.insert("tasks".to_owned(), Value::Array(page));
             if start + page_size < listed.len() {
@@ -245,7 +245,7 @@ pub(super) async fn call_tool_or_task(
     let counted_against = quota_owner(context);
     let (record, running) = server
         .tasks()
-        .create(owner, counted_against, context.cancellation().clone(), server.events(), None, false)
+        .create(owner, counted_against, context.cancellation().clone(), server.events(), None, Era::Stateless)
         .await?;
     context.attach_task(running.clone());
     run_task(server, &record, running, work);
@@ -288,7 +288,7 @@ fn quota_owner(context: &RequestContext) -> Option<Arc<str>> {
 
 /// A 2025-11-25 task-augmented `tools/call`: the task starts at once and the answer is
 /// `CreateTaskResult {task}`.
-pub(super) async fn legacy_task(
+pub(super) async fn session_task(
     server: &Server,
     context: &RequestContext,
     tool: Arc<ToolDef>,
@@ -304,14 +304,14 @@ pub(super) async fn legacy_task(
     let cancel = context.cancellation().clone();
     let (record, running) = server
         .tasks()
-        .create(Some(session_owner(context)), counted_against, cancel, server.events(), requested_ttl, true)
+        .create(Some(session_owner(context)), counted_against, cancel, server.events(), requested_ttl, Era::Session)
         .await?;
     context.became_task(record.task_id.clone(), running.clone());
     let task_context = context.clone();
     let work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });
     run_task(server, &record, running, work);
     let mut result = JsonObject::new();
-    result.insert("task".to_owned(), Value::Object(record.legacy_task()));
+    result.insert("task".to_owned(), Value::Object(record.session_task()));
     Ok(out.object(result))
 }
 

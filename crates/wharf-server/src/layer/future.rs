@@ -7,25 +7,25 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::answer::Answer;
+use super::response::McpResponse;
 use super::served::Served;
 
 /// The future a [`Layer`](crate::Layer) returns: what [`Next::run`](crate::Next::run) gave it,
-/// its own work made with [`LayerFuture::new`], or an answer made with [`Answer::ready`]. It may
+/// its own work made with [`LayerFuture::new`], or an answer made with [`McpResponse::ready`]. It may
 /// borrow the layer and the rest of the chain.
 pub struct LayerFuture<'a> {
     kind: Kind<'a>,
 }
 
 enum Kind<'a> {
-    Boxed(Pin<Box<dyn Future<Output = Answer> + Send + 'a>>),
-    Ready(Option<Answer>),
+    Boxed(Pin<Box<dyn Future<Output = McpResponse> + Send + 'a>>),
+    Ready(Option<McpResponse>),
     Served(Served<'a>),
 }
 
 impl<'a> LayerFuture<'a> {
     /// A layer's own work (boxed): `LayerFuture::new(async move { next.run(request).await })`.
-    pub fn new(future: impl Future<Output = Answer> + Send + 'a) -> LayerFuture<'a> {
+    pub fn new(future: impl Future<Output = McpResponse> + Send + 'a) -> LayerFuture<'a> {
         LayerFuture { kind: Kind::Boxed(Box::pin(future)) }
     }
 
@@ -45,24 +45,24 @@ impl<'a> LayerFuture<'a> {
     }
 }
 
-impl<'a> From<Pin<Box<dyn Future<Output = Answer> + Send + 'a>>> for LayerFuture<'a> {
-    fn from(future: Pin<Box<dyn Future<Output = Answer> + Send + 'a>>) -> LayerFuture<'a> {
+impl<'a> From<Pin<Box<dyn Future<Output = McpResponse> + Send + 'a>>> for LayerFuture<'a> {
+    fn from(future: Pin<Box<dyn Future<Output = McpResponse> + Send + 'a>>) -> LayerFuture<'a> {
         LayerFuture { kind: Kind::Boxed(future) }
     }
 }
 
-impl Answer {
+impl McpResponse {
     /// This answer as the future a layer returns, for a layer that answers without waiting:
-    /// `return Answer::error(denied).ready();`.
+    /// `return McpResponse::error(denied).ready();`.
     pub fn ready<'a>(self) -> LayerFuture<'a> {
         LayerFuture { kind: Kind::Ready(Some(self)) }
     }
 }
 
 impl Future for LayerFuture<'_> {
-    type Output = Answer;
+    type Output = McpResponse;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<McpResponse> {
         match &mut self.get_mut().kind {
             Kind::Boxed(future) => future.as_mut().poll(cx),
             Kind::Ready(answer) => Poll::Ready(answer.take().expect("a LayerFuture polled after it finished")),

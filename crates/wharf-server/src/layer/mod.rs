@@ -2,21 +2,21 @@
 //! params, era, principal and session), passes it on with [`Next::run`], answers it itself, or
 //! wraps what comes back; it can also watch what handlers send the client.
 
-mod answer;
 mod future;
 mod outbound;
 mod request;
+mod response;
 mod served;
 
 use std::pin::Pin;
 
 use crate::session_end::SessionEnd;
 
-pub use answer::Answer;
 pub use future::LayerFuture;
 pub use outbound::{OutboundKind, OutboundMessage};
-pub use request::{McpRequest, Target};
+pub use request::{McpRequest, Subject};
 pub(crate) use request::{RequestParts, ToolFacts};
+pub use response::McpResponse;
 pub(crate) use served::RequestCell;
 use served::{Served, ServerWork};
 
@@ -28,7 +28,7 @@ use served::{Served, ServerWork};
 /// layer or handler after it runs.
 ///
 /// ```
-/// use wharf_server::{Answer, Layer, LayerFuture, McpRequest, Next};
+/// use wharf_server::{McpResponse, Layer, LayerFuture, McpRequest, Next};
 ///
 /// /// Counts the requests that failed.
 /// #[derive(Default)]

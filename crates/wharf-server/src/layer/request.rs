@@ -1,9 +1,9 @@
-//! One request as middleware sees it: [`McpRequest`] and what it is about, its [`Target`].
+//! One request as middleware sees it: [`McpRequest`] and what it is about, its [`Subject`].
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use wharf_protocol::{ClientRequest, CompletionReference, ProtocolVersion, RequestId};
+use wharf_protocol::{ClientRequest, CompletionReference, Era, ProtocolVersion, RequestId};
 
 use crate::cancel::Cancellation;
 use crate::delivery::Delivery;
@@ -13,7 +13,7 @@ use crate::session::{Session, Transport};
 
 /// What a request is about, for the methods that name one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target<'a> {
+pub enum Subject<'a> {
     /// `tools/call`: the tool's name.
     Tool(&'a str),
     /// `prompts/get`, or a completion of a prompt's argument: the prompt's name.
@@ -23,11 +23,11 @@ pub enum Target<'a> {
     Resource(&'a str),
 }
 
-impl<'a> Target<'a> {
+impl<'a> Subject<'a> {
     /// The name or URI.
     pub fn as_str(&self) -> &'a str {
         match self {
-            Target::Tool(name) | Target::Prompt(name) | Target::Resource(name) => name,
+            Subject::Tool(name) | Subject::Prompt(name) | Subject::Resource(name) => name,
         }
     }
 }
@@ -129,17 +129,17 @@ impl<'a> McpRequest<'a> {
     }
 
     /// The tool, prompt or resource the request is about.
-    pub fn target(&self) -> Option<Target<'_>> {
+    pub fn subject(&self) -> Option<Subject<'_>> {
         match &self.parts().request {
-            ClientRequest::CallTool(params) => Some(Target::Tool(&params.name)),
-            ClientRequest::GetPrompt(params) => Some(Target::Prompt(&params.name)),
-            ClientRequest::ReadResource(params) => Some(Target::Resource(&params.uri)),
+            ClientRequest::CallTool(params) => Some(Subject::Tool(&params.name)),
+            ClientRequest::GetPrompt(params) => Some(Subject::Prompt(&params.name)),
+            ClientRequest::ReadResource(params) => Some(Subject::Resource(&params.uri)),
             ClientRequest::Subscribe(params) | ClientRequest::Unsubscribe(params) => {
-                Some(Target::Resource(&params.uri))
+                Some(Subject::Resource(&params.uri))
             }
             ClientRequest::Complete(params) => match &params.reference {
-                CompletionReference::Prompt { name, .. } => Some(Target::Prompt(name)),
-                CompletionReference::ResourceTemplate { uri } => Some(Target::Resource(uri)),
+                CompletionReference::Prompt { name, .. } => Some(Subject::Prompt(name)),
+                CompletionReference::ResourceTemplate { uri } => Some(Subject::Resource(uri)),
             },
             _ => None,
         }
@@ -164,22 +164,22 @@ impl<'a> McpRequest<'a> {
         }
     }
 
-    /// True for a 2026-07-28 stateless request; false for a request of a 2025 session.
-    pub fn is_stateless(&self) -> bool {
-        self.parts().request.is_stateless()
+    /// The request's era: a 2026-07-28 stateless request, or a request of a 2025 session.
+    pub fn era(&self) -> Era {
+        self.parts().request.era()
     }
 
     /// The protocol revision: the one a stateless request names in `_meta`, or the one its
     /// session negotiated. `None` before `initialize` and for a revision Wharf does not serve
     /// (the request is then refused).
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
-        if self.is_stateless() {
+        if self.era() == Era::Stateless {
             let named = self.parts().request.meta()?.protocol_version.as_deref()?;
-            return ProtocolVersion::parse(named).filter(|version| version.is_stateless());
+            return ProtocolVersion::parse(named).filter(|version| version.era() == Era::Stateless);
         }
         if let ClientRequest::Initialize(params) = &self.parts().request {
             return ProtocolVersion::parse(&params.protocol_version)
-                .filter(|version| !version.is_stateless())
+                .filter(|version| version.era() == Era::Session)
                 .or(Some(ProtocolVersion::LATEST_SESSION));
         }
         self.parts().session.negotiated().map(|negotiated| negotiated.version)
@@ -199,7 +199,7 @@ impl<'a> McpRequest<'a> {
     /// The 2025 session the request belongs to: over HTTP its `Mcp-Session-Id`, over stdio and
     /// other streams the connection's id. `None` for a stateless request.
     pub fn session_id(&self) -> Option<&str> {
-        if self.is_stateless() || self.parts().session.id().is_empty() {
+        if self.era() == Era::Stateless || self.parts().session.id().is_empty() {
             return None;
         }
         Some(self.parts().session.id())
@@ -209,7 +209,7 @@ impl<'a> McpRequest<'a> {
     /// [`RequestContext::extensions`](crate::RequestContext::extensions)); `None` for a
     /// stateless request, which has no session.
     pub fn session_extensions(&self) -> Option<&Extensions> {
-        (!self.is_stateless()).then(|| self.parts().session.extensions())
+        (self.era() == Era::Session).then(|| self.parts().session.extensions())
     }
 
     /// What carried the request.
@@ -265,7 +265,7 @@ impl std::fmt::Debug for McpRequest<'_> {
         f.debug_struct("McpRequest")
             .field("id", &self.parts().id)
             .field("method", &self.method())
-            .field("target", &self.target())
+            .field("target", &self.subject())
             .finish_non_exhaustive()
     }
 }

@@ -7,8 +7,8 @@ use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 use std::task::{Context, Poll};
 
-use super::answer::Answer;
 use super::request::{McpRequest, RequestParts};
+use super::response::McpResponse;
 
 /// The request the last layer passes on, taken from where dispatch keeps it, until the
 /// server's work takes it. A lock, because
@@ -32,13 +32,13 @@ impl RequestCell {
 /// future, and dropped (which stops the handler) as soon as that layer drops what
 /// [`Next::run`](crate::Next::run) gave it.
 pub(crate) trait ServerWork: Send {
-    fn poll_answer(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer>;
+    fn poll_answer(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<McpResponse>;
 
     fn abandon(self: Pin<&mut Self>);
 }
 
-impl<F: Future<Output = Answer> + Send> ServerWork for Option<F> {
-    fn poll_answer(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
+impl<F: Future<Output = McpResponse> + Send> ServerWork for Option<F> {
+    fn poll_answer(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<McpResponse> {
         let Some(work) = self.as_mut().as_pin_mut() else {
             panic!("a layer polled the server's answer after it was taken");
         };
@@ -85,9 +85,9 @@ impl<'a> Served<'a> {
 }
 
 impl Future for Served<'_> {
-    type Output = Answer;
+    type Output = McpResponse;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Answer> {
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<McpResponse> {
         let this = self.get_mut();
         if let Some(parts) = this.request.take().and_then(McpRequest::into_parts) {
             this.cell.put(parts);

@@ -91,12 +91,12 @@ impl Drop for Record {
 
 impl Layer for Audit {
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
-        let audited = self.every_request || request.target().is_some() || request.method() == "initialize";
+        let audited = self.every_request || request.subject().is_some() || request.method() == "initialize";
         if !audited || !tracing::enabled!(target: "wharf::audit", tracing::Level::INFO) {
             return next.run(request);
         }
         let method = request.method();
-        let target = request.target().map(|target| target.as_str().to_owned());
+        let target = request.subject().map(|target| target.as_str().to_owned());
         let principal = request.principal().map(|principal| principal.as_str().to_owned());
         let session = request.session_id().map(|id| id.chars().take(SESSION_ID_SHOWN).collect());
         let transport = request.transport();

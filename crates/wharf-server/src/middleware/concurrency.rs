@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 use crate::error::RpcError;
-use crate::layer::{Answer, Layer, LayerFuture, McpRequest, Next};
+use crate::layer::{Layer, LayerFuture, McpRequest, McpResponse, Next};
 
 /// A limit on the calls of each tool running at once (a [`Layer`]).
 ///
@@ -93,7 +93,7 @@ impl Layer for ConcurrencyLimit {
             };
             let permit = match permit {
                 Ok(permit) => permit,
-                Err(error) => return Answer::error(error),
+                Err(error) => return McpResponse::error(error),
             };
             let answer = next.run(request).await;
             drop(permit);

@@ -227,7 +227,7 @@ impl Layer for RateLimit {
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         match self.take(&request) {
             None => next.run(request),
-            Some(error) => crate::layer::Answer::error(error).ready(),
+            Some(error) => crate::layer::McpResponse::error(error).ready(),
         }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::error::RpcError;
-use crate::layer::{Answer, Layer, LayerFuture, McpRequest, Next};
+use crate::layer::{Layer, LayerFuture, McpRequest, McpResponse, Next};
 
 /// A time limit on `tools/call` (a [`Layer`]).
 ///
@@ -81,7 +81,7 @@ impl Layer for Timeout {
                     cancellation.cancel();
                     drop(work);
                     tracing::debug!(tool, ?limit, "a tool call timed out");
-                    Answer::error(RpcError::timed_out(
+                    McpResponse::error(RpcError::timed_out(
                         format!(
                             "Request timed out: tool `{tool}` ran longer than its limit of {:.3} s and was cancelled",
                             limit.as_secs_f64()

@@ -1,6 +1,6 @@
 //! Hooks for the differential fuzzer (`crates/wharf-fuzz`): the argument checks, which are
-//! otherwise private, held to the full `jsonschema` validator on generated input. Only with the
-//! `fuzzing` feature; not part of Wharf's API.
+//! otherwise private, held to the full `jsonschema` validator on generated input. Only with
+//! `--cfg fuzzing` (`scripts/fuzz` builds so); not part of Wharf's API.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -7,7 +7,7 @@
 //! only when a call's arguments need it: building one runs much of the `jsonschema` crate (its
 //! regular expressions among it), which costs resident memory for schemas that never need it.
 
-#[cfg(feature = "fuzzing")]
+#[cfg(fuzzing)]
 pub mod fuzzing;
 mod shape;
 

@@ -20,3 +20,4 @@ pub use definition::{GenerateFiles, SkillDef, Skills};
 pub use frontmatter::yaml_frontmatter;
 pub use names::file_path_in_uri;
 pub use open_directory::{DirectoryEntry, EntryKind, OpenDirectory};
+pub use wharf_frontmatter::{FrontmatterError, FrontmatterErrorKind};

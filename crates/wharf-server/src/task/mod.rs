@@ -32,7 +32,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio::task::AbortHandle;
-use wharf_protocol::{CallToolResult, ErrorCode, ErrorObject, InputRequest, JsonObject};
+use wharf_protocol::{CallToolResult, Era, ErrorCode, ErrorObject, InputRequest, JsonObject};
 
 use crate::cancel::Cancellation;
 use crate::error::RpcError;
@@ -78,8 +78,8 @@ pub(crate) struct Running {
     waiters: Mutex<HashMap<String, oneshot::Sender<Value>>>,
     store: Arc<dyn TaskStore>,
     events: broadcast::Sender<ServerEvent>,
-    /// A 2025-11-25 task: a tool result with `isError` ends it as `failed`.
-    legacy: bool,
+    /// A 2025-11-25 task (of the session era): a tool result with `isError` ends it as `failed`.
+    era: Era,
     /// How many requests a 2025-11-25 task's handler has sent the client and awaits answers to.
     awaiting_client: std::sync::atomic::AtomicUsize,
     /// Becomes true once the task ended, for `tasks/result`.
@@ -163,7 +163,7 @@ impl Tasks {
         cancel: Cancellation,
         events: broadcast::Sender<ServerEvent>,
         requested_ttl: Option<Duration>,
-        legacy: bool,
+        era: Era,
     ) -> Result<(TaskRecord, Arc<Running>), RpcError> {
         // A client may ask for a shorter life than the server's, never a longer one.
         let ttl = match (self.ttl, requested_ttl) {
@@ -199,7 +199,7 @@ impl Tasks {
             waiters: Mutex::new(HashMap::new()),
             store: self.store.clone(),
             events,
-            legacy,
+            era,
             awaiting_client: std::sync::atomic::AtomicUsize::new(0),
             finished: watch::channel(false).0,
         });
@@ -452,7 +452,7 @@ impl Running {
             Ok(Ok(result)) => {
                 // 2025-11-25 calls a tool error a failure; the extension of 2026-07-28 reserves
                 // `failed` for protocol errors.
-                let status = if self.legacy && result.is_error == Some(true) {
+                let status = if self.era == Era::Session && result.is_error == Some(true) {
                     TaskStatus::Failed
                 } else {
                     TaskStatus::Completed

@@ -112,7 +112,7 @@ impl TaskRecord {
 
     /// The 2025-11-25 `Task` (experimental tasks): `ttl` and `pollInterval` under their old
     /// names.
-    pub(crate) fn legacy_task(&self) -> JsonObject {
+    pub(crate) fn session_task(&self) -> JsonObject {
         let mut task = self.task_members();
         if let Some(ttl) = task.remove("ttlMs") {
             task.insert("ttl".to_owned(), ttl);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde_json::Value;
-use wharf_protocol::{Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations, ToolExecution};
+use wharf_protocol::{Era, Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations, ToolExecution};
 
 use crate::error::Error;
 use crate::schema::{ArgumentReader, ArgumentSchema, schema_for};
@@ -246,7 +246,7 @@ pub(crate) fn tool_for(version: ProtocolVersion, tool: &Tool) -> Tool {
     if !version.has_structured_output() {
         tool.output_schema = None;
     }
-    if !version.is_stateless() {
+    if version.era() == Era::Session {
         let object =
             tool.output_schema.as_ref().is_some_and(|schema| schema.get("type") == Some(&Value::from("object")));
         if !object {

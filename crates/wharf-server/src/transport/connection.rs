@@ -19,6 +19,7 @@ use crate::contract::event_notification;
 use crate::contract::{Outbound, Session, Transport};
 use crate::transport::read_loop::read_loop;
 use crate::transport::shared_writer::SharedWriter;
+use crate::transport::stdio_options::DEFAULT_MAX_LINE_BYTES;
 use crate::transport::write_batch::{WRITE_BATCH_BYTES, gather};
 
 /// Serves one client over a pair of byte streams with newline-delimited JSON-RPC, until the
@@ -35,7 +36,7 @@ where
     let writer_done = async move {
         writer_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the writer failed: {err}"))))
     };
-    run(server, Reading::Task(reader), sender.into(), writer_done).await
+    run(server, Reading::Task(reader), sender.into(), writer_done, DEFAULT_MAX_LINE_BYTES).await
 }
 
 /// Where a connection's read loop runs.
@@ -54,13 +55,14 @@ pub(crate) enum Reading<R> {
     },
 }
 
-/// Runs a connection whose outgoing messages go into `outbound`; `writer_done` completes
-/// when everything sent has been written.
+/// Runs a connection whose outgoing messages go into `outbound`, reading lines up to
+/// `max_line_bytes`; `writer_done` completes when everything sent has been written.
 pub(crate) async fn run<R>(
     server: Server,
     reading: Reading<R>,
     outbound: Outbound,
     writer_done: impl Future<Output = Result<(), Error>>,
+    max_line_bytes: usize,
 ) -> Result<(), Error>
 where
     R: AsyncRead + Unpin + Send + 'static,
@@ -77,7 +79,8 @@ where
         // worker thread beside the request tasks it spawns instead of on the caller's thread.
         Reading::Task(reader) => {
             let (server, session) = (server.clone(), session.clone());
-            let read_task = tokio::spawn(async move { read_loop(&server, &session, reader, None).await });
+            let read_task =
+                tokio::spawn(async move { read_loop(&server, &session, reader, None, max_line_bytes).await });
             read_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the reader failed: {err}"))))
         }
         Reading::Thread { reader, output, setup } => {
@@ -88,7 +91,7 @@ where
             let (done, finished) = tokio::sync::oneshot::channel();
             let spawned = std::thread::Builder::new().name("wharf-read".to_owned()).spawn(move || {
                 let _held = setup.map(|setup| setup());
-                let result = runtime.block_on(read_loop(&server, &session, reader, Some(output)));
+                let result = runtime.block_on(read_loop(&server, &session, reader, Some(output), max_line_bytes));
                 // The writer ends once every sender is gone; this thread's go first.
                 drop(session);
                 let _ = done.send(result);

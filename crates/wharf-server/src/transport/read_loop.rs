@@ -31,18 +31,19 @@ use crate::transport::write_batch::WRITE_BATCH_BYTES;
 /// the first ones while the server works on the rest (the benchmark notes say why 8).
 const MAX_GATHERED_ANSWERS: usize = 8;
 
-/// Reads `reader` to its end, serving every message on `session`, then waits for the requests
-/// still in flight. `direct` is the output a read thread writes its own answers to; without it
+/// Reads `reader` to its end (lines up to `max_line_bytes`), serving every message on `session`,
+/// then waits for the requests still in flight. `direct` is the output a read thread writes its own answers to; without it
 /// they go through the session's queue.
 pub(crate) async fn read_loop<R: AsyncRead + Unpin + Send>(
     server: &Server,
     session: &Arc<Session>,
     reader: R,
     direct: Option<Arc<SharedWriter>>,
+    max_line_bytes: usize,
 ) -> Result<(), Error> {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
-    let max = server.options().max_line_bytes;
+    let max = max_line_bytes;
     // Every request task holds a permit while it runs, so the semaphore both bounds the work in
     // flight and tells when all of it has finished.
     let in_flight = server.options().max_in_flight;

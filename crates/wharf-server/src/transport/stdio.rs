@@ -8,7 +8,6 @@
 //! notifications, requests to the client) goes through the connection's queue to a writer
 //! thread. Blocking calls work the same on pipes, files and terminals, on every platform.
 
-use std::any::Any;
 use std::io::Read;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -21,6 +20,7 @@ use crate::contract::Outbound;
 use crate::contract::Server;
 use crate::transport::connection::{Reading, run};
 use crate::transport::shared_writer::SharedWriter;
+use crate::transport::stdio_options::StdioOptions;
 
 /// Serves `server` on stdin and stdout until stdin closes and in-flight requests finish.
 ///
@@ -28,23 +28,6 @@ use crate::transport::shared_writer::SharedWriter;
 /// `Builder::enable_all` do that). Requests whose handlers wait become tasks of that runtime.
 pub async fn serve_stdio(server: Server) -> Result<(), Error> {
     serve_stdio_with(server, StdioOptions::default()).await
-}
-
-/// How the stdio transport runs, beyond what [`ServerOptions`](crate::ServerOptions) says.
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct StdioOptions {
-    read_thread_setup: Option<fn() -> Box<dyn Any>>,
-}
-
-impl StdioOptions {
-    /// Runs `setup` on the thread that reads stdin before it reads, and holds what it returns
-    /// until the thread ends: for tuning that lives on that thread, such as an allocator's
-    /// per-thread state (most stdio answers are made there). Default: none.
-    pub fn read_thread_setup(mut self, setup: fn() -> Box<dyn Any>) -> StdioOptions {
-        self.read_thread_setup = Some(setup);
-        self
-    }
 }
 
 /// [`serve_stdio`] with options.
@@ -65,7 +48,7 @@ pub async fn serve_stdio_with(server: Server, options: StdioOptions) -> Result<(
     let writer_done = async move { writer_done.await.unwrap_or_else(|_| Err(Error::closed())) };
     let reading =
         Reading::Thread { reader: BlockingReader(std::io::stdin()), output, setup: options.read_thread_setup };
-    run(server, reading, outbound, writer_done).await
+    run(server, reading, outbound, writer_done, options.max_line_bytes).await
 }
 
 /// A blocking reader seen as an `AsyncRead` that is always ready. A poll may block its thread,

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use wharf_protocol::{ErrorObject, ProtocolVersion, RequestId, ServerRequest};
 use wharf_server::testing::InMemoryClient;
 
+use wharf_server::ServerOptions;
 use wharf_testkit::fixture::wait_for;
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::schemas::assert_valid;
@@ -183,7 +184,10 @@ async fn a_client_error_answer_reaches_the_handler_and_missing_capabilities_are_
 // timer needs a worker of its own.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unanswered_client_request_times_out() {
-    let server = fixture::builder().client_request_timeout(Duration::from_millis(100)).build().unwrap();
+    let server = fixture::builder()
+        .options(ServerOptions::default().client_request_timeout(Duration::from_millis(100)))
+        .build()
+        .unwrap();
     let (client, _) =
         InMemoryClient::session(server, ProtocolVersion::V2025_11_25, fixture::all_capabilities()).await.unwrap();
     client.on_request(|_| {
@@ -201,7 +205,7 @@ async fn answers_go_out_before_the_read_loop_waits_for_a_free_slot() {
     // One request in flight at most: the first `slow` call takes the only slot, so the read
     // loop waits at the second one. The `echo` answered in between must not wait with it: a
     // client may hold back what the slow calls need until it has that answer.
-    let server = fixture::builder().max_in_flight(1).build().unwrap();
+    let server = fixture::builder().options(ServerOptions::default().max_in_flight(1)).build().unwrap();
     let (client, transport) = tokio::io::duplex(1 << 16);
     let (server_side_read, server_side_write) = tokio::io::split(transport);
     let serving = tokio::spawn(wharf_server::serve_connection(server, server_side_read, server_side_write));

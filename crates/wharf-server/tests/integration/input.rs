@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use wharf_protocol::{ClientCapabilities, ErrorObject, ProtocolVersion, ServerRequest};
 use wharf_server::testing::InMemoryClient;
 
+use wharf_server::ServerOptions;
 use wharf_testkit::fixture;
 use wharf_testkit::schemas::{assert_message_valid, assert_valid};
 
@@ -184,7 +185,10 @@ async fn a_tool_that_cannot_ask_ignores_answers_but_still_checks_state() {
 
 #[tokio::test]
 async fn state_expires() {
-    let server = fixture::builder().request_state_lifetime(Duration::from_millis(1)).build().unwrap();
+    let server = fixture::builder()
+        .options(ServerOptions::default().request_state_lifetime(Duration::from_millis(1)))
+        .build()
+        .unwrap();
     let client = InMemoryClient::stateless(server, fixture::all_capabilities());
     let state = first_state(&client).await;
     tokio::time::sleep(Duration::from_millis(20)).await;

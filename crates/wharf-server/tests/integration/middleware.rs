@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use wharf_protocol::{ClientCapabilities, ProtocolVersion, RequestId};
 use wharf_server::middleware::{Audit, ConcurrencyLimit, Quota, RateKey, RateLimit, Timeout};
 use wharf_server::testing::InMemoryClient;
-use wharf_server::{Answer, RequestContext, RpcError, SessionEndReason, Target, ToolDef, Transport, layer_fn};
+use wharf_server::{McpResponse, RequestContext, RpcError, SessionEndReason, Subject, ToolDef, Transport, layer_fn};
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::layers::{Recorder, SessionEnds, recorded};
 
@@ -108,13 +108,13 @@ async fn a_layer_answers_itself_or_rewrites_and_the_handler_does_not_run() {
         // Denies `counted` for everyone but "admin"; answers `fortune` itself; passes the rest.
         .layer(layer_fn(|request, next| {
             let admin = request.principal().is_some_and(|principal| principal.as_str() == "admin");
-            if request.target() == Some(Target::Tool("counted")) && !admin {
+            if request.subject() == Some(Subject::Tool("counted")) && !admin {
                 let error = RpcError::new(-32003, "Forbidden: `counted` is for admins");
-                return Answer::error(error).ready();
+                return McpResponse::error(error).ready();
             }
             if request.tool_name() == Some("fortune") {
                 let result = json!({"content": [{"type": "text", "text": "from the layer"}]});
-                return Answer::result(&request, &result).ready();
+                return McpResponse::result(&request, &result).ready();
             }
             next.run(request)
         }))

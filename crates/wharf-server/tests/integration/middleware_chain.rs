@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 use wharf_protocol::ClientCapabilities;
 use wharf_server::testing::InMemoryClient;
-use wharf_server::{Answer, LayerFuture, RpcError, ToolDef, layer_fn};
+use wharf_server::{LayerFuture, McpResponse, RpcError, ToolDef, layer_fn};
 
 use crate::middleware::text_of;
 use wharf_testkit::fixture;
@@ -41,9 +41,9 @@ impl std::task::Wake for ChildWaker {
 }
 
 impl std::future::Future for PollsOnlyWhenWoken<'_> {
-    type Output = Answer;
+    type Output = McpResponse;
 
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Answer> {
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<McpResponse> {
         *self.waker.parent.lock().unwrap() = Some(cx.waker().clone());
         if self.polled && !self.waker.woken.swap(false, Ordering::SeqCst) {
             return std::task::Poll::Pending;
@@ -120,7 +120,7 @@ async fn a_layer_that_drops_what_next_gave_it_stops_the_handler_or_never_starts_
                 }
                 // Still waiting itself: the handler must be gone already.
                 tokio::time::sleep(Duration::from_millis(50)).await;
-                Answer::error(RpcError::new(-32000, format!("stopped={}", stopped.load(Ordering::SeqCst))))
+                McpResponse::error(RpcError::new(-32000, format!("stopped={}", stopped.load(Ordering::SeqCst))))
             })
         }))
         .build()

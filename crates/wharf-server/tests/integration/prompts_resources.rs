@@ -4,6 +4,7 @@ use serde_json::json;
 use wharf_protocol::{ClientCapabilities, ProtocolVersion};
 use wharf_server::testing::InMemoryClient;
 
+use wharf_server::ServerOptions;
 use wharf_testkit::fixture;
 use wharf_testkit::schemas::assert_valid;
 
@@ -98,7 +99,7 @@ async fn completions_filter_cap_at_100_and_see_other_arguments() {
 
 #[tokio::test]
 async fn lists_are_paginated_with_opaque_cursors() {
-    let server = fixture::builder().page_size(3).build().unwrap();
+    let server = fixture::builder().options(ServerOptions::default().page_size(3)).build().unwrap();
     let (client, _) =
         InMemoryClient::session(server, ProtocolVersion::V2025_11_25, ClientCapabilities::default()).await.unwrap();
     let mut names = Vec::new();

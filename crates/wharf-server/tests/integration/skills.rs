@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use wharf_protocol::{ClientCapabilities, ProtocolVersion};
 use wharf_server::testing::InMemoryClient;
-use wharf_server::{Server, SkillDef, Skills};
+use wharf_server::{Server, ServerOptions, SkillDef, Skills};
 
 use wharf_testkit::schemas::assert_valid;
 
@@ -149,7 +149,11 @@ async fn pages_never_split_a_skill_and_cursors_are_checked() {
         let text = format!("---\nname: {name}\ndescription: number {index}\n---\n");
         skills = skills.skill(SkillDef::new(&name).file("SKILL.md", text).file("a.md", "a").file("b.md", "b"));
     }
-    let server = Server::builder("paged", "1.0.0").page_size(2).skills(skills).build().unwrap();
+    let server = Server::builder("paged", "1.0.0")
+        .options(ServerOptions::default().page_size(2))
+        .skills(skills)
+        .build()
+        .unwrap();
     let client = InMemoryClient::latest_session(server).await;
     let mut cursor: Option<String> = None;
     let mut seen = Vec::new();

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use wharf_protocol::{ClientCapabilities, ProtocolVersion, RequestId};
 use wharf_server::testing::InMemoryClient;
 
+use wharf_server::ServerOptions;
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::schemas::assert_valid;
 
@@ -299,7 +300,10 @@ async fn experimental_tasks_follow_each_tools_task_support_and_cancel() {
 #[tokio::test]
 async fn a_task_is_stopped_when_it_outlives_its_ttl() {
     let counters = Arc::new(Counters::default());
-    let server = fixture::builder_with(counters.clone()).task_ttl(Some(Duration::from_millis(100))).build().unwrap();
+    let server = fixture::builder_with(counters.clone())
+        .options(ServerOptions::default().task_ttl(Some(Duration::from_millis(100))))
+        .build()
+        .unwrap();
     let client = InMemoryClient::stateless(server, with_tasks());
     let created = client.request("tools/call", json!({"name": "long_job", "arguments": {"ms": 60_000}})).await.unwrap();
     assert_eq!(created["ttlMs"], 100);

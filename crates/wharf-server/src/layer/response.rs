@@ -1,4 +1,4 @@
-//! How a request ended, as middleware sees and returns it: [`Answer`].
+//! How a request ended, as middleware sees and returns it: [`McpResponse`].
 
 use serde::Serialize;
 
@@ -9,25 +9,25 @@ use super::request::McpRequest;
 
 /// How a request ended: its encoded result, or its error.
 #[derive(Debug)]
-pub struct Answer {
+pub struct McpResponse {
     outcome: Result<Vec<u8>, RpcError>,
     tool_error: bool,
 }
 
-impl Answer {
+impl McpResponse {
     /// An error answer: a layer that refuses the request.
-    pub fn error(error: RpcError) -> Answer {
-        Answer { outcome: Err(error), tool_error: false }
+    pub fn error(error: RpcError) -> McpResponse {
+        McpResponse { outcome: Err(error), tool_error: false }
     }
 
     /// A result answer to `request`, written as given: a layer that answers the request itself
     /// (a 2026-07-28 result should carry `resultType`).
-    pub fn result<R: Serialize>(request: &McpRequest<'_>, result: &R) -> Answer {
-        Answer { outcome: Ok(respond(request.id(), result)), tool_error: false }
+    pub fn result<R: Serialize>(request: &McpRequest<'_>, result: &R) -> McpResponse {
+        McpResponse { outcome: Ok(respond(request.id(), result)), tool_error: false }
     }
 
-    pub(crate) fn from_outcome(outcome: Result<Vec<u8>, RpcError>, tool_error: bool) -> Answer {
-        Answer { outcome, tool_error }
+    pub(crate) fn from_outcome(outcome: Result<Vec<u8>, RpcError>, tool_error: bool) -> McpResponse {
+        McpResponse { outcome, tool_error }
     }
 
     pub(crate) fn into_outcome(self) -> Result<Vec<u8>, RpcError> {

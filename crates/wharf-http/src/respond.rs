@@ -14,7 +14,7 @@ use http::header::{HeaderName, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{Response, StatusCode};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use wharf_protocol::{ClientRequest, ErrorCode, ErrorObject, RequestId};
+use wharf_protocol::{ClientRequest, Era, ErrorCode, ErrorObject, RequestId};
 
 use super::auth::{Authenticator, challenge};
 use super::body::McpBody;
@@ -23,7 +23,7 @@ use super::sessions::{ActiveGuard, HttpSession};
 use super::shared::Shared;
 use super::sse;
 use wharf_server::contract::Cancellation;
-use wharf_server::contract::{Delivery, StreamControl};
+use wharf_server::contract::{Delivery, StreamControl, max_in_flight};
 
 use crate::request_parts::HttpParts;
 use wharf_server::contract::CatchUnwind;
@@ -40,8 +40,8 @@ pub(super) struct Job {
     pub(super) http_session: Option<Arc<HttpSession>>,
     pub(super) id: RequestId,
     pub(super) request: ClientRequest,
-    /// True for 2026-07-28 requests, whose stream closing cancels them.
-    pub(super) modern: bool,
+    /// The request's era: closing the stream of a stateless request cancels it.
+    pub(super) era: Era,
     /// True when the client accepts an SSE answer.
     pub(super) sse: bool,
     pub(super) caller: Caller,
@@ -99,8 +99,8 @@ fn cancelled(id: &RequestId, sse: bool) -> Response<McpBody> {
 }
 
 /// The HTTP status of an error answer: 2026-07-28 gives some errors a status of their own.
-fn status_for(code: i64, modern: bool) -> StatusCode {
-    if !modern {
+fn status_for(code: i64, era: Era) -> StatusCode {
+    if era == Era::Session {
         return StatusCode::OK;
     }
     match ErrorCode(code) {
@@ -138,7 +138,7 @@ impl Status {
 pub(super) fn encode_outcome(
     outcome: Outcome,
     id: &RequestId,
-    modern: bool,
+    era: Era,
     authenticator: Option<&dyn Authenticator>,
 ) -> (Status, Vec<u8>) {
     match outcome {
@@ -166,7 +166,7 @@ pub(super) fn encode_outcome(
                 let challenge = challenge(Some("insufficient_scope"), "", &scopes, resource_metadata);
                 Status { code: StatusCode::FORBIDDEN, header: Some((WWW_AUTHENTICATE, challenge)) }
             } else {
-                Status { code: status_for(error.code(), modern), header: None }
+                Status { code: status_for(error.code(), era), header: None }
             };
             (status, encode_error(Some(id), error))
         }
@@ -184,15 +184,15 @@ enum First {
 }
 
 pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
-    let Job { session, http_session, id, request, modern, sse, caller } = job;
+    let Job { session, http_session, id, request, era, sse, caller } = job;
     // A 2026-07-28 request has a session of its own, so only 2025 ids can collide. The bound
     // on a session's requests in flight is the HTTP form of stdio's backpressure: a client
     // cannot be made to wait for its own reads here, so the request over the bound is refused.
-    if !modern {
-        match session.admits(&id, shared.server.options().max_in_flight) {
+    if era == Era::Session {
+        match session.admits(&id, max_in_flight(&shared.server)) {
             Admission::Admitted => {}
             Admission::DuplicateId => return duplicate_id(&id),
-            Admission::TooMany => return too_many_in_flight(&id, shared.server.options().max_in_flight),
+            Admission::TooMany => return too_many_in_flight(&id, max_in_flight(&shared.server)),
         }
     }
     let cancel = Cancellation::new();
@@ -212,7 +212,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         CatchUnwind::new(request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery));
     // Modern answers keep their JSON form until a handler streams, so that their errors can
     // carry the status codes 2026-07-28 gives them.
-    let always_stream = sse && !modern && shared.options.always_stream;
+    let always_stream = sse && era == Era::Session && shared.options.always_stream;
 
     // The request is first polled right here, in the connection's task: most handlers finish
     // without waiting for anything, and those cost no task and no in-flight entry.
@@ -221,7 +221,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         while let Ok(message) = messages.try_recv() {
             queued.push(message);
         }
-        let (status, response) = encode_outcome(outcome, &id, modern, shared.authenticator());
+        let (status, response) = encode_outcome(outcome, &id, era, shared.authenticator());
         if queued.is_empty() || !sse {
             return status.json(response);
         }
@@ -230,13 +230,13 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         return stream_response(
             shared,
             resumable,
-            Pump { answer, messages, control, queued, id, modern, _active: active },
+            Pump { answer, messages, control, queued, id, era, _active: active },
         );
     }
 
     // The handler waits for something: it goes on as a task of its own, which a 2025 client
     // can cancel by id and which outlives a 2025 client's closed connection.
-    if !modern && !session.begin(&id, cancel) {
+    if era == Era::Session && !session.begin(&id, cancel) {
         return duplicate_id(&id);
     }
     let active = http_session.clone().map(ActiveGuard::new);
@@ -244,15 +244,15 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     let task_id = id.clone();
     let handle = tokio::spawn(async move {
         let outcome = work.await;
-        if !modern {
+        if era == Era::Session {
             task_session.finish(&task_id);
         }
         outcome
     });
-    if !modern {
+    if era == Era::Session {
         session.attach(&id, handle.abort_handle());
     }
-    let mut running = Running { handle, abort_on_drop: modern, done: false };
+    let mut running = Running { handle, abort_on_drop: era == Era::Stateless, done: false };
 
     let first = if always_stream {
         First::Stream
@@ -274,7 +274,7 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
                 None if queued.is_empty() || !sse => return cancelled(&id, sse),
                 None => Answer::Cancelled,
                 Some(outcome) => {
-                    let (status, response) = encode_outcome(outcome, &id, modern, shared.authenticator());
+                    let (status, response) = encode_outcome(outcome, &id, era, shared.authenticator());
                     if queued.is_empty() || !sse {
                         return status.json(response);
                     }
@@ -292,12 +292,12 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
             let Some(drained) = drain_until_done(&mut running, &mut messages).await else {
                 return cancelled(&id, sse);
             };
-            let (status, response) = encode_outcome(drained, &id, modern, shared.authenticator());
+            let (status, response) = encode_outcome(drained, &id, era, shared.authenticator());
             return status.json(response);
         }
         First::Close | First::Stream => Answer::Running(running),
     };
-    stream_response(shared, resumable, Pump { answer, messages, control, queued, id, modern, _active: active })
+    stream_response(shared, resumable, Pump { answer, messages, control, queued, id, era, _active: active })
 }
 
 fn duplicate_id(id: &RequestId) -> Response<McpBody> {
@@ -424,13 +424,13 @@ struct Pump {
     control: Arc<StreamControl>,
     queued: Vec<Vec<u8>>,
     id: RequestId,
-    modern: bool,
+    era: Era,
     _active: Option<ActiveGuard>,
 }
 
 impl Pump {
     async fn run(self, mut stream: Stream) {
-        let Pump { answer, mut messages, control, queued, id, modern, _active } = self;
+        let Pump { answer, mut messages, control, queued, id, era, _active } = self;
         stream.prime().await;
         for message in queued {
             stream.send(&message).await;
@@ -451,7 +451,7 @@ impl Pump {
         let mut messages_open = true;
         let mut close_requested = false;
         loop {
-            if modern && stream.body.is_none() {
+            if era == Era::Stateless && stream.body.is_none() {
                 // The client closed the stream of a 2026-07-28 request: that cancels it. The
                 // task is stopped when `running` is dropped.
                 tracing::debug!(%id, "the client closed the response stream; cancelling the request");
@@ -474,7 +474,7 @@ impl Pump {
                     }
                     match outcome {
                         Some(outcome) => {
-                            let (_, response) = encode_outcome(outcome, &id, modern, None);
+                            let (_, response) = encode_outcome(outcome, &id, era, None);
                             stream.send(&response).await;
                         }
                         None => tracing::debug!(%id, "the request was cancelled; its stream ends without an answer"),
