@@ -57,7 +57,11 @@ fn main() -> ExitCode {
     if let Some((redis, _)) = &fleet {
         options = options.session_store(redis.session_store());
     }
-    match runtime.block_on(wharf::serve_http(server, address, options)) {
+    let served = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(address).await.map_err(|err| err.to_string())?;
+        wharf::serve_http(listener, server).options(options).await.map_err(|err| err.to_string())
+    });
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("conformance-server: {err}");

@@ -63,7 +63,7 @@ async fn endpoint_with(
     let resource = format!("http://127.0.0.1:{port}/mcp");
     let auth = configure(ResourceServer::builder(&resource).issuer(issuer)).build().unwrap();
     auth.check_issuer().await.unwrap();
-    tokio::spawn(wharf_http::serve_http_on(server, listener, HttpOptions::default().authenticate(auth)));
+    tokio::spawn(wharf_http::serve(listener, server).options(HttpOptions::default().authenticate(auth)).into_future());
     (port, resource, runs)
 }
 

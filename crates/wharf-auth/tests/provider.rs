@@ -95,7 +95,7 @@ async fn endpoint_with(
         .leeway(Duration::from_secs(1))
         .key_refetch_interval(Duration::from_secs(2));
     let auth = configure(builder).build().unwrap();
-    tokio::spawn(wharf_http::serve_http_on(server, listener, HttpOptions::default().authenticate(auth)));
+    tokio::spawn(wharf_http::serve(listener, server).options(HttpOptions::default().authenticate(auth)).into_future());
     (port, runs)
 }
 

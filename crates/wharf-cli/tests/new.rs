@@ -31,7 +31,7 @@ fn a_crate_with_a_tool_a_prompt_a_resource_a_test_and_the_client_configuration()
 
     let http = wharf(&dir, &["new", "web", "--http"]);
     assert!(http.status.success());
-    assert!(dir.read("web/src/main.rs").contains("serve_http(web::server()?"));
+    assert!(dir.read("web/src/main.rs").contains("serve_http(listener, web::server()?)"));
     let sources = std::fs::canonicalize(concat!(env!("CARGO_MANIFEST_DIR"), "/../wharf")).unwrap();
     let dependency = format!("wharf = {{ path = {} }}", serde_json::to_string(&sources.to_string_lossy()).unwrap());
     assert!(dir.read("web/Cargo.toml").contains(&dependency), "without --wharf-path, the sources it was built from");

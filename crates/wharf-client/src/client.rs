@@ -11,6 +11,7 @@ use bytes::Bytes;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use wharf_protocol::{
     DiscoverResult, Era, ErrorCode, Implementation, InitializeResult, InputRequiredResult, JsonRpc2,
@@ -64,6 +65,19 @@ pub(crate) enum Handshake {
     Stateless(ProtocolVersion, Box<DiscoverResult>),
 }
 
+/// The router of a new connection, and the bounded queue of what goes to the server (the
+/// router answers the server's requests into it too).
+fn router_for(options: &ClientOptions) -> (Arc<Router>, mpsc::Sender<Bytes>, mpsc::Receiver<Bytes>) {
+    let (answers, outgoing) = mpsc::channel::<Bytes>(options.max_queued_messages);
+    let router = Arc::new(Router::new(
+        options.handler.clone(),
+        options.observer.clone(),
+        answers.clone(),
+        options.max_server_requests,
+    ));
+    (router, answers, outgoing)
+}
+
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client").field("protocol_version", &self.protocol_version()).finish_non_exhaustive()
@@ -79,13 +93,7 @@ impl Client {
     /// Connects to `target`: starts the program or reaches the URL, then speaks the newest
     /// revision the server supports (or the one the options name).
     pub async fn connect_with(target: Target, options: ClientOptions) -> Result<Client, ClientError> {
-        let (answers, outgoing) = mpsc::channel::<Bytes>(options.max_queued_messages);
-        let router = Arc::new(Router::new(
-            options.handler.clone(),
-            options.observer.clone(),
-            answers.clone(),
-            options.max_server_requests,
-        ));
+        let (router, answers, outgoing) = router_for(&options);
         let (link, is_http): (Box<dyn Link>, bool) = match &target {
             Target::Command { program, args } => {
                 (Box::new(StdioLink::spawn(program, args, options.stderr, router.clone(), answers, outgoing)?), false)
@@ -106,6 +114,30 @@ impl Client {
             #[cfg(not(feature = "http"))]
             Target::Url(_) => return Err(ClientError::connect("HTTP needs wharf-client's `http` feature")),
         };
+        Client::start(link, is_http, router, options).await
+    }
+
+    /// Speaks MCP over newline-delimited JSON on `reader` and `writer`: a byte stream the
+    /// caller opened to a server (a socket, a pipe, or one end of an in-memory
+    /// `tokio::io::duplex` whose other end a server in the same process serves), in the
+    /// newest revision the server supports. Closing the client closes `writer`.
+    pub async fn connect_stream<R, W>(reader: R, writer: W, options: ClientOptions) -> Result<Client, ClientError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (router, answers, outgoing) = router_for(&options);
+        let link = StdioLink::over_stream(reader, writer, router.clone(), answers, outgoing);
+        Client::start(Box::new(link), false, router, options).await
+    }
+
+    /// Negotiates over `link` and makes the client.
+    async fn start(
+        link: Box<dyn Link>,
+        is_http: bool,
+        router: Arc<Router>,
+        options: ClientOptions,
+    ) -> Result<Client, ClientError> {
         let base_meta = base_meta(&options);
         let connection = Connection { link, router, options, base_meta, next_id: AtomicI64::new(0), is_http };
         let handshake = match connection.negotiate().await {

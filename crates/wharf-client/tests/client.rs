@@ -5,12 +5,10 @@
 //! log notifications, resource updates on a session's GET stream and a 2026-07-28 listen
 //! stream, timeouts and dropped requests that stop the handler, and what cannot be reached.
 //!
-//! stdio: the client only speaks it to a process it starts (there is no `Target` over an
-//! in-memory stream), so it starts `fixtures/relay.py`, which passes the bytes to a loopback
-//! socket that `wharf_server::serve_connection` serves here. The client's end is the real stdio
-//! transport; the server's is the engine every stdio server runs.
+//! stdio: the client's line transport over an in-memory duplex (`Client::connect_stream`), whose
+//! other end `wharf_server::serve_connection` serves in this process: the engine every stdio
+//! server runs, without a process in between.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -25,7 +23,6 @@ use wharf_client::protocol::{
     TextContent,
 };
 use wharf_client::{Answer, Client, ClientHandler, ClientOptions, ErrorKind, RequestOptions, Target};
-use wharf_http::HttpOptions;
 use wharf_server::{RequestContext, Server, ToolDef};
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::ports::free_port;
@@ -52,25 +49,23 @@ fn server(counters: Arc<Counters>) -> Server {
         .unwrap()
 }
 
-/// Serves `server` on a free loopback port, over Streamable HTTP or (for the relay) as a byte
-/// stream per connection; the target that reaches it.
-async fn serve(transport: Transport, server: Server) -> Target {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
+/// Serves `server` over `transport` and connects a client with `options`: over Streamable HTTP
+/// on a free loopback port, or as newline-delimited JSON on one end of an in-memory duplex.
+async fn serve_and_connect(transport: Transport, server: Server, options: ClientOptions) -> Result<Client, String> {
     match transport {
         Transport::Http => {
-            tokio::spawn(wharf_http::serve_http_on(server, listener, HttpOptions::default()));
-            Target::url(format!("http://127.0.0.1:{port}/mcp"))
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let port = listener.local_addr().unwrap().port();
+            tokio::spawn(wharf_http::serve(listener, server).into_future());
+            let target = Target::url(format!("http://127.0.0.1:{port}/mcp"));
+            Client::connect_with(target, options).await.map_err(|err| err.to_string())
         }
         Transport::Stdio => {
-            tokio::spawn(async move {
-                while let Ok((stream, _)) = listener.accept().await {
-                    let (reader, writer) = stream.into_split();
-                    tokio::spawn(wharf_server::serve_connection(server.clone(), reader, writer));
-                }
-            });
-            let relay = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/relay.py");
-            Target::command("python3", [relay.display().to_string(), port.to_string()])
+            let (client_end, server_end) = tokio::io::duplex(1 << 16);
+            let (server_reader, server_writer) = tokio::io::split(server_end);
+            tokio::spawn(wharf_server::serve_connection(server, server_reader, server_writer));
+            let (reader, writer) = tokio::io::split(client_end);
+            Client::connect_stream(reader, writer, options).await.map_err(|err| err.to_string())
         }
     }
 }
@@ -131,14 +126,14 @@ impl ClientHandler for Answering {
 /// `None`); the client and what the server's `slow` tool did.
 async fn connect(transport: Transport, version: Option<ProtocolVersion>) -> (Client, Arc<Counters>) {
     let counters = Arc::new(Counters::default());
-    let target = serve(transport, server(counters.clone())).await;
     let options = ClientOptions::default().handler(Answering).log_level(LoggingLevel::Debug);
     let options = match version {
         Some(version) => options.protocol_version(version),
         None => options,
     };
-    let client =
-        Client::connect_with(target, options).await.unwrap_or_else(|err| panic!("{transport:?} {version:?}: {err}"));
+    let client = serve_and_connect(transport, server(counters.clone()), options)
+        .await
+        .unwrap_or_else(|err| panic!("{transport:?} {version:?}: {err}"));
     (client, counters)
 }
 
@@ -409,4 +404,21 @@ async fn a_server_that_exits_fails_the_requests_in_flight() {
     let error =
         Client::connect_with(target, ClientOptions::default().probe_timeout(Duration::from_secs(5))).await.unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Closed, "{error}");
+}
+
+/// On a stream the caller opened, closing the client ends the server's side of the connection:
+/// the server reads the end of its input and `serve_connection` returns.
+#[tokio::test]
+async fn closing_a_client_on_a_stream_ends_the_servers_connection() {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (server_reader, server_writer) = tokio::io::split(server_end);
+    let served = tokio::spawn(wharf_server::serve_connection(server(Arc::default()), server_reader, server_writer));
+    let (reader, writer) = tokio::io::split(client_end);
+    let client = Client::connect_stream(reader, writer, ClientOptions::default()).await.unwrap();
+    assert_eq!(client.era(), Era::Stateless, "the newest revision the server speaks");
+    let echoed = client.call_tool("echo", json!({"message": "over a duplex"})).await.unwrap();
+    assert_eq!(text(&echoed.content), "over a duplex");
+    client.close().await;
+    let ended = tokio::time::timeout(Duration::from_secs(5), served).await.expect("the server's connection ends");
+    ended.unwrap().expect("it ends cleanly");
 }

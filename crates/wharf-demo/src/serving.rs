@@ -21,7 +21,12 @@ pub fn serve_http(
     options: wharf::HttpOptions,
 ) -> Result<(), String> {
     runtime
-        .block_on(wharf::http::serve_http_until(server, listener, options, shutdown_signal()))
+        .block_on(
+            wharf::http::serve(listener, server)
+                .options(options)
+                .with_graceful_shutdown(shutdown_signal())
+                .into_future(),
+        )
         .map_err(|err| err.to_string())?;
     eprintln!("wharf serve: stopped");
     Ok(())

@@ -1,4 +1,4 @@
-//! The connections [`serve_http`](crate::serve_http) keeps open, bounded in number in all and
+//! The connections [`serve`](crate::serve) keeps open, bounded in number in all and
 //! per client address: one past either is answered 503 and closed unread.
 
 use std::collections::HashMap;

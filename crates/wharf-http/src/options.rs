@@ -132,7 +132,7 @@ impl HttpOptions {
     /// and the same authentication: with [`HttpOptions::authenticate`], a scrape needs a token
     /// the authenticator accepts (401 with its challenge otherwise), unless
     /// [`HttpOptions::metrics_token`] names the scrapers' own. Off by default; only
-    /// [`serve_http`](crate::serve_http) and its kin route it (an app that mounts
+    /// [`serve`](crate::serve) route it (an app that mounts
     /// [`McpService`](crate::McpService) routes its own).
     pub fn metrics_endpoint(
         mut self,
@@ -239,7 +239,7 @@ impl HttpOptions {
     /// [`session_store`](HttpOptions::session_store), the store holds the quota for the whole
     /// fleet. Default 100.
     ///
-    /// [`serve_http`](crate::serve_http) knows each connection's address; an app that mounts
+    /// [`serve`](crate::serve) knows each connection's address; an app that mounts
     /// [`McpService`](crate::McpService) itself inserts the peer's `std::net::SocketAddr` into
     /// each request's extensions (without it, and without a principal, sessions are not
     /// counted per client). Behind a reverse proxy every client has the proxy's address:
@@ -284,7 +284,7 @@ impl HttpOptions {
     }
 
     /// How long requests in flight may take to finish once a graceful shutdown begins
-    /// ([`serve_http_until`](crate::serve_http_until)); connections still busy then are cut.
+    /// ([`Serve::with_graceful_shutdown`](crate::Serve::with_graceful_shutdown)); connections still busy then are cut.
     /// Default 10 s.
     pub fn shutdown_grace(mut self, grace: Duration) -> HttpOptions {
         self.shutdown_grace = grace;
@@ -330,7 +330,7 @@ impl HttpOptions {
         self
     }
 
-    /// The endpoint's path when served with [`serve_http`](crate::serve_http). Default `/mcp`.
+    /// The endpoint's path when served with [`serve`](crate::serve). Default `/mcp`.
     pub fn path(mut self, path: impl Into<String>) -> HttpOptions {
         self.path = path.into();
         self
@@ -339,7 +339,7 @@ impl HttpOptions {
 
 /// What one client can make the server hold: connections, and the events kept for resuming.
 impl HttpOptions {
-    /// The most connections [`serve_http`](crate::serve_http) and its kin keep open at once.
+    /// The most connections [`serve`](crate::serve) keep open at once.
     /// A connection past it is answered 503 (naming this limit) and closed without being read,
     /// and the server goes on serving the others. Keep it below the process's open-file limit
     /// (`ulimit -n`, often 1024), which every connection, file and socket shares: raise both

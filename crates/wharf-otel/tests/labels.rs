@@ -45,7 +45,7 @@ async fn made_up_names_share_one_label_and_metrics_stay_small() {
     let port = listener.local_addr().unwrap().port();
     let scraped = telemetry.clone();
     let options = HttpOptions::default().metrics_endpoint("/metrics", move || scraped.prometheus_text());
-    tokio::spawn(wharf_http::serve_http_on(server, listener, options));
+    tokio::spawn(wharf_http::serve(listener, server).options(options).into_future());
     let text = get(port, "/metrics").await;
     assert!(text.len() < 64 * 1024, "/metrics answered {} bytes", text.len());
     let count = |label: &str| {

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tracing_subscriber::layer::SubscriberExt;
-use wharf_http::HttpOptions;
 use wharf_otel::Telemetry;
 use wharf_protocol::ClientCapabilities;
 use wharf_server::testing::InMemoryClient;
@@ -125,7 +124,7 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_the_conventions_names() {
     // Over HTTP: the header's context is the parent when `_meta` has none, and a link when it has.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let http_port = listener.local_addr().unwrap().port();
-    tokio::spawn(wharf_http::serve_http_on(server, listener, HttpOptions::default()));
+    tokio::spawn(wharf_http::serve(listener, server).into_future());
     let modern = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "echo")];
     let header = format!("00-{HTTP_TRACE}-{HTTP_SPAN}-01");
     let mut with_header = modern.to_vec();

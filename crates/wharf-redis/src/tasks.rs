@@ -22,7 +22,7 @@ const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 ///
 /// Records are not capped in number: each expires with its `ttlMs`, so finished tasks never
 /// stand in the way of new ones. The quota of unfinished tasks per owner
-/// ([`ServerBuilder::max_tasks_per_owner`](wharf_server::ServerBuilder::max_tasks_per_owner))
+/// ([`ServerOptions::max_tasks_per_owner`](wharf_server::ServerOptions::max_tasks_per_owner))
 /// is held by each instance for the tasks it runs: a client reaching every instance of the
 /// fleet may run that many on each.
 #[derive(Debug, Clone)]

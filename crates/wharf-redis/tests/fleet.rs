@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::{Streamed, change_until_heard, raw_request, send, session_across};
 use tokio::net::TcpListener;
-use wharf_http::{HttpOptions, serve_http_on};
+use wharf_http::{HttpOptions, serve};
 use wharf_protocol::{ElicitParams, LoggingLevel};
 use wharf_redis::Redis;
 use wharf_server::{RequestContext, ResourceDef, Server, ToolDef};
@@ -93,7 +93,7 @@ async fn instance(redis: &Redis, idle: Duration) -> u16 {
 async fn instance_with(options: HttpOptions) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    tokio::spawn(serve_http_on(server(), listener, options));
+    tokio::spawn(serve(listener, server()).options(options).into_future());
     port
 }
 

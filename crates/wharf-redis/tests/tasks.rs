@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::{Streamed, request, send, send_with, session_across};
 use tokio::net::TcpListener;
-use wharf_http::{HttpOptions, serve_http_on};
+use wharf_http::{HttpOptions, serve};
 use wharf_protocol::ElicitParams;
 use wharf_redis::Redis;
 use wharf_server::{RequestContext, Server, TaskSupport, ToolDef};
@@ -64,7 +64,7 @@ async fn instance(redis: &Redis, lease: Duration) -> u16 {
     let port = listener.local_addr().unwrap().port();
     // The session store carries what instances tell each other, task changes among them.
     let options = HttpOptions::default().session_store(redis.session_store());
-    tokio::spawn(serve_http_on(server(redis, lease), listener, options));
+    tokio::spawn(serve(listener, server(redis, lease)).options(options).into_future());
     port
 }
 

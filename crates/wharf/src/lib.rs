@@ -84,7 +84,7 @@ pub mod logging;
 
 // What every server uses, at the root.
 #[cfg(feature = "http")]
-pub use http::{HttpOptions, serve_http};
+pub use http::{HttpOptions, serve as serve_http};
 pub use prompt::PromptDef;
 pub use request::RequestContext;
 pub use resource::{ResourceDef, TemplateDef};
@@ -182,8 +182,8 @@ pub mod stdio {
 pub mod http {
     pub use wharf_http::{
         AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, HttpParts, HttpRequest, McpBody, McpService,
-        MemoryEventStore, Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession,
-        serve_http, serve_http_on, serve_http_until,
+        MemoryEventStore, Relayed, Serve, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession,
+        WithGracefulShutdown, serve,
     };
 }
 

@@ -12,8 +12,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = example_production::server(Some(&telemetry))?;
     // LISTEN moves it, to run beside another server (scripts/check-servers does); the URL it
     // bound is logged.
-    let address = std::env::var("LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".to_owned()).parse()?;
-    let served = wharf::serve_http(server, address, wharf::HttpOptions::default()).await;
+    let address = std::env::var("LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".to_owned());
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    let served = wharf::serve_http(listener, server).await;
     tokio::task::spawn_blocking(move || telemetry.shutdown()).await??;
     Ok(served?)
 }

@@ -56,6 +56,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stop = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    wharf::http::serve_http_until(server, listener, options, stop).await?;
+    wharf::http::serve(listener, server).options(options).with_graceful_shutdown(stop).await?;
     Ok(())
 }

@@ -4,7 +4,8 @@
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     wharf::logging::init();
-    let address = std::env::var("LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".to_owned()).parse()?;
-    wharf::serve_http({{crate}}::server()?, address, wharf::HttpOptions::default()).await?;
+    let address = std::env::var("LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".to_owned());
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    wharf::serve_http(listener, {{crate}}::server()?).await?;
     Ok(())
 }

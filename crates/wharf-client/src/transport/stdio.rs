@@ -1,5 +1,6 @@
 //! stdio: the client starts the server process and exchanges newline-delimited JSON-RPC on its
-//! stdin and stdout; the server's stderr is passed through, captured or discarded.
+//! stdin and stdout; the server's stderr is passed through, captured or discarded. The same
+//! link speaks over any byte stream the caller opened.
 
 use std::collections::VecDeque;
 use std::process::Stdio;
@@ -8,8 +9,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 use wharf_protocol::{CancelledParams, JsonRpc2, NotificationMessage, RequestId};
 
@@ -79,6 +80,24 @@ impl StdioLink {
         Ok(StdioLink { lines, router, child: tokio::sync::Mutex::new(Some(child)), pid, stderr: kept })
     }
 
+    /// Speaks newline-delimited JSON-RPC over `reader` and `writer`, a byte stream the caller
+    /// opened (a socket, a pipe, an in-memory duplex): no process to start or stop.
+    pub(crate) fn over_stream<R, W>(
+        reader: R,
+        writer: W,
+        router: Arc<Router>,
+        lines: mpsc::Sender<Bytes>,
+        outgoing: mpsc::Receiver<Bytes>,
+    ) -> StdioLink
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        tokio::spawn(write_lines(BufWriter::new(writer), outgoing));
+        tokio::spawn(read_lines(BufReader::new(reader), router.clone()));
+        StdioLink { lines, router, child: tokio::sync::Mutex::new(None), pid: None, stderr: None }
+    }
+
     /// Queues a line for the server, waiting while the queue is full.
     async fn send(&self, body: Bytes) -> Result<(), ClientError> {
         self.lines.send(body).await.map_err(|_| ClientError::closed("the server's stdin is closed"))
@@ -129,7 +148,13 @@ impl Link for StdioLink {
 
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            let Some(mut child) = self.child.lock().await.take() else { return };
+            let Some(mut child) = self.child.lock().await.take() else {
+                // A stream the caller opened: the empty line ends the writer, which closes the
+                // write half, as the server's end of input.
+                let _ = self.lines.send(Bytes::new()).await;
+                self.router.close_all();
+                return;
+            };
             // The writer task ends, and closes stdin, once every sender is gone; the router
             // keeps one for answers, so stdin is closed here by an empty line. A server that
             // reads nothing more has the grace to take it, then is killed.
@@ -157,12 +182,13 @@ impl Link for StdioLink {
 
 /// Writes each message as one line, flushing when no more are waiting. An empty message asks
 /// for stdin to be closed.
-async fn write_lines(mut stdin: BufWriter<ChildStdin>, mut outgoing: mpsc::Receiver<Bytes>) {
+async fn write_lines<W: AsyncWrite + Unpin>(mut stdin: BufWriter<W>, mut outgoing: mpsc::Receiver<Bytes>) {
     while let Some(first) = outgoing.recv().await {
         let mut next = Some(first);
         while let Some(line) = next.take() {
             if line.is_empty() {
                 let _ = stdin.flush().await;
+                let _ = stdin.shutdown().await;
                 return;
             }
             if stdin.write_all(&line).await.is_err() || stdin.write_all(b"\n").await.is_err() {

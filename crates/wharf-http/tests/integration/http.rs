@@ -1,4 +1,4 @@
-//! Streamable HTTP on the wire: raw HTTP/1.1 bytes against `serve_http_on`, for every status
+//! Streamable HTTP on the wire: raw HTTP/1.1 bytes against `wharf_http::serve`, for every status
 //! code path of both eras and the limits (SSE streams, resumption, listeners, cancellation and
 //! shutdown are in `http_streams.rs`).
 

@@ -218,10 +218,10 @@ async fn a_cancelled_session_request_gets_no_answer() {
 
 /// A graceful shutdown (issue 21): once the shutdown future completes, the request in flight
 /// is answered on its SSE stream, the standalone stream and a listener end cleanly (the
-/// listener with its result), no new connection is accepted, and `serve_http_until` returns.
+/// listener with its result), no new connection is accepted, and the served future completes.
 #[tokio::test]
 async fn a_graceful_shutdown_answers_what_is_in_flight_and_ends_every_stream() {
-    use wharf_http::serve_http_until;
+    use wharf_http::serve;
     use wharf_server::{RequestContext, ToolDef};
     let server = Server::builder("shutdown", "1.0.0")
         .tool(ToolDef::new("paced", |context: RequestContext| async move {
@@ -234,9 +234,13 @@ async fn a_graceful_shutdown_answers_what_is_in_flight_and_ends_every_stream() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(serve_http_until(server, listener, HttpOptions::default(), async {
-        let _ = stopped.await;
-    }));
+    let serving = tokio::spawn(
+        serve(listener, server)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
 
     let id = session(port).await;
     let session_headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
@@ -276,7 +280,7 @@ async fn a_graceful_shutdown_answers_what_is_in_flight_and_ends_every_stream() {
         listen.events().iter().any(|event| event["id"] == "listen-1" && event.get("result").is_some()),
         "{listen:?}"
     );
-    let served = tokio::time::timeout(Duration::from_secs(5), serving).await.expect("serve_http_until returns");
+    let served = tokio::time::timeout(Duration::from_secs(5), serving).await.expect("the served future completes");
     assert!(served.unwrap().is_ok());
     assert!(TcpStream::connect(("127.0.0.1", port)).await.is_err(), "no connection is accepted after");
 }

@@ -177,9 +177,14 @@ async fn over_http_layers_hear_of_deleted_expired_evicted_and_stopped_sessions()
     let port = listener.local_addr().unwrap().port();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let options = HttpOptions::default().max_sessions(2).session_idle_timeout(Duration::from_millis(300));
-    let serving = tokio::spawn(wharf_http::serve_http_until(server, listener, options, async move {
-        let _ = stopped.await;
-    }));
+    let serving = tokio::spawn(
+        wharf_http::serve(listener, server)
+            .options(options)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
     let deleted = session(port).await;
     let headers = in_session(&deleted);
     assert_eq!(send(port, "DELETE", &headers, "").await.status, 204);

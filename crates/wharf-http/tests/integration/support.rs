@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
-use wharf_http::{HttpOptions, McpBody, serve_http_on};
+use wharf_http::{HttpOptions, McpBody, serve};
 use wharf_protocol::ProtocolVersion;
 use wharf_server::Server;
 use wharf_testkit::schemas::assert_message_valid;
@@ -16,7 +16,7 @@ pub(crate) use wharf_testkit::raw_http::{
 pub(crate) async fn start(server: Server, options: HttpOptions) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    tokio::spawn(serve_http_on(server, listener, options));
+    tokio::spawn(serve(listener, server).options(options).into_future());
     port
 }
 

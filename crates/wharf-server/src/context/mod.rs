@@ -226,7 +226,7 @@ impl RequestContext {
     }
 
     /// The client's network address, when the transport knows it (HTTP served by
-    /// `serve_http`): quotas count anonymous callers by it.
+    /// `wharf_http::serve`): quotas count anonymous callers by it.
     pub(crate) fn client_address(&self) -> Option<IpAddr> {
         self.inner.client_address
     }

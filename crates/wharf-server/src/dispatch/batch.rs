@@ -37,7 +37,7 @@ pub fn check_batch_len(server: &Server, len: usize) -> Result<(), RpcError> {
     }
     Err(RpcError::invalid_request(format!(
         "Invalid request: the batch holds {len} messages, more than the batch limit of {limit} \
-         (ServerBuilder::max_batch_len); send fewer at once"
+         (ServerOptions::max_batch_len); send fewer at once"
     )))
 }
 
@@ -108,7 +108,7 @@ impl BatchAnswer {
         tracing::debug!(%id, size, limit = self.limit, "a response in a batch is past the batch answer limit");
         let error = RpcError::internal(format!(
             "Internal error: the request was handled, but its response of {size} bytes would take the batch's \
-             answer past the limit of {} bytes (ServerBuilder::max_batch_answer_bytes); send the request on \
+             answer past the limit of {} bytes (ServerOptions::max_batch_answer_bytes); send the request on \
              its own",
             self.limit
         ));

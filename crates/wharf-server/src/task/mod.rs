@@ -109,7 +109,7 @@ fn too_many_tasks(limit: usize) -> RpcError {
     RpcError::rate_limited(
         format!(
             "Too many tasks: this client already has {limit} unfinished tasks, the most one owner may run at once \
-             (ServerBuilder::max_tasks_per_owner); wait for one to finish, or cancel one"
+             (ServerOptions::max_tasks_per_owner); wait for one to finish, or cancel one"
         ),
         TASK_RETRY,
     )

@@ -89,7 +89,7 @@ pub trait TaskStore: Send + Sync + 'static {
 /// holding the most records, so that one client's flood of tasks makes room with its own
 /// before anyone else's results. Only unfinished tasks fill it for good, and the server holds
 /// each owner to a quota of those
-/// ([`ServerBuilder::max_tasks_per_owner`](crate::ServerBuilder::max_tasks_per_owner)).
+/// ([`ServerOptions::max_tasks_per_owner`](crate::ServerOptions::max_tasks_per_owner)).
 #[derive(Debug)]
 pub struct MemoryTaskStore {
     capacity: usize,
