@@ -101,7 +101,7 @@ async fn endpoint_with(
 
 /// The `_meta` of a 2026-07-28 request; `tasks` says whether the client has the tasks
 /// extension.
-fn modern_meta(tasks: bool) -> Value {
+fn stateless_meta(tasks: bool) -> Value {
     let capabilities = if tasks { json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}) } else { json!({}) };
     json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
            "io.modelcontextprotocol/clientCapabilities": capabilities})
@@ -118,7 +118,7 @@ async fn stateless(
     if let Some(object) = params.as_object_mut() {
         object.remove("tasks");
     }
-    params["_meta"] = modern_meta(tasks);
+    params["_meta"] = stateless_meta(tasks);
     // What `Mcp-Name` mirrors: the tool's name, or the task's id.
     let name = params.get("name").or_else(|| params.get("taskId")).and_then(Value::as_str).unwrap_or_default();
     let name = name.to_owned();

@@ -1,18 +1,15 @@
 //! The client crate against the real `wharf serve`, as a process on stdio and over Streamable
 //! HTTP on a loopback port, in both eras: every typed call, the server's questions answered by
 //! a handler (server-to-client requests in a session, input requests on 2026-07-28), progress,
-//! notifications, timeouts and closing. What needs no binary (an in-process server, a target
-//! that cannot be reached) is in wharf-client's own tests.
-
-use std::time::Duration;
+//! notifications and closing. What needs no binary (an in-process server: timeouts, GET and
+//! listen streams, a target that cannot be reached) is in wharf-client's own tests.
 
 use serde_json::json;
 use tokio::sync::mpsc;
 use wharf_client::protocol::{
     ClientCapabilities, CompletionArgument, CompletionReference, ContentBlock, CreateMessageParams,
     CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ElicitationCapability, Era, ErrorCode, OneOrMany,
-    ProtocolVersion, ResourceContents, Role, SamplingCapability, SamplingContent, ServerNotification,
-    SubscriptionFilter, TextContent,
+    ProtocolVersion, ResourceContents, Role, SamplingCapability, SamplingContent, TextContent,
 };
 use wharf_client::{Answer, Client, ClientHandler, ClientOptions, ErrorKind, RequestOptions, StderrMode, Target};
 
@@ -213,73 +210,4 @@ async fn over_http_a_2025_session_works_the_same_and_ends_with_delete() {
     client.close().await;
     let after = client.ping().await.unwrap_err();
     assert!(matches!(after.kind(), ErrorKind::Rpc | ErrorKind::Http | ErrorKind::Closed), "{after}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_2025_session_hears_resource_updates_on_its_get_stream() {
-    let (_server, target) = http_server();
-    let client = Client::connect_with(target, options(Some(ProtocolVersion::V2025_11_25))).await.unwrap();
-    let mut notifications = client.notifications();
-    client.subscribe("demo://clock").await.unwrap();
-    // The GET stream opens in the background; tick until an update arrives on it.
-    let heard = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            client.call_tool("tick", json!({})).await.unwrap();
-            let wait = tokio::time::timeout(Duration::from_millis(300), notifications.next()).await;
-            if let Ok(Some(ServerNotification::ResourceUpdated(updated))) = wait {
-                return updated.uri;
-            }
-        }
-    })
-    .await
-    .expect("no resource update within 10 s");
-    assert_eq!(heard, "demo://clock");
-    client.close().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn on_2026_a_listen_stream_carries_resource_updates_until_it_is_dropped() {
-    let (_server, http) = http_server();
-    for target in [stdio(), http] {
-        let client = Client::connect_with(target, options(None)).await.unwrap();
-        let mut notifications = client.notifications();
-        let filter = SubscriptionFilter {
-            resource_subscriptions: Some(vec!["demo://clock".to_owned()]),
-            ..SubscriptionFilter::default()
-        };
-        let listening = client.clone();
-        let listen = tokio::spawn(async move { listening.listen(filter).await });
-        let acknowledged = tokio::time::timeout(Duration::from_secs(10), notifications.next()).await.unwrap();
-        assert!(matches!(acknowledged, Some(ServerNotification::SubscriptionsAcknowledged(_))), "{acknowledged:?}");
-        client.call_tool("tick", json!({})).await.unwrap();
-        let updated = tokio::time::timeout(Duration::from_secs(10), notifications.next()).await.unwrap();
-        assert!(
-            matches!(&updated, Some(ServerNotification::ResourceUpdated(params)) if params.uri == "demo://clock"),
-            "{updated:?}"
-        );
-        listen.abort();
-        client.close().await;
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_request_that_outlives_its_timeout_fails_and_the_connection_goes_on() {
-    let client = Client::connect_with(stdio(), options(Some(ProtocolVersion::V2025_11_25))).await.unwrap();
-    let slow = client
-        .call_tool_with(
-            "countdown",
-            json!({"steps": 1000}),
-            &RequestOptions::default().timeout(Duration::from_millis(200)),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(slow.kind(), ErrorKind::Timeout);
-    let echoed = client.call_tool("echo", json!({"message": "still here"})).await.unwrap();
-    assert_eq!(text(&echoed.content), "still here");
-    assert!(
-        client.anomalies().0.is_empty(),
-        "a late answer to a cancelled request is no anomaly: {:?}",
-        client.anomalies()
-    );
-    client.close().await;
 }

@@ -42,7 +42,7 @@ struct Reference {
     program: String,
     script: String,
     /// It speaks 2026-07-28.
-    modern: bool,
+    stateless: bool,
     /// Over HTTP its 2025 era is served request by request, without the session a question
     /// to the client needs.
     asks_only_in_sessions_over_stdio: bool,
@@ -59,21 +59,21 @@ fn references() -> Vec<Reference> {
             name: "python",
             program: format!("{dir}/py/.venv/bin/python"),
             script: format!("{dir}/py/server.py"),
-            modern: true,
+            stateless: true,
             asks_only_in_sessions_over_stdio: false,
         },
         Reference {
             name: "typescript v1",
             program: "node".to_owned(),
             script: format!("{dir}/ts/server.mjs"),
-            modern: false,
+            stateless: false,
             asks_only_in_sessions_over_stdio: false,
         },
         Reference {
             name: "typescript v2",
             program: "node".to_owned(),
             script: format!("{dir}/ts/server-v2.mjs"),
-            modern: true,
+            stateless: true,
             asks_only_in_sessions_over_stdio: true,
         },
     ]
@@ -155,7 +155,7 @@ fn options(version: Option<ProtocolVersion>) -> ClientOptions {
 async fn the_client_drives_the_official_sdk_servers_over_both_transports_in_both_eras() {
     for reference in references() {
         for version in [None, Some(ProtocolVersion::V2025_11_25)] {
-            let expected = if reference.modern && version.is_none() {
+            let expected = if reference.stateless && version.is_none() {
                 ProtocolVersion::V2026_07_28
             } else {
                 ProtocolVersion::V2025_11_25

@@ -18,7 +18,7 @@ pub(crate) fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// True when `MCP-Protocol-Version` names a stateless revision (2026-07-28): the message is
-/// modern traffic, whatever its body says.
+/// stateless (2026-07-28) traffic, whatever its body says.
 pub(crate) fn names_stateless_revision(headers: &HeaderMap) -> bool {
     text(headers, PROTOCOL_VERSION)
         .and_then(ProtocolVersion::parse)
@@ -59,7 +59,7 @@ pub(crate) fn decode_value(value: &str) -> Option<String> {
 /// method and, for `tools/call`, `prompts/get`, `resources/read` and the task methods, the name,
 /// URI or task id. Every problem is named in one error, with the value expected, so that a
 /// client (or a person with curl) fixes them in one go.
-pub(crate) fn check_modern(headers: &HeaderMap, request: &ClientRequest, version: &str) -> Result<(), ErrorObject> {
+pub(crate) fn check_stateless_headers(headers: &HeaderMap, request: &ClientRequest, version: &str) -> Result<(), ErrorObject> {
     let mut problems = Vec::new();
     match text(headers, PROTOCOL_VERSION) {
         None => problems.push(format!("the `MCP-Protocol-Version` header is required (here: {version})")),
@@ -123,7 +123,7 @@ mod tests {
             Some(&serde_json::value::RawValue::from_string(r#"{"name":"echo"}"#.to_owned()).unwrap()),
         )
         .unwrap();
-        let error = check_modern(&HeaderMap::new(), &call, "2026-07-28").unwrap_err();
+        let error = check_stateless_headers(&HeaderMap::new(), &call, "2026-07-28").unwrap_err();
         assert_eq!(error.code, ErrorCode::HEADER_MISMATCH);
         assert_eq!(
             error.message,
@@ -134,9 +134,9 @@ mod tests {
         headers.insert(PROTOCOL_VERSION, "2026-07-28".parse().unwrap());
         headers.insert(METHOD, "tools/list".parse().unwrap());
         headers.insert(NAME, "echo".parse().unwrap());
-        let error = check_modern(&headers, &call, "2026-07-28").unwrap_err();
+        let error = check_stateless_headers(&headers, &call, "2026-07-28").unwrap_err();
         assert_eq!(error.message, "Header mismatch: `Mcp-Method` is tools/list but the body calls tools/call");
         headers.insert(METHOD, "tools/call".parse().unwrap());
-        assert!(check_modern(&headers, &call, "2026-07-28").is_ok());
+        assert!(check_stateless_headers(&headers, &call, "2026-07-28").is_ok());
     }
 }

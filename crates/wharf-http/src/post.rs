@@ -295,7 +295,7 @@ async fn stateless(
     // The headers are compared with the revision the body names; without one, the body's own
     // error (-32602) comes first.
     if let Some(version) = meta.protocol_version.as_deref()
-        && let Err(error) = headers::check_modern(headers, &request, version)
+        && let Err(error) = headers::check_stateless_headers(headers, &request, version)
     {
         return reply::error(StatusCode::BAD_REQUEST, Some(&id), error);
     }

@@ -10,16 +10,7 @@ const POLL: Duration = Duration::from_millis(10);
 /// Waits until `check` gives a value, looking every 10 ms for at most `limit`; panics saying
 /// `what` did not happen otherwise.
 pub async fn eventually<T>(what: &str, limit: Duration, mut check: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(value) = check() {
-            return value;
-        }
-        if Instant::now() >= deadline {
-            panic!("waited {limit:?} for {what}");
-        }
-        tokio::time::sleep(POLL).await;
-    }
+    eventually_async(what, limit, || std::future::ready(check())).await
 }
 
 /// Waits until `done` is true (see [`eventually`]).

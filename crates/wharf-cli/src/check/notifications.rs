@@ -76,7 +76,7 @@ impl Observed {
 /// Why a notification does not match its definition in the revision's schema; `None` when it
 /// does, or when the revision does not define it (an extension's, or one of another revision).
 fn problem(version: ProtocolVersion, method: &str, params: Option<&str>) -> Option<String> {
-    let definition = schemas::notification_definition(method)?;
+    let definition = wharf::protocol::notification_definition(method)?;
     let mut message = json!({"jsonrpc": "2.0", "method": method});
     if let Some(params) = params {
         match serde_json::from_str::<Value>(params) {

@@ -287,7 +287,7 @@ fn conformance(version: ProtocolVersion, definition: &str, value: &Value) -> (Ou
 /// Every page of a listing, each checked against the schema; the items, or `None` when the
 /// listing failed.
 async fn listing(report: &mut Report, section: &str, client: &Client, method: &str, key: &str) -> Option<Vec<Value>> {
-    let definition = schemas::result_definition(method).unwrap_or("Result");
+    let definition = wharf::protocol::result_definition(method).unwrap_or("Result");
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     let mut problems = Vec::new();

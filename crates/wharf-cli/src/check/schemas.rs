@@ -63,41 +63,6 @@ pub(crate) fn conforms(version: ProtocolVersion, definition: &str, value: &Value
     }
 }
 
-/// The definition a result of `method` must match.
-pub(crate) fn result_definition(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "initialize" => "InitializeResult",
-        "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => "EmptyResult",
-        "server/discover" => "DiscoverResult",
-        "tools/list" => "ListToolsResult",
-        "tools/call" => "CallToolResult",
-        "prompts/list" => "ListPromptsResult",
-        "prompts/get" => "GetPromptResult",
-        "resources/list" => "ListResourcesResult",
-        "resources/templates/list" => "ListResourceTemplatesResult",
-        "resources/read" => "ReadResourceResult",
-        "completion/complete" => "CompleteResult",
-        _ => return None,
-    })
-}
-
-/// The definition a server's notification of `method` must match.
-pub(crate) fn notification_definition(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "notifications/cancelled" => "CancelledNotification",
-        "notifications/progress" => "ProgressNotification",
-        "notifications/message" => "LoggingMessageNotification",
-        "notifications/resources/list_changed" => "ResourceListChangedNotification",
-        "notifications/resources/updated" => "ResourceUpdatedNotification",
-        "notifications/prompts/list_changed" => "PromptListChangedNotification",
-        "notifications/tools/list_changed" => "ToolListChangedNotification",
-        "notifications/tasks/status" => "TaskStatusNotification",
-        "notifications/elicitation/complete" => "ElicitationCompleteNotification",
-        "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
-        _ => return None,
-    })
-}
-
 /// Checks that `schema` is itself a valid JSON Schema (by the meta-schema of the draft it
 /// names, 2020-12 when it names none): `"type": "float"` passes MCP's schema but is not JSON
 /// Schema.

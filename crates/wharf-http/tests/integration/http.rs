@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use wharf_http::HttpOptions;
 use wharf_protocol::ProtocolVersion;
 use wharf_server::testing::InMemoryClient;
@@ -16,7 +15,7 @@ use wharf_server::ServerOptions;
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::schemas::assert_message_valid;
 
-use crate::support::{JSON, body_of, call, send, send_to, session, start, stateless_body};
+use crate::support::{JSON, body_of, call, open, send, send_to, session, start, stateless_body};
 
 #[tokio::test]
 async fn serving_on_port_0_logs_the_url_it_bound() {
@@ -252,8 +251,7 @@ async fn a_session_over_its_in_flight_bound_gets_429_until_one_finishes() {
              text/event-stream\r\nmcp-session-id: {id}\r\ncontent-length: {}\r\n\r\n{body}",
             body.len()
         );
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-        stream.write_all(request.as_bytes()).await.unwrap();
+        let stream = open(port, &request).await;
         slow_requests.push(stream);
     }
     // Both handlers are running once the shared step counter moved twice per step.
@@ -389,8 +387,7 @@ async fn trickle_body(port: u16) -> String {
         "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\ncontent-type: application/json\r\n\
          accept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n"
     );
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(head.as_bytes()).await.unwrap();
+    let stream = open(port, &head).await;
     let (mut reader, mut writer) = stream.into_split();
     let trickling = tokio::spawn(async move {
         for _ in 0..100 {

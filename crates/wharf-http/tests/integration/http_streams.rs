@@ -5,13 +5,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use wharf_http::HttpOptions;
 use wharf_protocol::ProtocolVersion;
 use wharf_server::Server;
 
-use crate::support::{JSON, call, parse, read_until, send, session, start, stateless_body};
+use crate::support::{JSON, call, open, parse, read_until, send, session, start, stateless_body};
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::schemas::assert_message_valid;
 
@@ -65,8 +65,7 @@ async fn the_standalone_stream_carries_list_changes() {
     let id = session(port).await;
     let request =
         format!("GET /mcp HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\nmcp-session-id: {id}\r\n\r\n");
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut stream = open(port, &request).await;
     let mut seen = String::new();
     let mut buffer = [0u8; 4096];
     while !seen.contains("\r\n\r\n") {
@@ -86,7 +85,7 @@ async fn the_standalone_stream_carries_list_changes() {
 }
 
 #[tokio::test]
-async fn closing_a_modern_response_cancels_the_handler() {
+async fn closing_a_stateless_response_cancels_the_handler() {
     let counters = Arc::new(Counters::default());
     let port = start(fixture::builder_with(counters.clone()).build().unwrap(), HttpOptions::default()).await;
     let body = stateless_body(1, "tools/call", json!({"name": "slow"}));
@@ -96,8 +95,7 @@ async fn closing_a_modern_response_cancels_the_handler() {
          content-length: {}\r\n\r\n{body}",
         body.len()
     );
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let stream = open(port, &request).await;
     fixture::slow_has_run(&counters, 3).await;
     drop(stream);
     // The handler's work is dropped, so it can take no further step.
@@ -117,8 +115,7 @@ async fn open_listener(port: u16, id: &str, filter: Value) -> (TcpStream, String
          content-length: {}\r\n\r\n{body}",
         body.len()
     );
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut stream = open(port, &request).await;
     let mut seen = String::new();
     read_until(&mut stream, &mut seen, "\r\n\r\n").await;
     (stream, seen)
@@ -146,8 +143,8 @@ async fn listeners_get_an_sse_stream_with_keep_alives_and_a_slow_one_holds_up_no
         }
     }
     read_until(&mut stream, &mut seen, "notifications/tools/list_changed").await;
-    let modern = [JSON[0], JSON[1], ("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")];
-    let listed = send(port, "POST", &modern, &stateless_body(9, "tools/list", json!({}))).await;
+    let stateless = [JSON[0], JSON[1], ("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")];
+    let listed = send(port, "POST", &stateless, &stateless_body(9, "tools/list", json!({}))).await;
     assert_eq!(listed.status, 200, "other requests are answered meanwhile: {listed:?}");
     let event = seen
         .split("\n\n")
@@ -170,8 +167,7 @@ async fn post_until(port: u16, headers: &[(&str, &str)], body: &str, until: &str
         request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str(&format!("content-length: {}\r\n\r\n{body}", body.len()));
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut stream = open(port, &request).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     let mut raw = Vec::new();
     let mut buffer = [0u8; 4096];
@@ -246,8 +242,7 @@ async fn a_graceful_shutdown_answers_what_is_in_flight_and_ends_every_stream() {
     let session_headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
     let standalone =
         format!("GET /mcp HTTP/1.1\r\nhost: localhost\r\naccept: text/event-stream\r\nmcp-session-id: {id}\r\n\r\n");
-    let mut get = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    get.write_all(standalone.as_bytes()).await.unwrap();
+    let mut get = open(port, &standalone).await;
     let mut get_seen = String::new();
     read_until(&mut get, &mut get_seen, "\r\n\r\n").await;
     let (mut listen, mut listen_seen) = open_listener(port, "listen-1", json!({"toolsListChanged": true})).await;

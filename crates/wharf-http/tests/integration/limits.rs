@@ -14,7 +14,7 @@ use wharf_server::testing::InMemoryClient;
 use wharf_server::{ResourceDef, Server, ServerOptions};
 
 use crate::support::read_until;
-use crate::support::{JSON, Reply, parse, send, session, start};
+use crate::support::{JSON, Reply, open, parse, send, session, start};
 use wharf_testkit::fixture;
 use wharf_testkit::fixture::wait_for;
 
@@ -147,8 +147,7 @@ async fn post_measured(port: u16, session: &str, body: &str) -> (u16, usize, Str
          accept: application/json, text/event-stream\r\nmcp-session-id: {session}\r\ncontent-length: {}\r\n\r\n",
         body.len()
     );
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut stream = open(port, &request).await;
     stream.write_all(body.as_bytes()).await.unwrap();
     let (mut size, mut head) = (0, Vec::new());
     let mut buffer = vec![0u8; 64 * 1024];
@@ -318,8 +317,7 @@ async fn open_get(port: u16, session: &str, last_event: Option<&str>) -> (TcpStr
         request.push_str(&format!("last-event-id: {last_event}\r\n"));
     }
     request.push_str("\r\n");
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut stream = open(port, &request).await;
     let mut seen = String::new();
     read_until(&mut stream, &mut seen, "\r\n\r\n").await;
     (stream, seen)

@@ -9,7 +9,7 @@ use wharf_server::Server;
 use wharf_testkit::schemas::assert_message_valid;
 
 pub(crate) use wharf_testkit::raw_http::{
-    JSON, Reply, call, parse, read_until, request_bytes, send, send_to, stateless_body,
+    JSON, Reply, call, open, parse, read_until, request_bytes, send, send_to, stateless_body,
 };
 
 /// `server` served on a free loopback port, which it returns.
