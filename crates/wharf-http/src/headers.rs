@@ -59,7 +59,11 @@ pub(crate) fn decode_value(value: &str) -> Option<String> {
 /// method and, for `tools/call`, `prompts/get`, `resources/read` and the task methods, the name,
 /// URI or task id. Every problem is named in one error, with the value expected, so that a
 /// client (or a person with curl) fixes them in one go.
-pub(crate) fn check_stateless_headers(headers: &HeaderMap, request: &ClientRequest, version: &str) -> Result<(), ErrorObject> {
+pub(crate) fn check_stateless_headers(
+    headers: &HeaderMap,
+    request: &ClientRequest,
+    version: &str,
+) -> Result<(), ErrorObject> {
     let mut problems = Vec::new();
     match text(headers, PROTOCOL_VERSION) {
         None => problems.push(format!("the `MCP-Protocol-Version` header is required (here: {version})")),
