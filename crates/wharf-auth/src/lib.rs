@@ -4,13 +4,32 @@
 //! bound to this resource (RFC 8707), and the [`Principal`](wharf_server::Principal) each token
 //! stands for, with its scopes.
 //!
-//! Floors, from the bottom: `error.rs`; `bearer.rs` (the token of a request), `resource.rs`
-//! (the resource URL, where its metadata lives, the document), `fetch.rs` (JSON from the
-//! issuer); `claims.rs` (issuer, audience, time, scopes), `jwt.rs` (header, key,
-//! signature), `discovery.rs` (the issuer's metadata), `cache.rs` (verified tokens by hash);
-//! `keys.rs` (the issuer's keys, refetched for an unknown `kid`); `verifier.rs`
-//! (`TokenVerifier`, `JwtVerifier`); `introspection.rs` (`IntrospectionVerifier`, RFC 7662);
-//! `resource_server.rs` (`ResourceServer`, the `wharf_http::Authenticator`).
+//! `COMPLIANCE.md`, beside this crate's manifest, takes the specification requirement by
+//! requirement, with the test that shows each.
+//!
+//! # Floors, from the bottom up
+//! A file imports only from floors below its own.
+//!
+//! 1. `error.rs` ([`ConfigError`]).
+//! 2. `bearer.rs` (the one `Authorization: Bearer` header; the query string is never read),
+//!    `resource.rs` ([`ResourceUrl`]: the canonical resource identifier, the metadata paths of
+//!    RFC 9728 §3.1, the document), `fetch.rs` (JSON from the issuer through `wharf-oauth`'s
+//!    fetcher: HTTPS, or HTTP to loopback, bounded in time and size; errors name the URL,
+//!    never what was sent).
+//! 3. `claims.rs` (issuer, audience bound to the resource URL, `exp`/`nbf`/`iat` with leeway,
+//!    `scope`/`scp` into a principal), `jwt.rs` (`typ`, an asymmetric algorithm allowlist, the
+//!    key named by `kid` in the issuer's set only, the signature), `discovery.rs` (the
+//!    issuer's metadata, in `wharf-oauth`'s order, with the issuer check), `cache.rs`
+//!    (verified tokens by SHA-256 until their expiry or a bound).
+//! 4. `keys.rs` (the issuer's keys, fetched once and again for an unknown `kid` at most once
+//!    per interval).
+//! 5. `verifier.rs` ([`TokenVerifier`], whose `check` fetches ahead what verifying needs, and
+//!    [`JwtVerifier`]).
+//! 6. `introspection.rs` ([`IntrospectionVerifier`]: opaque tokens asked about at the issuer's
+//!    RFC 7662 endpoint with the server's own client credentials, the answer checked like a
+//!    JWT's claims).
+//! 7. `resource_server.rs` ([`ResourceServer`], a `wharf_http::Authenticator`;
+//!    `check_issuer`, for a server that will not start without its issuer).
 
 mod bearer;
 mod cache;

@@ -1,5 +1,42 @@
 //! The `wharf` command: `wharf serve` runs the demo MCP server over stdio, or over Streamable
 //! HTTP with `--http`; `list`, `call`, `read` and `prompt` talk to any MCP server.
+//!
+//! This is the only crate that prints or exits. What `wharf serve` runs is `wharf-demo`'s
+//! (built for speed in the `dist` profile, which builds the rest for size); a folder is served
+//! by `wharf-folder`; the other commands talk to servers through `wharf::client`. `build.rs`
+//! compacts the official schemas `wharf check` compiles in, and packs the relative relocations
+//! of the `dist` binary.
+//!
+//! # Floors, from the bottom up
+//! A file imports only from floors below its own.
+//!
+//! 1. **Leaves.** `terminal_text.rs` (a server's text as it may be shown: control characters
+//!    escaped), `browser.rs` (opening a page), `suggest.rs` ("did you mean"), `typed_args.rs`
+//!    (`key=value` typed by the tool's schema), `ordered_json.rs` (JSON that keeps members in
+//!    their written order), `serve.rs` (`wharf serve`: stdio, or HTTP until SIGINT or SIGTERM
+//!    starts a graceful shutdown), `install/config_file.rs` (a client's configuration file read
+//!    and replaced under a lock, never written through a link it did not make),
+//!    `check/schemas.rs` (the official schemas of `mcp-spec/`, compacted and compiled in, and
+//!    the meta-schema), `check/settings.rs`.
+//! 2. `exit.rs` (the documented exit codes), `ask.rs` (a server's question asked at the
+//!    terminal, each field read by its schema), `auth_args.rs` (the token file, the scopes to
+//!    ask for, whether a command may open the browser), `render.rs` (tables, content, binary
+//!    saved to new files, never through a link; a tool's own text raw only with `--raw` or off
+//!    a terminal), `check/report.rs` (a table, JSON or JUnit), `check/generate.rs` (valid and
+//!    invalid arguments from a schema, each confirmed against it, their sizes capped).
+//! 3. `answers.rs` (the server's questions declined, or asked when a person is there; sampling
+//!    refused), `server_args.rs` (a server named by a URL first or a command after `--`, with
+//!    headers, bearer token or OAuth, revision and timeout), `new.rs` (`wharf new`: the
+//!    templates under `templates/`, included at build time), `install.rs` (`wharf install`:
+//!    each client's file and shape), `check/notifications.rs` (each notification validated
+//!    against its definition), `check/raw.rs` (malformed lines and bodies sent below the
+//!    client).
+//! 4. **The commands.** `list.rs`, `call.rs` (`call`, `read`, `prompt`), `tokens.rs` (the
+//!    catalog counted with the `o200k_base` tokenizer), `bench.rs` (a bounded load generator
+//!    reading the server's CPU and memory from `/proc`), `login.rs` (`wharf login` and
+//!    `logout`), `check/protocol.rs` (the checks through the client, per era).
+//! 5. `check/mod.rs` (`wharf check`).
+//! 6. `main.rs`: parses and dispatches.
 
 mod answers;
 mod ask;

@@ -2,7 +2,18 @@
 //! speed while the rest of the `wharf` binary is built for size (a handler's generic code is
 //! compiled in the crate that registers it, the allocator's in the crate that picks it, and a
 //! server's loop in the crate that runs it on a runtime): the demo server, serving it, the
-//! allocator, and the allocator's ballast for the stdio read thread.
+//! allocator, and the allocator's ballast for the stdio read thread. It prints the two lines
+//! of a graceful shutdown; the rest of the binary's output is `wharf-cli`'s.
+//!
+//! # Floors, from the bottom up
+//! A file imports only from floors below its own.
+//!
+//! 1. `demo.rs` (the demo server: the seed examples plus tools that show progress, logging,
+//!    elicitation and sampling), `ballast.rs` (one small block of every size up to 1 KiB, held
+//!    by the stdio read thread, so that mimalloc never finds a page emptied by a request).
+//! 2. `serving.rs` (serving the demo on the command line's runtime: over stdio, its read thread
+//!    holding the ballast; over HTTP, until SIGINT or SIGTERM starts a graceful shutdown).
+//! 3. `lib.rs`: the global allocator (mimalloc).
 
 mod ballast;
 mod demo;

@@ -14,11 +14,23 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Floors, from the bottom: `error.rs`; `config.rs` (`wharf.toml`); `command.rs` (argv
-//! templates); `descendants.rs` (everything a program started, found and killed); `run.rs`
-//! (running a program); `tools.rs`, `prompts.rs`, `resources.rs` (each kind of file into its
-//! component); `folder.rs` ([`Loaded`]: the folder read whole, from its handle); `watch.rs`
-//! (reloads).
+//! # Floors, from the bottom up
+//! A file imports only from floors below its own.
+//!
+//! 1. `error.rs` ([`FolderError`]: every problem, with its file), `config.rs` (`wharf.toml` and
+//!    `tools.toml`: `[server]`, `[resources] scheme`, `[[tools]]`, arguments into an input
+//!    schema), `command.rs` (argv templates: `{name}` placeholders, a whole-word one becoming
+//!    zero, one or several argv elements; the program always written out), `descendants.rs`
+//!    (everything a program started, found in `/proc` by group, descent and the run's mark,
+//!    stopped, then killed), `prompts.rs` and `resources.rs` (a prompt file, a resource file,
+//!    into its component).
+//! 2. `run.rs` (a program run without a shell, with only the environment allowed, in a process
+//!    group of its own killed with all it started when the call ends early, output bounded).
+//! 3. `tools.rs` (a `[[tools]]` entry into a command tool).
+//! 4. `folder.rs` ([`Loaded`]: the folder read from its handle and checked whole, then a
+//!    `ServerBuilder`, or a replacement through `Server::update`).
+//! 5. `watch.rs` ([`watch`]: `notify`, a settle delay, a reload that keeps the version before
+//!    when the new one has a problem).
 
 mod command;
 mod config;

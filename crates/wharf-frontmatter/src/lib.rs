@@ -3,6 +3,9 @@
 //! could make reading costly is refused first: more than 64 KiB, aliases, nesting deeper than
 //! 32. The one reader the server (skills), the client (checking a skill it loads against its
 //! listing) and folders (prompt files) share, so that all three read the same values.
+//!
+//! # Floors, from the bottom up
+//! One file, this one, on `yaml-rust2` and `serde_json` alone.
 
 use serde_json::{Map, Number, Value};
 use yaml_rust2::parser::{Event, Parser};

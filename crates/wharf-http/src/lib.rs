@@ -28,16 +28,20 @@
 //!    `sessions.rs` (random ids, idle expiry, the cap with oldest-idle eviction of the client
 //!    holding the most, the quota per client, copies of shared sessions; every way a session
 //!    leaves the table tells the server's layers).
-//! 3. **Checks and replies.** `guard.rs` (the `Host` and `Origin` allowlists), `reply.rs`.
-//! 4. **The endpoint's state.** `shared.rs` (what every request of an endpoint shares; the 2025
-//!    session a request names; the closing signal that ends standalone streams and listeners in
-//!    a graceful shutdown), `metrics.rs`.
-//! 5. **Requests.** `respond.rs` (running a request into a JSON or SSE response), `streams.rs`
+//! 3. **Checks.** `guard.rs` (DNS-rebinding protection: the `Host` and `Origin` allowlists).
+//! 4. **Replies.** `reply.rs` (JSON-RPC messages, SSE streams, errors with their status codes,
+//!    CORS).
+//! 5. **The endpoint's state.** `shared.rs` (what every request of an endpoint shares; the 2025
+//!    session a request names, which answers only the principal that opened it; the closing
+//!    signal that ends standalone streams and listeners in a graceful shutdown), `metrics.rs`
+//!    (the metrics path, behind the same guards and authentication).
+//! 6. **Requests.** `respond.rs` (running a request into a JSON or SSE response), `streams.rs`
 //!    (GET streams and resumption, DELETE).
-//! 6. **Routing.** `post.rs` (POSTs routed by era and session).
-//! 7. **The endpoint.** `service.rs` ([`McpService`], the `tower::Service`).
-//! 8. **Serving.** `serve.rs` ([`serve`]: the accept loop, and the graceful shutdown that lets
-//!    each connection finish the request it is answering); `lib.rs` re-exports.
+//! 7. **Routing.** `post.rs` (POSTs routed by era and session).
+//! 8. **The endpoint.** `service.rs` ([`McpService`], the `tower::Service`: the guards first,
+//!    then authentication, then routing by method).
+//! 9. **Serving.** `serve.rs` ([`serve`]: the accept loop, and the graceful shutdown that lets
+//!    each connection finish the request it is answering).
 
 mod auth;
 mod body;
@@ -54,6 +58,7 @@ mod session_record;
 mod sessions;
 
 mod guard;
+
 mod reply;
 
 mod metrics;

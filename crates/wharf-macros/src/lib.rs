@@ -9,7 +9,25 @@
 //!
 //! The pipeline is the same for every macro: parse everything (`tool/parse.rs`), check
 //! everything and report every error at its span (`tool/check.rs`), then generate code with
-//! absolute paths (`tool/expand.rs`).
+//! absolute `::wharf` paths (`tool/expand.rs`), so that a user's imports never change what an
+//! expansion means. Misuses are trybuild cases in `crates/wharf/tests/ui/`, each with its
+//! expected message.
+//!
+//! # Floors, from the bottom up
+//! A file imports only from floors below its own.
+//!
+//! 1. `errors.rs` (errors collected to report together, each at its span), `names.rs`
+//!    (snake_case tool names, and the pattern names must match), `scopes.rs` (`scopes = [..]`,
+//!    each an RFC 6749 scope token, checked where it is written).
+//! 2. `tool/parse.rs` (the attribute, the doc comment, and the parameters with their `#[arg]`
+//!    constraints), `component/mod.rs` (the options `#[prompt]` and `#[resource]` share).
+//! 3. `tool/check.rs` (every mistake, each at its span), `component/params.rs` (the parameter
+//!    reading the other components share).
+//! 4. `tool/expand.rs` (the `ToolDef` with absolute paths: an arguments struct deriving
+//!    `Deserialize` and `JsonSchema`, a closure passing extractors through),
+//!    `component/prompt.rs` (`#[prompt]`: functions and `const` templates),
+//!    `component/resource.rs` (`#[resource]` and `#[resource_template]`).
+//! 5. `tool/mod.rs` (`#[tool]` on async functions and on impl blocks).
 
 mod component;
 mod errors;

@@ -2,6 +2,8 @@
 //! (`wharf-client`) find and read an issuer's metadata the same way.
 //!
 //! # Floors, from the bottom up
+//! A file imports only from floors below its own.
+//!
 //! 1. `url.rs`: [`UrlParts`] (an `http(s)` URL's scheme, authority and path, as written) and
 //!    [`is_secure_enough`] (`https`, or `http` to a loopback host).
 //! 2. `discovery.rs`: where metadata is, in the order the MCP authorization specification

@@ -18,6 +18,40 @@
 //!
 //! This crate has no async code and does no I/O. Depend on it, not on `wharf`, to read or write
 //! MCP messages without a server.
+//!
+//! # Floors, from the bottom up
+//!
+//! A file imports only from the floors below its own and from the files listed before it on
+//! its own floor.
+//!
+//! 1. **Leaves.** `escape.rs` (a string's first byte to escape, eight bytes at a time),
+//!    `error.rs` ([`ErrorObject`], [`ErrorCode`]), `version.rs` ([`ProtocolVersion`] and
+//!    [`Era`]: the revisions and what each allows), `loopback.rs` (whether a URL is plain HTTP
+//!    to this machine, the host read after any user information: the one check the resource
+//!    server and the client share), `types/meta_keys.rs`, `types/logging_level.rs`.
+//! 2. **Writing, and the envelope.** `encode.rs` ([`encode`]: serde's data model written byte
+//!    for byte as `serde_json` writes it), `jsonrpc.rs` ([`RequestId`], the strict envelope
+//!    decoder [`Envelope`], the outgoing message encoders), `definitions.rs` (which definition
+//!    of the official schema describes a message, by revision).
+//! 3. **The data types**, `types/` by feature: `common.rs` ([`JsonObject`],
+//!    [`Implementation`], ...), `capabilities.rs`, `result.rs` (the members every 2026-07-28
+//!    result carries, declared once by `result_struct!`, and [`ResultMembers`]), `unique.rs`
+//!    (objects that refuse a member given twice, at any depth), `arguments.rs`
+//!    ([`ToolArguments`]: a `tools/call`'s arguments kept as the client's text, always an
+//!    object), `request_meta.rs` (a request's `_meta`), `params.rs`, then the features
+//!    (`completion.rs`, `lifecycle.rs`, `logging.rs`, `notifications.rs`, `tasks.rs`,
+//!    `resources.rs`, `content.rs`, `skills.rs`, `prompts.rs`, `tools.rs`,
+//!    `client_features.rs`); beside them `header_params.rs` (`x-mcp-header` marks, checked by
+//!    the server at registration and by the client in `tools/list`).
+//! 4. **The message unions.** `messages.rs` ([`ClientRequest`], [`ClientNotification`],
+//!    [`ServerRequest`], [`ServerNotification`], each decoded by its method string),
+//!    `types/mrtr.rs` ([`InputRequiredResult`], whose input requests are server requests).
+//! 5. **Incoming.** `incoming/`: `scanner.rs` (the envelope scanned by hand; a value's syntax
+//!    checked without serde; the member names clients write whole compared against
+//!    literals), `meta.rs` (`_meta` read by hand), `call_tool.rs` (`tools/call` params read by
+//!    hand), `mod.rs` ([`Incoming::parse`]: the final decoded request, or its refusal with the
+//!    error, in one pass; whatever the hand-written readers are unsure of goes to the strict
+//!    decoder, which alone words every error, so no transport decodes params itself).
 
 mod definitions;
 mod encode;

@@ -1,14 +1,26 @@
 //! Shared stores on Redis (or Valkey, which speaks the same protocol) for a Wharf server that
 //! runs as several instances behind a load balancer: any instance serves any request.
 //!
-//! From the bottom: `keys.rs` (every key under one prefix, with a hash tag that keeps one
-//! session's keys in one Redis Cluster slot), `connection.rs` ([`Redis`]: one multiplexed
-//! connection that reconnects, with deadlines, so that a request never waits on a Redis that is
-//! down), `subscription.rs` (a pub/sub channel listened to on a connection of its own, again
-//! after each failure), `sessions.rs` ([`RedisSessionStore`], a [`wharf_http::SessionStore`]),
-//! `tasks.rs` ([`RedisTaskStore`], a [`wharf_server::TaskStore`] with leases and signals) and
-//! `state_key.rs` (the key that seals `requestState`, made by the first instance and read by the
-//! others: [`Redis::shared_request_state_key`]).
+//! # Floors, from the bottom up
+//! A file imports only from floors below its own.
+//!
+//! 1. `keys.rs` (every key under one prefix; a session's keys carry its id as their Redis
+//!    Cluster hash tag, so that one session's keys share a slot).
+//! 2. `connection.rs` ([`Redis`]: one multiplexed connection, made on first use and remade
+//!    after a failure, with a deadline on every command, so that a request never waits on a
+//!    Redis that is down; errors are reported by kind, never with the URL, which may hold a
+//!    password).
+//! 3. `subscription.rs` (a pub/sub channel listened to on a connection of its own, subscribed
+//!    to again after each failure), `state_key.rs` (the key that seals `requestState`, made at
+//!    random by the first instance and stored with `SET NX`, read by the others:
+//!    [`Redis::shared_request_state_key`]).
+//! 4. `sessions.rs` ([`RedisSessionStore`], a [`wharf_http::SessionStore`]: one hash per
+//!    session, whose fields are written one change at a time and whose expiry every command
+//!    that reaches it pushes out in the same round trip; relayed messages on one channel of the
+//!    deployment; a session's stream events in a Redis stream, written by one task in order),
+//!    `tasks.rs` ([`RedisTaskStore`], a [`wharf_server::TaskStore`]: records as JSON strings
+//!    expiring with their `ttlMs`, a set of ids per owner, leases, and `tasks/cancel` and
+//!    `tasks/update` signalled on a channel to the instance running the task).
 //!
 //! ```no_run
 //! # fn demo(server: wharf_server::Server) -> Result<(), wharf_redis::RedisError> {

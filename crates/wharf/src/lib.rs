@@ -71,13 +71,23 @@
 //! [`testing`], [`protocol`] (the wire types) and `logging`. Features: `http` (Streamable HTTP,
 //! on hyper), `macros` (the attribute macros) and `logging` (`logging::init()`, a `tracing`
 //! subscriber on stderr filtered by `WHARF_LOG` or `RUST_LOG`), all on by default; a stdio-only
-//! server builds with `default-features = false`. Off by default: `otel`, `auth`, `redis` and
-//! `client` (an MCP client, `wharf::client`).
+//! server builds with `default-features = false`. Off by default: `otel`, `auth`, `redis`,
+//! `skills` (the Skills extension) and `client` (an MCP client, `wharf::client`;
+//! `client-oauth` and `client-tls` add OAuth and `https://`).
 //!
 //! # Crates
 //!
 //! `wharf` re-exports the pieces most servers need. Libraries that extend Wharf should depend
 //! on `wharf-server` (the core) or `wharf-protocol` (the wire types) instead.
+//!
+//! # Floors, from the bottom up
+//! A file imports only from floors below its own.
+//!
+//! 1. `lib.rs`: what every server uses, at the root, and the topic modules, each re-exporting
+//!    an explicit list (no glob re-exports); `guide/` (the chapters, Markdown files in the
+//!    crate's `guide/` directory whose examples are doctests).
+//! 2. `logging.rs` (`logging::init()`: a `tracing` subscriber on stderr filtered by `WHARF_LOG`
+//!    or `RUST_LOG`, with the telemetry's layer under the `otel` feature).
 
 #[cfg(feature = "logging")]
 pub mod logging;

@@ -4,7 +4,7 @@
 //! `resources/directory/read` on their directories.
 //!
 //! Floors, from the bottom: `names.rs` (the Agent Skills naming rules, paths in URIs),
-//! `frontmatter.rs` (YAML 1.2 into JSON), `open_directory.rs` ([`OpenDirectory`]: a directory
+//! `frontmatter.rs` (a `SKILL.md`'s frontmatter, read by `wharf-frontmatter` and checked), `open_directory.rs` ([`OpenDirectory`]: a directory
 //! read from its handle, never through a link), `definition.rs` ([`SkillDef`], [`Skills`]),
 //! `scan.rs` (a directory read into [`Skills`]), `catalog.rs` (the compiled, served form).
 
