@@ -2,7 +2,6 @@
 //! read from a directory (nothing outside it served); refusals with their reasons; the limits;
 //! generated skills; and a catalog swapped while clients watch.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -12,6 +11,7 @@ use wharf_server::testing::InMemoryClient;
 use wharf_server::{Server, ServerOptions, SkillDef, Skills};
 
 use wharf_testkit::schemas::assert_valid;
+use wharf_testkit::temp_dir::TempDir;
 
 const REFUNDS_MD: &str = "---\nname: refunds\ndescription: Process refund requests\nlicense: Apache-2.0\n\
                           metadata:\n  author: ann\nversion: 1.0\nenabled: yes\n---\n# Refunds\n";
@@ -290,52 +290,28 @@ async fn without_directory_reads_the_setting_is_absent_and_the_method_unknown() 
     assert_eq!(plain.request("skills/list", json!({})).await.unwrap_err().code.0, -32601);
 }
 
-/// A temporary directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let path = std::env::temp_dir().join(format!("wharf-skills-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        Scratch(path)
-    }
-
-    fn write(&self, path: &str, contents: &str) {
-        let path = self.0.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, contents).unwrap();
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[tokio::test]
 async fn a_directory_of_skills_is_served_and_nothing_outside_it() {
-    let dir = Scratch::new("scan");
+    let dir = TempDir::new("skills-scan");
     dir.write("pdf-processing/SKILL.md", "---\nname: pdf-processing\ndescription: PDFs\n---\n# PDF\n");
     dir.write("pdf-processing/references/FORMS.md", "forms\n");
     dir.write("pdf-processing/forms/filler/SKILL.md", "---\nname: filler\ndescription: Fill forms\n---\n");
     dir.write("pdf-processing/.hidden", "never served\n");
     dir.write("acme/billing/refunds/SKILL.md", "---\nname: refunds\ndescription: Refunds\n---\n");
     dir.write("loose.md", "not in a skill\n");
-    let outside = Scratch::new("outside");
+    let outside = TempDir::new("skills-outside");
     outside.write("secret.txt", "secret\n");
     #[cfg(unix)]
     {
-        std::os::unix::fs::symlink(outside.0.join("secret.txt"), dir.0.join("pdf-processing/secret.txt")).unwrap();
-        std::os::unix::fs::symlink(dir.0.join("loose.md"), dir.0.join("pdf-processing/linked.md")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.txt"), dir.path().join("pdf-processing/secret.txt")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("loose.md"), dir.path().join("pdf-processing/linked.md")).unwrap();
         std::os::unix::fs::symlink(
-            dir.0.join("pdf-processing/references/FORMS.md"),
-            dir.0.join("pdf-processing/forms.md"),
+            dir.path().join("pdf-processing/references/FORMS.md"),
+            dir.path().join("pdf-processing/forms.md"),
         )
         .unwrap();
     }
-    let client = InMemoryClient::latest_session(server(Skills::from_directory(&dir.0).unwrap())).await;
+    let client = InMemoryClient::latest_session(server(Skills::from_directory(dir.path()).unwrap())).await;
     let listed = client.request("skills/list", json!({})).await.unwrap();
     let entries: Vec<(&str, usize)> = listed["skills"]
         .as_array()
@@ -367,20 +343,20 @@ async fn a_directory_of_skills_is_served_and_nothing_outside_it() {
         assert!(linked.is_err(), "a link out of its skill is never served, even to a file under the root");
     }
     // A root that is itself a skill: the skills below it are served under its name.
-    let own = Scratch::new("own-root");
+    let own = TempDir::new("skills-own-root");
     own.write(
         "SKILL.md",
-        &format!("---\nname: {}\ndescription: the root\n---\n", own.0.file_name().unwrap().to_str().unwrap()),
+        &format!("---\nname: {}\ndescription: the root\n---\n", own.path().file_name().unwrap().to_str().unwrap()),
     );
     own.write("inner/SKILL.md", "---\nname: inner\ndescription: below the root\n---\n");
     // Its name, `wharf-skills-own-root-PID`, is a valid skill name.
-    let root_name = own.0.file_name().unwrap().to_str().unwrap().to_owned();
-    let client = InMemoryClient::latest_session(server(Skills::from_directory(&own.0).unwrap())).await;
+    let root_name = own.path().file_name().unwrap().to_str().unwrap().to_owned();
+    let client = InMemoryClient::latest_session(server(Skills::from_directory(own.path()).unwrap())).await;
     let listed = client.request("skills/list", json!({})).await.unwrap();
     let uris: Vec<&str> =
         listed["skills"].as_array().unwrap().iter().map(|skill| skill["uri"].as_str().unwrap()).collect();
     assert_eq!(uris, [format!("skill://{root_name}/SKILL.md"), format!("skill://{root_name}/inner/SKILL.md")]);
-    let refused = Skills::from_directory(dir.0.join("does-not-exist")).unwrap_err();
+    let refused = Skills::from_directory(dir.path().join("does-not-exist")).unwrap_err();
     assert!(refused.to_string().contains("does-not-exist"), "{refused}");
 }
 
@@ -439,14 +415,14 @@ async fn skills_swapped_while_serving_tell_subscribers_and_a_broken_set_changes_
 #[cfg(unix)]
 #[tokio::test]
 async fn a_skill_file_swapped_for_a_link_out_of_the_directory_while_it_is_read_is_never_served() {
-    let dir = Scratch::new("swap");
+    let dir = TempDir::new("skills-swap");
     dir.write("notes/SKILL.md", "---\nname: notes\ndescription: Notes\n---\n");
     dir.write("notes/swap.md", "inside\n");
-    let outside = Scratch::new("swap-outside");
+    let outside = TempDir::new("skills-swap-outside");
     outside.write("secret.txt", "outside the directory\n");
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (target, staged, secret) =
-        (dir.0.join("notes/swap.md"), dir.0.join("notes/.staged"), outside.0.join("secret.txt"));
+        (dir.path().join("notes/swap.md"), dir.path().join("notes/.staged"), outside.join("secret.txt"));
     let swapper = std::thread::spawn({
         let stop = stop.clone();
         move || {
@@ -465,7 +441,7 @@ async fn a_skill_file_swapped_for_a_link_out_of_the_directory_while_it_is_read_i
     let mut reads = 0;
     while started.elapsed() < Duration::from_secs(2) {
         reads += 1;
-        let Ok(skills) = Skills::from_directory(&dir.0) else { continue };
+        let Ok(skills) = Skills::from_directory(dir.path()) else { continue };
         let client = InMemoryClient::stateless(server(skills), ClientCapabilities::default());
         if let Ok(read) = client.request("resources/read", json!({"uri": "skill://notes/swap.md"})).await {
             assert_eq!(read["contents"][0]["text"], "inside\n", "a file outside the directory was served");
@@ -480,15 +456,15 @@ async fn a_skill_file_swapped_for_a_link_out_of_the_directory_while_it_is_read_i
 #[tokio::test]
 async fn a_name_that_is_not_utf8_or_holds_a_control_character_is_left_out_of_the_skills() {
     use std::os::unix::ffi::OsStrExt;
-    let dir = Scratch::new("odd-names");
+    let dir = TempDir::new("skills-odd-names");
     dir.write("notes/SKILL.md", "---\nname: notes\ndescription: Notes\n---\n");
     dir.write("notes/references/how.md", "How.\n");
     for name in [&b"notes/Icon\r"[..], b"notes/caf\xe9.md", b"notes/references/tab\there.md", b"odd\x01dir/x.md"] {
-        let path = dir.0.join(std::ffi::OsStr::from_bytes(name));
+        let path = dir.path().join(std::ffi::OsStr::from_bytes(name));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, "odd\n").unwrap();
     }
-    let skills = Skills::from_directory(&dir.0).expect("the odd names are left out, the rest is served");
+    let skills = Skills::from_directory(dir.path()).expect("the odd names are left out, the rest is served");
     let client = InMemoryClient::latest_session(server(skills)).await;
     let listed = client.request("skills/list", json!({})).await.unwrap();
     let files: Vec<&str> =

@@ -30,14 +30,12 @@ async fn get(client: &InMemoryClient, task_id: &str) -> Value {
 
 /// Polls until the task's status is `status`.
 async fn wait_for(client: &InMemoryClient, task_id: &str, status: &str) -> Value {
-    for _ in 0..200 {
+    let what = format!("task {task_id} to become {status}");
+    wharf_testkit::eventually::eventually_async(&what, Duration::from_secs(5), || async {
         let task = get(client, task_id).await;
-        if task["status"] == status {
-            return task;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("task {task_id} never became {status}: {}", get(client, task_id).await);
+        (task["status"] == status).then_some(task)
+    })
+    .await
 }
 
 fn is_iso8601(value: &Value) -> bool {
