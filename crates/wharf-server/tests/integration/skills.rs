@@ -346,7 +346,7 @@ async fn a_directory_of_skills_is_served_and_nothing_outside_it() {
     let own = TempDir::new("skills-own-root");
     own.write(
         "SKILL.md",
-        &format!("---\nname: {}\ndescription: the root\n---\n", own.path().file_name().unwrap().to_str().unwrap()),
+        format!("---\nname: {}\ndescription: the root\n---\n", own.path().file_name().unwrap().to_str().unwrap()),
     );
     own.write("inner/SKILL.md", "---\nname: inner\ndescription: below the root\n---\n");
     // Its name, `wharf-skills-own-root-PID`, is a valid skill name.
