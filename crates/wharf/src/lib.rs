@@ -72,8 +72,9 @@
 //! on hyper), `macros` (the attribute macros) and `logging` (`logging::init()`, a `tracing`
 //! subscriber on stderr filtered by `WHARF_LOG` or `RUST_LOG`), all on by default; a stdio-only
 //! server builds with `default-features = false`. Off by default: `otel`, `auth`, `redis`,
-//! `skills` (the Skills extension) and `client` (an MCP client, `wharf::client`;
-//! `client-oauth` and `client-tls` add OAuth and `https://`).
+//! `skills` (the Skills extension), `client` (an MCP client, `wharf::client`;
+//! `client-oauth` and `client-tls` add OAuth and `https://`) and `gateway` (many servers
+//! mounted under namespaces behind one, `wharf::gateway`).
 //!
 //! # Crates
 //!
@@ -203,6 +204,13 @@ pub mod http {
 #[cfg(feature = "redis")]
 pub mod redis {
     pub use wharf_redis::{Redis, RedisError, RedisErrorKind, RedisSessionStore};
+}
+
+/// A gateway that mounts MCP servers (programs, URLs, servers in this process) under
+/// namespaces behind one [`Server`] (the `gateway` feature).
+#[cfg(feature = "gateway")]
+pub mod gateway {
+    pub use wharf_gateway::{Gateway, GatewayError, GatewayErrorKind, Mount};
 }
 
 /// An MCP client for any server, over stdio or Streamable HTTP, in both eras (the `client`

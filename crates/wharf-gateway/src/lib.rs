@@ -1,0 +1,45 @@
+//! A gateway that composes MCP servers behind one Wharf [`Server`](wharf_server::Server):
+//! upstreams (a program on stdio, a Streamable HTTP URL, a server in this process) are mounted
+//! under namespaces, and their tools and prompts become the gateway's own, so that every
+//! transport, authentication, middleware and store of Wharf applies to them unchanged.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use wharf_gateway::{Gateway, Mount};
+//!
+//! let server = Gateway::new("gateway", "1.0.0")
+//!     .mount(Mount::command("everything", "npx", ["@modelcontextprotocol/server-everything"]))
+//!     .mount(Mount::url("docs", "http://127.0.0.1:9000/mcp"))
+//!     .build()
+//!     .await?;
+//! wharf_server::serve_stdio(server).await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A call of `docs_search` reaches the mount `docs` as `search`, its arguments and result as
+//! they are; an upstream's JSON-RPC error is passed on as it was, and a mount that does not
+//! answer is an error naming it.
+//!
+//! # Floors, from the bottom up
+//! 1. `error.rs` ([`GatewayError`], [`GatewayErrorKind`]), `names.rs` (namespaced names within
+//!    the tool-name rules).
+//! 2. `mount.rs` ([`Mount`]: one upstream, its namespace and client options).
+//! 3. `upstream.rs` (reaching a mount; an upstream's failure as the gateway's answer).
+//! 4. `proxy.rs` (the gateway's tool or prompt for an upstream's, forwarding each call).
+//! 5. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
+
+mod error;
+mod names;
+
+mod mount;
+
+mod upstream;
+
+mod proxy;
+
+mod gateway;
+
+pub use error::{GatewayError, GatewayErrorKind};
+pub use gateway::Gateway;
+pub use mount::Mount;

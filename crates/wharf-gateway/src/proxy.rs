@@ -1,0 +1,60 @@
+//! The gateway's own components for an upstream's: a tool or prompt under its namespaced name
+//! whose handler forwards the call, as it came, to the upstream.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use wharf_client::Client;
+use wharf_protocol::{JsonObject, Prompt, Tool};
+use wharf_server::{Args, PromptDef, ToolDef};
+
+use crate::upstream::answer_for;
+
+/// `tool` of the mount `mount`, listed as `name`, its calls forwarded to `client`.
+pub(crate) fn tool(mount: Arc<str>, client: Client, tool: Tool, name: String) -> ToolDef {
+    let upstream_name: Arc<str> = tool.name.as_str().into();
+    let mut proxy = ToolDef::new(name, move |Args(arguments): Args<JsonObject>| {
+        let (mount, client, upstream_name) = (mount.clone(), client.clone(), upstream_name.clone());
+        async move {
+            client.call_tool(&upstream_name, Value::Object(arguments)).await.map_err(|err| answer_for(&mount, &err))
+        }
+    })
+    .input_schema(tool.input_schema);
+    if let Some(description) = tool.description {
+        proxy = proxy.description(description);
+    }
+    if let Some(title) = tool.title {
+        proxy = proxy.title(title);
+    }
+    if let Some(annotations) = tool.annotations {
+        proxy = proxy.annotations(annotations);
+    }
+    if let Some(schema) = tool.output_schema {
+        proxy = proxy.output_schema(schema);
+    }
+    proxy
+}
+
+/// `prompt` of the mount `mount`, listed as `name`, rendered by `client`'s upstream.
+pub(crate) fn prompt(mount: Arc<str>, client: Client, prompt: Prompt, name: String) -> PromptDef {
+    let upstream_name: Arc<str> = prompt.name.as_str().into();
+    let mut proxy = PromptDef::new(name, move |call| {
+        let (mount, client, upstream_name) = (mount.clone(), client.clone(), upstream_name.clone());
+        async move {
+            let arguments: Map<String, Value> =
+                call.arguments.into_iter().map(|(key, value)| (key, Value::String(value))).collect();
+            client.get_prompt(&upstream_name, Value::Object(arguments)).await.map_err(|err| answer_for(&mount, &err))
+        }
+    });
+    if let Some(description) = prompt.description {
+        proxy = proxy.description(description);
+    }
+    if let Some(title) = prompt.title {
+        proxy = proxy.title(title);
+    }
+    for argument in prompt.arguments.unwrap_or_default() {
+        let required = argument.required.unwrap_or(false);
+        proxy = proxy.argument(argument.name, argument.description.unwrap_or_default(), required);
+    }
+    proxy
+}

@@ -1,0 +1,41 @@
+//! Reaching a mount's upstream: a client over the program's stdio, the URL, or an in-memory
+//! stream to a server in this process; and a client's failure as the JSON-RPC error the
+//! gateway's own client is answered with.
+
+use wharf_client::{Client, ClientError};
+use wharf_server::RpcError;
+
+use crate::error::{GatewayError, GatewayErrorKind};
+use crate::mount::{Mount, Source};
+
+/// A client connected to `mount`'s upstream.
+pub(crate) async fn connect(mount: &Mount) -> Result<Client, GatewayError> {
+    let connected = match &mount.source {
+        Source::Target(target) => Client::connect_with(target.clone(), mount.options.clone()).await,
+        Source::InProcess(server) => {
+            let (client_end, server_end) = tokio::io::duplex(1 << 16);
+            let (reader, writer) = tokio::io::split(server_end);
+            tokio::spawn(wharf_server::serve_connection(server.clone(), reader, writer));
+            let (reader, writer) = tokio::io::split(client_end);
+            Client::connect_stream(reader, writer, mount.options.clone()).await
+        }
+    };
+    connected.map_err(|err| {
+        GatewayError::new(GatewayErrorKind::Upstream, format!("the mount `{}` could not be reached: {err}", mount.name))
+    })
+}
+
+/// What the gateway answers when the upstream of `mount` failed a request: the upstream's own
+/// JSON-RPC error as it was, or an internal error naming the mount (down, timed out, closed).
+pub(crate) fn answer_for(mount: &str, err: &ClientError) -> RpcError {
+    match err.rpc() {
+        Some(error) => {
+            let answer = RpcError::new(error.code.0, error.message.clone());
+            match &error.data {
+                Some(data) => answer.with_data(data.clone()),
+                None => answer,
+            }
+        }
+        None => RpcError::internal(format!("the mount `{mount}` did not answer: {err}")),
+    }
+}

@@ -1,0 +1,201 @@
+//! The gateway against real upstreams: servers in this process (over an in-memory stream) and
+//! one served over Streamable HTTP on a loopback port; its clients in both eras, with what they
+//! receive checked against the official schema of their revision.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use wharf_gateway::{Gateway, GatewayErrorKind, Mount};
+use wharf_protocol::{ClientCapabilities, ProtocolVersion};
+use wharf_server::testing::InMemoryClient;
+use wharf_server::{PromptDef, RpcError, Server, ToolDef};
+use wharf_testkit::fixture;
+use wharf_testkit::schemas::assert_valid;
+
+/// A small upstream named `name`: `echo` (which says who answered), `fails` (a tool error),
+/// `quota` (JSON-RPC error 4001 with data) and a prompt `hello` with a required argument.
+fn upstream(name: &'static str) -> Server {
+    Server::builder(name, "1.0.0")
+        .tool(
+            ToolDef::new(
+                "echo",
+                move |wharf_server::Args(args): wharf_server::Args<serde_json::Map<String, Value>>| async move {
+                    format!("{name}: {}", args.get("message").and_then(Value::as_str).unwrap_or_default())
+                },
+            )
+            .input_schema(
+                serde_json::from_value(json!({
+                    "type": "object",
+                    "properties": {"message": {"type": "string"}},
+                    "required": ["message"]
+                }))
+                .unwrap(),
+            )
+            .description("Echo a message"),
+        )
+        .tool(ToolDef::new("fails", || async { Err::<String, _>("the disk is full") }))
+        .tool(ToolDef::new("quota", || async {
+            Err::<String, _>(RpcError::new(4001, "quota exceeded").with_data(json!({"retryAfter": 30})))
+        }))
+        .prompt(PromptDef::template("hello", "Hello {who}!").argument("who", "Whom to greet", true))
+        .build()
+        .unwrap()
+}
+
+fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn two_upstreams_under_namespaces_are_one_server_in_both_eras() {
+    let gateway = Gateway::new("gateway", "1.0.0")
+        .mount(Mount::server("alpha", upstream("alpha")))
+        .mount(Mount::server("beta", upstream("beta")).namespace("b"))
+        .build()
+        .await
+        .unwrap();
+    for client in [
+        InMemoryClient::latest_session(gateway.clone()).await,
+        InMemoryClient::stateless(gateway.clone(), ClientCapabilities::default()),
+    ] {
+        let listed = client.request("tools/list", json!({})).await.unwrap();
+        let mut names: Vec<&str> =
+            listed["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["alpha_echo", "alpha_fails", "alpha_quota", "b_echo", "b_fails", "b_quota"]);
+        let echo = listed["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "b_echo").unwrap();
+        assert_eq!(echo["description"], "Echo a message");
+        assert_eq!(echo["inputSchema"]["required"], json!(["message"]), "the upstream's schema, as it is");
+
+        let called =
+            client.request("tools/call", json!({"name": "b_echo", "arguments": {"message": "hi"}})).await.unwrap();
+        assert_eq!(text(&called), "beta: hi", "the call reached beta as `echo`");
+        let called =
+            client.request("tools/call", json!({"name": "alpha_echo", "arguments": {"message": "yo"}})).await.unwrap();
+        assert_eq!(text(&called), "alpha: yo");
+
+        // The gateway checks the upstream's schema before forwarding, as for its own tools.
+        let refused = client.request("tools/call", json!({"name": "alpha_echo", "arguments": {}})).await;
+        let refused = match refused {
+            Ok(result) => result["isError"].as_bool().unwrap_or(false),
+            Err(error) => error.code.0 == -32602,
+        };
+        assert!(refused, "missing a required argument is refused");
+
+        let failed = client.request("tools/call", json!({"name": "b_fails", "arguments": {}})).await.unwrap();
+        assert_eq!((failed["isError"].as_bool(), text(&failed)), (Some(true), "the disk is full"));
+        let quota = client.request("tools/call", json!({"name": "b_quota", "arguments": {}})).await.unwrap_err();
+        assert_eq!((quota.code.0, quota.message.as_str()), (4001, "quota exceeded"), "the upstream's error as it was");
+        assert_eq!(quota.data, Some(json!({"retryAfter": 30})));
+
+        let prompts = client.request("prompts/list", json!({})).await.unwrap();
+        let hello = prompts["prompts"].as_array().unwrap().iter().find(|prompt| prompt["name"] == "b_hello").unwrap();
+        assert_eq!(hello["arguments"][0]["name"], "who");
+        assert_eq!(hello["arguments"][0]["required"], true);
+        let got = client.request("prompts/get", json!({"name": "b_hello", "arguments": {"who": "Ada"}})).await.unwrap();
+        assert_eq!(got["messages"][0]["content"]["text"], "Hello Ada!");
+        client.request("tools/call", json!({"name": "nope_echo", "arguments": {}})).await.unwrap_err();
+    }
+    let session = InMemoryClient::latest_session(gateway.clone()).await;
+    session.request("tools/list", json!({})).await.unwrap();
+    session.request("tools/call", json!({"name": "b_echo", "arguments": {"message": "checked"}})).await.unwrap();
+    assert_valid(&session, ProtocolVersion::V2025_11_25);
+    let older =
+        InMemoryClient::session(gateway, ProtocolVersion::V2025_03_26, ClientCapabilities::default()).await.unwrap().0;
+    older.request("tools/call", json!({"name": "alpha_echo", "arguments": {"message": "old"}})).await.unwrap();
+    assert_valid(&older, ProtocolVersion::V2025_03_26);
+}
+
+#[tokio::test]
+async fn two_mounts_offering_one_name_are_refused_naming_both() {
+    let collided = Gateway::new("gateway", "1.0.0")
+        .mount(Mount::server("alpha", upstream("alpha")).namespace(""))
+        .mount(Mount::server("beta", upstream("beta")).namespace(""))
+        .build()
+        .await
+        .unwrap_err();
+    assert_eq!(collided.kind(), GatewayErrorKind::Collision);
+    let message = collided.to_string();
+    assert!(message.contains("`echo`") && message.contains("`alpha`") && message.contains("`beta`"), "{message}");
+
+    let dotted =
+        Gateway::new("gateway", "1.0.0").mount(Mount::server("a", upstream("a")).namespace("my.ns")).build().await;
+    assert_eq!(dotted.unwrap_err().kind(), GatewayErrorKind::Mount, "a dot in a name some clients refuse");
+    let twice = Gateway::new("gateway", "1.0.0")
+        .mount(Mount::server("a", upstream("a")))
+        .mount(Mount::server("a", upstream("b")).namespace("b"))
+        .build()
+        .await;
+    assert_eq!(twice.unwrap_err().kind(), GatewayErrorKind::Mount);
+    // Without a namespace, a single mount's names are its own.
+    let plain =
+        Gateway::new("gateway", "1.0.0").mount(Mount::server("a", upstream("a")).namespace("")).build().await.unwrap();
+    let client = InMemoryClient::latest_session(plain).await;
+    let called =
+        client.request("tools/call", json!({"name": "echo", "arguments": {"message": "as is"}})).await.unwrap();
+    assert_eq!(text(&called), "a: as is");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_upstream_is_mounted_and_one_that_goes_away_is_named_in_the_error() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(
+        wharf_http::serve(listener, upstream("remote"))
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .into_future(),
+    );
+    let gateway = Gateway::new("gateway", "1.0.0")
+        .mount(Mount::url("remote", format!("http://127.0.0.1:{port}/mcp")))
+        .mount(Mount::server("local", fixture::server()))
+        .build()
+        .await
+        .unwrap();
+    let client = InMemoryClient::stateless(gateway, ClientCapabilities::default());
+    let listed = client.request("tools/list", json!({})).await.unwrap();
+    let names: Vec<&str> =
+        listed["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"remote_echo") && names.contains(&"local_echo") && names.contains(&"local_forecast"),
+        "{names:?}"
+    );
+    let called = client
+        .request("tools/call", json!({"name": "remote_echo", "arguments": {"message": "over http"}}))
+        .await
+        .unwrap();
+    assert_eq!(text(&called), "remote: over http");
+    let forecast = client
+        .request("tools/call", json!({"name": "local_forecast", "arguments": {"location": "Oslo"}}))
+        .await
+        .unwrap();
+    assert_eq!(forecast["structuredContent"][0]["day"], 1, "structured output passes: {forecast}");
+
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(15), serving).await.expect("the upstream stops").unwrap().unwrap();
+    let down = client
+        .request("tools/call", json!({"name": "remote_echo", "arguments": {"message": "anyone?"}}))
+        .await
+        .unwrap_err();
+    assert_eq!(down.code.0, -32603);
+    assert!(down.message.contains("`remote`"), "the error names the mount: {}", down.message);
+    let still = client
+        .request("tools/call", json!({"name": "local_echo", "arguments": {"message": "still here"}}))
+        .await
+        .unwrap();
+    assert_eq!(text(&still), "still here", "the other mount keeps working");
+}
+
+#[tokio::test]
+async fn an_upstream_that_cannot_be_reached_stops_the_build_naming_it() {
+    let unreachable = Gateway::new("gateway", "1.0.0")
+        .mount(Mount::command("ghost", "/nonexistent/mcp-server", Vec::<String>::new()))
+        .build()
+        .await
+        .unwrap_err();
+    assert_eq!(unreachable.kind(), GatewayErrorKind::Upstream);
+    assert!(unreachable.to_string().contains("`ghost`"), "{unreachable}");
+}
