@@ -1,22 +1,26 @@
 //! The gateway's own components for an upstream's: a tool or prompt under its namespaced name
-//! whose handler forwards the call, as it came, to the upstream.
+//! whose handler forwards the call, as it came, to the upstream, with the upstream's progress
+//! passed back and the gateway's client's cancellation passed on.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use wharf_client::Client;
-use wharf_protocol::{JsonObject, Prompt, Tool};
-use wharf_server::{Args, PromptDef, ToolDef};
+use tokio::sync::mpsc;
+use wharf_client::{Client, ClientError, RequestOptions};
+use wharf_protocol::{CallToolResult, JsonObject, Prompt, Tool};
+use wharf_server::{Args, PromptDef, RequestContext, ToolDef};
 
 use crate::upstream::answer_for;
 
 /// `tool` of the mount `mount`, listed as `name`, its calls forwarded to `client`.
 pub(crate) fn tool(mount: Arc<str>, client: Client, tool: Tool, name: String) -> ToolDef {
     let upstream_name: Arc<str> = tool.name.as_str().into();
-    let mut proxy = ToolDef::new(name, move |Args(arguments): Args<JsonObject>| {
+    let mut proxy = ToolDef::new(name, move |context: RequestContext, Args(arguments): Args<JsonObject>| {
         let (mount, client, upstream_name) = (mount.clone(), client.clone(), upstream_name.clone());
         async move {
-            client.call_tool(&upstream_name, Value::Object(arguments)).await.map_err(|err| answer_for(&mount, &err))
+            forward_call(&client, &upstream_name, Value::Object(arguments), &context)
+                .await
+                .map_err(|err| answer_for(&mount, &err))
         }
     })
     .input_schema(tool.input_schema);
@@ -33,6 +37,38 @@ pub(crate) fn tool(mount: Arc<str>, client: Client, tool: Tool, name: String) ->
         proxy = proxy.output_schema(schema);
     }
     proxy
+}
+
+/// Calls `name` upstream; the upstream's progress reaches the gateway's client when it asked
+/// for progress. Dropping the future (the gateway's client cancelled, or a timeout) drops the
+/// upstream request, which the client then cancels upstream.
+async fn forward_call(
+    client: &Client,
+    name: &str,
+    arguments: Value,
+    context: &RequestContext,
+) -> Result<CallToolResult, ClientError> {
+    if context.progress_token().is_none() {
+        return client.call_tool(name, arguments).await;
+    }
+    let (sender, mut updates) = mpsc::unbounded_channel();
+    let options = RequestOptions::default().progress(sender);
+    let call = client.call_tool_with(name, arguments, &options);
+    tokio::pin!(call);
+    let result = loop {
+        tokio::select! {
+            biased;
+            Some(update) = updates.recv() => {
+                context.progress(update.progress, update.total, update.message.as_deref()).await;
+            }
+            result = &mut call => break result,
+        }
+    };
+    // What the upstream reported before it answered arrived before its answer: pass it on first.
+    while let Ok(update) = updates.try_recv() {
+        context.progress(update.progress, update.total, update.message.as_deref()).await;
+    }
+    result
 }
 
 /// `prompt` of the mount `mount`, listed as `name`, rendered by `client`'s upstream.

@@ -2,15 +2,16 @@
 //! one served over Streamable HTTP on a loopback port; its clients in both eras, with what they
 //! receive checked against the official schema of their revision.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use wharf_gateway::{Gateway, GatewayErrorKind, Mount};
-use wharf_protocol::{ClientCapabilities, ProtocolVersion};
+use wharf_protocol::{ClientCapabilities, ProtocolVersion, RequestId};
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{PromptDef, RpcError, Server, ToolDef};
-use wharf_testkit::fixture;
+use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::schemas::assert_valid;
 
 /// A small upstream named `name`: `echo` (which says who answered), `fails` (a tool error),
@@ -198,4 +199,39 @@ async fn an_upstream_that_cannot_be_reached_stops_the_build_naming_it() {
         .unwrap_err();
     assert_eq!(unreachable.kind(), GatewayErrorKind::Upstream);
     assert!(unreachable.to_string().contains("`ghost`"), "{unreachable}");
+}
+
+/// The upstream's progress reaches the gateway's client under the client's own token, and a
+/// cancellation from the gateway's client stops the upstream's handler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_comes_back_and_a_cancellation_reaches_the_upstream() {
+    let counters = Arc::new(Counters::default());
+    let gateway = Gateway::new("gateway", "1.0.0")
+        .mount(Mount::server("up", fixture::builder_with(counters.clone()).build().unwrap()))
+        .build()
+        .await
+        .unwrap();
+    let (client, _) =
+        InMemoryClient::session(gateway, ProtocolVersion::V2025_11_25, ClientCapabilities::default()).await.unwrap();
+    let params = json!({"name": "up_progress", "arguments": {}, "_meta": {"progressToken": "mine"}});
+    let done = client.request("tools/call", params).await.unwrap();
+    assert_eq!(text(&done), "done");
+    let progress: Vec<f64> = client
+        .received()
+        .iter()
+        .filter(|message| message["method"] == "notifications/progress")
+        .map(|message| {
+            assert_eq!(message["params"]["progressToken"], "mine", "the client's own token");
+            message["params"]["progress"].as_f64().unwrap()
+        })
+        .collect();
+    assert_eq!(progress, [0.0, 50.0, 100.0], "each step, the repeated one dropped upstream");
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+
+    let id = RequestId::string("slow-1");
+    let answer = client.start_request(id, "tools/call", json!({"name": "up_slow", "arguments": {}})).await;
+    fixture::slow_has_run(&counters, 3).await;
+    client.notify("notifications/cancelled", json!({"requestId": "slow-1"})).await;
+    fixture::slow_was_stopped(&counters).await;
+    drop(answer);
 }
