@@ -9,7 +9,7 @@ use wharf_server::{Server, ServerBuilder};
 
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::mount::Mount;
-use crate::names::{check_name, namespaced};
+use crate::names::{check_name, namespaced, uri_prefix};
 use crate::proxy;
 use crate::upstream::connect;
 
@@ -46,7 +46,8 @@ impl Gateway {
         self
     }
 
-    /// Reaches every upstream, lists its tools and prompts, and builds the server. Fails
+    /// Reaches every upstream, lists its tools, prompts, resources and resource templates, and
+    /// builds the server. Fails
     /// naming the mount when one cannot be reached, and naming both sources when two offer the
     /// same name once namespaced.
     pub async fn build(self) -> Result<Server, GatewayError> {
@@ -87,6 +88,31 @@ impl Gateway {
                     builder = builder.prompt(proxy::prompt(mount_name.clone(), client.clone(), prompt, name));
                 }
             }
+            if capabilities.resources.is_some() {
+                let prefix: Arc<str> = uri_prefix(namespace)
+                    .map_err(|why| {
+                        GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{}`: {why}", mount.name))
+                    })?
+                    .into();
+                for resource in client.list_resources().await.map_err(|err| listing("resources", err))? {
+                    let uri = format!("{prefix}{}", resource.uri);
+                    claim(&mut names, "resource", &uri, &mount.name, &resource.uri)?;
+                    builder =
+                        builder.resource(proxy::resource(mount_name.clone(), client.clone(), resource, prefix.clone()));
+                }
+                for template in
+                    client.list_resource_templates().await.map_err(|err| listing("resource templates", err))?
+                {
+                    let uri = format!("{prefix}{}", template.uri_template);
+                    claim(&mut names, "resource template", &uri, &mount.name, &template.uri_template)?;
+                    builder = builder.resource_template(proxy::template(
+                        mount_name.clone(),
+                        client.clone(),
+                        template,
+                        prefix.clone(),
+                    ));
+                }
+            }
         }
         builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))
     }
@@ -102,9 +128,11 @@ fn claim(
     mount: &str,
     original: &str,
 ) -> Result<(), GatewayError> {
-    check_name(name).map_err(|why| {
-        GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{mount}` offers the {kind} {why}"))
-    })?;
+    if matches!(kind, "tool" | "prompt") {
+        check_name(name).map_err(|why| {
+            GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{mount}` offers the {kind} {why}"))
+        })?;
+    }
     let taken = names.entry(kind.to_owned()).or_default();
     if let Some(other) = taken.get(name) {
         return Err(GatewayError::new(

@@ -1,6 +1,7 @@
 //! A gateway that composes MCP servers behind one Wharf [`Server`](wharf_server::Server):
 //! upstreams (a program on stdio, a Streamable HTTP URL, a server in this process) are mounted
-//! under namespaces, and their tools and prompts become the gateway's own, so that every
+//! under namespaces, and their tools, prompts, resources and resource templates become the
+//! gateway's own, so that every
 //! transport, authentication, middleware and store of Wharf applies to them unchanged.
 //!
 //! ```no_run
@@ -18,15 +19,18 @@
 //! ```
 //!
 //! A call of `docs_search` reaches the mount `docs` as `search`, its arguments and result as
-//! they are; an upstream's JSON-RPC error is passed on as it was, and a mount that does not
-//! answer is an error naming it.
+//! they are, the upstream's progress coming back and the client's cancellation going on; an
+//! upstream's JSON-RPC error is passed on as it was, and a mount that does not answer is an
+//! error naming it. Resource URIs get the namespace as a scheme prefix: the mount `docs`'s
+//! `file:///a.txt` is `docs+file:///a.txt`, in lists and in what a read returns.
 //!
 //! # Floors, from the bottom up
 //! 1. `error.rs` ([`GatewayError`], [`GatewayErrorKind`]), `names.rs` (namespaced names within
-//!    the tool-name rules).
+//!    the tool-name rules, and resource URIs behind a scheme prefix).
 //! 2. `mount.rs` ([`Mount`]: one upstream, its namespace and client options).
 //! 3. `upstream.rs` (reaching a mount; an upstream's failure as the gateway's answer).
-//! 4. `proxy.rs` (the gateway's tool or prompt for an upstream's, forwarding each call).
+//! 4. `proxy.rs` (the gateway's tool, prompt, resource or template for an upstream's,
+//!    forwarding each call).
 //! 5. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
 
 mod error;

@@ -21,6 +21,20 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// What goes before an upstream's resource URIs under `namespace`: `ns+` (so that
+/// `file:///a.txt` is listed as `ns+file:///a.txt`, still a URI, its scheme `ns+file`); empty
+/// without a namespace. `_` becomes `-`, which URI schemes may hold; a namespace that does not
+/// start with a letter cannot begin a scheme, and is refused.
+pub(crate) fn uri_prefix(namespace: &str) -> Result<String, String> {
+    if namespace.is_empty() {
+        return Ok(String::new());
+    }
+    if !namespace.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(format!("the namespace `{namespace}` does not start with a letter, as a URI scheme must"));
+    }
+    Ok(format!("{}+", namespace.replace('_', "-").to_ascii_lowercase()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -32,5 +46,12 @@ mod tests {
         assert!(check_name("docs_search-2").is_ok());
         assert!(check_name("docs.search").unwrap_err().contains('.'));
         assert!(check_name("").is_err() && check_name(&"x".repeat(129)).is_err());
+    }
+
+    #[test]
+    fn resource_uris_get_a_scheme_prefix() {
+        assert_eq!(uri_prefix("Docs_2").unwrap(), "docs-2+");
+        assert_eq!(uri_prefix("").unwrap(), "");
+        assert!(uri_prefix("2docs").is_err());
     }
 }

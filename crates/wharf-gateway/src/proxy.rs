@@ -7,8 +7,10 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use wharf_client::{Client, ClientError, RequestOptions};
-use wharf_protocol::{CallToolResult, JsonObject, Prompt, Tool};
-use wharf_server::{Args, PromptDef, RequestContext, ToolDef};
+use wharf_protocol::{
+    CallToolResult, JsonObject, Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
+};
+use wharf_server::{Args, PromptDef, RequestContext, ResourceDef, TemplateDef, ToolDef};
 
 use crate::upstream::answer_for;
 
@@ -93,4 +95,62 @@ pub(crate) fn prompt(mount: Arc<str>, client: Client, prompt: Prompt, name: Stri
         proxy = proxy.argument(argument.name, argument.description.unwrap_or_default(), required);
     }
     proxy
+}
+
+/// `resource` of the mount `mount`, listed as its URI behind `prefix`, read from `client`'s
+/// upstream.
+pub(crate) fn resource(mount: Arc<str>, client: Client, resource: Resource, prefix: Arc<str>) -> ResourceDef {
+    let upstream_uri: Arc<str> = resource.uri.as_str().into();
+    let listed = format!("{prefix}{}", resource.uri);
+    let mut proxy = ResourceDef::dynamic(listed, resource.name, move |_| {
+        let (mount, client, upstream_uri, prefix) =
+            (mount.clone(), client.clone(), upstream_uri.clone(), prefix.clone());
+        async move { read(&client, &upstream_uri, &prefix).await.map_err(|err| answer_for(&mount, &err)) }
+    });
+    if let Some(description) = resource.description {
+        proxy = proxy.description(description);
+    }
+    if let Some(title) = resource.title {
+        proxy = proxy.title(title);
+    }
+    if let Some(mime_type) = resource.mime_type {
+        proxy = proxy.mime_type(mime_type);
+    }
+    proxy
+}
+
+/// `template` of the mount `mount`, listed behind `prefix`; a URI it matches is read upstream
+/// without the prefix.
+pub(crate) fn template(mount: Arc<str>, client: Client, template: ResourceTemplate, prefix: Arc<str>) -> TemplateDef {
+    let listed = format!("{prefix}{}", template.uri_template);
+    let mut proxy = TemplateDef::new(listed, template.name, move |call| {
+        let (mount, client, prefix) = (mount.clone(), client.clone(), prefix.clone());
+        async move {
+            let upstream_uri = call.uri.strip_prefix(&*prefix).unwrap_or(&call.uri).to_owned();
+            read(&client, &upstream_uri, &prefix).await.map_err(|err| answer_for(&mount, &err))
+        }
+    });
+    if let Some(description) = template.description {
+        proxy = proxy.description(description);
+    }
+    if let Some(title) = template.title {
+        proxy = proxy.title(title);
+    }
+    if let Some(mime_type) = template.mime_type {
+        proxy = proxy.mime_type(mime_type);
+    }
+    proxy
+}
+
+/// Reads `uri` upstream; the contents come back under the URIs the gateway lists them by.
+async fn read(client: &Client, uri: &str, prefix: &str) -> Result<ReadResourceResult, ClientError> {
+    let mut read = client.read_resource(uri).await?;
+    for contents in &mut read.contents {
+        let uri = match contents {
+            ResourceContents::Text(text) => &mut text.uri,
+            ResourceContents::Blob(blob) => &mut blob.uri,
+        };
+        uri.insert_str(0, prefix);
+    }
+    Ok(read)
 }

@@ -10,7 +10,7 @@ use tokio::net::TcpListener;
 use wharf_gateway::{Gateway, GatewayErrorKind, Mount};
 use wharf_protocol::{ClientCapabilities, ProtocolVersion, RequestId};
 use wharf_server::testing::InMemoryClient;
-use wharf_server::{PromptDef, RpcError, Server, ToolDef};
+use wharf_server::{PromptDef, ResourceDef, RpcError, Server, TemplateDef, ToolDef};
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::schemas::assert_valid;
 
@@ -40,6 +40,10 @@ fn upstream(name: &'static str) -> Server {
             Err::<String, _>(RpcError::new(4001, "quota exceeded").with_data(json!({"retryAfter": 30})))
         }))
         .prompt(PromptDef::template("hello", "Hello {who}!").argument("who", "Whom to greet", true))
+        .resource(ResourceDef::text("file:///readme.txt", "readme", format!("{name}'s readme")).mime_type("text/plain"))
+        .resource_template(TemplateDef::new("users://{id}/profile", "profile", move |call| async move {
+            format!("{name}'s user {}", call.variable("id").unwrap_or_default())
+        }))
         .build()
         .unwrap()
 }
@@ -97,10 +101,45 @@ async fn two_upstreams_under_namespaces_are_one_server_in_both_eras() {
         let got = client.request("prompts/get", json!({"name": "b_hello", "arguments": {"who": "Ada"}})).await.unwrap();
         assert_eq!(got["messages"][0]["content"]["text"], "Hello Ada!");
         client.request("tools/call", json!({"name": "nope_echo", "arguments": {}})).await.unwrap_err();
+
+        // Resource URIs are behind the namespace as a scheme prefix, in the list and the contents.
+        let resources = client.request("resources/list", json!({})).await.unwrap();
+        let mut uris: Vec<&str> = resources["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|resource| resource["uri"].as_str().unwrap())
+            .collect();
+        uris.sort_unstable();
+        assert_eq!(uris, ["alpha+file:///readme.txt", "b+file:///readme.txt"]);
+        let read = client.request("resources/read", json!({"uri": "b+file:///readme.txt"})).await.unwrap();
+        assert_eq!(read["contents"][0]["text"], "beta's readme");
+        assert_eq!(read["contents"][0]["uri"], "b+file:///readme.txt");
+        assert_eq!(read["contents"][0]["mimeType"], "text/plain");
+        let templates = client.request("resources/templates/list", json!({})).await.unwrap();
+        let listed: Vec<&str> = templates["resourceTemplates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|template| template["uriTemplate"].as_str().unwrap())
+            .collect();
+        assert!(
+            listed.contains(&"b+users://{id}/profile") && listed.contains(&"alpha+users://{id}/profile"),
+            "{listed:?}"
+        );
+        let profile = client.request("resources/read", json!({"uri": "alpha+users://42/profile"})).await.unwrap();
+        assert_eq!(profile["contents"][0]["text"], "alpha's user 42");
+        assert_eq!(profile["contents"][0]["uri"], "alpha+users://42/profile");
+        let missing = client.request("resources/read", json!({"uri": "b+file:///nothing.txt"})).await.unwrap_err();
+        assert!(missing.code.0 == -32002 || missing.code.0 == -32602, "{missing:?}");
     }
     let session = InMemoryClient::latest_session(gateway.clone()).await;
     session.request("tools/list", json!({})).await.unwrap();
     session.request("tools/call", json!({"name": "b_echo", "arguments": {"message": "checked"}})).await.unwrap();
+    session.request("resources/list", json!({})).await.unwrap();
+    session.request("resources/templates/list", json!({})).await.unwrap();
+    session.request("resources/read", json!({"uri": "b+users://7/profile"})).await.unwrap();
+    session.request("prompts/get", json!({"name": "alpha_hello", "arguments": {"who": "Bo"}})).await.unwrap();
     assert_valid(&session, ProtocolVersion::V2025_11_25);
     let older =
         InMemoryClient::session(gateway, ProtocolVersion::V2025_03_26, ClientCapabilities::default()).await.unwrap().0;
