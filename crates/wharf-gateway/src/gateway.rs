@@ -1,17 +1,19 @@
-//! [`Gateway`]: mounts upstreams and yields a [`Server`] whose tools and prompts are theirs
-//! under namespaces, so that every transport, authentication, middleware and store of Wharf
-//! applies to the gateway unchanged.
+//! [`Gateway`]: mounts upstreams and yields a [`Server`] whose tools, prompts and resources are
+//! theirs under namespaces, kept current as the upstreams' lists change, so that every
+//! transport, authentication, middleware and store of Wharf applies to the gateway unchanged.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use wharf_server::{Server, ServerBuilder};
 
+use crate::claims::Claims;
+use crate::component::{Kind, Upstream};
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::mount::Mount;
-use crate::names::{check_name, namespaced, uri_prefix};
-use crate::proxy;
+use crate::names::uri_prefix;
 use crate::upstream::connect;
+use crate::watch;
 
 /// Builds a gateway: `Gateway::new("name", "1.0.0").mount(...).build().await` gives a
 /// [`Server`] to serve like any other.
@@ -52,96 +54,51 @@ impl Gateway {
     /// same name once namespaced.
     pub async fn build(self) -> Result<Server, GatewayError> {
         let Gateway { mut builder, mounts, separator } = self;
-        let mut names = HashMap::<String, HashMap<String, String>>::new();
-        let mut seen_mounts = HashMap::new();
+        let claims = Arc::new(Mutex::new(Claims::default()));
+        let mut mounted = Vec::new();
         for mount in &mounts {
             if mount.name.trim().is_empty() {
                 return Err(GatewayError::new(GatewayErrorKind::Mount, "a mount needs a name"));
             }
-            if seen_mounts.insert(mount.name.clone(), ()).is_some() {
+            if mounted.iter().any(|(upstream, _): &(Upstream, _)| *upstream.mount == *mount.name) {
                 return Err(GatewayError::new(
                     GatewayErrorKind::Mount,
                     format!("two mounts are named `{}`", mount.name),
                 ));
             }
-            let namespace = mount.effective_namespace();
-            let client = connect(mount).await?;
-            let listing = |what: &str, err: wharf_client::ClientError| {
-                GatewayError::new(
-                    GatewayErrorKind::Upstream,
-                    format!("the mount `{}` did not list its {what}: {err}", mount.name),
-                )
+            let namespace = mount.effective_namespace().to_owned();
+            let prefix = uri_prefix(&namespace).map_err(|why| {
+                GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{}`: {why}", mount.name))
+            })?;
+            let upstream = Upstream {
+                mount: mount.name.as_str().into(),
+                namespace,
+                separator: separator.clone(),
+                prefix: prefix.into(),
+                client: connect(mount).await?,
             };
-            let capabilities = client.capabilities().clone();
-            let mount_name: Arc<str> = mount.name.as_str().into();
-            if capabilities.tools.is_some() {
-                for tool in client.list_tools().await.map_err(|err| listing("tools", err))? {
-                    let name = namespaced(namespace, &separator, &tool.name);
-                    claim(&mut names, "tool", &name, &mount.name, &tool.name)?;
-                    builder = builder.tool(proxy::tool(mount_name.clone(), client.clone(), tool, name));
+            let mut held = HashMap::new();
+            for kind in Kind::ALL {
+                let listed = upstream.list(kind).await.map_err(|err| {
+                    GatewayError::new(
+                        GatewayErrorKind::Upstream,
+                        format!("the mount `{}` did not list its {}s: {err}", mount.name, kind.label()),
+                    )
+                })?;
+                let mut names = Vec::new();
+                for (name, original, component) in listed {
+                    claims.lock().unwrap_or_else(PoisonError::into_inner).claim(kind, &name, &mount.name, &original)?;
+                    builder = component.add_to(builder);
+                    names.push(name);
                 }
+                held.insert(kind, names);
             }
-            if capabilities.prompts.is_some() {
-                for prompt in client.list_prompts().await.map_err(|err| listing("prompts", err))? {
-                    let name = namespaced(namespace, &separator, &prompt.name);
-                    claim(&mut names, "prompt", &name, &mount.name, &prompt.name)?;
-                    builder = builder.prompt(proxy::prompt(mount_name.clone(), client.clone(), prompt, name));
-                }
-            }
-            if capabilities.resources.is_some() {
-                let prefix: Arc<str> = uri_prefix(namespace)
-                    .map_err(|why| {
-                        GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{}`: {why}", mount.name))
-                    })?
-                    .into();
-                for resource in client.list_resources().await.map_err(|err| listing("resources", err))? {
-                    let uri = format!("{prefix}{}", resource.uri);
-                    claim(&mut names, "resource", &uri, &mount.name, &resource.uri)?;
-                    builder =
-                        builder.resource(proxy::resource(mount_name.clone(), client.clone(), resource, prefix.clone()));
-                }
-                for template in
-                    client.list_resource_templates().await.map_err(|err| listing("resource templates", err))?
-                {
-                    let uri = format!("{prefix}{}", template.uri_template);
-                    claim(&mut names, "resource template", &uri, &mount.name, &template.uri_template)?;
-                    builder = builder.resource_template(proxy::template(
-                        mount_name.clone(),
-                        client.clone(),
-                        template,
-                        prefix.clone(),
-                    ));
-                }
-            }
+            mounted.push((upstream, held));
         }
-        builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))
+        let server = builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))?;
+        for (upstream, held) in mounted {
+            watch::spawn(server.clone(), upstream, claims.clone(), held);
+        }
+        Ok(server)
     }
-}
-
-/// Records that the mount `mount` offers `name` (its own `original`) as a `kind`; an error
-/// naming both mounts when another already does, or when the name is not one every client
-/// accepts.
-fn claim(
-    names: &mut HashMap<String, HashMap<String, String>>,
-    kind: &str,
-    name: &str,
-    mount: &str,
-    original: &str,
-) -> Result<(), GatewayError> {
-    if matches!(kind, "tool" | "prompt") {
-        check_name(name).map_err(|why| {
-            GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{mount}` offers the {kind} {why}"))
-        })?;
-    }
-    let taken = names.entry(kind.to_owned()).or_default();
-    if let Some(other) = taken.get(name) {
-        return Err(GatewayError::new(
-            GatewayErrorKind::Collision,
-            format!(
-                "the {kind} `{name}` is offered by the mounts `{other}` and `{mount}` (as `{original}`): give one a namespace"
-            ),
-        ));
-    }
-    taken.insert(name.to_owned(), mount.to_owned());
-    Ok(())
 }

@@ -31,7 +31,10 @@
 //! 3. `upstream.rs` (reaching a mount; an upstream's failure as the gateway's answer).
 //! 4. `proxy.rs` (the gateway's tool, prompt, resource or template for an upstream's,
 //!    forwarding each call).
-//! 5. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
+//! 5. `claims.rs` (which mount holds each name), `component.rs` (an upstream as the gateway
+//!    holds it, and its components of each kind).
+//! 6. `watch.rs` (an upstream's list changes, carried to the gateway's lists and clients).
+//! 7. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
 
 mod error;
 mod names;
@@ -41,6 +44,11 @@ mod mount;
 mod upstream;
 
 mod proxy;
+
+mod claims;
+mod component;
+
+mod watch;
 
 mod gateway;
 

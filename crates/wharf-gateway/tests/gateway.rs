@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
+use wharf_client::ClientOptions;
 use wharf_gateway::{Gateway, GatewayErrorKind, Mount};
 use wharf_protocol::{ClientCapabilities, ProtocolVersion, RequestId};
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{PromptDef, ResourceDef, RpcError, Server, TemplateDef, ToolDef};
+use wharf_testkit::eventually::eventually_async;
 use wharf_testkit::fixture::{self, Counters};
 use wharf_testkit::schemas::assert_valid;
 
@@ -273,4 +275,46 @@ async fn progress_comes_back_and_a_cancellation_reaches_the_upstream() {
     client.notify("notifications/cancelled", json!({"requestId": "slow-1"})).await;
     fixture::slow_was_stopped(&counters).await;
     drop(answer);
+}
+
+/// The names of the tools `client` lists.
+async fn tool_names(client: &InMemoryClient) -> Vec<String> {
+    let listed = client.request("tools/list", json!({})).await.unwrap();
+    listed["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect()
+}
+
+/// A tool added to or removed from an upstream while the gateway runs reaches the gateway's
+/// lists, and its 2025 clients hear `list_changed`, whether the gateway speaks 2026-07-28 to
+/// the upstream (a listen stream) or a 2025 session (notifications).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_list_change_reaches_the_gateways_clients_in_either_era() {
+    for revision in [None, Some(ProtocolVersion::V2025_11_25)] {
+        let up = upstream("alpha");
+        let mut mount = Mount::server("alpha", up.clone());
+        if let Some(version) = revision {
+            mount = mount.client_options(ClientOptions::default().protocol_version(version));
+        }
+        let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
+        let client = InMemoryClient::latest_session(gateway).await;
+        assert!(tool_names(&client).await.contains(&"alpha_echo".to_owned()));
+
+        up.add_tool(ToolDef::new("late", || async { "arrived late" }).description("Added while serving")).unwrap();
+        let label = format!("{revision:?}");
+        eventually_async(&format!("alpha_late listed ({label})"), Duration::from_secs(10), || async {
+            tool_names(&client).await.contains(&"alpha_late".to_owned()).then_some(())
+        })
+        .await;
+        wharf_testkit::fixture::wait_for(&client, |message| message["method"] == "notifications/tools/list_changed")
+            .await;
+        let called = client.request("tools/call", json!({"name": "alpha_late", "arguments": {}})).await.unwrap();
+        assert_eq!(text(&called), "arrived late", "{label}");
+
+        assert!(up.remove_tool("echo"));
+        eventually_async(&format!("alpha_echo gone ({label})"), Duration::from_secs(10), || async {
+            (!tool_names(&client).await.contains(&"alpha_echo".to_owned())).then_some(())
+        })
+        .await;
+        client.request("tools/call", json!({"name": "alpha_echo", "arguments": {"message": "x"}})).await.unwrap_err();
+        assert_valid(&client, ProtocolVersion::V2025_11_25);
+    }
 }

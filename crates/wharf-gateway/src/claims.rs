@@ -1,0 +1,49 @@
+//! Which mount holds each name on the gateway, kind by kind: a name is held by one mount, and
+//! is given back when that mount stops offering it.
+
+use std::collections::HashMap;
+
+use crate::component::Kind;
+use crate::error::{GatewayError, GatewayErrorKind};
+use crate::names::check_name;
+
+/// The names taken on the gateway, and by which mount.
+#[derive(Debug, Default)]
+pub(crate) struct Claims {
+    held: HashMap<(Kind, String), String>,
+}
+
+impl Claims {
+    /// Records that `mount` offers `name` (its own `original`) as a `kind`; an error naming
+    /// both mounts when another holds it, or when it is not a name every client accepts.
+    pub(crate) fn claim(&mut self, kind: Kind, name: &str, mount: &str, original: &str) -> Result<(), GatewayError> {
+        if matches!(kind, Kind::Tool | Kind::Prompt) {
+            check_name(name).map_err(|why| {
+                GatewayError::new(
+                    GatewayErrorKind::Mount,
+                    format!("the mount `{mount}` offers the {} {why}", kind.label()),
+                )
+            })?;
+        }
+        match self.held.get(&(kind, name.to_owned())) {
+            Some(other) if other != mount => Err(GatewayError::new(
+                GatewayErrorKind::Collision,
+                format!(
+                    "the {} `{name}` is offered by the mounts `{other}` and `{mount}` (as `{original}`): give one a namespace",
+                    kind.label()
+                ),
+            )),
+            _ => {
+                self.held.insert((kind, name.to_owned()), mount.to_owned());
+                Ok(())
+            }
+        }
+    }
+
+    /// Gives `name` back, if `mount` holds it.
+    pub(crate) fn release(&mut self, kind: Kind, name: &str, mount: &str) {
+        if self.held.get(&(kind, name.to_owned())).is_some_and(|holder| holder == mount) {
+            self.held.remove(&(kind, name.to_owned()));
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! An upstream as the gateway holds it, and what it offers, kind by kind: each of its tools,
+//! prompts, resources and templates made into the gateway's own under its namespaced name.
+
+use std::sync::Arc;
+
+use wharf_client::{Client, ClientError};
+use wharf_server::{Error, PromptDef, ResourceDef, ServerBuilder, TemplateDef, ToolDef, Update};
+
+use crate::names::namespaced;
+use crate::proxy;
+
+/// A kind of component an upstream lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+    Template,
+}
+
+impl Kind {
+    pub(crate) const ALL: [Kind; 4] = [Kind::Tool, Kind::Prompt, Kind::Resource, Kind::Template];
+
+    /// The kind as errors and logs name it.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+            Kind::Template => "resource template",
+        }
+    }
+}
+
+/// One of the gateway's components standing for an upstream's.
+pub(crate) enum Component {
+    Tool(ToolDef),
+    Prompt(PromptDef),
+    Resource(ResourceDef),
+    Template(TemplateDef),
+}
+
+impl Component {
+    pub(crate) fn add_to(self, builder: ServerBuilder) -> ServerBuilder {
+        match self {
+            Component::Tool(tool) => builder.tool(tool),
+            Component::Prompt(prompt) => builder.prompt(prompt),
+            Component::Resource(resource) => builder.resource(resource),
+            Component::Template(template) => builder.resource_template(template),
+        }
+    }
+
+    pub(crate) fn add(self, update: &mut Update) -> Result<(), Error> {
+        match self {
+            Component::Tool(tool) => update.add_tool(tool),
+            Component::Prompt(prompt) => update.add_prompt(prompt),
+            Component::Resource(resource) => update.add_resource(resource),
+            Component::Template(template) => update.add_resource_template(template),
+        }
+    }
+}
+
+/// Removes the gateway's component of `kind` listed as `name`.
+pub(crate) fn remove(update: &mut Update, kind: Kind, name: &str) {
+    let _ = match kind {
+        Kind::Tool => update.remove_tool(name),
+        Kind::Prompt => update.remove_prompt(name),
+        Kind::Resource => update.remove_resource(name),
+        Kind::Template => update.remove_resource_template(name),
+    };
+}
+
+/// One mounted upstream: its client, and the names its components take on the gateway.
+#[derive(Clone)]
+pub(crate) struct Upstream {
+    pub(crate) mount: Arc<str>,
+    pub(crate) namespace: String,
+    pub(crate) separator: String,
+    /// What goes before its resource URIs.
+    pub(crate) prefix: Arc<str>,
+    pub(crate) client: Client,
+}
+
+impl Upstream {
+    /// What the upstream offers of `kind` now, each with the name it takes on the gateway and
+    /// the name it has upstream; nothing when the upstream does not offer the kind at all.
+    pub(crate) async fn list(&self, kind: Kind) -> Result<Vec<(String, String, Component)>, ClientError> {
+        let capabilities = self.client.capabilities();
+        let offered = match kind {
+            Kind::Tool => capabilities.tools.is_some(),
+            Kind::Prompt => capabilities.prompts.is_some(),
+            Kind::Resource | Kind::Template => capabilities.resources.is_some(),
+        };
+        if !offered {
+            return Ok(Vec::new());
+        }
+        let (mount, client, prefix) = (&self.mount, &self.client, &self.prefix);
+        Ok(match kind {
+            Kind::Tool => client
+                .list_tools()
+                .await?
+                .into_iter()
+                .map(|tool| {
+                    let name = namespaced(&self.namespace, &self.separator, &tool.name);
+                    let original = tool.name.clone();
+                    (name.clone(), original, Component::Tool(proxy::tool(mount.clone(), client.clone(), tool, name)))
+                })
+                .collect(),
+            Kind::Prompt => client
+                .list_prompts()
+                .await?
+                .into_iter()
+                .map(|prompt| {
+                    let name = namespaced(&self.namespace, &self.separator, &prompt.name);
+                    let original = prompt.name.clone();
+                    let component =
+                        Component::Prompt(proxy::prompt(mount.clone(), client.clone(), prompt, name.clone()));
+                    (name, original, component)
+                })
+                .collect(),
+            Kind::Resource => client
+                .list_resources()
+                .await?
+                .into_iter()
+                .map(|resource| {
+                    let (name, original) = (format!("{prefix}{}", resource.uri), resource.uri.clone());
+                    let component =
+                        Component::Resource(proxy::resource(mount.clone(), client.clone(), resource, prefix.clone()));
+                    (name, original, component)
+                })
+                .collect(),
+            Kind::Template => client
+                .list_resource_templates()
+                .await?
+                .into_iter()
+                .map(|template| {
+                    let (name, original) =
+                        (format!("{prefix}{}", template.uri_template), template.uri_template.clone());
+                    let component =
+                        Component::Template(proxy::template(mount.clone(), client.clone(), template, prefix.clone()));
+                    (name, original, component)
+                })
+                .collect(),
+        })
+    }
+}

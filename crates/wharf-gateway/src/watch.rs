@@ -1,0 +1,112 @@
+//! Keeping the gateway's copy of an upstream's lists current: when the upstream says a list
+//! changed (a notification in a 2025 session, a `subscriptions/listen` event on 2026-07-28),
+//! that list is read again and the gateway's components for it replaced in one update, which
+//! tells the gateway's own clients, in their era, that the list changed.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use wharf_client::{Client, ErrorKind};
+use wharf_protocol::{Era, ServerNotification, SubscriptionFilter};
+use wharf_server::Server;
+
+use crate::claims::Claims;
+use crate::component::{Kind, Upstream, remove};
+
+/// The longest wait before listening again after an upstream closed its listen stream.
+const MAX_RELISTEN_DELAY: Duration = Duration::from_secs(30);
+
+/// Watches `upstream` for list changes while its client lives, keeping `server` in step;
+/// `held` is what the upstream's components are named on the gateway now, by kind.
+pub(crate) fn spawn(server: Server, upstream: Upstream, claims: Arc<Mutex<Claims>>, held: HashMap<Kind, Vec<String>>) {
+    tokio::spawn(run(server, upstream, claims, held));
+}
+
+async fn run(server: Server, upstream: Upstream, claims: Arc<Mutex<Claims>>, mut held: HashMap<Kind, Vec<String>>) {
+    let mut notifications = upstream.client.notifications();
+    let listening = (upstream.client.era() == Era::Stateless).then(|| tokio::spawn(listen(upstream.client.clone())));
+    while let Some(notification) = notifications.next().await {
+        let kinds: &[Kind] = match notification {
+            ServerNotification::ToolListChanged(_) => &[Kind::Tool],
+            ServerNotification::PromptListChanged(_) => &[Kind::Prompt],
+            ServerNotification::ResourceListChanged(_) => &[Kind::Resource, Kind::Template],
+            // A listen stream starts (again): what changed before it was heard of nowhere.
+            ServerNotification::SubscriptionsAcknowledged(_) => &Kind::ALL,
+            _ => continue,
+        };
+        for &kind in kinds {
+            refresh(&server, &upstream, &claims, &mut held, kind).await;
+        }
+    }
+    if let Some(listening) = listening {
+        listening.abort();
+    }
+}
+
+/// Listens for the upstream's list changes (2026-07-28) until its client is closed, listening
+/// again, after a growing pause, whenever the upstream ends the stream.
+async fn listen(client: Client) {
+    let filter = SubscriptionFilter {
+        tools_list_changed: Some(true),
+        prompts_list_changed: Some(true),
+        resources_list_changed: Some(true),
+        ..SubscriptionFilter::default()
+    };
+    let mut delay = Duration::from_millis(100);
+    loop {
+        match client.listen(filter.clone()).await {
+            Err(err) if err.kind() == ErrorKind::Closed => return,
+            Err(err) => tracing::debug!(%err, "an upstream's listen stream failed; listening again"),
+            Ok(()) => delay = Duration::from_millis(100),
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(MAX_RELISTEN_DELAY);
+    }
+}
+
+/// Reads the upstream's list of `kind` again and replaces the gateway's components for it. A
+/// name another mount holds is left out (and logged): the first mount to offer it keeps it.
+async fn refresh(
+    server: &Server,
+    upstream: &Upstream,
+    claims: &Mutex<Claims>,
+    held: &mut HashMap<Kind, Vec<String>>,
+    kind: Kind,
+) {
+    let listed = match upstream.list(kind).await {
+        Ok(listed) => listed,
+        Err(err) => {
+            tracing::warn!(mount = %upstream.mount, %err, kind = kind.label(), "an upstream's changed list could not be read");
+            return;
+        }
+    };
+    let old = held.remove(&kind).unwrap_or_default();
+    let mut kept = Vec::new();
+    let mut components = Vec::new();
+    {
+        let mut claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
+        for name in &old {
+            claims.release(kind, name, &upstream.mount);
+        }
+        for (name, original, component) in listed {
+            match claims.claim(kind, &name, &upstream.mount, &original) {
+                Ok(()) => {
+                    kept.push(name);
+                    components.push(component);
+                }
+                Err(err) => tracing::warn!(%err, "an upstream's new component is left out"),
+            }
+        }
+    }
+    let updated = server.update(|update| {
+        for name in &old {
+            remove(update, kind, name);
+        }
+        components.into_iter().try_for_each(|component| component.add(update))
+    });
+    if let Err(err) = updated {
+        tracing::warn!(mount = %upstream.mount, %err, "the gateway refused an upstream's changed list");
+    }
+    held.insert(kind, kept);
+}
