@@ -31,7 +31,8 @@
 //!    each client's file and shape), `check/notifications.rs` (each notification validated
 //!    against its definition), `check/raw.rs` (malformed lines and bodies sent below the
 //!    client).
-//! 4. **The commands.** `list.rs`, `call.rs` (`call`, `read`, `prompt`), `tokens.rs` (the
+//! 4. **The commands.** `gateway.rs` (`wharf gateway`: the servers a file mounts, behind one
+//!    endpoint), `list.rs`, `call.rs` (`call`, `read`, `prompt`), `tokens.rs` (the
 //!    catalog counted with the `o200k_base` tokenizer), `bench.rs` (a bounded load generator
 //!    reading the server's CPU and memory from `/proc`), `login.rs` (`wharf login` and
 //!    `logout`), `check/protocol.rs` (the checks through the client, per era).
@@ -46,6 +47,7 @@ mod browser;
 mod call;
 mod check;
 mod exit;
+mod gateway;
 mod install;
 mod list;
 mod login;
@@ -66,6 +68,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::bench::BenchArgs;
 use crate::call::{CallArgs, PromptArgs, ReadArgs};
 use crate::check::CheckArgs;
+use crate::gateway::GatewayArgs;
 use crate::install::InstallArgs;
 use crate::list::ListArgs;
 use crate::login::{LoginArgs, LogoutArgs};
@@ -100,6 +103,9 @@ struct Cli {
 enum Command {
     /// Serve the built-in demo server over stdio (stdin/stdout), or over Streamable HTTP.
     Serve(ServeArgs),
+    /// Serve the servers a file mounts behind one endpoint, over stdio or Streamable HTTP.
+    #[command(after_help = GATEWAY_HELP)]
+    Gateway(GatewayArgs),
     /// List what a server offers: tools, prompts, resources and templates.
     #[command(after_help = LIST_HELP)]
     List(ListArgs),
@@ -140,6 +146,19 @@ enum Command {
         shell: clap_complete::Shell,
     },
 }
+
+const GATEWAY_HELP: &str = concat!(
+    "The file mounts each server under a namespace:\n\n",
+    "  [[mount]]\n",
+    "  name = \"docs\"                      # in logs and errors; the namespace unless one is given\n",
+    "  url = \"http://127.0.0.1:9000/mcp\"  # or: command = [\"python3\", \"server.py\"]\n",
+    "  namespace = \"docs\"                 # its tools become docs_NAME; \"\" for none\n",
+    "  revision = \"2025-11-25\"            # optional: the only revision spoken to it\n\n",
+    "Examples:\n",
+    "  wharf gateway gateway.toml                   over stdio, for a desktop client\n",
+    "  wharf gateway gateway.toml --http 127.0.0.1:8080\n",
+    "  wharf gateway gateway.toml --check           names each mistake in the file",
+);
 
 const NEW_HELP: &str = concat!(
     "Examples:\n",
@@ -236,6 +255,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Serve(args) => serve::serve(args),
+        Command::Gateway(args) => gateway::gateway(args),
         Command::List(args) => list::list(args),
         Command::Call(args) => call::call(args),
         Command::Read(args) => call::read(args),

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use wharf_client::{Client, ClientError, RequestOptions};
 use wharf_protocol::{
-    CallToolResult, JsonObject, Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Tool,
+    CallToolResult, JsonObject, Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType,
+    Tool,
 };
 use wharf_server::{Args, PromptDef, RequestContext, ResourceDef, TemplateDef, ToolDef};
 
@@ -20,9 +21,11 @@ pub(crate) fn tool(mount: Arc<str>, client: Client, tool: Tool, name: String) ->
     let mut proxy = ToolDef::new(name, move |context: RequestContext, Args(arguments): Args<JsonObject>| {
         let (mount, client, upstream_name) = (mount.clone(), client.clone(), upstream_name.clone());
         async move {
-            forward_call(&client, &upstream_name, Value::Object(arguments), &context)
+            let mut result = forward_call(&client, &upstream_name, Value::Object(arguments), &context)
                 .await
-                .map_err(|err| answer_for(&mount, &err))
+                .map_err(|err| answer_for(&mount, &err))?;
+            as_ours(&mut result.result_type, &mut result.meta);
+            Ok::<_, wharf_server::RpcError>(result)
         }
     })
     .input_schema(tool.input_schema);
@@ -81,7 +84,12 @@ pub(crate) fn prompt(mount: Arc<str>, client: Client, prompt: Prompt, name: Stri
         async move {
             let arguments: Map<String, Value> =
                 call.arguments.into_iter().map(|(key, value)| (key, Value::String(value))).collect();
-            client.get_prompt(&upstream_name, Value::Object(arguments)).await.map_err(|err| answer_for(&mount, &err))
+            let mut got = client
+                .get_prompt(&upstream_name, Value::Object(arguments))
+                .await
+                .map_err(|err| answer_for(&mount, &err))?;
+            as_ours(&mut got.result_type, &mut got.meta);
+            Ok::<_, wharf_server::RpcError>(got)
         }
     });
     if let Some(description) = prompt.description {
@@ -145,6 +153,7 @@ pub(crate) fn template(mount: Arc<str>, client: Client, template: ResourceTempla
 /// Reads `uri` upstream; the contents come back under the URIs the gateway lists them by.
 async fn read(client: &Client, uri: &str, prefix: &str) -> Result<ReadResourceResult, ClientError> {
     let mut read = client.read_resource(uri).await?;
+    as_ours(&mut read.result_type, &mut read.meta);
     for contents in &mut read.contents {
         let uri = match contents {
             ResourceContents::Text(text) => &mut text.uri,
@@ -153,4 +162,18 @@ async fn read(client: &Client, uri: &str, prefix: &str) -> Result<ReadResourceRe
         uri.insert_str(0, prefix);
     }
     Ok(read)
+}
+
+/// What an upstream's answer says of its own protocol envelope (`resultType`, and the
+/// `io.modelcontextprotocol/` members of `_meta`, such as its `serverInfo` and cache hints) is
+/// the upstream's, in the revision the gateway spoke to it: taken out, so that the gateway
+/// answers each of its clients in the client's own revision. Other `_meta` members pass.
+fn as_ours(result_type: &mut Option<ResultType>, meta: &mut Option<JsonObject>) {
+    *result_type = None;
+    if let Some(members) = meta {
+        members.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+        if members.is_empty() {
+            *meta = None;
+        }
+    }
 }

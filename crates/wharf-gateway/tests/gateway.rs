@@ -143,6 +143,9 @@ async fn two_upstreams_under_namespaces_are_one_server_in_both_eras() {
     session.request("resources/read", json!({"uri": "b+users://7/profile"})).await.unwrap();
     session.request("prompts/get", json!({"name": "alpha_hello", "arguments": {"who": "Bo"}})).await.unwrap();
     assert_valid(&session, ProtocolVersion::V2025_11_25);
+    for answer in session.received().iter().filter(|message| message.get("id").is_some()) {
+        assert!(answer["result"].get("resultType").is_none(), "a 2025 session hears no resultType: {answer}");
+    }
     let older =
         InMemoryClient::session(gateway, ProtocolVersion::V2025_03_26, ClientCapabilities::default()).await.unwrap().0;
     older.request("tools/call", json!({"name": "alpha_echo", "arguments": {"message": "old"}})).await.unwrap();

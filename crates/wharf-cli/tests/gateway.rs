@@ -1,0 +1,131 @@
+//! `wharf gateway` as a user runs it: a file that mounts two real `wharf serve` processes (one
+//! spoken to in 2025-11-25), raw JSON lines into the gateway's stdin and out of its stdout; and
+//! `--check` naming each mistake of a broken file.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use wharf_testkit::temp_dir::TempDir;
+
+/// Runs `wharf gateway CONFIG`, writes `input` (one message per line) to its stdin, closes it,
+/// and returns the messages it wrote, and its stderr.
+fn run_gateway(config: &std::path::Path, input: &[Value]) -> (Vec<Value>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .arg("gateway")
+        .arg(config)
+        .env_remove("RUST_LOG")
+        .env_remove("WHARF_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
+    let writer = std::thread::spawn(move || stdin.write_all(&bytes).unwrap());
+    let mut stdout = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    writer.join().unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "wharf gateway exited with {status}: {stderr}");
+    (stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect(), stderr)
+}
+
+fn by_id(messages: &[Value], id: i64) -> &Value {
+    messages.iter().find(|message| message["id"] == id).unwrap_or_else(|| panic!("no answer {id}: {messages:#?}"))
+}
+
+#[test]
+fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
+    let dir = TempDir::new("gateway-stdio");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"demo\"\ncommand = [{wharf:?}, \"serve\"]\n\n\
+             [[mount]]\nname = \"older\"\ncommand = [{wharf:?}, \"serve\"]\nnamespace = \"two\"\nrevision = \"2025-11-25\"\n"
+        ),
+    );
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let (messages, stderr) = run_gateway(
+        &dir.join("gateway.toml"),
+        &[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "two_echo", "arguments": {"message": "through the gateway"}}}),
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "demo_calculator", "arguments": {"a": 2, "b": 3, "operation": "add"}}}),
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "demo_echo", "arguments": {"message": "stateless"}, "_meta": meta}}),
+            json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "nope", "arguments": {}}}),
+        ],
+    );
+    assert_eq!(by_id(&messages, 1)["result"]["serverInfo"]["name"], "wharf-gateway", "{stderr}");
+    let names: Vec<&str> = by_id(&messages, 2)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"demo_echo") && names.contains(&"two_echo") && names.contains(&"demo_calculator"),
+        "{names:?}"
+    );
+    assert_eq!(by_id(&messages, 3)["result"]["content"][0]["text"], "through the gateway");
+    // The upstream spoke 2026-07-28 to the gateway; the session's client hears 2025-11-25.
+    let in_session = &by_id(&messages, 4)["result"];
+    assert!(in_session.get("resultType").is_none() && in_session.get("_meta").is_none(), "{in_session}");
+    let sum = by_id(&messages, 4);
+    assert!(sum["result"]["content"][0]["text"].as_str().unwrap_or_default().contains('5'), "{sum}");
+    assert_eq!(by_id(&messages, 5)["result"]["content"][0]["text"], "stateless");
+    assert_eq!(by_id(&messages, 5)["result"]["resultType"], "complete", "a 2026-07-28 answer");
+    let server_info = &by_id(&messages, 5)["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
+    assert_eq!(server_info["name"], "wharf-gateway", "the gateway's own, not the upstream's");
+    assert!(by_id(&messages, 6)["error"].is_object() || by_id(&messages, 6)["result"]["isError"] == true);
+}
+
+#[test]
+fn check_names_each_mistake_of_the_file() {
+    let dir = TempDir::new("gateway-check");
+    dir.write(
+        "bad.toml",
+        "[[mount]]\nname = \"both\"\nurl = \"http://127.0.0.1:1/mcp\"\ncommand = [\"x\"]\n\n\
+         [[mount]]\nname = \"empty\"\ncommand = []\n\n\
+         [[mount]]\nname = \"old\"\nurl = \"http://127.0.0.1:1/mcp\"\nrevision = \"2024-01-01\"\n\n\
+         [[mount]]\nname = \"old\"\nurl = \"http://127.0.0.1:2/mcp\"\n",
+    );
+    let checked = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .args(["gateway", "--check"])
+        .arg(dir.join("bad.toml"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&checked.stderr);
+    assert_eq!(checked.status.code(), Some(1), "{stderr}");
+    for mistake in [
+        "mount `both`: give `url` or `command`, not both",
+        "mount `empty`: `command` is empty",
+        "`revision = \"2024-01-01\"` is none of",
+        "mount `old`: another mount has this name",
+    ] {
+        assert!(stderr.contains(mistake), "{mistake:?} in {stderr}");
+    }
+    dir.write("typo.toml", "[[mount]]\nname = \"a\"\nurls = \"http://127.0.0.1:1/mcp\"\n");
+    let typo = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .args(["gateway", "--check"])
+        .arg(dir.join("typo.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(typo.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&typo.stderr).contains("urls"), "an unknown key is named");
+
+    dir.write("good.toml", "[[mount]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\n");
+    let good = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .args(["gateway", "--check"])
+        .arg(dir.join("good.toml"))
+        .output()
+        .unwrap();
+    assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
+    assert!(String::from_utf8_lossy(&good.stderr).contains("is sound: 1 mounts"));
+}
