@@ -2,34 +2,19 @@
 //! spoken to in 2025-11-25), raw JSON lines into the gateway's stdin and out of its stdout; and
 //! `--check` naming each mistake of a broken file.
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
+use wharf_testkit::process::run_with_input;
 use wharf_testkit::temp_dir::TempDir;
 
 /// Runs `wharf gateway CONFIG`, writes `input` (one message per line) to its stdin, closes it,
 /// and returns the messages it wrote, and its stderr.
 fn run_gateway(config: &std::path::Path, input: &[Value]) -> (Vec<Value>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wharf"))
-        .arg("gateway")
-        .arg(config)
-        .env_remove("RUST_LOG")
-        .env_remove("WHARF_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wharf"));
+    command.arg("gateway").arg(config).env_remove("RUST_LOG").env_remove("WHARF_LOG");
     let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
-    let writer = std::thread::spawn(move || stdin.write_all(&bytes).unwrap());
-    let mut stdout = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
-    let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-    writer.join().unwrap();
-    let status = child.wait().unwrap();
+    let (stdout, stderr, status) = run_with_input(&mut command, &bytes);
     assert!(status.success(), "wharf gateway exited with {status}: {stderr}");
     (stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect(), stderr)
 }

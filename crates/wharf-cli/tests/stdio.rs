@@ -1,7 +1,7 @@
 //! Wire tests of `wharf serve`: raw JSON lines into the real binary's stdin, raw lines out of
 //! its stdout.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -25,19 +25,7 @@ fn run_with(input: &[u8], log: Option<&str>, args: &[&str]) -> (Vec<String>, Str
     if let Some(log) = log {
         command.env("WHARF_LOG", log);
     }
-    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // Write on another thread so a full stdout pipe cannot deadlock the test.
-    let writer = std::thread::spawn(move || {
-        stdin.write_all(&input).unwrap();
-    });
-    let mut stdout = String::new();
-    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
-    let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
-    writer.join().unwrap();
-    let status = child.wait().unwrap();
+    let (stdout, stderr, status) = wharf_testkit::process::run_with_input(&mut command, input);
     (stdout.lines().map(str::to_owned).collect(), stderr, status)
 }
 

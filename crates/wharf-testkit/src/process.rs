@@ -96,6 +96,31 @@ impl Process {
     }
 }
 
+/// Runs `command` to its end with `input` written to its stdin (on a thread, so that a full
+/// stdout pipe cannot block the writer), stdin then closed; its stdout, stderr and status.
+pub fn run_with_input(command: &mut Command, input: &[u8]) -> (String, String, std::process::ExitStatus) {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("{command:?}: {err}"));
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        // A program that exits before reading all of it closes the pipe: not the test's concern.
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().unwrap_or_else(|err| panic!("{command:?}: {err}"));
+    writer.join().expect("the writer thread");
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        output.status,
+    )
+}
+
 impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.child.kill();
