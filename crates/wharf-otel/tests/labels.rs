@@ -7,17 +7,10 @@ use serde_json::json;
 use wharf_http::HttpOptions;
 use wharf_otel::Telemetry;
 use wharf_server::testing::InMemoryClient;
-use wharf_server::{PromptDef, Server, ToolDef};
 use wharf_testkit::raw_http;
 
-fn server(telemetry: &Telemetry) -> Server {
-    Server::builder("otel-attributes", "1.0.0")
-        .tool(ToolDef::new("echo", || async { "echoed" }))
-        .prompt(PromptDef::new("greet", |_| async { "Hello".to_owned() }))
-        .layer(telemetry.layer())
-        .build()
-        .unwrap()
-}
+mod support;
+use support::server;
 
 /// The body of a GET of `path` on `port`.
 async fn get(port: u16, path: &str) -> String {

@@ -9,17 +9,10 @@ use tracing_subscriber::layer::SubscriberExt;
 use wharf_otel::Telemetry;
 use wharf_protocol::RequestId;
 use wharf_server::testing::InMemoryClient;
-use wharf_server::{PromptDef, Server, ToolDef};
 use wharf_testkit::stub_http::{Answer, Stub};
 
-fn server(telemetry: &Telemetry) -> Server {
-    Server::builder("otel-attributes", "1.0.0")
-        .tool(ToolDef::new("echo", || async { "echoed" }))
-        .prompt(PromptDef::new("greet", |_| async { "Hello".to_owned() }))
-        .layer(telemetry.layer())
-        .build()
-        .unwrap()
-}
+mod support;
+use support::server;
 
 /// An OTLP/HTTP receiver on a loopback port that keeps the bodies posted to it; its endpoint.
 fn receiver() -> (String, Arc<Mutex<Vec<u8>>>) {
