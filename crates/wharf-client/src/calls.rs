@@ -107,8 +107,18 @@ impl Client {
 
     /// Renders a prompt with its arguments (a JSON object of strings).
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, ClientError> {
+        self.get_prompt_with(name, arguments, &RequestOptions::default()).await
+    }
+
+    /// Renders a prompt, with options (progress, timeout, `_meta`, a handler of its own).
+    pub async fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &RequestOptions,
+    ) -> Result<GetPromptResult, ClientError> {
         let params = json!({ "name": name, "arguments": arguments });
-        let raw = self.request_resolving("prompts/get", params, &RequestOptions::default()).await?;
+        let raw = self.request_resolving("prompts/get", params, options).await?;
         decode(&raw)
     }
 
@@ -124,7 +134,16 @@ impl Client {
 
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        let raw = self.request_resolving("resources/read", json!({ "uri": uri }), &RequestOptions::default()).await?;
+        self.read_resource_with(uri, &RequestOptions::default()).await
+    }
+
+    /// Reads a resource, with options (progress, timeout, `_meta`, a handler of its own).
+    pub async fn read_resource_with(
+        &self,
+        uri: &str,
+        options: &RequestOptions,
+    ) -> Result<ReadResourceResult, ClientError> {
+        let raw = self.request_resolving("resources/read", json!({ "uri": uri }), options).await?;
         decode(&raw)
     }
 

@@ -323,7 +323,7 @@ impl Client {
     ) -> Result<Box<RawValue>, ClientError> {
         for _ in 0..MAX_INPUT_ROUNDS {
             let raw = self.request_raw(method, params.clone(), options).await?;
-            if !raw.get().contains("\"input_required\"") {
+            if options.returns_input_required || !raw.get().contains("\"input_required\"") {
                 return Ok(raw);
             }
             let needed = match serde_json::from_str::<InputRequiredResult>(raw.get()) {
@@ -331,11 +331,12 @@ impl Client {
                 _ => return Ok(raw),
             };
             let mut responses = Map::new();
+            let handler = options.scope.handler.as_ref().unwrap_or(&self.inner.connection.options.handler);
             for (key, request) in needed.input_requests.unwrap_or_default() {
-                let answer =
-                    router::answer(self.inner.connection.options.handler.as_ref(), ServerRequest::from(request))
-                        .await
-                        .map_err(ClientError::rpc_error)?;
+                // The handler sees the key, as a question of a Wharf server in a 2025 session
+                // carries it: a gateway asks its own client under the same key.
+                let request = ServerRequest::from(request.with_input_key(&key));
+                let answer = router::answer(handler.as_ref(), request).await.map_err(ClientError::rpc_error)?;
                 responses.insert(key, answer);
             }
             let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
@@ -557,6 +558,9 @@ impl Sending<'_> {
         if let Some(listener) = &options.progress {
             self.router.listen_progress(id.clone(), listener.clone());
         }
+        if !options.scope.is_empty() {
+            self.router.open_scope(id.clone(), options.scope.clone());
+        }
         let name = mcp_name(method, &params);
         let params =
             if params.as_object().is_some_and(Map::is_empty) && !matches!(handshake, Some(Handshake::Stateless(..))) {
@@ -588,7 +592,7 @@ impl Sending<'_> {
             return answer;
         }
         guard.id = None;
-        if answer.is_err() || options.progress.is_some() {
+        if answer.is_err() || options.progress.is_some() || !options.scope.is_empty() {
             self.router.forget(&id);
         }
         answer

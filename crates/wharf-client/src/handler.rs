@@ -39,6 +39,15 @@ pub trait ClientHandler: Send + Sync + 'static {
     fn list_roots(&self) -> Answer<'_, ListRootsResult> {
         Box::pin(async { Err(unsupported("roots/list")) })
     }
+
+    /// False while this handler, given to one request with
+    /// [`RequestOptions::handler`](crate::RequestOptions::handler), cannot take a question the
+    /// transport does not relate to a request (a gateway's request waiting between rounds for
+    /// its own client): such a question then goes to another request in flight. True by
+    /// default.
+    fn takes_unrelated_questions(&self) -> bool {
+        true
+    }
 }
 
 /// The error a client answers a question it does not support with.

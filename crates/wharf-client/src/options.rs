@@ -7,10 +7,12 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 
 use tokio::sync::mpsc;
-use wharf_protocol::{ClientCapabilities, Implementation, JsonObject, LoggingLevel, ProgressParams, ProtocolVersion};
+use wharf_protocol::{
+    ClientCapabilities, Implementation, JsonObject, LoggingLevel, LoggingMessageParams, ProgressParams, ProtocolVersion,
+};
 
 use crate::handler::{ClientHandler, NoHandler};
-use crate::router::NotificationObserver;
+use crate::router::{NotificationObserver, Scope};
 use crate::transport::stdio::StderrMode;
 
 /// A server to connect to.
@@ -216,11 +218,27 @@ impl ClientOptions {
 }
 
 /// Options of one request.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RequestOptions {
     pub(crate) progress: Option<mpsc::UnboundedSender<ProgressParams>>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) meta: Option<JsonObject>,
+    pub(crate) scope: Scope,
+    pub(crate) returns_input_required: bool,
+}
+
+impl std::fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestOptions")
+            .field("progress", &self.progress.is_some())
+            .field("timeout", &self.timeout)
+            .field("meta", &self.meta)
+            .field("handler", &self.scope.handler.is_some())
+            .field("log", &self.scope.log.is_some())
+            .field("owner", &self.scope.owner)
+            .field("returns_input_required", &self.returns_input_required)
+            .finish()
+    }
 }
 
 impl RequestOptions {
@@ -239,6 +257,42 @@ impl RequestOptions {
     /// Adds these members to the request's `_meta`.
     pub fn meta(mut self, meta: JsonObject) -> RequestOptions {
         self.meta = Some(meta);
+        self
+    }
+
+    /// Answers the server's questions of this request with `handler` instead of the client's:
+    /// the input requests of its 2026-07-28 rounds, and in a 2025 session the server's requests
+    /// related to it. Over HTTP a request is related when it comes on this request's stream; on
+    /// stdio, which does not say, when this is the only request in flight with a handler of its
+    /// own, or all of those were made for one [`RequestOptions::owner`]. A question that cannot
+    /// be placed goes to the client's handler.
+    pub fn handler(mut self, handler: Arc<dyn ClientHandler>) -> RequestOptions {
+        self.scope.handler = Some(handler);
+        self
+    }
+
+    /// Sends the log messages (`notifications/message`) the server relates to this request to
+    /// `listener` instead of the notification stream, placed as [`RequestOptions::handler`]
+    /// places questions.
+    pub fn log_messages(mut self, listener: mpsc::UnboundedSender<LoggingMessageParams>) -> RequestOptions {
+        self.scope.log = Some(listener);
+        self
+    }
+
+    /// Returns a 2026-07-28 `InputRequiredResult` as the request's result, for the caller to
+    /// answer and retry with (a gateway passes the rounds on to its own client), instead of
+    /// answering it with the handler and retrying.
+    pub fn returns_input_required(mut self) -> RequestOptions {
+        self.returns_input_required = true;
+        self
+    }
+
+    /// Whom this request is made for (a user, a session of a gateway's client): where the
+    /// transport does not say which request a question or log message is related to, requests
+    /// of one owner may take each other's; requests without an owner, or of several, take
+    /// none that could be another's.
+    pub fn owner(mut self, owner: impl Into<Arc<str>>) -> RequestOptions {
+        self.scope.owner = Some(owner.into());
         self
     }
 }

@@ -1,6 +1,9 @@
 //! Where what the server sends goes: an answer to the request awaiting it, a question to the
 //! [`ClientHandler`] (whose answer goes back through the transport), a notification to the
-//! progress listener of its request and to the notification stream. What is not MCP is
+//! progress listener of its request and to the notification stream. A question or log message
+//! the server relates to one of the client's requests (one that came on that request's HTTP
+//! stream; on stdio, the only request in flight that can take it, or requests all made for the
+//! same owner) goes to that request's own handler or log listener. What is not MCP is
 //! recorded as an anomaly, never a crash. The server's requests are handled a bounded number
 //! at a time, and their answers wait in a bounded queue: a server that asks without end and
 //! stops reading is refused, then no longer read, instead of filling the client's memory.
@@ -14,8 +17,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use wharf_protocol::{
-    Envelope, ErrorCode, ErrorMessage, ErrorObject, JsonRpc2, ProgressParams, RequestId, ResponseMessage,
-    ServerNotification, ServerRequest,
+    Envelope, ErrorCode, ErrorMessage, ErrorObject, JsonRpc2, LoggingMessageParams, ProgressParams, RequestId,
+    ResponseMessage, ServerNotification, ServerRequest,
 };
 
 use crate::handler::ClientHandler;
@@ -75,10 +78,28 @@ impl Hasher for IdHasher {
     }
 }
 
+/// What one request of the client takes of what the server relates to it: the server's
+/// questions, answered by its own handler, and log messages, sent to its own listener. `owner`
+/// says for whom it was made: on a transport that does not say which request a message is
+/// related to, requests of one owner may take each other's.
+#[derive(Clone, Default)]
+pub(crate) struct Scope {
+    pub(crate) handler: Option<Arc<dyn ClientHandler>>,
+    pub(crate) log: Option<mpsc::UnboundedSender<LoggingMessageParams>>,
+    pub(crate) owner: Option<Arc<str>>,
+}
+
+impl Scope {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.handler.is_none() && self.log.is_none()
+    }
+}
+
 pub(crate) struct Router {
     /// `None` once the connection is gone: nothing more will be answered.
     pending: Mutex<Option<ById<oneshot::Sender<Reply>>>>,
     progress: Mutex<ById<mpsc::UnboundedSender<ProgressParams>>>,
+    scopes: Mutex<ById<Scope>>,
     /// Requests given up on (timed out, dropped), whose late answers are expected.
     abandoned: Mutex<HashSet<RequestId>>,
     notifications: Mutex<Option<mpsc::Sender<ServerNotification>>>,
@@ -103,6 +124,7 @@ impl Router {
         Router {
             pending: Mutex::new(Some(ById::default())),
             progress: Mutex::default(),
+            scopes: Mutex::default(),
             abandoned: Mutex::default(),
             notifications: Mutex::default(),
             anomalies: Mutex::default(),
@@ -134,17 +156,46 @@ impl Router {
             abandoned.insert(id.clone());
         }
         lock(&self.progress).remove(id);
+        lock(&self.scopes).remove(id);
     }
 
     /// Ends every wait: the connection is gone, and their receivers see it closed.
     pub(crate) fn close_all(&self) {
         *lock(&self.pending) = None;
         lock(&self.progress).clear();
+        lock(&self.scopes).clear();
     }
 
     /// Sends `notifications/progress` whose token is `token` to `listener`.
     pub(crate) fn listen_progress(&self, token: RequestId, listener: mpsc::UnboundedSender<ProgressParams>) {
         lock(&self.progress).insert(token, listener);
+    }
+
+    /// Sends what the server relates to request `id` to `scope`, until the request is forgotten.
+    pub(crate) fn open_scope(&self, id: RequestId, scope: Scope) {
+        lock(&self.scopes).insert(id, scope);
+    }
+
+    /// The scope of the request a message of the server is for: `related`, when the transport
+    /// knows it; else the only request in flight that `takes` it, or the oldest of several made
+    /// for one owner. `None` when no request takes it, or it could be for requests of several
+    /// owners: it is not given to any.
+    fn scope_for(&self, related: Option<&RequestId>, takes: impl Fn(&Scope) -> bool) -> Option<Scope> {
+        let scopes = lock(&self.scopes);
+        if let Some(id) = related {
+            return scopes.get(id).filter(|scope| takes(scope)).cloned();
+        }
+        let mut candidates = scopes.iter().filter(|(_, scope)| takes(scope));
+        let (mut oldest_id, mut oldest) = candidates.next()?;
+        for (id, scope) in candidates {
+            if scope.owner.is_none() || scope.owner != oldest.owner {
+                return None;
+            }
+            if id.as_number() < oldest_id.as_number() {
+                (oldest_id, oldest) = (id, scope);
+            }
+        }
+        Some(oldest.clone())
     }
 
     /// A new stream of the server's notifications; the previous one ends.
@@ -173,7 +224,7 @@ impl Router {
     /// server is full: the transport then stops reading what the server sends.
     pub(crate) async fn route_bytes(&self, bytes: &[u8]) {
         match Envelope::parse(bytes) {
-            Ok(envelope) => self.route(envelope).await,
+            Ok(envelope) => self.route(envelope, None).await,
             Err(err) => self.anomaly(format!(
                 "the server sent a message that is not JSON-RPC ({}): {}",
                 err.error.message,
@@ -182,16 +233,17 @@ impl Router {
         }
     }
 
-    /// Routes one decoded message (see [`Router::route_bytes`]).
-    pub(crate) async fn route(&self, envelope: Envelope<'_>) {
+    /// Routes one decoded message (see [`Router::route_bytes`]); `related` is the request it
+    /// is related to, when the transport knows it (it came on that request's stream).
+    pub(crate) async fn route(&self, envelope: Envelope<'_>, related: Option<&RequestId>) {
         match envelope {
             Envelope::Response { id, result } => self.answer(&id, Ok(result.to_owned())),
             Envelope::Error { id: Some(id), error } => self.answer(&id, Err(error)),
             Envelope::Error { id: None, error } => {
                 self.anomaly(format!("the server sent an error without an id: {} {}", error.code.0, error.message))
             }
-            Envelope::Notification { method, params } => self.notify(&method, params),
-            Envelope::Request { id, method, params } => self.ask(id, &method, params).await,
+            Envelope::Notification { method, params } => self.notify(&method, params, related),
+            Envelope::Request { id, method, params } => self.ask(id, &method, params, related).await,
         }
     }
 
@@ -208,7 +260,7 @@ impl Router {
         }
     }
 
-    fn notify(&self, method: &str, params: Option<&RawValue>) {
+    fn notify(&self, method: &str, params: Option<&RawValue>, related: Option<&RequestId>) {
         if let Some(observer) = &self.observer {
             observer(method, params);
         }
@@ -229,6 +281,18 @@ impl Router {
         {
             let _ = listener.send(progress.clone());
         }
+        if let ServerNotification::Message(message) = &notification
+            && let Some(Scope { log: Some(listener), .. }) = self.scope_for(related, |scope| {
+                scope.log.is_some()
+                    && scope
+                        .handler
+                        .as_ref()
+                        .is_none_or(|handler| related.is_some() || handler.takes_unrelated_questions())
+            })
+            && listener.send(message.clone()).is_ok()
+        {
+            return;
+        }
         let sender = lock(&self.notifications).clone();
         if let Some(sender) = sender
             && sender.try_send(notification).is_err()
@@ -239,7 +303,7 @@ impl Router {
 
     /// Hands a question to the handler, on a task of its own that keeps its permit until the
     /// answer is queued; a question past the limit is refused at once.
-    async fn ask(&self, id: RequestId, method: &str, params: Option<&RawValue>) {
+    async fn ask(&self, id: RequestId, method: &str, params: Option<&RawValue>, related: Option<&RequestId>) {
         let Ok(permit) = self.handling.clone().try_acquire_owned() else {
             tracing::debug!(target: "wharf_client", "refused the server's `{method}` {id}: too many at once");
             let message = format!(
@@ -253,7 +317,13 @@ impl Router {
             return;
         };
         let request = ServerRequest::decode(method, params);
-        let handler = self.handler.clone();
+        let takes = |scope: &Scope| {
+            scope.handler.as_ref().is_some_and(|handler| related.is_some() || handler.takes_unrelated_questions())
+        };
+        let handler = match self.scope_for(related, takes) {
+            Some(Scope { handler: Some(handler), .. }) => handler,
+            _ => self.handler.clone(),
+        };
         let answers = self.answers.clone();
         tokio::spawn(async move {
             let answer = match request {
@@ -304,4 +374,55 @@ pub(crate) fn excerpt(bytes: &[u8]) -> String {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handler::NoHandler;
+
+    /// A handler that takes unrelated questions or not, as a gateway's parked request does not.
+    struct Taking(bool);
+
+    impl ClientHandler for Taking {
+        fn takes_unrelated_questions(&self) -> bool {
+            self.0
+        }
+    }
+
+    fn router() -> Router {
+        Router::new(Arc::new(NoHandler), None, mpsc::channel(1).0, 1)
+    }
+
+    fn scope(owner: Option<&str>, takes: bool) -> Scope {
+        Scope { handler: Some(Arc::new(Taking(takes))), log: None, owner: owner.map(Into::into) }
+    }
+
+    fn placed(router: &Router, related: Option<&RequestId>) -> Option<Option<Arc<str>>> {
+        let takes = |scope: &Scope| {
+            scope.handler.as_ref().is_some_and(|handler| related.is_some() || handler.takes_unrelated_questions())
+        };
+        router.scope_for(related, takes).map(|scope| scope.owner)
+    }
+
+    #[test]
+    fn a_question_goes_to_its_request_or_to_one_owner_never_across_owners() {
+        let router = router();
+        assert_eq!(placed(&router, None), None, "no request in flight");
+        router.open_scope(RequestId::number(1), scope(Some("ada"), true));
+        assert_eq!(placed(&router, None), Some(Some("ada".into())), "the only request in flight");
+        router.open_scope(RequestId::number(2), scope(Some("ada"), true));
+        assert_eq!(placed(&router, None), Some(Some("ada".into())), "requests of one owner");
+        router.open_scope(RequestId::number(3), scope(Some("alan"), true));
+        assert_eq!(placed(&router, None), None, "requests of two owners: not placed");
+        assert_eq!(placed(&router, Some(&RequestId::number(3))), Some(Some("alan".into())), "related: its own");
+        router.forget(&RequestId::number(3));
+        router.open_scope(RequestId::number(4), scope(Some("alan"), false));
+        assert_eq!(placed(&router, None), Some(Some("ada".into())), "one not taking is passed over");
+        router.forget(&RequestId::number(1));
+        router.forget(&RequestId::number(2));
+        router.open_scope(RequestId::number(5), scope(None, true));
+        router.open_scope(RequestId::number(6), scope(None, true));
+        assert_eq!(placed(&router, None), None, "two without an owner may be anyone's");
+    }
 }

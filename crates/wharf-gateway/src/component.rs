@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use wharf_client::{Client, ClientError};
+use wharf_client::ClientError;
 use wharf_server::{Error, PromptDef, ResourceDef, ServerBuilder, TemplateDef, ToolDef, Update};
 
 use crate::names::namespaced;
-use crate::proxy;
+use crate::proxy::{self, Link};
 
 /// A kind of component an upstream lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -73,19 +73,18 @@ pub(crate) fn remove(update: &mut Update, kind: Kind, name: &str) {
 /// One mounted upstream: its client, and the names its components take on the gateway.
 #[derive(Clone)]
 pub(crate) struct Upstream {
-    pub(crate) mount: Arc<str>,
+    pub(crate) link: Link,
     pub(crate) namespace: String,
     pub(crate) separator: String,
     /// What goes before its resource URIs.
     pub(crate) prefix: Arc<str>,
-    pub(crate) client: Client,
 }
 
 impl Upstream {
     /// What the upstream offers of `kind` now, each with the name it takes on the gateway and
     /// the name it has upstream; nothing when the upstream does not offer the kind at all.
     pub(crate) async fn list(&self, kind: Kind) -> Result<Vec<(String, String, Component)>, ClientError> {
-        let capabilities = self.client.capabilities();
+        let capabilities = self.link.client.capabilities();
         let offered = match kind {
             Kind::Tool => capabilities.tools.is_some(),
             Kind::Prompt => capabilities.prompts.is_some(),
@@ -94,7 +93,7 @@ impl Upstream {
         if !offered {
             return Ok(Vec::new());
         }
-        let (mount, client, prefix) = (&self.mount, &self.client, &self.prefix);
+        let (link, client, prefix) = (&self.link, &self.link.client, &self.prefix);
         Ok(match kind {
             Kind::Tool => client
                 .list_tools()
@@ -103,7 +102,7 @@ impl Upstream {
                 .map(|tool| {
                     let name = namespaced(&self.namespace, &self.separator, &tool.name);
                     let original = tool.name.clone();
-                    (name.clone(), original, Component::Tool(proxy::tool(mount.clone(), client.clone(), tool, name)))
+                    (name.clone(), original, Component::Tool(proxy::tool(link, tool, name)))
                 })
                 .collect(),
             Kind::Prompt => client
@@ -113,8 +112,7 @@ impl Upstream {
                 .map(|prompt| {
                     let name = namespaced(&self.namespace, &self.separator, &prompt.name);
                     let original = prompt.name.clone();
-                    let component =
-                        Component::Prompt(proxy::prompt(mount.clone(), client.clone(), prompt, name.clone()));
+                    let component = Component::Prompt(proxy::prompt(link, prompt, name.clone()));
                     (name, original, component)
                 })
                 .collect(),
@@ -124,8 +122,7 @@ impl Upstream {
                 .into_iter()
                 .map(|resource| {
                     let (name, original) = (format!("{prefix}{}", resource.uri), resource.uri.clone());
-                    let component =
-                        Component::Resource(proxy::resource(mount.clone(), client.clone(), resource, prefix.clone()));
+                    let component = Component::Resource(proxy::resource(link, resource, prefix.clone()));
                     (name, original, component)
                 })
                 .collect(),
@@ -136,8 +133,7 @@ impl Upstream {
                 .map(|template| {
                     let (name, original) =
                         (format!("{prefix}{}", template.uri_template), template.uri_template.clone());
-                    let component =
-                        Component::Template(proxy::template(mount.clone(), client.clone(), template, prefix.clone()));
+                    let component = Component::Template(proxy::template(link, template, prefix.clone()));
                     (name, original, component)
                 })
                 .collect(),

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use wharf_server::{Server, ServerBuilder};
 
@@ -12,8 +13,14 @@ use crate::component::{Kind, Upstream};
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::mount::Mount;
 use crate::names::uri_prefix;
+use crate::parked::Parking;
+use crate::proxy::Link;
 use crate::upstream::connect;
 use crate::watch;
+
+/// How long an upstream request waits, parked, for the retry of a 2026-07-28 client that was
+/// asked for input.
+const PARKED_LIFETIME: Duration = Duration::from_secs(600);
 
 /// Builds a gateway: `Gateway::new("name", "1.0.0").mount(...).build().await` gives a
 /// [`Server`] to serve like any other.
@@ -55,12 +62,13 @@ impl Gateway {
     pub async fn build(self) -> Result<Server, GatewayError> {
         let Gateway { mut builder, mounts, separator } = self;
         let claims = Arc::new(Mutex::new(Claims::default()));
+        let parking = Parking::new(PARKED_LIFETIME);
         let mut mounted = Vec::new();
         for mount in &mounts {
             if mount.name.trim().is_empty() {
                 return Err(GatewayError::new(GatewayErrorKind::Mount, "a mount needs a name"));
             }
-            if mounted.iter().any(|(upstream, _): &(Upstream, _)| *upstream.mount == *mount.name) {
+            if mounted.iter().any(|(upstream, _): &(Upstream, _)| *upstream.link.mount == *mount.name) {
                 return Err(GatewayError::new(
                     GatewayErrorKind::Mount,
                     format!("two mounts are named `{}`", mount.name),
@@ -70,13 +78,9 @@ impl Gateway {
             let prefix = uri_prefix(&namespace).map_err(|why| {
                 GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{}`: {why}", mount.name))
             })?;
-            let upstream = Upstream {
-                mount: mount.name.as_str().into(),
-                namespace,
-                separator: separator.clone(),
-                prefix: prefix.into(),
-                client: connect(mount).await?,
-            };
+            let link =
+                Link { mount: mount.name.as_str().into(), client: connect(mount).await?, parking: parking.clone() };
+            let upstream = Upstream { link, namespace, separator: separator.clone(), prefix: prefix.into() };
             let mut held = HashMap::new();
             for kind in Kind::ALL {
                 let listed = upstream.list(kind).await.map_err(|err| {

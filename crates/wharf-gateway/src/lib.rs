@@ -41,8 +41,12 @@ mod names;
 
 mod mount;
 
+mod relay;
 mod upstream;
 
+mod parked;
+
+mod forward;
 mod proxy;
 
 mod claims;

@@ -1,31 +1,45 @@
 //! The gateway's own components for an upstream's: a tool or prompt under its namespaced name
-//! whose handler forwards the call, as it came, to the upstream, with the upstream's progress
-//! passed back and the gateway's client's cancellation passed on.
+//! whose handler forwards the call, as it came, to the upstream (see `forward.rs` for what
+//! travels with it), a resource or template behind the mount's URI prefix, and completions of
+//! prompt arguments and template variables asked of the upstream.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
-use wharf_client::{Client, ClientError, RequestOptions};
+use wharf_client::Client;
 use wharf_protocol::{
-    CallToolResult, JsonObject, Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType,
-    Tool,
+    CallToolResult, CompletionArgument, CompletionReference, GetPromptResult, JsonObject, Prompt, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ResultType, Tool,
 };
-use wharf_server::{Args, PromptDef, RequestContext, ResourceDef, TemplateDef, ToolDef};
+use wharf_server::{
+    Args, CompletionCall, PromptDef, RequestContext, ResourceDef, RpcError, TaskSupport, TemplateDef, ToolDef,
+};
 
-use crate::upstream::answer_for;
+use crate::forward::forward;
+use crate::parked::Parking;
 
-/// `tool` of the mount `mount`, listed as `name`, its calls forwarded to `client`.
-pub(crate) fn tool(mount: Arc<str>, client: Client, tool: Tool, name: String) -> ToolDef {
+/// What every proxy of one mount holds: the mount's name, its client, where its parked
+/// requests wait.
+#[derive(Clone)]
+pub(crate) struct Link {
+    pub(crate) mount: Arc<str>,
+    pub(crate) client: Client,
+    pub(crate) parking: Arc<Parking>,
+}
+
+/// `tool` of the mount, listed as `name`, its calls forwarded upstream.
+pub(crate) fn tool(link: &Link, tool: Tool, name: String) -> ToolDef {
     let upstream_name: Arc<str> = tool.name.as_str().into();
+    let link = link.clone();
     let mut proxy = ToolDef::new(name, move |context: RequestContext, Args(arguments): Args<JsonObject>| {
-        let (mount, client, upstream_name) = (mount.clone(), client.clone(), upstream_name.clone());
+        let (link, upstream_name) = (link.clone(), upstream_name.clone());
         async move {
-            let mut result = forward_call(&client, &upstream_name, Value::Object(arguments), &context)
-                .await
-                .map_err(|err| answer_for(&mount, &err))?;
+            let params = serde_json::json!({ "name": &*upstream_name, "arguments": arguments });
+            let mut result: CallToolResult = decode(&link, forward(&context, &link, "tools/call", params).await?)?;
             as_ours(&mut result.result_type, &mut result.meta);
-            Ok::<_, wharf_server::RpcError>(result)
+            Ok::<_, RpcError>(result)
         }
     })
     .input_schema(tool.input_schema);
@@ -41,55 +55,29 @@ pub(crate) fn tool(mount: Arc<str>, client: Client, tool: Tool, name: String) ->
     if let Some(schema) = tool.output_schema {
         proxy = proxy.output_schema(schema);
     }
-    proxy
+    // A tool that may take long may run as a task on the gateway, which calls it upstream as a
+    // plain call meanwhile; clients that have tasks see it as the upstream declared it.
+    match tool.execution.and_then(|execution| execution.task_support).as_deref() {
+        Some("optional") => proxy.task_support(TaskSupport::Optional),
+        Some("required") => proxy.task_support(TaskSupport::Required),
+        _ => proxy,
+    }
 }
 
-/// Calls `name` upstream; the upstream's progress reaches the gateway's client when it asked
-/// for progress. Dropping the future (the gateway's client cancelled, or a timeout) drops the
-/// upstream request, which the client then cancels upstream.
-async fn forward_call(
-    client: &Client,
-    name: &str,
-    arguments: Value,
-    context: &RequestContext,
-) -> Result<CallToolResult, ClientError> {
-    if context.progress_token().is_none() {
-        return client.call_tool(name, arguments).await;
-    }
-    let (sender, mut updates) = mpsc::unbounded_channel();
-    let options = RequestOptions::default().progress(sender);
-    let call = client.call_tool_with(name, arguments, &options);
-    tokio::pin!(call);
-    let result = loop {
-        tokio::select! {
-            biased;
-            Some(update) = updates.recv() => {
-                context.progress(update.progress, update.total, update.message.as_deref()).await;
-            }
-            result = &mut call => break result,
-        }
-    };
-    // What the upstream reported before it answered arrived before its answer: pass it on first.
-    while let Ok(update) = updates.try_recv() {
-        context.progress(update.progress, update.total, update.message.as_deref()).await;
-    }
-    result
-}
-
-/// `prompt` of the mount `mount`, listed as `name`, rendered by `client`'s upstream.
-pub(crate) fn prompt(mount: Arc<str>, client: Client, prompt: Prompt, name: String) -> PromptDef {
+/// `prompt` of the mount, listed as `name`, rendered upstream.
+pub(crate) fn prompt(link: &Link, prompt: Prompt, name: String) -> PromptDef {
     let upstream_name: Arc<str> = prompt.name.as_str().into();
+    let for_prompt = link.clone();
+    let completed = upstream_name.clone();
     let mut proxy = PromptDef::new(name, move |call| {
-        let (mount, client, upstream_name) = (mount.clone(), client.clone(), upstream_name.clone());
+        let (link, upstream_name) = (for_prompt.clone(), upstream_name.clone());
         async move {
             let arguments: Map<String, Value> =
                 call.arguments.into_iter().map(|(key, value)| (key, Value::String(value))).collect();
-            let mut got = client
-                .get_prompt(&upstream_name, Value::Object(arguments))
-                .await
-                .map_err(|err| answer_for(&mount, &err))?;
+            let params = serde_json::json!({ "name": &*upstream_name, "arguments": arguments });
+            let mut got: GetPromptResult = decode(&link, forward(&call.context, &link, "prompts/get", params).await?)?;
             as_ours(&mut got.result_type, &mut got.meta);
-            Ok::<_, wharf_server::RpcError>(got)
+            Ok::<_, RpcError>(got)
         }
     });
     if let Some(description) = prompt.description {
@@ -98,22 +86,51 @@ pub(crate) fn prompt(mount: Arc<str>, client: Client, prompt: Prompt, name: Stri
     if let Some(title) = prompt.title {
         proxy = proxy.title(title);
     }
+    let completes = link.client.capabilities().completions.is_some();
     for argument in prompt.arguments.unwrap_or_default() {
         let required = argument.required.unwrap_or(false);
+        if completes {
+            let reference = CompletionReference::Prompt { name: completed.to_string(), title: None };
+            proxy = proxy.complete(argument.name.clone(), completer(link, reference));
+        }
         proxy = proxy.argument(argument.name, argument.description.unwrap_or_default(), required);
     }
     proxy
 }
 
-/// `resource` of the mount `mount`, listed as its URI behind `prefix`, read from `client`'s
-/// upstream.
-pub(crate) fn resource(mount: Arc<str>, client: Client, resource: Resource, prefix: Arc<str>) -> ResourceDef {
+/// Completes an argument of `reference` upstream; nothing when the upstream fails.
+fn completer(
+    link: &Link,
+    reference: CompletionReference,
+) -> impl Fn(CompletionCall) -> Pin<Box<dyn Future<Output = Vec<String>> + Send>> + Send + Sync + 'static {
+    let link = link.clone();
+    move |call: CompletionCall| {
+        let (link, reference) = (link.clone(), reference.clone());
+        let completion: Pin<Box<dyn Future<Output = Vec<String>> + Send>> = Box::pin(async move {
+            let argument = CompletionArgument { name: call.argument, value: call.value };
+            let chosen: Map<String, Value> =
+                call.arguments.into_iter().map(|(key, value)| (key, Value::String(value))).collect();
+            let chosen = (!chosen.is_empty()).then_some(chosen);
+            match link.client.complete(reference, argument, chosen).await {
+                Ok(completed) => completed.completion.values,
+                Err(err) => {
+                    tracing::debug!(mount = %link.mount, %err, "an upstream's completion failed");
+                    Vec::new()
+                }
+            }
+        });
+        completion
+    }
+}
+
+/// `resource` of the mount, listed as its URI behind `prefix`, read upstream.
+pub(crate) fn resource(link: &Link, resource: Resource, prefix: Arc<str>) -> ResourceDef {
     let upstream_uri: Arc<str> = resource.uri.as_str().into();
     let listed = format!("{prefix}{}", resource.uri);
-    let mut proxy = ResourceDef::dynamic(listed, resource.name, move |_| {
-        let (mount, client, upstream_uri, prefix) =
-            (mount.clone(), client.clone(), upstream_uri.clone(), prefix.clone());
-        async move { read(&client, &upstream_uri, &prefix).await.map_err(|err| answer_for(&mount, &err)) }
+    let link = link.clone();
+    let mut proxy = ResourceDef::dynamic(listed, resource.name, move |call| {
+        let (link, upstream_uri, prefix) = (link.clone(), upstream_uri.clone(), prefix.clone());
+        async move { read(&call.context, &link, upstream_uri.to_string(), prefix).await }
     });
     if let Some(description) = resource.description {
         proxy = proxy.description(description);
@@ -127,17 +144,24 @@ pub(crate) fn resource(mount: Arc<str>, client: Client, resource: Resource, pref
     proxy
 }
 
-/// `template` of the mount `mount`, listed behind `prefix`; a URI it matches is read upstream
-/// without the prefix.
-pub(crate) fn template(mount: Arc<str>, client: Client, template: ResourceTemplate, prefix: Arc<str>) -> TemplateDef {
+/// `template` of the mount, listed behind `prefix`; a URI it matches is read upstream without
+/// the prefix.
+pub(crate) fn template(link: &Link, template: ResourceTemplate, prefix: Arc<str>) -> TemplateDef {
     let listed = format!("{prefix}{}", template.uri_template);
+    let for_read = link.clone();
     let mut proxy = TemplateDef::new(listed, template.name, move |call| {
-        let (mount, client, prefix) = (mount.clone(), client.clone(), prefix.clone());
+        let (link, prefix) = (for_read.clone(), prefix.clone());
         async move {
             let upstream_uri = call.uri.strip_prefix(&*prefix).unwrap_or(&call.uri).to_owned();
-            read(&client, &upstream_uri, &prefix).await.map_err(|err| answer_for(&mount, &err))
+            read(&call.context, &link, upstream_uri, prefix).await
         }
     });
+    if link.client.capabilities().completions.is_some() {
+        let reference = CompletionReference::ResourceTemplate { uri: template.uri_template.clone() };
+        for variable in template_variables(&template.uri_template) {
+            proxy = proxy.complete(variable, completer(link, reference.clone()));
+        }
+    }
     if let Some(description) = template.description {
         proxy = proxy.description(description);
     }
@@ -150,18 +174,47 @@ pub(crate) fn template(mount: Arc<str>, client: Client, template: ResourceTempla
     proxy
 }
 
-/// Reads `uri` upstream; the contents come back under the URIs the gateway lists them by.
-async fn read(client: &Client, uri: &str, prefix: &str) -> Result<ReadResourceResult, ClientError> {
-    let mut read = client.read_resource(uri).await?;
+/// The variables of an RFC 6570 URI template: `a` and `b` of `x://{a}/{+b}{?c,d}`, and `c`, `d`.
+fn template_variables(template: &str) -> Vec<String> {
+    let mut variables = Vec::new();
+    for expression in template.split('{').skip(1).filter_map(|part| part.split_once('}').map(|(inside, _)| inside)) {
+        let expression = expression.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
+        for variable in expression.split(',') {
+            let name = variable.trim_end_matches('*').split(':').next().unwrap_or_default();
+            if !name.is_empty() && !variables.iter().any(|known| known == name) {
+                variables.push(name.to_owned());
+            }
+        }
+    }
+    variables
+}
+
+/// Reads `uri` upstream for `context`'s request; the contents come back under the URIs the
+/// gateway lists them by.
+async fn read(
+    context: &RequestContext,
+    link: &Link,
+    uri: String,
+    prefix: Arc<str>,
+) -> Result<ReadResourceResult, RpcError> {
+    let params = serde_json::json!({ "uri": uri });
+    let mut read: ReadResourceResult = decode(link, forward(context, link, "resources/read", params).await?)?;
     as_ours(&mut read.result_type, &mut read.meta);
     for contents in &mut read.contents {
         let uri = match contents {
             ResourceContents::Text(text) => &mut text.uri,
             ResourceContents::Blob(blob) => &mut blob.uri,
         };
-        uri.insert_str(0, prefix);
+        uri.insert_str(0, &prefix);
     }
     Ok(read)
+}
+
+/// The upstream's answer as the result it must be; an error naming the mount when it is not.
+fn decode<T: serde::de::DeserializeOwned>(link: &Link, answer: Value) -> Result<T, RpcError> {
+    serde_json::from_value(answer).map_err(|err| {
+        RpcError::internal(format!("the mount `{}` answered with a malformed result: {err}", link.mount))
+    })
 }
 
 /// What an upstream's answer says of its own protocol envelope (`resultType`, and the

@@ -3,21 +3,32 @@
 //! gateway's own client is answered with.
 
 use wharf_client::{Client, ClientError};
+use wharf_protocol::LoggingLevel;
 use wharf_server::RpcError;
 
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::mount::{Mount, Source};
+use crate::relay::Unplaced;
+
+/// How many of an upstream's questions may wait for the gateway's clients' answers at once.
+const MAX_OPEN_QUESTIONS: usize = 1024;
 
 /// A client connected to `mount`'s upstream.
 pub(crate) async fn connect(mount: &Mount) -> Result<Client, GatewayError> {
+    // Questions come with the requests of the gateway's clients, each with its own handler;
+    // the upstream sends every log message, and each client hears those of its level.
+    // Questions of 2026-07-28 clients wait, parked, for their retries: more may be open at
+    // once than a client of one user asks.
+    let options =
+        mount.options.clone().handler(Unplaced).log_level(LoggingLevel::Debug).max_server_requests(MAX_OPEN_QUESTIONS);
     let connected = match &mount.source {
-        Source::Target(target) => Client::connect_with(target.clone(), mount.options.clone()).await,
+        Source::Target(target) => Client::connect_with(target.clone(), options).await,
         Source::InProcess(server) => {
             let (client_end, server_end) = tokio::io::duplex(1 << 16);
             let (reader, writer) = tokio::io::split(server_end);
             tokio::spawn(wharf_server::serve_connection(server.clone(), reader, writer));
             let (reader, writer) = tokio::io::split(client_end);
-            Client::connect_stream(reader, writer, mount.options.clone()).await
+            Client::connect_stream(reader, writer, options).await
         }
     };
     connected.map_err(|err| {

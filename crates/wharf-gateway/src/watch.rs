@@ -24,8 +24,9 @@ pub(crate) fn spawn(server: Server, upstream: Upstream, claims: Arc<Mutex<Claims
 }
 
 async fn run(server: Server, upstream: Upstream, claims: Arc<Mutex<Claims>>, mut held: HashMap<Kind, Vec<String>>) {
-    let mut notifications = upstream.client.notifications();
-    let listening = (upstream.client.era() == Era::Stateless).then(|| tokio::spawn(listen(upstream.client.clone())));
+    let mut notifications = upstream.link.client.notifications();
+    let listening =
+        (upstream.link.client.era() == Era::Stateless).then(|| tokio::spawn(listen(upstream.link.client.clone())));
     while let Some(notification) = notifications.next().await {
         let kinds: &[Kind] = match notification {
             ServerNotification::ToolListChanged(_) => &[Kind::Tool],
@@ -77,7 +78,7 @@ async fn refresh(
     let listed = match upstream.list(kind).await {
         Ok(listed) => listed,
         Err(err) => {
-            tracing::warn!(mount = %upstream.mount, %err, kind = kind.label(), "an upstream's changed list could not be read");
+            tracing::warn!(mount = %upstream.link.mount, %err, kind = kind.label(), "an upstream's changed list could not be read");
             return;
         }
     };
@@ -87,10 +88,10 @@ async fn refresh(
     {
         let mut claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
         for name in &old {
-            claims.release(kind, name, &upstream.mount);
+            claims.release(kind, name, &upstream.link.mount);
         }
         for (name, original, component) in listed {
-            match claims.claim(kind, &name, &upstream.mount, &original) {
+            match claims.claim(kind, &name, &upstream.link.mount, &original) {
                 Ok(()) => {
                     kept.push(name);
                     components.push(component);
@@ -106,7 +107,7 @@ async fn refresh(
         components.into_iter().try_for_each(|component| component.add(update))
     });
     if let Err(err) = updated {
-        tracing::warn!(mount = %upstream.mount, %err, "the gateway refused an upstream's changed list");
+        tracing::warn!(mount = %upstream.link.mount, %err, "the gateway refused an upstream's changed list");
     }
     held.insert(kind, kept);
 }

@@ -98,8 +98,8 @@ pub use types::lifecycle::{DiscoverResult, InitializeParams, InitializeResult};
 pub use types::logging::{LoggingMessageParams, SetLevelParams};
 pub use types::logging_level::LoggingLevel;
 pub use types::meta_keys::{
-    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
-    META_SUBSCRIPTION_ID,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_INPUT_KEY, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    META_SERVER_INFO, META_SUBSCRIPTION_ID,
 };
 pub use types::mrtr::{InputRequest, InputRequiredResult};
 pub use types::notifications::{

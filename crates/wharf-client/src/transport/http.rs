@@ -280,7 +280,7 @@ impl Shared {
                         Err(ClientError::rpc_error(error))
                     }
                     Ok(other) => {
-                        self.router.route(other).await;
+                        self.router.route(other, Some(id)).await;
                         Err(ClientError::invalid(format!("the JSON answer to request {id} was another message")))
                     }
                     Err(err) => Err(ClientError::invalid(format!(
@@ -388,7 +388,7 @@ impl Shared {
                 Some(Err(ClientError::rpc_error(error)))
             }
             Ok(other) => {
-                self.router.route(other).await;
+                self.router.route(other, Some(id)).await;
                 None
             }
             Err(err) => {

@@ -1,4 +1,5 @@
-//! The `_meta` member names the protocol reserves for itself (2026-07-28).
+//! The `_meta` member names the protocol reserves for itself (2026-07-28), and the one Wharf
+//! adds of its own.
 
 /// The `_meta` key naming the protocol revision of a 2026-07-28 request.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -12,3 +13,7 @@ pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// The `_meta` key tagging notifications on a `subscriptions/listen` stream.
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// Wharf's own `_meta` key on a question a server asks in a 2025 session: the key the
+/// handler asked it under, which a gateway passing the question to a 2026-07-28 client uses
+/// as the key of its input request. Clients ignore what they do not know.
+pub const META_INPUT_KEY: &str = "wharf/inputKey";

@@ -10,7 +10,9 @@ use serde_json::value::RawValue;
 
 use crate::types::client_features::{CreateMessageParams, ElicitParams};
 use crate::types::common::{JsonObject, ResultType};
+use crate::types::meta_keys::META_INPUT_KEY;
 use crate::types::params::EmptyParams;
+use crate::types::request_meta::RequestMeta;
 
 /// One thing the server needs from the client before it can finish a request.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +33,39 @@ impl InputRequest {
             InputRequest::Elicitation(_) => "elicitation/create",
             InputRequest::Sampling(_) => "sampling/createMessage",
             InputRequest::ListRoots(_) => "roots/list",
+        }
+    }
+
+    /// The request's `_meta`, made when it has none.
+    fn meta_mut(&mut self) -> &mut RequestMeta {
+        let meta = match self {
+            InputRequest::Elicitation(params) => &mut params.meta,
+            InputRequest::Sampling(params) => &mut params.meta,
+            InputRequest::ListRoots(params) => &mut params.get_or_insert_with(EmptyParams::default).meta,
+        };
+        meta.get_or_insert_with(Box::default)
+    }
+
+    /// Names `key` in the request's `_meta` ([`META_INPUT_KEY`]).
+    pub fn with_input_key(mut self, key: &str) -> InputRequest {
+        self.meta_mut().other.insert(META_INPUT_KEY.to_owned(), serde_json::Value::from(key));
+        self
+    }
+
+    /// Takes the key [`InputRequest::with_input_key`] named out of the request's `_meta`.
+    pub fn take_input_key(&mut self) -> Option<String> {
+        let slot = match self {
+            InputRequest::Elicitation(params) => &mut params.meta,
+            InputRequest::Sampling(params) => &mut params.meta,
+            InputRequest::ListRoots(params) => &mut params.as_mut()?.meta,
+        };
+        let key = slot.as_mut()?.other.remove(META_INPUT_KEY)?;
+        if slot.as_deref().is_some_and(|meta| *meta == RequestMeta::default()) {
+            *slot = None;
+        }
+        match key {
+            serde_json::Value::String(key) => Some(key),
+            _ => None,
         }
     }
 }

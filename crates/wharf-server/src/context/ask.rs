@@ -112,6 +112,8 @@ impl RequestContext {
             return parse_answer(&key, method, &answer);
         }
         if self.inner.version.era() == Era::Session {
+            // The key rides along, for a gateway that passes the question to a 2026 client.
+            let request = if key.is_empty() { request } else { request.with_input_key(&key) };
             return self.ask(ServerRequest::from(request)).await;
         }
         let Some(round) = &self.inner.input else {

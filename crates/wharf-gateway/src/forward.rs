@@ -1,0 +1,311 @@
+//! Forwarding one request of the gateway's client to an upstream, in the client's era, with
+//! what the upstream sends meanwhile carried back: progress, log messages, and questions.
+//!
+//! - A client in a 2025 session is asked each question at once, whatever the upstream speaks.
+//! - A 2026-07-28 client and a 2026-07-28 upstream: the upstream's `InputRequiredResult` is
+//!   passed on under the same keys, its `requestState` kept in the gateway's own sealed state,
+//!   and the client's retry retried upstream with the answers. Nothing waits in the gateway.
+//! - A 2026-07-28 client and an upstream in a 2025 session: the upstream's question is asked in
+//!   an `InputRequiredResult` while the upstream request waits, parked, for the client's retry,
+//!   whose answer goes on to the upstream; the sealed `requestState` names the parked request.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::mpsc;
+use wharf_client::{ClientError, RequestOptions};
+use wharf_protocol::{Era, InputRequest, InputRequiredResult, LoggingMessageParams, ProgressParams};
+use wharf_server::{RequestContext, RpcError};
+
+use crate::parked::{AbortOnDrop, Running};
+use crate::proxy::Link;
+use crate::relay::{Relay, ask_keyed, to_object};
+use crate::upstream::answer_for;
+
+/// How long the gateway waits for more of an upstream's questions after one, to ask them of
+/// its client in one round.
+const QUESTION_WINDOW: Duration = Duration::from_millis(20);
+
+/// The most questions asked of the client in one round.
+const MAX_QUESTIONS_AT_ONCE: usize = 64;
+
+/// How many rounds of input one request passes on before it is refused.
+const MAX_ROUNDS: usize = 16;
+
+/// What a round of a 2026-07-28 request passed on keeps in its sealed `requestState`: the
+/// upstream's own state, and what the upstream asked, under its keys.
+#[derive(Serialize, Deserialize)]
+struct PassedRound {
+    upstream_state: Option<String>,
+    asked: Vec<(String, InputRequest)>,
+}
+
+/// What a round of a 2026-07-28 request keeps in its sealed `requestState`: which parked
+/// upstream request it continues.
+#[derive(Serialize, Deserialize)]
+struct ParkedRound {
+    parked: String,
+}
+
+/// Sends `method` with `params` upstream for `context`'s request; its result, or the error
+/// naming the mount.
+pub(crate) async fn forward(
+    context: &RequestContext,
+    link: &Link,
+    method: &'static str,
+    params: Value,
+) -> Result<Value, RpcError> {
+    let (progress_sender, progress) = mpsc::unbounded_channel();
+    let (log_sender, logs) = mpsc::unbounded_channel();
+    let mut options = RequestOptions::default().log_messages(log_sender);
+    if context.wants_progress() {
+        options = options.progress(progress_sender);
+    }
+    let client = link.client.clone();
+    if context.protocol_version().era() == Era::Session {
+        let options = options.handler(Relay::direct(context)).owner(format!("session {}", context.session_id()));
+        let upstream = async move { client.request_with(method, params, &options).await };
+        return carry(context, upstream, progress, logs).await.map_err(|err| answer_for(&link.mount, &err));
+    }
+    // Over stdio, which does not say which request an upstream's question is for, requests
+    // of one principal, or else of one connection of the gateway's, may take each other's.
+    options = match context.principal() {
+        Some(principal) => options.owner(format!("principal {}", principal.as_str())),
+        None => options.owner(format!("connection {}", context.session_id())),
+    };
+    if client.era() == Era::Stateless {
+        return pass_rounds(context, link, method, params, options.returns_input_required(), progress, logs).await;
+    }
+    let start = move |options: RequestOptions| async move { client.request_with(method, params, &options).await };
+    park_rounds(context, link, start, options, progress, logs).await
+}
+
+/// A 2026-07-28 client's request to a 2026-07-28 upstream, its rounds of input passed on.
+async fn pass_rounds(
+    context: &RequestContext,
+    link: &Link,
+    method: &'static str,
+    mut params: Value,
+    options: RequestOptions,
+    mut progress: mpsc::UnboundedReceiver<ProgressParams>,
+    mut logs: mpsc::UnboundedReceiver<LoggingMessageParams>,
+) -> Result<Value, RpcError> {
+    let mut round = context.round_state::<PassedRound>();
+    for _ in 0..MAX_ROUNDS {
+        if let Some(PassedRound { upstream_state, asked }) = round.take() {
+            let mut responses = serde_json::Map::new();
+            for (key, request) in &asked {
+                responses.insert(key.clone(), ask_keyed(context, key, request).await?);
+            }
+            let object = params.as_object_mut().ok_or_else(|| RpcError::internal("Internal error: params"))?;
+            object.insert("inputResponses".to_owned(), Value::Object(responses));
+            match upstream_state {
+                Some(state) => object.insert("requestState".to_owned(), Value::String(state)),
+                None => object.remove("requestState"),
+            };
+        }
+        let upstream = link.client.request_with(method, params.clone(), &options);
+        let answer = carry_borrowed(context, upstream, &mut progress, &mut logs)
+            .await
+            .map_err(|err| answer_for(&link.mount, &err))?;
+        if answer.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return Ok(answer);
+        }
+        let needed: InputRequiredResult = serde_json::from_value(answer).map_err(|err| {
+            RpcError::internal(format!("the mount `{}` asked for input malformed: {err}", link.mount))
+        })?;
+        let asked: Vec<(String, InputRequest)> = needed.input_requests.unwrap_or_default().into_iter().collect();
+        let mut input_required = None;
+        for (key, request) in &asked {
+            // In a task the answer is awaited here; else the first ask of a key asks for it.
+            if let Err(err) = ask_keyed(context, key, request).await {
+                if !err.is_input_required() {
+                    return Err(err);
+                }
+                input_required = Some(err);
+            }
+        }
+        round = Some(PassedRound { upstream_state: needed.request_state, asked });
+        if let Some(input_required) = input_required {
+            context.set_round_state(&round)?;
+            return Err(input_required);
+        }
+    }
+    Err(RpcError::internal(format!("the mount `{}` still asked for input after {MAX_ROUNDS} rounds", link.mount)))
+}
+
+/// A 2026-07-28 client's request to an upstream in a 2025 session, parked while the client is
+/// asked the upstream's questions.
+async fn park_rounds<F, Fut>(
+    context: &RequestContext,
+    link: &Link,
+    start: F,
+    options: RequestOptions,
+    progress: mpsc::UnboundedReceiver<ProgressParams>,
+    logs: mpsc::UnboundedReceiver<LoggingMessageParams>,
+) -> Result<Value, RpcError>
+where
+    F: FnOnce(RequestOptions) -> Fut,
+    Fut: Future<Output = Result<Value, ClientError>> + Send + 'static,
+{
+    let (mount, parking) = (&link.mount, &link.parking);
+    let mut running = match context.round_state::<ParkedRound>() {
+        Some(round) => {
+            let mut running = parking.take(&round.parked).ok_or_else(|| {
+                RpcError::invalid_params(
+                    "Invalid params: the upstream request this requestState continues is no longer waiting (no \
+                     retry came in time, or it waits on another gateway); call again without requestState",
+                )
+            })?;
+            if let Err(input_required) = answer_asked(context, &mut running).await {
+                return park(context, parking, running, input_required);
+            }
+            running
+        }
+        None => {
+            let (question_sender, questions) = mpsc::unbounded_channel();
+            let parked = Arc::new(AtomicBool::new(false));
+            let relay = Relay::Queued { questions: question_sender, parked: parked.clone() };
+            let task = AbortOnDrop(tokio::spawn(start(options.handler(Arc::new(relay)))));
+            Running { task, questions, progress, logs, asked: Vec::new(), parked, keys: HashSet::new() }
+        }
+    };
+    loop {
+        tokio::select! {
+            biased;
+            Some(update) = running.progress.recv() => pass_progress(context, update).await,
+            Some(message) = running.logs.recv() => pass_log(context, message).await,
+            Some(question) = running.questions.recv() => {
+                let mut questions = vec![question];
+                // Questions the upstream asks together arrive one after another: the client is
+                // asked in one round for those that come within a moment of each other.
+                while questions.len() < MAX_QUESTIONS_AT_ONCE {
+                    match tokio::time::timeout(QUESTION_WINDOW, running.questions.recv()).await {
+                        Ok(Some(question)) => questions.push(question),
+                        _ => break,
+                    }
+                }
+                let mut input_required = None;
+                for mut question in questions {
+                    let key = match question.request.take_input_key() {
+                        Some(key) if !running.keys.contains(&key) => key,
+                        _ => (running.keys.len() + 1..).map(|n| format!("q{n}")).find(|key| !running.keys.contains(key)).unwrap_or_default(),
+                    };
+                    running.keys.insert(key.clone());
+                    match ask_keyed(context, &key, &question.request).await {
+                        Ok(answer) => {
+                            let _ = question.answer.send(Ok(answer));
+                        }
+                        Err(err) if err.is_input_required() => {
+                            input_required = Some(err);
+                            running.asked.push((key, question));
+                        }
+                        Err(err) => {
+                            let _ = question.answer.send(Err(to_object(&err)));
+                        }
+                    }
+                }
+                if let Some(input_required) = input_required {
+                    return park(context, parking, running, input_required);
+                }
+            }
+            joined = &mut running.task.0 => {
+                while let Ok(update) = running.progress.try_recv() {
+                    pass_progress(context, update).await;
+                }
+                while let Ok(message) = running.logs.try_recv() {
+                    pass_log(context, message).await;
+                }
+                return match joined {
+                    Ok(answer) => answer.map_err(|err| answer_for(mount, &err)),
+                    Err(err) => Err(RpcError::internal(format!("the request to the mount `{mount}` failed: {err}"))),
+                };
+            }
+        }
+    }
+}
+
+/// Parks `running` until the client's retry, which `input_required` asks for.
+fn park(
+    context: &RequestContext,
+    parking: &Arc<crate::parked::Parking>,
+    running: Running,
+    input_required: RpcError,
+) -> Result<Value, RpcError> {
+    let parked = parking.park(running).ok_or_else(|| {
+        RpcError::internal("Internal error: too many upstream requests wait for their clients' answers; retry later")
+    })?;
+    context.set_round_state(&ParkedRound { parked })?;
+    Err(input_required)
+}
+
+/// Gives the upstream the answers the client's retry brought; the error asking again when
+/// some are still missing.
+async fn answer_asked(context: &RequestContext, running: &mut Running) -> Result<(), RpcError> {
+    let mut missing = None;
+    for (key, question) in std::mem::take(&mut running.asked) {
+        match ask_keyed(context, &key, &question.request).await {
+            Ok(value) => {
+                let _ = question.answer.send(Ok(value));
+            }
+            Err(err) if err.is_input_required() => {
+                missing = Some(err);
+                running.asked.push((key, question));
+            }
+            Err(err) => {
+                let _ = question.answer.send(Err(to_object(&err)));
+                return Err(err);
+            }
+        }
+    }
+    missing.map_or(Ok(()), Err)
+}
+
+/// Runs `upstream` here, passing on its progress and log messages until it answers.
+async fn carry<T>(
+    context: &RequestContext,
+    upstream: impl Future<Output = Result<T, ClientError>>,
+    mut progress: mpsc::UnboundedReceiver<ProgressParams>,
+    mut logs: mpsc::UnboundedReceiver<LoggingMessageParams>,
+) -> Result<T, ClientError> {
+    carry_borrowed(context, upstream, &mut progress, &mut logs).await
+}
+
+/// [`carry`], the listeners kept for the next round.
+async fn carry_borrowed<T>(
+    context: &RequestContext,
+    upstream: impl Future<Output = Result<T, ClientError>>,
+    progress: &mut mpsc::UnboundedReceiver<ProgressParams>,
+    logs: &mut mpsc::UnboundedReceiver<LoggingMessageParams>,
+) -> Result<T, ClientError> {
+    tokio::pin!(upstream);
+    let answer = loop {
+        tokio::select! {
+            biased;
+            Some(update) = progress.recv() => pass_progress(context, update).await,
+            Some(message) = logs.recv() => pass_log(context, message).await,
+            answer = &mut upstream => break answer,
+        }
+    };
+    // What the upstream sent before it answered arrived before its answer: pass it on first.
+    while let Ok(update) = progress.try_recv() {
+        pass_progress(context, update).await;
+    }
+    while let Ok(message) = logs.try_recv() {
+        pass_log(context, message).await;
+    }
+    answer
+}
+
+async fn pass_progress(context: &RequestContext, update: ProgressParams) {
+    context.progress(update.progress, update.total, update.message.as_deref()).await;
+}
+
+async fn pass_log(context: &RequestContext, message: LoggingMessageParams) {
+    context.log(message.level, message.logger.as_deref(), message.data).await;
+}
