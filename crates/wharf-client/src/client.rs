@@ -559,7 +559,11 @@ impl Sending<'_> {
             self.router.listen_progress(id.clone(), listener.clone());
         }
         if !options.scope.is_empty() {
-            self.router.open_scope(id.clone(), options.scope.clone());
+            let mut scope = options.scope.clone();
+            if method.starts_with("tasks/") {
+                scope.task = params.get("taskId").and_then(Value::as_str).map(Into::into);
+            }
+            self.router.open_scope(id.clone(), scope);
         }
         let name = mcp_name(method, &params);
         let params =
@@ -583,7 +587,7 @@ impl Sending<'_> {
         message: Outgoing,
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
-        let mut guard = CancelOnDrop { link: self.link, id: Some(id.clone()) };
+        let mut guard = CancelOnDrop { link: self.link, router: self.router, id: Some(id.clone()) };
         let deadline = Deadline::after(options.timeout.unwrap_or(self.options.timeout));
         let answer = self.link.request(message, deadline).await;
         if answer.as_ref().is_err_and(|err| err.kind() == crate::ErrorKind::Timeout) {
@@ -628,7 +632,11 @@ impl Sending<'_> {
         }
         if let Some(Handshake::Stateless(version, _)) = handshake {
             meta.insert(wharf_protocol::META_PROTOCOL_VERSION.to_owned(), json!(version.as_str()));
-            meta.extend(self.base_meta.iter().map(|(key, value)| (key.clone(), value.clone())));
+            // What the request's own `_meta` names wins: a gateway declares its client's
+            // capabilities request by request.
+            for (key, value) in self.base_meta.iter() {
+                meta.entry(key.clone()).or_insert_with(|| value.clone());
+            }
         }
         meta
     }
@@ -665,15 +673,18 @@ pub struct PreparedRequest {
     tail: String,
 }
 
-/// Cancels a request whose future is dropped, or times out, before its answer.
+/// Cancels a request whose future is dropped, or times out, before its answer, and forgets
+/// its listeners.
 struct CancelOnDrop<'a> {
     link: &'a dyn Link,
+    router: &'a Router,
     id: Option<RequestId>,
 }
 
 impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
         if let Some(id) = self.id.take() {
+            self.router.forget(&id);
             self.link.cancel(&id);
         }
     }

@@ -254,10 +254,17 @@ impl RequestOptions {
         self
     }
 
-    /// Adds these members to the request's `_meta`.
+    /// Adds these members to the request's `_meta`. On 2026-07-28 they win over the members the
+    /// client adds to every request: a gateway declares, request by request, what its own
+    /// client can do (`io.modelcontextprotocol/clientCapabilities`).
     pub fn meta(mut self, meta: JsonObject) -> RequestOptions {
         self.meta = Some(meta);
         self
+    }
+
+    /// The members [`RequestOptions::meta`] adds to the request's `_meta`.
+    pub fn meta_members(&self) -> JsonObject {
+        self.meta.clone().unwrap_or_default()
     }
 
     /// Answers the server's questions of this request with `handler` instead of the client's:

@@ -35,6 +35,10 @@ const NOTIFICATION_BACKLOG: usize = 4096;
 /// How many abandoned requests are remembered.
 const MAX_ABANDONED: usize = 1024;
 
+/// How often, and after what pause, a question no request takes is looked at again.
+const PLACING_TRIES: usize = 100;
+const PLACING_PAUSE: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// How many anomalies are kept; later ones are counted only.
 const KEPT_ANOMALIES: usize = 100;
 
@@ -87,6 +91,9 @@ pub(crate) struct Scope {
     pub(crate) handler: Option<Arc<dyn ClientHandler>>,
     pub(crate) log: Option<mpsc::UnboundedSender<LoggingMessageParams>>,
     pub(crate) owner: Option<Arc<str>>,
+    /// The task the request is about (`tasks/result` and the like): the server's messages
+    /// marked `related-task` with it are the request's (2025-11-25 tasks).
+    pub(crate) task: Option<Arc<str>>,
 }
 
 impl Scope {
@@ -99,7 +106,10 @@ pub(crate) struct Router {
     /// `None` once the connection is gone: nothing more will be answered.
     pending: Mutex<Option<ById<oneshot::Sender<Reply>>>>,
     progress: Mutex<ById<mpsc::UnboundedSender<ProgressParams>>>,
-    scopes: Mutex<ById<Scope>>,
+    scopes: Arc<Mutex<ById<Scope>>>,
+    /// Set once a request opened a scope: a question not placed at once may be for a request
+    /// about to open one.
+    scopes_used: std::sync::atomic::AtomicBool,
     /// Requests given up on (timed out, dropped), whose late answers are expected.
     abandoned: Mutex<HashSet<RequestId>>,
     notifications: Mutex<Option<mpsc::Sender<ServerNotification>>>,
@@ -124,7 +134,8 @@ impl Router {
         Router {
             pending: Mutex::new(Some(ById::default())),
             progress: Mutex::default(),
-            scopes: Mutex::default(),
+            scopes: Arc::default(),
+            scopes_used: std::sync::atomic::AtomicBool::new(false),
             abandoned: Mutex::default(),
             notifications: Mutex::default(),
             anomalies: Mutex::default(),
@@ -173,6 +184,7 @@ impl Router {
 
     /// Sends what the server relates to request `id` to `scope`, until the request is forgotten.
     pub(crate) fn open_scope(&self, id: RequestId, scope: Scope) {
+        self.scopes_used.store(true, std::sync::atomic::Ordering::Relaxed);
         lock(&self.scopes).insert(id, scope);
     }
 
@@ -180,24 +192,9 @@ impl Router {
     /// knows it; else the only request in flight that `takes` it, or the oldest of several made
     /// for one owner. `None` when no request takes it, or it could be for requests of several
     /// owners: it is not given to any.
-    fn scope_for(&self, related: Option<&RequestId>, takes: impl Fn(&Scope) -> bool) -> Option<Scope> {
-        let scopes = lock(&self.scopes);
-        if let Some(id) = related {
-            return scopes.get(id).filter(|scope| takes(scope)).cloned();
-        }
-        let mut candidates = scopes.iter().filter(|(_, scope)| takes(scope));
-        let (mut oldest_id, mut oldest) = candidates.next()?;
-        for (id, scope) in candidates {
-            if scope.owner.is_none() || scope.owner != oldest.owner {
-                return None;
-            }
-            if id.as_number() < oldest_id.as_number() {
-                (oldest_id, oldest) = (id, scope);
-            }
-        }
-        Some(oldest.clone())
+    fn scope_for(&self, related: Related<'_>, takes: impl Fn(&Scope) -> bool) -> Option<Scope> {
+        place(&self.scopes, related, takes)
     }
-
     /// A new stream of the server's notifications; the previous one ends.
     pub(crate) fn subscribe(&self) -> mpsc::Receiver<ServerNotification> {
         let (sender, receiver) = mpsc::channel(NOTIFICATION_BACKLOG);
@@ -282,13 +279,14 @@ impl Router {
             let _ = listener.send(progress.clone());
         }
         if let ServerNotification::Message(message) = &notification
-            && let Some(Scope { log: Some(listener), .. }) = self.scope_for(related, |scope| {
-                scope.log.is_some()
-                    && scope
-                        .handler
-                        .as_ref()
-                        .is_none_or(|handler| related.is_some() || handler.takes_unrelated_questions())
-            })
+            && let Some(Scope { log: Some(listener), .. }) =
+                self.scope_for(Related { request: related, task: None }, |scope| {
+                    scope.log.is_some()
+                        && scope
+                            .handler
+                            .as_ref()
+                            .is_none_or(|handler| related.is_some() || handler.takes_unrelated_questions())
+                })
             && listener.send(message.clone()).is_ok()
         {
             return;
@@ -320,12 +318,34 @@ impl Router {
         let takes = |scope: &Scope| {
             scope.handler.as_ref().is_some_and(|handler| related.is_some() || handler.takes_unrelated_questions())
         };
-        let handler = match self.scope_for(related, takes) {
-            Some(Scope { handler: Some(handler), .. }) => handler,
-            _ => self.handler.clone(),
-        };
+        let task =
+            if self.scopes_used.load(std::sync::atomic::Ordering::Relaxed) { related_task(params) } else { None };
+        let placed =
+            self.scope_for(Related { request: related, task: task.as_deref() }, takes).and_then(|scope| scope.handler);
+        // Unplaced, it may be for a request about to be sent (the result of a task its server
+        // created a moment ago, on stdio): looked for again a few times before the client's
+        // own handler takes it.
+        let retry =
+            (placed.is_none() && related.is_none() && self.scopes_used.load(std::sync::atomic::Ordering::Relaxed))
+                .then(|| self.scopes.clone());
+        let fallback = self.handler.clone();
         let answers = self.answers.clone();
         tokio::spawn(async move {
+            let mut handler = placed;
+            if let Some(scopes) = retry {
+                for _ in 0..PLACING_TRIES {
+                    tokio::time::sleep(PLACING_PAUSE).await;
+                    let takes = |scope: &Scope| {
+                        scope.handler.as_ref().is_some_and(|handler| handler.takes_unrelated_questions())
+                    };
+                    let related = Related { request: None, task: task.as_deref() };
+                    handler = place(&scopes, related, takes).and_then(|scope| scope.handler);
+                    if handler.is_some() {
+                        break;
+                    }
+                }
+            }
+            let handler = handler.unwrap_or(fallback);
             let answer = match request {
                 Ok(request) => answer(handler.as_ref(), request).await,
                 Err(err) => Err(err.to_error_object()),
@@ -336,6 +356,60 @@ impl Router {
             drop(permit);
         });
     }
+}
+
+/// What a message of the server is related to, as far as the client can tell.
+#[derive(Debug, Clone, Copy, Default)]
+struct Related<'a> {
+    /// The request on whose stream it came.
+    request: Option<&'a RequestId>,
+    /// The task its `_meta` names (`io.modelcontextprotocol/related-task`).
+    task: Option<&'a str>,
+}
+
+/// The task a message's params name in `_meta["io.modelcontextprotocol/related-task"]`.
+fn related_task(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "io.modelcontextprotocol/related-task")]
+        related: Option<Task>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Task {
+        #[serde(rename = "taskId")]
+        task_id: String,
+    }
+    let params: Params = serde_json::from_str(params?.get()).ok()?;
+    Some(params.meta?.related?.task_id)
+}
+
+/// The scope a message of the server is for, among `scopes` (see `Router::scope_for`).
+fn place(scopes: &Mutex<ById<Scope>>, related: Related<'_>, takes: impl Fn(&Scope) -> bool) -> Option<Scope> {
+    let scopes = lock(scopes);
+    if let Some(id) = related.request {
+        return scopes.get(id).filter(|scope| takes(scope)).cloned();
+    }
+    if let Some(task) = related.task
+        && let Some(scope) = scopes.values().find(|scope| scope.task.as_deref() == Some(task) && takes(scope))
+    {
+        return Some(scope.clone());
+    }
+    let mut candidates = scopes.iter().filter(|(_, scope)| takes(scope));
+    let (mut oldest_id, mut oldest) = candidates.next()?;
+    for (id, scope) in candidates {
+        if scope.owner.is_none() || scope.owner != oldest.owner {
+            return None;
+        }
+        if id.as_number() < oldest_id.as_number() {
+            (oldest_id, oldest) = (id, scope);
+        }
+    }
+    Some(oldest.clone())
 }
 
 /// The answer to the server's request `id`, as the message to send.
@@ -395,14 +469,14 @@ mod tests {
     }
 
     fn scope(owner: Option<&str>, takes: bool) -> Scope {
-        Scope { handler: Some(Arc::new(Taking(takes))), log: None, owner: owner.map(Into::into) }
+        Scope { handler: Some(Arc::new(Taking(takes))), log: None, owner: owner.map(Into::into), task: None }
     }
 
     fn placed(router: &Router, related: Option<&RequestId>) -> Option<Option<Arc<str>>> {
         let takes = |scope: &Scope| {
             scope.handler.as_ref().is_some_and(|handler| related.is_some() || handler.takes_unrelated_questions())
         };
-        router.scope_for(related, takes).map(|scope| scope.owner)
+        router.scope_for(Related { request: related, task: None }, takes).map(|scope| scope.owner)
     }
 
     #[test]
@@ -424,5 +498,11 @@ mod tests {
         router.open_scope(RequestId::number(5), scope(None, true));
         router.open_scope(RequestId::number(6), scope(None, true));
         assert_eq!(placed(&router, None), None, "two without an owner may be anyone's");
+        let following = Scope { task: Some("t1".into()), ..scope(Some("grace"), true) };
+        router.open_scope(RequestId::number(7), following);
+        let related = Related { request: None, task: Some("t1") };
+        let takes = |scope: &Scope| scope.handler.is_some();
+        let owner = router.scope_for(related, takes).and_then(|scope| scope.owner);
+        assert_eq!(owner.as_deref(), Some("grace"), "marked with a task: the request about that task");
     }
 }

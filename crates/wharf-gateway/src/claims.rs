@@ -40,6 +40,11 @@ impl Claims {
         }
     }
 
+    /// The mount that holds `name` as a `kind`.
+    pub(crate) fn holder(&self, kind: Kind, name: &str) -> Option<&str> {
+        self.held.get(&(kind, name.to_owned())).map(String::as_str)
+    }
+
     /// Gives `name` back, if `mount` holds it.
     pub(crate) fn release(&mut self, kind: Kind, name: &str, mount: &str) {
         if self.held.get(&(kind, name.to_owned())).is_some_and(|holder| holder == mount) {

@@ -16,15 +16,19 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use tokio::sync::mpsc;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
 use wharf_client::{ClientError, RequestOptions};
-use wharf_protocol::{Era, InputRequest, InputRequiredResult, LoggingMessageParams, ProgressParams};
+use wharf_protocol::{
+    Era, InputRequest, InputRequiredResult, LoggingMessageParams, META_CLIENT_CAPABILITIES, ProgressParams,
+    TASKS_EXTENSION,
+};
 use wharf_server::{RequestContext, RpcError};
 
 use crate::parked::{AbortOnDrop, Running};
 use crate::proxy::Link;
-use crate::relay::{Relay, ask_keyed, to_object};
+use crate::relay::{Relay, all_capabilities, ask_keyed, to_object};
+use crate::task::{ListedTasks, call_as_session_task, declares_tasks, follow};
 use crate::upstream::answer_for;
 
 /// How long the gateway waits for more of an upstream's questions after one, to ask them of
@@ -59,6 +63,7 @@ pub(crate) async fn forward(
     link: &Link,
     method: &'static str,
     params: Value,
+    tasks: ListedTasks,
 ) -> Result<Value, RpcError> {
     let (progress_sender, progress) = mpsc::unbounded_channel();
     let (log_sender, logs) = mpsc::unbounded_channel();
@@ -68,21 +73,53 @@ pub(crate) async fn forward(
     }
     let client = link.client.clone();
     if context.protocol_version().era() == Era::Session {
-        let options = options.handler(Relay::direct(context)).owner(format!("session {}", context.session_id()));
-        let upstream = async move { client.request_with(method, params, &options).await };
+        // A 2025 client is asked at once.
+        let options = options.handler(Relay::direct(context)).owner(owner(context));
+        let mount = link.mount.clone();
+        let upstream = async move {
+            if tasks.asks_for_task(context) {
+                let created = || context.become_task_now();
+                call_as_session_task(&client, &mount, params, &options, created).await
+            } else {
+                client.request_with(method, params, &options).await
+            }
+        };
         return carry(context, upstream, progress, logs).await.map_err(|err| answer_for(&link.mount, &err));
     }
-    // Over stdio, which does not say which request an upstream's question is for, requests
-    // of one principal, or else of one connection of the gateway's, may take each other's.
-    options = match context.principal() {
-        Some(principal) => options.owner(format!("principal {}", principal.as_str())),
-        None => options.owner(format!("connection {}", context.session_id())),
-    };
+    options = options.owner(owner(context));
     if client.era() == Era::Stateless {
-        return pass_rounds(context, link, method, params, options.returns_input_required(), progress, logs).await;
+        // The upstream may make a task of the call only when the gateway's client could.
+        let mut capabilities = all_capabilities();
+        if declares_tasks(context) {
+            capabilities.extensions = Some(serde_json::Map::from_iter([(TASKS_EXTENSION.to_owned(), json!({}))]));
+        }
+        let meta = serde_json::Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), json!(capabilities))]);
+        let options = options.meta(meta).returns_input_required();
+        return pass_rounds(context, link, method, params, options, progress, logs).await;
     }
-    let start = move |options: RequestOptions| async move { client.request_with(method, params, &options).await };
+    let as_task = tasks.asks_for_task(context);
+    let mount = link.mount.clone();
+    let start = move |options: RequestOptions, became_task: watch::Sender<bool>| async move {
+        if as_task {
+            let created = move || {
+                let _ = became_task.send(true);
+            };
+            call_as_session_task(&client, &mount, params, &options, created).await
+        } else {
+            client.request_with(method, params, &options).await
+        }
+    };
     park_rounds(context, link, start, options, progress, logs).await
+}
+
+/// For whom a request is made: over stdio, which does not say which request an upstream's
+/// question is for, requests of one owner may take each other's. The principal, else the
+/// gateway's session or connection the request came on.
+fn owner(context: &RequestContext) -> String {
+    match context.principal() {
+        Some(principal) => format!("principal {}", principal.as_str()),
+        None => format!("session {}", context.session_id()),
+    }
 }
 
 /// A 2026-07-28 client's request to a 2026-07-28 upstream, its rounds of input passed on.
@@ -113,8 +150,13 @@ async fn pass_rounds(
         let answer = carry_borrowed(context, upstream, &mut progress, &mut logs)
             .await
             .map_err(|err| answer_for(&link.mount, &err))?;
-        if answer.get("resultType").and_then(Value::as_str) != Some("input_required") {
-            return Ok(answer);
+        match answer.get("resultType").and_then(Value::as_str) {
+            Some("input_required") => {}
+            Some("task") => {
+                let task_options = RequestOptions::default().meta(options.meta_members());
+                return follow(context, &link.client, &link.mount, &task_options, answer).await;
+            }
+            _ => return Ok(answer),
         }
         let needed: InputRequiredResult = serde_json::from_value(answer).map_err(|err| {
             RpcError::internal(format!("the mount `{}` asked for input malformed: {err}", link.mount))
@@ -150,7 +192,7 @@ async fn park_rounds<F, Fut>(
     logs: mpsc::UnboundedReceiver<LoggingMessageParams>,
 ) -> Result<Value, RpcError>
 where
-    F: FnOnce(RequestOptions) -> Fut,
+    F: FnOnce(RequestOptions, watch::Sender<bool>) -> Fut,
     Fut: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
     let (mount, parking) = (&link.mount, &link.parking);
@@ -165,54 +207,38 @@ where
             if let Err(input_required) = answer_asked(context, &mut running).await {
                 return park(context, parking, running, input_required);
             }
+            if *running.upstream_task.borrow_and_update() {
+                // The input came before the work, which goes on as a task, as upstream.
+                context.become_task_now();
+            }
             running
         }
         None => {
             let (question_sender, questions) = mpsc::unbounded_channel();
             let parked = Arc::new(AtomicBool::new(false));
             let relay = Relay::Queued { questions: question_sender, parked: parked.clone() };
-            let task = AbortOnDrop(tokio::spawn(start(options.handler(Arc::new(relay)))));
-            Running { task, questions, progress, logs, asked: Vec::new(), parked, keys: HashSet::new() }
+            let (became_task, upstream_task) = watch::channel(false);
+            let task = AbortOnDrop(tokio::spawn(start(options.handler(Arc::new(relay)), became_task)));
+            Running { task, questions, progress, logs, asked: Vec::new(), parked, keys: HashSet::new(), upstream_task }
         }
     };
     loop {
-        tokio::select! {
+        let first = tokio::select! {
             biased;
-            Some(update) = running.progress.recv() => pass_progress(context, update).await,
-            Some(message) = running.logs.recv() => pass_log(context, message).await,
-            Some(question) = running.questions.recv() => {
-                let mut questions = vec![question];
-                // Questions the upstream asks together arrive one after another: the client is
-                // asked in one round for those that come within a moment of each other.
-                while questions.len() < MAX_QUESTIONS_AT_ONCE {
-                    match tokio::time::timeout(QUESTION_WINDOW, running.questions.recv()).await {
-                        Ok(Some(question)) => questions.push(question),
-                        _ => break,
-                    }
-                }
-                let mut input_required = None;
-                for mut question in questions {
-                    let key = match question.request.take_input_key() {
-                        Some(key) if !running.keys.contains(&key) => key,
-                        _ => (running.keys.len() + 1..).map(|n| format!("q{n}")).find(|key| !running.keys.contains(key)).unwrap_or_default(),
-                    };
-                    running.keys.insert(key.clone());
-                    match ask_keyed(context, &key, &question.request).await {
-                        Ok(answer) => {
-                            let _ = question.answer.send(Ok(answer));
-                        }
-                        Err(err) if err.is_input_required() => {
-                            input_required = Some(err);
-                            running.asked.push((key, question));
-                        }
-                        Err(err) => {
-                            let _ = question.answer.send(Err(to_object(&err)));
-                        }
-                    }
-                }
-                if let Some(input_required) = input_required {
-                    return park(context, parking, running, input_required);
-                }
+            Some(update) = running.progress.recv() => {
+                pass_progress(context, update).await;
+                continue;
+            }
+            Some(message) = running.logs.recv() => {
+                pass_log(context, message).await;
+                continue;
+            }
+            Some(question) = running.questions.recv() => question,
+            Ok(()) = running.upstream_task.changed() => {
+                // The upstream made a task of the call: so does the gateway. (A 2025-11-25
+                // task starts before it asks anything: its questions come in the task.)
+                context.become_task_now();
+                continue;
             }
             joined = &mut running.task.0 => {
                 while let Ok(update) = running.progress.try_recv() {
@@ -226,6 +252,51 @@ where
                     Err(err) => Err(RpcError::internal(format!("the request to the mount `{mount}` failed: {err}"))),
                 };
             }
+        };
+        let mut questions = vec![first];
+        // Questions the upstream asks together arrive one after another: the client is asked
+        // in one round for those that come within a moment of each other.
+        while questions.len() < MAX_QUESTIONS_AT_ONCE {
+            match tokio::time::timeout(QUESTION_WINDOW, running.questions.recv()).await {
+                Ok(Some(question)) => questions.push(question),
+                _ => break,
+            }
+        }
+        // Asked all at once: in a task each waits for its answer, and the task shows them all.
+        let mut asking = Vec::with_capacity(questions.len());
+        for mut question in questions {
+            let key = match question.request.take_input_key() {
+                Some(key) if !running.keys.contains(&key) => key,
+                _ => (running.keys.len() + 1..)
+                    .map(|n| format!("q{n}"))
+                    .find(|key| !running.keys.contains(key))
+                    .unwrap_or_default(),
+            };
+            running.keys.insert(key.clone());
+            let (context, request, asked_key) = (context.clone(), question.request.clone(), key.clone());
+            let answer = tokio::spawn(async move { ask_keyed(&context, &asked_key, &request).await });
+            asking.push((key, question, answer));
+        }
+        let mut input_required = None;
+        for (key, question, answer) in asking {
+            let answer = answer
+                .await
+                .unwrap_or_else(|err| Err(RpcError::internal(format!("Internal error: asking failed: {err}"))));
+            match answer {
+                Ok(answer) => {
+                    let _ = question.answer.send(Ok(answer));
+                }
+                Err(err) if err.is_input_required() => {
+                    input_required = Some(err);
+                    running.asked.push((key, question));
+                }
+                Err(err) => {
+                    let _ = question.answer.send(Err(to_object(&err)));
+                }
+            }
+        }
+        if let Some(input_required) = input_required {
+            return park(context, parking, running, input_required);
         }
     }
 }

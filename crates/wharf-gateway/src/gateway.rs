@@ -15,6 +15,7 @@ use crate::mount::Mount;
 use crate::names::uri_prefix;
 use crate::parked::Parking;
 use crate::proxy::Link;
+use crate::task::StayACall;
 use crate::upstream::connect;
 use crate::watch;
 
@@ -63,6 +64,7 @@ impl Gateway {
         let Gateway { mut builder, mounts, separator } = self;
         let claims = Arc::new(Mutex::new(Claims::default()));
         let parking = Parking::new(PARKED_LIFETIME);
+        builder = builder.layer(StayACall { claims: claims.clone() });
         let mut mounted = Vec::new();
         for mount in &mounts {
             if mount.name.trim().is_empty() {

@@ -46,6 +46,8 @@ mod upstream;
 
 mod parked;
 
+mod task;
+
 mod forward;
 mod proxy;
 

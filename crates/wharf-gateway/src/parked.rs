@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use wharf_client::ClientError;
 use wharf_protocol::{LoggingMessageParams, ProgressParams};
@@ -32,6 +32,8 @@ pub(crate) struct Running {
     pub(crate) asked: Vec<(String, Question)>,
     /// True while parked: its relay then takes no question the upstream does not relate to it.
     pub(crate) parked: Arc<AtomicBool>,
+    /// Becomes true when the upstream made a task of the call (a 2025-11-25 upstream).
+    pub(crate) upstream_task: watch::Receiver<bool>,
     /// The keys this request has asked under, in every round.
     pub(crate) keys: HashSet<String>,
 }

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use wharf_client::Client;
 use wharf_protocol::{
-    CallToolResult, CompletionArgument, CompletionReference, GetPromptResult, JsonObject, Prompt, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, ResultType, Tool,
+    CallToolResult, CompletionArgument, CompletionReference, Era, GetPromptResult, JsonObject, Prompt,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType, TASKS_EXTENSION, Tool,
 };
 use wharf_server::{
     Args, CompletionCall, PromptDef, RequestContext, ResourceDef, RpcError, TaskSupport, TemplateDef, ToolDef,
@@ -19,6 +19,7 @@ use wharf_server::{
 
 use crate::forward::forward;
 use crate::parked::Parking;
+use crate::task::ListedTasks;
 
 /// What every proxy of one mount holds: the mount's name, its client, where its parked
 /// requests wait.
@@ -32,12 +33,19 @@ pub(crate) struct Link {
 /// `tool` of the mount, listed as `name`, its calls forwarded upstream.
 pub(crate) fn tool(link: &Link, tool: Tool, name: String) -> ToolDef {
     let upstream_name: Arc<str> = tool.name.as_str().into();
-    let link = link.clone();
+    let support = tool.execution.as_ref().and_then(|execution| execution.task_support.clone());
+    let listed = match support.as_deref() {
+        Some("optional") => ListedTasks::Optional,
+        Some("required") => ListedTasks::Required,
+        _ => ListedTasks::Unlisted,
+    };
+    let for_call = link.clone();
     let mut proxy = ToolDef::new(name, move |context: RequestContext, Args(arguments): Args<JsonObject>| {
-        let (link, upstream_name) = (link.clone(), upstream_name.clone());
+        let (link, upstream_name) = (for_call.clone(), upstream_name.clone());
         async move {
             let params = serde_json::json!({ "name": &*upstream_name, "arguments": arguments });
-            let mut result: CallToolResult = decode(&link, forward(&context, &link, "tools/call", params).await?)?;
+            let mut result: CallToolResult =
+                decode(&link, forward(&context, &link, "tools/call", params, listed).await?)?;
             as_ours(&mut result.result_type, &mut result.meta);
             Ok::<_, RpcError>(result)
         }
@@ -57,10 +65,20 @@ pub(crate) fn tool(link: &Link, tool: Tool, name: String) -> ToolDef {
     }
     // A tool that may take long may run as a task on the gateway, which calls it upstream as a
     // plain call meanwhile; clients that have tasks see it as the upstream declared it.
-    match tool.execution.and_then(|execution| execution.task_support).as_deref() {
-        Some("optional") => proxy.task_support(TaskSupport::Optional),
-        Some("required") => proxy.task_support(TaskSupport::Required),
-        _ => proxy,
+    // A 2026-07-28 upstream does not list which tools may become tasks: any may, when it
+    // offers tasks.
+    let upstream_tasks = link.client.era() == Era::Stateless
+        && link
+            .client
+            .capabilities()
+            .extensions
+            .as_ref()
+            .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION));
+    match listed {
+        ListedTasks::Optional => proxy.task_support(TaskSupport::Optional),
+        ListedTasks::Required => proxy.task_support(TaskSupport::Required),
+        ListedTasks::Unlisted if upstream_tasks => proxy.task_support(TaskSupport::Optional),
+        ListedTasks::Unlisted => proxy,
     }
 }
 
@@ -75,7 +93,8 @@ pub(crate) fn prompt(link: &Link, prompt: Prompt, name: String) -> PromptDef {
             let arguments: Map<String, Value> =
                 call.arguments.into_iter().map(|(key, value)| (key, Value::String(value))).collect();
             let params = serde_json::json!({ "name": &*upstream_name, "arguments": arguments });
-            let mut got: GetPromptResult = decode(&link, forward(&call.context, &link, "prompts/get", params).await?)?;
+            let mut got: GetPromptResult =
+                decode(&link, forward(&call.context, &link, "prompts/get", params, ListedTasks::Unlisted).await?)?;
             as_ours(&mut got.result_type, &mut got.meta);
             Ok::<_, RpcError>(got)
         }
@@ -198,7 +217,8 @@ async fn read(
     prefix: Arc<str>,
 ) -> Result<ReadResourceResult, RpcError> {
     let params = serde_json::json!({ "uri": uri });
-    let mut read: ReadResourceResult = decode(link, forward(context, link, "resources/read", params).await?)?;
+    let mut read: ReadResourceResult =
+        decode(link, forward(context, link, "resources/read", params, ListedTasks::Unlisted).await?)?;
     as_ours(&mut read.result_type, &mut read.meta);
     for contents in &mut read.contents {
         let uri = match contents {

@@ -195,3 +195,72 @@ async fn a_retry_whose_parked_request_is_gone_is_refused() {
     assert_eq!(refused.code.0, -32602, "{refused:?}");
     assert!(refused.message.contains("no longer waiting"), "{}", refused.message);
 }
+
+/// An upstream whose `confirm` runs as a task when it may: it works a moment, asks, and ends.
+fn task_upstream() -> Server {
+    Server::builder("tasks", "1.0.0")
+        .tool(
+            ToolDef::new("confirm", |context: RequestContext| async move {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                let schema = json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]});
+                let question = ElicitParams {
+                    message: "Go on?".to_owned(),
+                    requested_schema: Some(serde_json::from_value(schema).unwrap()),
+                    ..ElicitParams::default()
+                };
+                let answer = context.input("go").elicit(question).await?;
+                Ok::<_, RpcError>(format!("went on: {}", answer.content.map(Value::Object).unwrap_or_default()))
+            })
+            .task_support(wharf_server::TaskSupport::Optional),
+        )
+        .build()
+        .unwrap()
+}
+
+/// A tool call that becomes a task upstream is a task on the gateway: its input requests reach
+/// the client through `tasks/get`, its answers go on with `tasks/update`, and its result comes
+/// with the completed task; whether the upstream has the 2026-07-28 tasks extension or
+/// 2025-11-25 tasks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_upstream_is_a_task_on_the_gateway() {
+    for revision in UPSTREAMS {
+        let label = format!("upstream {revision:?}");
+        let mut mount = Mount::server("up", task_upstream()).namespace("");
+        if let Some(version) = revision {
+            mount = mount.client_options(ClientOptions::default().protocol_version(version));
+        }
+        let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
+        let capabilities = serde_json::from_value(json!({
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }))
+        .unwrap();
+        let client = InMemoryClient::stateless(gateway, capabilities);
+        let created = client.request("tools/call", json!({"name": "confirm", "arguments": {}})).await.unwrap();
+        assert_eq!(created["resultType"], "task", "{label}: {created}");
+        let task_id = created["taskId"].as_str().unwrap().to_owned();
+        let mut answered = false;
+        let mut last = Value::Null;
+        for _ in 0..200 {
+            last = client.request("tasks/get", json!({"taskId": task_id})).await.unwrap();
+            match last["status"].as_str().unwrap() {
+                "input_required" if !answered => {
+                    let keys: Vec<&String> = last["inputRequests"].as_object().unwrap().keys().collect();
+                    assert_eq!(keys, ["go"], "{label}: the upstream's key");
+                    let responses = json!({"go": {"action": "accept", "content": {"ok": true}}});
+                    client
+                        .request("tasks/update", json!({"taskId": task_id, "inputResponses": responses}))
+                        .await
+                        .unwrap();
+                    answered = true;
+                }
+                "completed" => break,
+                "failed" | "cancelled" => panic!("{label}: {last}"),
+                _ => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+            }
+        }
+        assert!(answered, "{label}: the question reached the client");
+        assert_eq!(last["result"]["content"][0]["text"], "went on: {\"ok\":true}", "{label}: {last}");
+        assert_valid(&client, ProtocolVersion::V2026_07_28);
+    }
+}

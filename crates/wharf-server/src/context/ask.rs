@@ -106,6 +106,7 @@ impl RequestContext {
     ) -> Result<R, RpcError> {
         self.check_client_can_answer(&request)?;
         let request = self.with_elicitation_id(request)?;
+        self.task_to_come().await;
         if let Some(running) = self.inner.task.get() {
             let method = request.method();
             let answer = running.ask(key.clone(), request).await?;

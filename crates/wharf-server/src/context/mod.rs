@@ -64,6 +64,10 @@ struct Inner {
     tool_error: AtomicBool,
     /// How long a call that may become a task stays a plain call, when middleware said.
     task_after: Option<Duration>,
+    /// Set when the handler asked to go on as a task without waiting out `task_after`.
+    task_now: AtomicBool,
+    /// Wakes what waits for the task the request is becoming.
+    task_attached: tokio::sync::Notify,
 }
 
 /// The 2025-11-25 task a request became.
@@ -122,6 +126,8 @@ impl RequestContext {
                 session_task: OnceLock::new(),
                 tool_error: AtomicBool::new(false),
                 task_after: parts.task_after,
+                task_now: AtomicBool::new(false),
+                task_attached: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -254,6 +260,19 @@ impl RequestContext {
         self.inner.task_after
     }
 
+    /// Goes on as a task now: for a call that may become a task and that middleware keeps a
+    /// plain call for a while ([`McpRequest::become_task_after`](crate::McpRequest::become_task_after)),
+    /// at the handler's next wait instead of when that time is out. A gateway calls it when the
+    /// server it forwards the call to answered with a task. Does nothing to other requests.
+    pub fn become_task_now(&self) {
+        self.inner.task_now.store(true, Ordering::Relaxed);
+    }
+
+    /// True once the handler asked to go on as a task now.
+    pub(crate) fn wants_task_now(&self) -> bool {
+        self.inner.task_now.load(Ordering::Relaxed)
+    }
+
     /// True once the tool call answered a tool error.
     pub(crate) fn is_tool_error(&self) -> bool {
         self.inner.tool_error.load(Ordering::Relaxed)
@@ -262,6 +281,20 @@ impl RequestContext {
     /// From now on, input this request asks for waits for the task's `tasks/update`.
     pub(crate) fn attach_task(&self, running: Arc<Running>) {
         let _ = self.inner.task.set(running);
+        self.inner.task_attached.notify_waiters();
+    }
+
+    /// Waits for the task this request is becoming ([`RequestContext::become_task_now`]), so
+    /// that input it asks for meanwhile waits for `tasks/update` instead of a round. Returns
+    /// at once for a request that is not becoming one.
+    pub(crate) async fn task_to_come(&self) {
+        while self.wants_task_now() && self.inner.task.get().is_none() {
+            let attached = self.inner.task_attached.notified();
+            if self.inner.task.get().is_some() {
+                return;
+            }
+            attached.await;
+        }
     }
 
     /// From now on, what the handler sends goes to the session, with the task's id in its

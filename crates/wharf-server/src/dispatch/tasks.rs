@@ -221,7 +221,9 @@ pub(super) async fn call_tool_or_task(
             let mut deadline = std::pin::pin!(tokio::time::sleep(wait));
             std::future::poll_fn(|cx| match Pin::new(&mut work).poll(cx) {
                 Poll::Ready(done) => Poll::Ready(Poll::Ready(done)),
-                Poll::Pending if context.lacks_input() || deadline.as_mut().poll(cx).is_ready() => {
+                Poll::Pending
+                    if context.lacks_input() || context.wants_task_now() || deadline.as_mut().poll(cx).is_ready() =>
+                {
                     Poll::Ready(Poll::Pending)
                 }
                 Poll::Pending => Poll::Pending,
