@@ -2,7 +2,7 @@
 //! theirs under namespaces, kept current as the upstreams' lists change, so that every
 //! transport, authentication, middleware and store of Wharf applies to the gateway unchanged.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -15,6 +15,7 @@ use crate::mount::Mount;
 use crate::names::uri_prefix;
 use crate::parked::Parking;
 use crate::proxy::Link;
+use crate::subscribe::{Subscribed, Subscriptions};
 use crate::task::StayACall;
 use crate::upstream::connect;
 use crate::watch;
@@ -101,9 +102,23 @@ impl Gateway {
             }
             mounted.push((upstream, held));
         }
+        let mut subscribed = Vec::new();
+        let mut listened = Vec::new();
+        for (upstream, _) in &mounted {
+            let (sender, receiver) = tokio::sync::watch::channel(BTreeSet::new());
+            subscribed.push(Arc::new(Subscribed {
+                mount: upstream.link.mount.clone(),
+                prefix: upstream.prefix.clone(),
+                client: upstream.link.client.clone(),
+                listened: sender,
+                sent: Mutex::default(),
+            }));
+            listened.push(receiver);
+        }
+        builder = builder.layer(Subscriptions { mounts: subscribed, claims: claims.clone() });
         let server = builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))?;
-        for (upstream, held) in mounted {
-            watch::spawn(server.clone(), upstream, claims.clone(), held);
+        for ((upstream, held), listened) in mounted.into_iter().zip(listened) {
+            watch::spawn(server.clone(), upstream, claims.clone(), held, listened);
         }
         Ok(server)
     }

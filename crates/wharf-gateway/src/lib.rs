@@ -54,6 +54,7 @@ mod proxy;
 mod claims;
 mod component;
 
+mod subscribe;
 mod watch;
 
 mod gateway;

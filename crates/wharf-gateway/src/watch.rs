@@ -1,11 +1,14 @@
 //! Keeping the gateway's copy of an upstream's lists current: when the upstream says a list
 //! changed (a notification in a 2025 session, a `subscriptions/listen` event on 2026-07-28),
 //! that list is read again and the gateway's components for it replaced in one update, which
-//! tells the gateway's own clients, in their era, that the list changed.
+//! tells the gateway's own clients, in their era, that the list changed. A resource the
+//! upstream says was updated is announced to the gateway's subscribers under its gateway URI.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+
+use tokio::sync::watch;
 
 use wharf_client::{Client, ErrorKind};
 use wharf_protocol::{Era, ServerNotification, SubscriptionFilter};
@@ -17,18 +20,35 @@ use crate::component::{Kind, Upstream, remove};
 /// The longest wait before listening again after an upstream closed its listen stream.
 const MAX_RELISTEN_DELAY: Duration = Duration::from_secs(30);
 
-/// Watches `upstream` for list changes while its client lives, keeping `server` in step;
-/// `held` is what the upstream's components are named on the gateway now, by kind.
-pub(crate) fn spawn(server: Server, upstream: Upstream, claims: Arc<Mutex<Claims>>, held: HashMap<Kind, Vec<String>>) {
-    tokio::spawn(run(server, upstream, claims, held));
+/// Watches `upstream` for list changes and resource updates while its client lives, keeping
+/// `server` in step; `held` is what the upstream's components are named on the gateway now, by
+/// kind, and `listened` names the resources to listen for on a 2026-07-28 upstream.
+pub(crate) fn spawn(
+    server: Server,
+    upstream: Upstream,
+    claims: Arc<Mutex<Claims>>,
+    held: HashMap<Kind, Vec<String>>,
+    listened: watch::Receiver<BTreeSet<String>>,
+) {
+    tokio::spawn(run(server, upstream, claims, held, listened));
 }
 
-async fn run(server: Server, upstream: Upstream, claims: Arc<Mutex<Claims>>, mut held: HashMap<Kind, Vec<String>>) {
+async fn run(
+    server: Server,
+    upstream: Upstream,
+    claims: Arc<Mutex<Claims>>,
+    mut held: HashMap<Kind, Vec<String>>,
+    listened: watch::Receiver<BTreeSet<String>>,
+) {
     let mut notifications = upstream.link.client.notifications();
-    let listening =
-        (upstream.link.client.era() == Era::Stateless).then(|| tokio::spawn(listen(upstream.link.client.clone())));
+    let listening = (upstream.link.client.era() == Era::Stateless)
+        .then(|| tokio::spawn(listen(upstream.link.client.clone(), listened)));
     while let Some(notification) = notifications.next().await {
         let kinds: &[Kind] = match notification {
+            ServerNotification::ResourceUpdated(params) => {
+                server.notify_resource_updated(&format!("{}{}", upstream.prefix, params.uri));
+                continue;
+            }
             ServerNotification::ToolListChanged(_) => &[Kind::Tool],
             ServerNotification::PromptListChanged(_) => &[Kind::Prompt],
             ServerNotification::ResourceListChanged(_) => &[Kind::Resource, Kind::Template],
@@ -45,21 +65,28 @@ async fn run(server: Server, upstream: Upstream, claims: Arc<Mutex<Claims>>, mut
     }
 }
 
-/// Listens for the upstream's list changes (2026-07-28) until its client is closed, listening
-/// again, after a growing pause, whenever the upstream ends the stream.
-async fn listen(client: Client) {
-    let filter = SubscriptionFilter {
-        tools_list_changed: Some(true),
-        prompts_list_changed: Some(true),
-        resources_list_changed: Some(true),
-        ..SubscriptionFilter::default()
-    };
+/// Listens for the upstream's list changes and updates of the resources in `listened`
+/// (2026-07-28) until its client is closed, listening again when `listened` changes, and, after
+/// a growing pause, whenever the upstream ends the stream.
+async fn listen(client: Client, mut listened: watch::Receiver<BTreeSet<String>>) {
     let mut delay = Duration::from_millis(100);
     loop {
-        match client.listen(filter.clone()).await {
-            Err(err) if err.kind() == ErrorKind::Closed => return,
-            Err(err) => tracing::debug!(%err, "an upstream's listen stream failed; listening again"),
-            Ok(()) => delay = Duration::from_millis(100),
+        let uris: Vec<String> = listened.borrow_and_update().iter().cloned().collect();
+        let filter = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resources_list_changed: Some(true),
+            resource_subscriptions: (!uris.is_empty()).then_some(uris),
+            ..SubscriptionFilter::default()
+        };
+        tokio::select! {
+            listened = client.listen(filter) => match listened {
+                Err(err) if err.kind() == ErrorKind::Closed => return,
+                Err(err) => tracing::debug!(%err, "an upstream's listen stream failed; listening again"),
+                Ok(()) => delay = Duration::from_millis(100),
+            },
+            // A new subscription: the stream is listened to again with it at once.
+            Ok(()) = listened.changed() => continue,
         }
         tokio::time::sleep(delay).await;
         delay = (delay * 2).min(MAX_RELISTEN_DELAY);

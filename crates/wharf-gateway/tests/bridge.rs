@@ -264,3 +264,49 @@ async fn a_task_upstream_is_a_task_on_the_gateway() {
         assert_valid(&client, ProtocolVersion::V2026_07_28);
     }
 }
+
+/// A client's subscription to a mounted resource subscribes the gateway upstream; the
+/// upstream's update reaches the client under the gateway's URI: a 2025 session subscribed
+/// with `resources/subscribe`, a 2026-07-28 client listening, in front of either upstream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_resource_update_reaches_the_subscribers() {
+    for revision in UPSTREAMS {
+        let label = format!("upstream {revision:?}");
+        let up = Server::builder("docs", "1.0.0")
+            .resource(wharf_server::ResourceDef::text("file:///a.txt", "a", "first"))
+            .build()
+            .unwrap();
+        let mut mount = Mount::server("docs", up.clone());
+        if let Some(version) = revision {
+            mount = mount.client_options(ClientOptions::default().protocol_version(version));
+        }
+        let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
+
+        let session = InMemoryClient::latest_session(gateway.clone()).await;
+        session.request("resources/subscribe", json!({"uri": "docs+file:///a.txt"})).await.unwrap();
+        let listener = InMemoryClient::stateless(gateway, ClientCapabilities::default());
+        let filter = json!({"notifications": {"resourceSubscriptions": ["docs+file:///a.txt"]}});
+        let _listening =
+            listener.start_request(wharf_protocol::RequestId::number(99), "subscriptions/listen", filter).await;
+        wharf_testkit::fixture::wait_for(&listener, |message| {
+            message["method"] == "notifications/subscriptions/acknowledged"
+        })
+        .await;
+
+        // Updated until both have heard: the upstream subscription may lag the client's.
+        let heard = |client: &InMemoryClient| {
+            client.received().iter().any(|message| {
+                message["method"] == "notifications/resources/updated"
+                    && message["params"]["uri"] == "docs+file:///a.txt"
+            })
+        };
+        wharf_testkit::eventually::eventually_async(&label, std::time::Duration::from_secs(10), || async {
+            up.notify_resource_updated("file:///a.txt");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            (heard(&session) && heard(&listener)).then_some(())
+        })
+        .await;
+        assert_valid(&session, ProtocolVersion::V2025_11_25);
+        assert_valid(&listener, ProtocolVersion::V2026_07_28);
+    }
+}

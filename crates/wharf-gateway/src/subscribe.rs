@@ -1,0 +1,91 @@
+//! Resource subscriptions across the gateway: a client's subscription to a mounted resource
+//! (`resources/subscribe` in a 2025 session, a `subscriptions/listen` filter on 2026-07-28)
+//! subscribes the gateway to it upstream, once, in the upstream's own era; the upstream's
+//! `resources/updated` reaches the gateway's subscribers under the URI they know (see
+//! `watch.rs`).
+
+use std::collections::{BTreeSet, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::watch;
+use wharf_client::Client;
+use wharf_protocol::{ClientRequest, Era};
+use wharf_server::{Layer, LayerFuture, McpRequest, Next};
+
+use crate::claims::Claims;
+use crate::component::Kind;
+
+/// One mount's side of the subscriptions.
+pub(crate) struct Subscribed {
+    pub(crate) mount: Arc<str>,
+    /// What goes before its resource URIs on the gateway.
+    pub(crate) prefix: Arc<str>,
+    pub(crate) client: Client,
+    /// The URIs a 2026-07-28 upstream is listened to for.
+    pub(crate) listened: watch::Sender<BTreeSet<String>>,
+    /// The URIs a 2025 upstream was sent `resources/subscribe` for.
+    pub(crate) sent: Mutex<HashSet<String>>,
+}
+
+/// The layer that subscribes upstream as the gateway's clients subscribe.
+pub(crate) struct Subscriptions {
+    pub(crate) mounts: Vec<Arc<Subscribed>>,
+    pub(crate) claims: Arc<Mutex<Claims>>,
+}
+
+impl Subscriptions {
+    /// The mount a gateway URI belongs to, and the URI as its upstream knows it: the mount
+    /// whose prefix it carries, or among mounts without one the mount that lists it, or the
+    /// only such mount.
+    fn upstream_of(&self, uri: &str) -> Option<(&Arc<Subscribed>, String)> {
+        if let Some(mount) =
+            self.mounts.iter().find(|mount| !mount.prefix.is_empty() && uri.starts_with(&*mount.prefix))
+        {
+            return Some((mount, uri[mount.prefix.len()..].to_owned()));
+        }
+        let unprefixed: Vec<&Arc<Subscribed>> = self.mounts.iter().filter(|mount| mount.prefix.is_empty()).collect();
+        let holder =
+            self.claims.lock().unwrap_or_else(PoisonError::into_inner).holder(Kind::Resource, uri).map(str::to_owned);
+        let mount = match holder {
+            Some(holder) => unprefixed.into_iter().find(|mount| *mount.mount == *holder)?,
+            None if unprefixed.len() == 1 => unprefixed[0],
+            None => return None,
+        };
+        Some((mount, uri.to_owned()))
+    }
+
+    /// Subscribes the gateway to `uri` upstream, unless it is already.
+    async fn subscribe(&self, uri: &str) {
+        let Some((mount, upstream_uri)) = self.upstream_of(uri) else { return };
+        if mount.client.era() == Era::Stateless {
+            mount.listened.send_if_modified(|uris| uris.insert(upstream_uri));
+            return;
+        }
+        if !mount.client.capabilities().resources.as_ref().is_some_and(|resources| resources.subscribe == Some(true)) {
+            return;
+        }
+        if !mount.sent.lock().unwrap_or_else(PoisonError::into_inner).insert(upstream_uri.clone()) {
+            return;
+        }
+        if let Err(err) = mount.client.subscribe(&upstream_uri).await {
+            tracing::warn!(mount = %mount.mount, %err, uri = %upstream_uri, "an upstream refused a subscription");
+            mount.sent.lock().unwrap_or_else(PoisonError::into_inner).remove(&upstream_uri);
+        }
+    }
+}
+
+impl Layer for Subscriptions {
+    fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
+        let uris: Vec<String> = match request.params() {
+            ClientRequest::Subscribe(params) => vec![params.uri.clone()],
+            ClientRequest::Listen(params) => params.notifications.resource_subscriptions.clone().unwrap_or_default(),
+            _ => return next.run(request),
+        };
+        LayerFuture::new(async move {
+            for uri in &uris {
+                self.subscribe(uri).await;
+            }
+            next.run(request).await
+        })
+    }
+}
