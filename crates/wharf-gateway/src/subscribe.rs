@@ -61,7 +61,8 @@ impl Subscriptions {
             mount.listened.send_if_modified(|uris| uris.insert(upstream_uri));
             return;
         }
-        if !mount.client.capabilities().resources.as_ref().is_some_and(|resources| resources.subscribe == Some(true)) {
+        let subscribes = mount.client.capabilities().resources.as_ref().and_then(|resources| resources.subscribe);
+        if subscribes != Some(true) {
             return;
         }
         if !mount.sent.lock().unwrap_or_else(PoisonError::into_inner).insert(upstream_uri.clone()) {
