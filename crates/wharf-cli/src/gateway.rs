@@ -1,29 +1,34 @@
 //! `wharf gateway CONFIG.toml`: the servers the file mounts, behind one endpoint, over stdio or
-//! Streamable HTTP (`--http`); `--check` reads the file and names each mistake.
+//! Streamable HTTP (`--http`, with the options `wharf serve` has and a health endpoint);
+//! `--check` reads the file and names each mistake.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 use serde::Deserialize;
 use wharf::client::ClientOptions;
-use wharf::gateway::{Gateway, Mount};
+use wharf::gateway::{Gateway, Health, Mount};
 use wharf::protocol::ProtocolVersion;
+
+use crate::remote::{self, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http, telemetry};
 
 /// `wharf gateway`'s arguments.
 #[derive(Debug, Args)]
 pub(crate) struct GatewayArgs {
-    /// The file that names the mounts (`[[mount]]` tables: name, url or command, namespace,
-    /// revision).
+    /// The file that names the mounts: `[[mount]]` tables with name, url or command,
+    /// namespace, revision, and the upstream's environment, directory, headers and timeout
+    /// (crates/wharf/guide/gateway.md describes each).
     config: PathBuf,
-    /// Serve over Streamable HTTP at ADDRESS (`127.0.0.1:8080`; port 0 picks one) instead of
-    /// stdio.
-    #[arg(long, value_name = "ADDRESS")]
-    http: Option<String>,
     /// Read the file, name each mistake, and exit: 0 when it is sound, 1 otherwise.
     #[arg(long)]
     check: bool,
+    #[command(flatten)]
+    remote: RemoteArgs,
 }
 
 /// The file, as written.
@@ -38,7 +43,8 @@ struct GatewayFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MountEntry {
-    /// In logs, errors and the namespace unless `namespace` says otherwise.
+    /// In logs, errors, the health endpoint, and the namespace unless `namespace` says
+    /// otherwise.
     name: String,
     /// A Streamable HTTP endpoint.
     url: Option<String>,
@@ -48,6 +54,26 @@ struct MountEntry {
     namespace: Option<String>,
     /// The only revision spoken to this upstream.
     revision: Option<String>,
+    /// The program's environment: these values, over the gateway's own environment.
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    /// The program's environment: each variable set to the gateway's variable of the name
+    /// given, read at start (secrets stay out of the file).
+    #[serde(default)]
+    env_from: BTreeMap<String, String>,
+    /// The program's working directory; a relative one is the config file's directory's.
+    cwd: Option<PathBuf>,
+    /// Headers sent to a URL upstream with every request.
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    /// Headers sent to a URL upstream, each set to the gateway's environment variable named.
+    #[serde(default)]
+    headers_from: BTreeMap<String, String>,
+    /// The gateway's environment variable holding a bearer token for a URL upstream
+    /// (`Authorization: Bearer ...`). The gateway's own clients' tokens never go upstream.
+    bearer_from: Option<String>,
+    /// How long each request to the upstream may take, in seconds (60 unless given).
+    timeout: Option<f64>,
 }
 
 /// Reads `path` into mounts, or every mistake found, each naming its mount.
@@ -57,6 +83,7 @@ fn read_config(path: &Path) -> Result<Vec<Mount>, Vec<String>> {
     if file.mount.is_empty() {
         return Err(vec![format!("{}: no [[mount]]: name at least one server to mount", path.display())]);
     }
+    let base = path.parent().unwrap_or(Path::new("."));
     let mut mistakes = Vec::new();
     let mut mounts = Vec::new();
     let mut names = HashSet::new();
@@ -71,45 +98,115 @@ fn read_config(path: &Path) -> Result<Vec<Mount>, Vec<String>> {
         } else if !names.insert(entry.name.clone()) {
             mistakes.push(format!("{label}: another mount has this name"));
         }
-        let mount = match (&entry.url, &entry.command) {
-            (Some(url), None) => Some(Mount::url(entry.name.clone(), url.clone())),
-            (None, Some(command)) => match command.split_first() {
-                Some((program, args)) => Some(Mount::command(entry.name.clone(), program.clone(), args.to_vec())),
-                None => {
-                    mistakes.push(format!("{label}: `command` is empty; give the program and its arguments"));
-                    None
-                }
-            },
-            (Some(_), Some(_)) => {
-                mistakes.push(format!("{label}: give `url` or `command`, not both"));
-                None
-            }
-            (None, None) => {
-                mistakes.push(format!("{label}: give `url` (a Streamable HTTP endpoint) or `command` (a program)"));
-                None
-            }
-        };
-        let revision = match entry.revision.as_deref().map(|text| (text, ProtocolVersion::parse(text))) {
-            None => None,
-            Some((_, Some(version))) => Some(version),
-            Some((text, None)) => {
-                let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|version| version.as_str()).collect();
-                mistakes.push(format!("{label}: `revision = \"{text}\"` is none of {}", known.join(", ")));
-                None
-            }
-        };
-        if let Some(mut mount) = mount {
-            if let Some(namespace) = entry.namespace {
-                mount = mount.namespace(namespace);
-            }
-            if let Some(version) = revision {
-                mount = mount.client_options(ClientOptions::default().protocol_version(version));
-            }
+        let before = mistakes.len();
+        let mount = mount_of(&entry, &label, base, &mut mistakes);
+        if let Some(mount) = mount.filter(|_| mistakes.len() == before) {
             mounts.push(mount);
         }
     }
     if mistakes.is_empty() { Ok(mounts) } else { Err(mistakes) }
 }
+
+/// The mount `entry` describes; its mistakes, each starting with `label`, go to `mistakes`.
+fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<String>) -> Option<Mount> {
+    let mut options = ClientOptions::default();
+    let is_command = entry.command.is_some();
+    let mount = match (&entry.url, &entry.command) {
+        (Some(url), None) => Some(Mount::url(entry.name.clone(), url.clone())),
+        (None, Some(command)) => match command.split_first() {
+            Some((program, args)) => Some(Mount::command(entry.name.clone(), program.clone(), args.to_vec())),
+            None => {
+                mistakes.push(format!("{label}: `command` is empty; give the program and its arguments"));
+                None
+            }
+        },
+        (Some(_), Some(_)) => {
+            mistakes.push(format!("{label}: give `url` or `command`, not both"));
+            None
+        }
+        (None, None) => {
+            mistakes.push(format!("{label}: give `url` (a Streamable HTTP endpoint) or `command` (a program)"));
+            None
+        }
+    };
+    match entry.revision.as_deref().map(|text| (text, ProtocolVersion::parse(text))) {
+        None => {}
+        Some((_, Some(version))) => options = options.protocol_version(version),
+        Some((text, None)) => {
+            let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|version| version.as_str()).collect();
+            mistakes.push(format!("{label}: `revision = \"{text}\"` is none of {}", known.join(", ")));
+        }
+    }
+    let environment = |variable: &str, mistakes: &mut Vec<String>| match std::env::var(variable) {
+        Ok(value) => Some(value),
+        Err(_) => {
+            mistakes.push(format!("{label}: the environment variable `{variable}` is not set"));
+            None
+        }
+    };
+    let for_command =
+        [("env", !entry.env.is_empty()), ("env_from", !entry.env_from.is_empty()), ("cwd", entry.cwd.is_some())];
+    let for_url = [
+        ("headers", !entry.headers.is_empty()),
+        ("headers_from", !entry.headers_from.is_empty()),
+        ("bearer_from", entry.bearer_from.is_some()),
+    ];
+    for (key, given) in for_command {
+        if given && !is_command {
+            mistakes.push(format!("{label}: `{key}` is for a `command` upstream"));
+        }
+    }
+    for (key, given) in for_url {
+        if given && entry.url.is_none() {
+            mistakes.push(format!("{label}: `{key}` is for a `url` upstream"));
+        }
+    }
+    for (name, value) in &entry.env {
+        options = options.env(name, value);
+    }
+    for (name, variable) in &entry.env_from {
+        if let Some(value) = environment(variable, mistakes) {
+            options = options.env(name, value);
+        }
+    }
+    if let Some(cwd) = &entry.cwd {
+        let directory = base.join(cwd);
+        if directory.is_dir() {
+            options = options.current_dir(directory);
+        } else {
+            mistakes.push(format!("{label}: `cwd` {} is not a directory", directory.display()));
+        }
+    }
+    for (name, value) in &entry.headers {
+        options = options.header(name, value);
+    }
+    for (name, variable) in &entry.headers_from {
+        if let Some(value) = environment(variable, mistakes) {
+            options = options.header(name, value);
+        }
+    }
+    if let Some(variable) = &entry.bearer_from
+        && let Some(token) = environment(variable, mistakes)
+    {
+        options = options.bearer(token.trim());
+    }
+    match entry.timeout {
+        None => {}
+        Some(seconds) if seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0 => {
+            options = options.timeout(Duration::from_secs_f64(seconds));
+        }
+        Some(seconds) => mistakes.push(format!("{label}: `timeout = {seconds}` is not between 0 and 86400 seconds")),
+    }
+    let mut mount = mount?.client_options(options);
+    if let Some(namespace) = &entry.namespace {
+        mount = mount.namespace(namespace.clone());
+    }
+    Some(mount)
+}
+
+/// What `wharf gateway` serves, as the resource metadata and messages name it.
+const SERVED: Served =
+    Served { command: "wharf gateway", resource_name: "Wharf gateway", scopes: &[], service: "wharf-gateway" };
 
 /// Runs `wharf gateway`.
 pub(crate) fn gateway(args: GatewayArgs) -> ExitCode {
@@ -126,7 +223,21 @@ pub(crate) fn gateway(args: GatewayArgs) -> ExitCode {
         eprintln!("wharf gateway: {} is sound: {} mounts", args.config.display(), mounts.len());
         return ExitCode::SUCCESS;
     }
-    wharf::logging::init();
+    let remote = &args.remote;
+    let telemetry = match telemetry(remote.otlp_endpoint.as_deref(), remote.metrics, SERVED.service) {
+        Ok(telemetry) => telemetry.map(Arc::new),
+        Err(err) => {
+            eprintln!("wharf gateway: OpenTelemetry could not be set up: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The upstreams' stderr lines are logged under their mounts' names.
+    let default = if remote.audit {
+        "warn,wharf_client::server_stderr=info,wharf::audit=info"
+    } else {
+        "warn,wharf_client::server_stderr=info"
+    };
+    init_logging_with(default, telemetry.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -134,23 +245,13 @@ pub(crate) fn gateway(args: GatewayArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let outcome = runtime.block_on(async {
-        let gateway = mounts.into_iter().fold(Gateway::new("wharf-gateway", env!("CARGO_PKG_VERSION")), Gateway::mount);
-        let server = gateway.build().await.map_err(|err| err.to_string())?;
-        match &args.http {
-            None => wharf::serve_stdio(server).await.map_err(|err| err.to_string()),
-            Some(address) => {
-                let listener =
-                    tokio::net::TcpListener::bind(address).await.map_err(|err| format!("{address}: {err}"))?;
-                let local = listener.local_addr().map_err(|err| err.to_string())?;
-                eprintln!("wharf gateway: at http://{local}/mcp (Streamable HTTP); Ctrl-C stops it");
-                let stop = async {
-                    let _ = tokio::signal::ctrl_c().await;
-                };
-                wharf::serve_http(listener, server).with_graceful_shutdown(stop).await.map_err(|err| err.to_string())
-            }
-        }
-    });
+    let outcome = run(&args, mounts, &runtime, telemetry.clone());
+    drop(runtime);
+    if let Some(telemetry) = telemetry
+        && let Err(err) = telemetry.shutdown()
+    {
+        eprintln!("wharf gateway: {err}");
+    }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -158,4 +259,51 @@ pub(crate) fn gateway(args: GatewayArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Logs at `default` unless WHARF_LOG or RUST_LOG say otherwise, to telemetry as well when on.
+fn init_logging_with(default: &str, telemetry: Option<&wharf::otel::Telemetry>) {
+    match telemetry {
+        Some(telemetry) => wharf::logging::init_with_telemetry(default, telemetry),
+        None => wharf::logging::init_with_default(default),
+    }
+}
+
+/// Builds the gateway and serves it until stdin closes or a signal stops it.
+fn run(
+    args: &GatewayArgs,
+    mounts: Vec<Mount>,
+    runtime: &tokio::runtime::Runtime,
+    telemetry: Option<Arc<wharf::otel::Telemetry>>,
+) -> Result<(), String> {
+    let remote = &args.remote;
+    let redis = remote::redis(remote, runtime)?;
+    let builder = wharf::Server::builder("wharf-gateway", env!("CARGO_PKG_VERSION"));
+    let builder = prepare_builder(builder, remote, runtime, redis.as_ref(), telemetry.as_deref())?;
+    let gateway = mounts.into_iter().fold(Gateway::with_builder(builder), Gateway::mount);
+    let (server, health) = runtime.block_on(gateway.build_with_health()).map_err(|err| err.to_string())?;
+    match &remote.http {
+        None => runtime.block_on(wharf::serve_stdio(server)).map_err(|err| err.to_string()),
+        Some(address) => {
+            let mounted = args.config.display().to_string();
+            let banner = |local: SocketAddr| banner(&mounted, &health, remote, local);
+            let prepared = prepare_http(address, remote, &SERVED, redis.as_ref(), telemetry, banner);
+            let (listener, options) = runtime.block_on(prepared)?;
+            let options = options.health_endpoint(HEALTH_PATH, move || (health.all_up(), health.report()));
+            wharf_demo::serve_http(runtime, server, listener, options, SERVED.command)
+        }
+    }
+}
+
+/// Where the gateway's health is served beside `/mcp`.
+const HEALTH_PATH: &str = "/health";
+
+/// The line that says the gateway is up: its mounts, its URL, whose tokens it requires.
+fn banner(config: &str, health: &Health, remote: &RemoteArgs, local: SocketAddr) -> String {
+    let mounts = health.report()["mounts"].as_array().map_or(0, Vec::len);
+    let auth = auth_summary(remote);
+    format!(
+        "wharf gateway: the {mounts} mounts of {config}, at http://{local}/mcp (Streamable HTTP), health at \
+         http://{local}{HEALTH_PATH}{auth}; Ctrl-C stops it"
+    )
 }

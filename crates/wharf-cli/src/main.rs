@@ -53,6 +53,7 @@ mod list;
 mod login;
 mod new;
 mod ordered_json;
+mod remote;
 mod render;
 mod serve;
 mod server_args;

@@ -71,6 +71,40 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
     assert!(by_id(&messages, 6)["error"].is_object() || by_id(&messages, 6)["result"]["isError"] == true);
 }
 
+/// A command mount's `cwd` and environment reach its program: `wharf serve .` run in a folder
+/// (relative to the file) whose command tool prints a variable set by `env` and one taken from
+/// the gateway's environment by `env_from`.
+#[test]
+fn a_command_mount_runs_in_its_directory_with_its_environment() {
+    let dir = TempDir::new("gateway-env");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    dir.write(
+        "served/wharf.toml",
+        "[[tools]]\nname = \"greeting\"\ndescription = \"Says the greeting\"\n\
+         command = [\"sh\", \"-c\", \"echo $GREETING, $WHO\"]\nenv = [\"GREETING\", \"WHO\"]\n",
+    );
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"here\"\ncommand = [{wharf:?}, \"serve\", \".\"]\ncwd = \"served\"\n\
+             env = {{ GREETING = \"Hello\" }}\nenv_from = {{ WHO = \"WHARF_TEST_WHO\" }}\n"
+        ),
+    );
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wharf"));
+    command.arg("gateway").arg(dir.join("gateway.toml")).env("WHARF_TEST_WHO", "Ada").env_remove("RUST_LOG");
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "here_greeting", "arguments": {}}}),
+    ];
+    let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
+    let (stdout, stderr, status) = run_with_input(&mut command, &bytes);
+    assert!(status.success(), "{stderr}");
+    let messages: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let text = by_id(&messages, 2)["result"]["content"][0]["text"].as_str().unwrap_or_default().trim().to_owned();
+    assert_eq!(text, "Hello, Ada", "{stderr}");
+}
+
 #[test]
 fn check_names_each_mistake_of_the_file() {
     let dir = TempDir::new("gateway-check");
@@ -79,7 +113,9 @@ fn check_names_each_mistake_of_the_file() {
         "[[mount]]\nname = \"both\"\nurl = \"http://127.0.0.1:1/mcp\"\ncommand = [\"x\"]\n\n\
          [[mount]]\nname = \"empty\"\ncommand = []\n\n\
          [[mount]]\nname = \"old\"\nurl = \"http://127.0.0.1:1/mcp\"\nrevision = \"2024-01-01\"\n\n\
-         [[mount]]\nname = \"old\"\nurl = \"http://127.0.0.1:2/mcp\"\n",
+         [[mount]]\nname = \"old\"\nurl = \"http://127.0.0.1:2/mcp\"\n\n\
+         [[mount]]\nname = \"web\"\nurl = \"http://127.0.0.1:3/mcp\"\nenv = { A = \"b\" }\nbearer_from = \"WHARF_TEST_NO_SUCH_VARIABLE\"\n\n\
+         [[mount]]\nname = \"local\"\ncommand = [\"x\"]\ncwd = \"no-such-dir\"\ntimeout = 0\nheaders = { B = \"c\" }\n",
     );
     let checked = Command::new(env!("CARGO_BIN_EXE_wharf"))
         .args(["gateway", "--check"])
@@ -93,6 +129,11 @@ fn check_names_each_mistake_of_the_file() {
         "mount `empty`: `command` is empty",
         "`revision = \"2024-01-01\"` is none of",
         "mount `old`: another mount has this name",
+        "mount `web`: `env` is for a `command` upstream",
+        "mount `web`: the environment variable `WHARF_TEST_NO_SUCH_VARIABLE` is not set",
+        "mount `local`: `headers` is for a `url` upstream",
+        "no-such-dir is not a directory",
+        "mount `local`: `timeout = 0` is not between 0 and 86400 seconds",
     ] {
         assert!(stderr.contains(mistake), "{mistake:?} in {stderr}");
     }
@@ -105,12 +146,20 @@ fn check_names_each_mistake_of_the_file() {
     assert_eq!(typo.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&typo.stderr).contains("urls"), "an unknown key is named");
 
-    dir.write("good.toml", "[[mount]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\n");
+    std::fs::create_dir_all(dir.join("servers")).unwrap();
+    dir.write(
+        "good.toml",
+        "[[mount]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\nbearer_from = \"WHARF_TEST_TOKEN\"\n\
+         headers = { X-Team = \"blue\" }\ntimeout = 2.5\n\n\
+         [[mount]]\nname = \"b\"\ncommand = [\"x\"]\ncwd = \"servers\"\nenv_from = { KEY = \"WHARF_TEST_TOKEN\" }\n",
+    );
     let good = Command::new(env!("CARGO_BIN_EXE_wharf"))
         .args(["gateway", "--check"])
         .arg(dir.join("good.toml"))
+        .env("WHARF_TEST_TOKEN", "secret")
         .output()
         .unwrap();
     assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
-    assert!(String::from_utf8_lossy(&good.stderr).contains("is sound: 1 mounts"));
+    assert!(String::from_utf8_lossy(&good.stderr).contains("is sound: 2 mounts"));
+    assert!(!String::from_utf8_lossy(&good.stderr).contains("secret"), "a secret is never shown");
 }

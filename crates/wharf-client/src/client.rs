@@ -22,7 +22,7 @@ use wharf_protocol::{
 use crate::error::ClientError;
 use crate::options::{ClientOptions, RequestOptions, Target};
 use crate::router::{self, Router};
-use crate::transport::stdio::StdioLink;
+use crate::transport::stdio::{Process, StdioLink};
 use crate::transport::{Deadline, Head, Link, Outgoing};
 
 /// How many times one request is retried with answers to its input requests.
@@ -96,7 +96,9 @@ impl Client {
         let (router, answers, outgoing) = router_for(&options);
         let (link, is_http): (Box<dyn Link>, bool) = match &target {
             Target::Command { program, args } => {
-                (Box::new(StdioLink::spawn(program, args, options.stderr, router.clone(), answers, outgoing)?), false)
+                let process =
+                    Process { env: &options.env, current_dir: options.current_dir.as_deref(), stderr: options.stderr };
+                (Box::new(StdioLink::spawn(program, args, &process, router.clone(), answers, outgoing)?), false)
             }
             #[cfg(feature = "http")]
             Target::Url(url) => {

@@ -63,6 +63,8 @@ pub struct ClientOptions {
     pub(crate) probe_timeout: Duration,
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) stderr: StderrMode,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) current_dir: Option<std::path::PathBuf>,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) observer: Option<NotificationObserver>,
     pub(crate) max_server_requests: usize,
@@ -86,6 +88,8 @@ impl Default for ClientOptions {
             probe_timeout: Duration::from_secs(10),
             headers: Vec::new(),
             stderr: StderrMode::default(),
+            env: Vec::new(),
+            current_dir: None,
             log_level: None,
             observer: None,
             max_server_requests: 16,
@@ -105,6 +109,8 @@ impl std::fmt::Debug for ClientOptions {
             .field("max_server_requests", &self.max_server_requests)
             .field("max_queued_messages", &self.max_queued_messages)
             .field("headers", &self.headers.iter().map(|(name, _)| name).collect::<Vec<_>>())
+            .field("env", &self.env.iter().map(|(name, _)| name).collect::<Vec<_>>())
+            .field("current_dir", &self.current_dir)
             .finish_non_exhaustive()
     }
 }
@@ -190,6 +196,19 @@ impl ClientOptions {
     pub fn bearer(self, token: impl AsRef<str>) -> ClientOptions {
         let value = format!("Bearer {}", token.as_ref());
         self.header("authorization", value)
+    }
+
+    /// Sets `name` to `value` in the environment of a server program the client starts (the
+    /// rest of the environment is this process's).
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> ClientOptions {
+        self.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// Starts a server program in `directory` instead of this process's working directory.
+    pub fn current_dir(mut self, directory: impl Into<std::path::PathBuf>) -> ClientOptions {
+        self.current_dir = Some(directory.into());
+        self
     }
 
     /// What becomes of a server process's stderr (passed through unless set).

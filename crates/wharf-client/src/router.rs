@@ -175,6 +175,8 @@ impl Router {
         *lock(&self.pending) = None;
         lock(&self.progress).clear();
         lock(&self.scopes).clear();
+        // The notification stream ends with the connection.
+        *lock(&self.notifications) = None;
     }
 
     /// Sends `notifications/progress` whose token is `token` to `listener`.

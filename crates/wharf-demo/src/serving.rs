@@ -13,27 +13,28 @@ pub fn serve_stdio(runtime: &Runtime, server: Server) -> Result<(), String> {
 }
 
 /// Serves `server` over Streamable HTTP on `listener` until SIGINT or SIGTERM, then answers the
-/// requests in flight and returns.
+/// requests in flight and returns; `command` starts what it says then (`wharf serve`).
 pub fn serve_http(
     runtime: &Runtime,
     server: Server,
     listener: tokio::net::TcpListener,
     options: wharf::HttpOptions,
+    command: &str,
 ) -> Result<(), String> {
     runtime
         .block_on(
             wharf::http::serve(listener, server)
                 .options(options)
-                .with_graceful_shutdown(shutdown_signal())
+                .with_graceful_shutdown(shutdown_signal(command.to_owned()))
                 .into_future(),
         )
         .map_err(|err| err.to_string())?;
-    eprintln!("wharf serve: stopped");
+    eprintln!("{command}: stopped");
     Ok(())
 }
 
 /// Completes on SIGINT (Ctrl-C) or SIGTERM, saying so.
-async fn shutdown_signal() {
+async fn shutdown_signal(command: String) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -51,5 +52,5 @@ async fn shutdown_signal() {
     }
     #[cfg(not(unix))]
     let _ = tokio::signal::ctrl_c().await;
-    eprintln!("wharf serve: shutting down; answering the requests in flight");
+    eprintln!("{command}: shutting down; answering the requests in flight");
 }

@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use wharf_client::ClientError;
 use wharf_server::{Error, PromptDef, ResourceDef, ServerBuilder, TemplateDef, ToolDef, Update};
 
 use crate::names::namespaced;
@@ -83,8 +82,9 @@ pub(crate) struct Upstream {
 impl Upstream {
     /// What the upstream offers of `kind` now, each with the name it takes on the gateway and
     /// the name it has upstream; nothing when the upstream does not offer the kind at all.
-    pub(crate) async fn list(&self, kind: Kind) -> Result<Vec<(String, String, Component)>, ClientError> {
-        let capabilities = self.link.client.capabilities();
+    pub(crate) async fn list(&self, kind: Kind) -> Result<Vec<(String, String, Component)>, String> {
+        let client = &self.link.client().map_err(|down| down.message().to_owned())?;
+        let capabilities = client.capabilities();
         let offered = match kind {
             Kind::Tool => capabilities.tools.is_some(),
             Kind::Prompt => capabilities.prompts.is_some(),
@@ -93,32 +93,35 @@ impl Upstream {
         if !offered {
             return Ok(Vec::new());
         }
-        let (link, client, prefix) = (&self.link, &self.link.client, &self.prefix);
+        let (link, prefix) = (&self.link, &self.prefix);
         Ok(match kind {
             Kind::Tool => client
                 .list_tools()
-                .await?
+                .await
+                .map_err(|err| err.to_string())?
                 .into_iter()
                 .map(|tool| {
                     let name = namespaced(&self.namespace, &self.separator, &tool.name);
                     let original = tool.name.clone();
-                    (name.clone(), original, Component::Tool(proxy::tool(link, tool, name)))
+                    (name.clone(), original, Component::Tool(proxy::tool(link, client, tool, name)))
                 })
                 .collect(),
             Kind::Prompt => client
                 .list_prompts()
-                .await?
+                .await
+                .map_err(|err| err.to_string())?
                 .into_iter()
                 .map(|prompt| {
                     let name = namespaced(&self.namespace, &self.separator, &prompt.name);
                     let original = prompt.name.clone();
-                    let component = Component::Prompt(proxy::prompt(link, prompt, name.clone()));
+                    let component = Component::Prompt(proxy::prompt(link, client, prompt, name.clone()));
                     (name, original, component)
                 })
                 .collect(),
             Kind::Resource => client
                 .list_resources()
-                .await?
+                .await
+                .map_err(|err| err.to_string())?
                 .into_iter()
                 .map(|resource| {
                     let (name, original) = (format!("{prefix}{}", resource.uri), resource.uri.clone());
@@ -128,12 +131,13 @@ impl Upstream {
                 .collect(),
             Kind::Template => client
                 .list_resource_templates()
-                .await?
+                .await
+                .map_err(|err| err.to_string())?
                 .into_iter()
                 .map(|template| {
                     let (name, original) =
                         (format!("{prefix}{}", template.uri_template), template.uri_template.clone());
-                    let component = Component::Template(proxy::template(link, template, prefix.clone()));
+                    let component = Component::Template(proxy::template(link, client, template, prefix.clone()));
                     (name, original, component)
                 })
                 .collect(),

@@ -71,7 +71,7 @@ pub(crate) async fn forward(
     if context.wants_progress() {
         options = options.progress(progress_sender);
     }
-    let client = link.client.clone();
+    let client = link.client()?;
     if context.protocol_version().era() == Era::Session {
         // A 2025 client is asked at once.
         let options = options.handler(Relay::direct(context)).owner(owner(context));
@@ -95,7 +95,7 @@ pub(crate) async fn forward(
         }
         let meta = serde_json::Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), json!(capabilities))]);
         let options = options.meta(meta).returns_input_required();
-        return pass_rounds(context, link, method, params, options, progress, logs).await;
+        return pass_rounds(context, link, &client, method, params, options, progress, logs).await;
     }
     let as_task = tasks.asks_for_task(context);
     let mount = link.mount.clone();
@@ -123,9 +123,11 @@ fn owner(context: &RequestContext) -> String {
 }
 
 /// A 2026-07-28 client's request to a 2026-07-28 upstream, its rounds of input passed on.
+#[allow(clippy::too_many_arguments, reason = "one request's parts, passed on")]
 async fn pass_rounds(
     context: &RequestContext,
     link: &Link,
+    client: &wharf_client::Client,
     method: &'static str,
     mut params: Value,
     options: RequestOptions,
@@ -146,7 +148,7 @@ async fn pass_rounds(
                 None => object.remove("requestState"),
             };
         }
-        let upstream = link.client.request_with(method, params.clone(), &options);
+        let upstream = client.request_with(method, params.clone(), &options);
         let answer = carry_borrowed(context, upstream, &mut progress, &mut logs)
             .await
             .map_err(|err| answer_for(&link.mount, &err))?;
@@ -154,7 +156,7 @@ async fn pass_rounds(
             Some("input_required") => {}
             Some("task") => {
                 let task_options = RequestOptions::default().meta(options.meta_members());
-                return follow(context, &link.client, &link.mount, &task_options, answer).await;
+                return follow(context, client, &link.mount, &task_options, answer).await;
             }
             _ => return Ok(answer),
         }

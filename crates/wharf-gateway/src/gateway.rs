@@ -10,14 +10,15 @@ use wharf_server::{Server, ServerBuilder};
 
 use crate::claims::Claims;
 use crate::component::{Kind, Upstream};
+use crate::connection::Connection;
 use crate::error::{GatewayError, GatewayErrorKind};
+use crate::health::Health;
 use crate::mount::Mount;
 use crate::names::uri_prefix;
 use crate::parked::Parking;
 use crate::proxy::Link;
 use crate::subscribe::{Subscribed, Subscriptions};
 use crate::task::StayACall;
-use crate::upstream::connect;
 use crate::watch;
 
 /// How long an upstream request waits, parked, for the retry of a 2026-07-28 client that was
@@ -62,6 +63,11 @@ impl Gateway {
     /// naming the mount when one cannot be reached, and naming both sources when two offer the
     /// same name once namespaced.
     pub async fn build(self) -> Result<Server, GatewayError> {
+        Ok(self.build_with_health().await?.0)
+    }
+
+    /// [`Gateway::build`], with the [`Health`] of the mounts for a health endpoint.
+    pub async fn build_with_health(self) -> Result<(Server, Health), GatewayError> {
         let Gateway { mut builder, mounts, separator } = self;
         let claims = Arc::new(Mutex::new(Claims::default()));
         let parking = Parking::new(PARKED_LIFETIME);
@@ -81,8 +87,8 @@ impl Gateway {
             let prefix = uri_prefix(&namespace).map_err(|why| {
                 GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{}`: {why}", mount.name))
             })?;
-            let link =
-                Link { mount: mount.name.as_str().into(), client: connect(mount).await?, parking: parking.clone() };
+            let connection = Arc::new(Connection::open(mount).await?);
+            let link = Link { mount: mount.name.as_str().into(), connection, parking: parking.clone() };
             let upstream = Upstream { link, namespace, separator: separator.clone(), prefix: prefix.into() };
             let mut held = HashMap::new();
             for kind in Kind::ALL {
@@ -109,17 +115,17 @@ impl Gateway {
             subscribed.push(Arc::new(Subscribed {
                 mount: upstream.link.mount.clone(),
                 prefix: upstream.prefix.clone(),
-                client: upstream.link.client.clone(),
+                connection: upstream.link.connection.clone(),
                 listened: sender,
-                sent: Mutex::default(),
             }));
             listened.push(receiver);
         }
         builder = builder.layer(Subscriptions { mounts: subscribed, claims: claims.clone() });
         let server = builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))?;
+        let health = Health::new(mounted.iter().map(|(upstream, _)| upstream.link.connection.clone()).collect());
         for ((upstream, held), listened) in mounted.into_iter().zip(listened) {
             watch::spawn(server.clone(), upstream, claims.clone(), held, listened);
         }
-        Ok(server)
+        Ok((server, health))
     }
 }

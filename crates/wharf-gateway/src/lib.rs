@@ -44,6 +44,9 @@ mod mount;
 mod relay;
 mod upstream;
 
+mod connection;
+mod health;
+
 mod parked;
 
 mod task;
@@ -61,4 +64,5 @@ mod gateway;
 
 pub use error::{GatewayError, GatewayErrorKind};
 pub use gateway::Gateway;
+pub use health::Health;
 pub use mount::Mount;

@@ -17,21 +17,29 @@ use wharf_server::{
     Args, CompletionCall, PromptDef, RequestContext, ResourceDef, RpcError, TaskSupport, TemplateDef, ToolDef,
 };
 
+use crate::connection::Connection;
 use crate::forward::forward;
 use crate::parked::Parking;
 use crate::task::ListedTasks;
 
-/// What every proxy of one mount holds: the mount's name, its client, where its parked
+/// What every proxy of one mount holds: the mount's name, its connection, where its parked
 /// requests wait.
 #[derive(Clone)]
 pub(crate) struct Link {
     pub(crate) mount: Arc<str>,
-    pub(crate) client: Client,
+    pub(crate) connection: Arc<Connection>,
     pub(crate) parking: Arc<Parking>,
 }
 
-/// `tool` of the mount, listed as `name`, its calls forwarded upstream.
-pub(crate) fn tool(link: &Link, tool: Tool, name: String) -> ToolDef {
+impl Link {
+    /// The upstream's client now, or the error naming the mount that is down.
+    pub(crate) fn client(&self) -> Result<Client, RpcError> {
+        self.connection.client()
+    }
+}
+
+/// `tool` of the mount, listed as `name` by `client`, its calls forwarded upstream.
+pub(crate) fn tool(link: &Link, client: &Client, tool: Tool, name: String) -> ToolDef {
     let upstream_name: Arc<str> = tool.name.as_str().into();
     let support = tool.execution.as_ref().and_then(|execution| execution.task_support.clone());
     let listed = match support.as_deref() {
@@ -67,13 +75,8 @@ pub(crate) fn tool(link: &Link, tool: Tool, name: String) -> ToolDef {
     // plain call meanwhile; clients that have tasks see it as the upstream declared it.
     // A 2026-07-28 upstream does not list which tools may become tasks: any may, when it
     // offers tasks.
-    let upstream_tasks = link.client.era() == Era::Stateless
-        && link
-            .client
-            .capabilities()
-            .extensions
-            .as_ref()
-            .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION));
+    let upstream_tasks = client.era() == Era::Stateless
+        && client.capabilities().extensions.as_ref().is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION));
     match listed {
         ListedTasks::Optional => proxy.task_support(TaskSupport::Optional),
         ListedTasks::Required => proxy.task_support(TaskSupport::Required),
@@ -82,8 +85,8 @@ pub(crate) fn tool(link: &Link, tool: Tool, name: String) -> ToolDef {
     }
 }
 
-/// `prompt` of the mount, listed as `name`, rendered upstream.
-pub(crate) fn prompt(link: &Link, prompt: Prompt, name: String) -> PromptDef {
+/// `prompt` of the mount, listed as `name` by `client`, rendered upstream.
+pub(crate) fn prompt(link: &Link, client: &Client, prompt: Prompt, name: String) -> PromptDef {
     let upstream_name: Arc<str> = prompt.name.as_str().into();
     let for_prompt = link.clone();
     let completed = upstream_name.clone();
@@ -105,7 +108,7 @@ pub(crate) fn prompt(link: &Link, prompt: Prompt, name: String) -> PromptDef {
     if let Some(title) = prompt.title {
         proxy = proxy.title(title);
     }
-    let completes = link.client.capabilities().completions.is_some();
+    let completes = client.capabilities().completions.is_some();
     for argument in prompt.arguments.unwrap_or_default() {
         let required = argument.required.unwrap_or(false);
         if completes {
@@ -130,7 +133,11 @@ fn completer(
             let chosen: Map<String, Value> =
                 call.arguments.into_iter().map(|(key, value)| (key, Value::String(value))).collect();
             let chosen = (!chosen.is_empty()).then_some(chosen);
-            match link.client.complete(reference, argument, chosen).await {
+            let completed = match link.client() {
+                Ok(client) => client.complete(reference, argument, chosen).await.map_err(|err| err.to_string()),
+                Err(down) => Err(down.message().to_owned()),
+            };
+            match completed {
                 Ok(completed) => completed.completion.values,
                 Err(err) => {
                     tracing::debug!(mount = %link.mount, %err, "an upstream's completion failed");
@@ -163,9 +170,9 @@ pub(crate) fn resource(link: &Link, resource: Resource, prefix: Arc<str>) -> Res
     proxy
 }
 
-/// `template` of the mount, listed behind `prefix`; a URI it matches is read upstream without
-/// the prefix.
-pub(crate) fn template(link: &Link, template: ResourceTemplate, prefix: Arc<str>) -> TemplateDef {
+/// `template` of the mount, listed behind `prefix` by `client`; a URI it matches is read
+/// upstream without the prefix.
+pub(crate) fn template(link: &Link, client: &Client, template: ResourceTemplate, prefix: Arc<str>) -> TemplateDef {
     let listed = format!("{prefix}{}", template.uri_template);
     let for_read = link.clone();
     let mut proxy = TemplateDef::new(listed, template.name, move |call| {
@@ -175,7 +182,7 @@ pub(crate) fn template(link: &Link, template: ResourceTemplate, prefix: Arc<str>
             read(&call.context, &link, upstream_uri, prefix).await
         }
     });
-    if link.client.capabilities().completions.is_some() {
+    if client.capabilities().completions.is_some() {
         let reference = CompletionReference::ResourceTemplate { uri: template.uri_template.clone() };
         for variable in template_variables(&template.uri_template) {
             proxy = proxy.complete(variable, completer(link, reference.clone()));

@@ -4,27 +4,25 @@
 //! `resources/updated` reaches the gateway's subscribers under the URI they know (see
 //! `watch.rs`).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::watch;
-use wharf_client::Client;
 use wharf_protocol::{ClientRequest, Era};
 use wharf_server::{Layer, LayerFuture, McpRequest, Next};
 
 use crate::claims::Claims;
 use crate::component::Kind;
+use crate::connection::Connection;
 
 /// One mount's side of the subscriptions.
 pub(crate) struct Subscribed {
     pub(crate) mount: Arc<str>,
     /// What goes before its resource URIs on the gateway.
     pub(crate) prefix: Arc<str>,
-    pub(crate) client: Client,
+    pub(crate) connection: Arc<Connection>,
     /// The URIs a 2026-07-28 upstream is listened to for.
     pub(crate) listened: watch::Sender<BTreeSet<String>>,
-    /// The URIs a 2025 upstream was sent `resources/subscribe` for.
-    pub(crate) sent: Mutex<HashSet<String>>,
 }
 
 /// The layer that subscribes upstream as the gateway's clients subscribe.
@@ -57,20 +55,26 @@ impl Subscriptions {
     /// Subscribes the gateway to `uri` upstream, unless it is already.
     async fn subscribe(&self, uri: &str) {
         let Some((mount, upstream_uri)) = self.upstream_of(uri) else { return };
-        if mount.client.era() == Era::Stateless {
+        // A 2026-07-28 upstream is listened to for it, even while it is down.
+        let Ok(client) = mount.connection.client() else {
+            mount.listened.send_if_modified(|uris| uris.insert(upstream_uri));
+            return;
+        };
+        if client.era() == Era::Stateless {
             mount.listened.send_if_modified(|uris| uris.insert(upstream_uri));
             return;
         }
-        let subscribes = mount.client.capabilities().resources.as_ref().and_then(|resources| resources.subscribe);
+        let subscribes = client.capabilities().resources.as_ref().and_then(|resources| resources.subscribe);
         if subscribes != Some(true) {
             return;
         }
-        if !mount.sent.lock().unwrap_or_else(PoisonError::into_inner).insert(upstream_uri.clone()) {
+        let sent = &mount.connection.subscribed;
+        if !sent.lock().unwrap_or_else(PoisonError::into_inner).insert(upstream_uri.clone()) {
             return;
         }
-        if let Err(err) = mount.client.subscribe(&upstream_uri).await {
+        if let Err(err) = client.subscribe(&upstream_uri).await {
             tracing::warn!(mount = %mount.mount, %err, uri = %upstream_uri, "an upstream refused a subscription");
-            mount.sent.lock().unwrap_or_else(PoisonError::into_inner).remove(&upstream_uri);
+            sent.lock().unwrap_or_else(PoisonError::into_inner).remove(&upstream_uri);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! stream to a server in this process; and a client's failure as the JSON-RPC error the
 //! gateway's own client is answered with.
 
-use wharf_client::{Client, ClientError};
+use wharf_client::{Client, ClientError, StderrMode};
 use wharf_protocol::LoggingLevel;
 use wharf_server::RpcError;
 
@@ -19,10 +19,19 @@ pub(crate) async fn connect(mount: &Mount) -> Result<Client, GatewayError> {
     // the upstream sends every log message, and each client hears those of its level.
     // Questions of 2026-07-28 clients wait, parked, for their retries: more may be open at
     // once than a client of one user asks.
-    let options =
-        mount.options.clone().handler(Unplaced).log_level(LoggingLevel::Debug).max_server_requests(MAX_OPEN_QUESTIONS);
+    // A program's stderr is logged under the mount's name.
+    let options = mount
+        .options
+        .clone()
+        .handler(Unplaced)
+        .log_level(LoggingLevel::Debug)
+        .max_server_requests(MAX_OPEN_QUESTIONS)
+        .stderr(StderrMode::Log);
     let connected = match &mount.source {
-        Source::Target(target) => Client::connect_with(target.clone(), options).await,
+        Source::Target(target) => {
+            let span = tracing::info_span!("mount", name = %mount.name);
+            tracing::Instrument::instrument(Client::connect_with(target.clone(), options), span).await
+        }
         Source::InProcess(server) => {
             let (client_end, server_end) = tokio::io::duplex(1 << 16);
             let (reader, writer) = tokio::io::split(server_end);

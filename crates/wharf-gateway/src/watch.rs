@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
@@ -16,6 +16,16 @@ use wharf_server::Server;
 
 use crate::claims::Claims;
 use crate::component::{Kind, Upstream, remove};
+use crate::connection::Connection;
+
+/// The first pause before a mount that went down is started again, and the longest one (the
+/// pause doubles with each failed start).
+const FIRST_RESTART_PAUSE: Duration = Duration::from_millis(500);
+const MAX_RESTART_PAUSE: Duration = Duration::from_secs(30);
+
+/// How long an upstream must have stayed up for its next restart to start from the first
+/// pause again.
+const STAYED_UP: Duration = Duration::from_secs(60);
 
 /// The longest wait before listening again after an upstream closed its listen stream.
 const MAX_RELISTEN_DELAY: Duration = Duration::from_secs(30);
@@ -40,9 +50,58 @@ async fn run(
     mut held: HashMap<Kind, Vec<String>>,
     listened: watch::Receiver<BTreeSet<String>>,
 ) {
-    let mut notifications = upstream.link.client.notifications();
-    let listening = (upstream.link.client.era() == Era::Stateless)
-        .then(|| tokio::spawn(listen(upstream.link.client.clone(), listened)));
+    let connection = upstream.link.connection.clone();
+    let mut pause = FIRST_RESTART_PAUSE;
+    while let Ok(client) = connection.client() {
+        let started = Instant::now();
+        follow(&server, &upstream, &client, &claims, &mut held, listened.clone()).await;
+        // The connection ended: the program exited, or was killed.
+        if started.elapsed() > STAYED_UP {
+            pause = FIRST_RESTART_PAUSE;
+        }
+        connection.went_down("its connection ended: the program exited".to_owned(), pause);
+        loop {
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(MAX_RESTART_PAUSE);
+            match connection.restart().await {
+                Ok(client) => {
+                    resubscribe(&connection, &client).await;
+                    for kind in Kind::ALL {
+                        refresh(&server, &upstream, &claims, &mut held, kind).await;
+                    }
+                    break;
+                }
+                Err(err) => connection.went_down(err.to_string(), pause),
+            }
+        }
+    }
+}
+
+/// Sends a 2025 upstream that started again the subscriptions it had.
+async fn resubscribe(connection: &Connection, client: &Client) {
+    if client.era() == Era::Stateless {
+        return;
+    }
+    let uris: Vec<String> =
+        connection.subscribed.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned().collect();
+    for uri in uris {
+        if let Err(err) = client.subscribe(&uri).await {
+            tracing::warn!(mount = connection.mount(), %err, %uri, "a restarted upstream refused a subscription");
+        }
+    }
+}
+
+/// Follows `client`'s notifications until its connection ends.
+async fn follow(
+    server: &Server,
+    upstream: &Upstream,
+    client: &Client,
+    claims: &Mutex<Claims>,
+    held: &mut HashMap<Kind, Vec<String>>,
+    listened: watch::Receiver<BTreeSet<String>>,
+) {
+    let mut notifications = client.notifications();
+    let listening = (client.era() == Era::Stateless).then(|| tokio::spawn(listen(client.clone(), listened)));
     while let Some(notification) = notifications.next().await {
         let kinds: &[Kind] = match notification {
             ServerNotification::ResourceUpdated(params) => {
@@ -57,7 +116,7 @@ async fn run(
             _ => continue,
         };
         for &kind in kinds {
-            refresh(&server, &upstream, &claims, &mut held, kind).await;
+            refresh(server, upstream, claims, held, kind).await;
         }
     }
     if let Some(listening) = listening {

@@ -1,7 +1,8 @@
-//! The metrics endpoint (`HttpOptions::metrics_endpoint`): a GET answered with the Prometheus
-//! text a renderer of the application's gives, behind the same `Host` and `Origin` checks as
-//! the MCP endpoint, and its authentication: the scrapers' own token
-//! (`HttpOptions::metrics_token`) when there is one, else the endpoint's authenticator.
+//! The operators' endpoints (`HttpOptions::metrics_endpoint`, `HttpOptions::health_endpoint`): a
+//! GET answered with what a renderer of the application's gives (the Prometheus text, the
+//! health as JSON, 503 when unwell), behind the same `Host` and `Origin` checks as the MCP
+//! endpoint, and its authentication: the scrapers' own token (`HttpOptions::metrics_token`)
+//! when there is one, else the endpoint's authenticator.
 
 use http::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use http::{Method, Request, Response, StatusCode};
@@ -9,16 +10,16 @@ use wharf_protocol::ErrorCode;
 
 use super::body::McpBody;
 use super::guard;
-use super::options::{HttpOptions, MetricsEndpoint, MetricsToken};
+use super::options::{HttpOptions, MetricsToken, OperatorEndpoint};
 use super::reply;
 
 /// The content type of the Prometheus text exposition format.
-const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
+pub(crate) const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// Answers a request for the metrics path.
 pub(crate) async fn answer<B>(
     options: &HttpOptions,
-    metrics: &MetricsEndpoint,
+    endpoint: &OperatorEndpoint,
     request: &Request<B>,
 ) -> Response<McpBody> {
     if let Err(refusal) = guard::check(options, request.headers()) {
@@ -31,14 +32,14 @@ pub(crate) async fn answer<B>(
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return reply::method_not_allowed();
     }
-    let text = (metrics.render)();
+    let (well, text) = (endpoint.render)();
     let mut response = Response::new(if request.method() == Method::HEAD {
         McpBody::full(Vec::new())
     } else {
         McpBody::full(text.into_bytes())
     });
-    *response.status_mut() = StatusCode::OK;
-    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(PROMETHEUS_TEXT));
+    *response.status_mut() = if well { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(endpoint.content_type));
     response
 }
 

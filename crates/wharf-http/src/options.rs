@@ -33,7 +33,7 @@ pub struct HttpOptions {
     pub(crate) always_stream: bool,
     pub(crate) path: String,
     pub(crate) shutdown_grace: Duration,
-    pub(crate) metrics: Option<Arc<MetricsEndpoint>>,
+    pub(crate) operator_endpoints: Vec<Arc<OperatorEndpoint>>,
     pub(crate) metrics_token: Option<MetricsToken>,
     pub(crate) auth: Option<AuthHook>,
     pub(crate) session_store: Option<SharedSessions>,
@@ -44,15 +44,18 @@ pub struct HttpOptions {
     pub(crate) event_store_total_bytes: usize,
 }
 
-/// A path that answers GET with metrics in the Prometheus text format.
-pub(crate) struct MetricsEndpoint {
+/// A path for operators beside the MCP endpoint, answering GET with what `render` gives: the
+/// metrics in the Prometheus text format, or the health as JSON.
+pub(crate) struct OperatorEndpoint {
     pub(crate) path: String,
-    pub(crate) render: Box<dyn Fn() -> String + Send + Sync>,
+    pub(crate) content_type: &'static str,
+    /// The body, and whether all is well (200) or not (503).
+    pub(crate) render: Box<dyn Fn() -> (bool, String) + Send + Sync>,
 }
 
-impl std::fmt::Debug for MetricsEndpoint {
+impl std::fmt::Debug for OperatorEndpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MetricsEndpoint").field("path", &self.path).finish_non_exhaustive()
+        f.debug_struct("OperatorEndpoint").field("path", &self.path).finish_non_exhaustive()
     }
 }
 
@@ -103,7 +106,7 @@ impl Default for HttpOptions {
             always_stream: false,
             path: "/mcp".to_owned(),
             shutdown_grace: Duration::from_secs(10),
-            metrics: None,
+            operator_endpoints: Vec::new(),
             metrics_token: None,
             auth: None,
             session_store: None,
@@ -139,7 +142,28 @@ impl HttpOptions {
         path: impl Into<String>,
         render: impl Fn() -> String + Send + Sync + 'static,
     ) -> HttpOptions {
-        self.metrics = Some(Arc::new(MetricsEndpoint { path: path.into(), render: Box::new(render) }));
+        let render = Box::new(move || (true, render()));
+        let endpoint = OperatorEndpoint { path: path.into(), content_type: crate::metrics::PROMETHEUS_TEXT, render };
+        self.operator_endpoints.push(Arc::new(endpoint));
+        self
+    }
+
+    /// Serves the server's health at `path` (`/health`), beside the MCP endpoint, for load
+    /// balancers and operators: a GET is answered with the JSON `report` gives, with 200 when
+    /// it says all is well and 503 otherwise (a gateway reports each of its mounts). The same
+    /// checks and authentication apply as to the [metrics](HttpOptions::metrics_endpoint),
+    /// whose token opens it too. Off by default; only [`serve`](crate::serve) routes it.
+    pub fn health_endpoint(
+        mut self,
+        path: impl Into<String>,
+        report: impl Fn() -> (bool, serde_json::Value) + Send + Sync + 'static,
+    ) -> HttpOptions {
+        let render = Box::new(move || {
+            let (healthy, report) = report();
+            (healthy, report.to_string())
+        });
+        let endpoint = OperatorEndpoint { path: path.into(), content_type: "application/json", render };
+        self.operator_endpoints.push(Arc::new(endpoint));
         self
     }
 

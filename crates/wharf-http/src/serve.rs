@@ -13,7 +13,7 @@ use tokio::net::TcpListener;
 use wharf_server::contract::{Error, Server};
 
 use crate::connections::ConnectionLimits;
-use crate::options::HttpOptions;
+use crate::options::{HttpOptions, OperatorEndpoint};
 use crate::{McpService, metrics, reply};
 
 /// Serves `server` over Streamable HTTP on the connections `listener` accepts, at the options'
@@ -106,7 +106,7 @@ async fn run(serve: Serve, shutdown: impl Future<Output = ()> + Send) -> Result<
     let limits = ConnectionLimits::new(options.max_connections, options.max_connections_per_address);
     let grace = options.shutdown_grace;
     let path: Arc<str> = options.path.clone().into();
-    let metrics = options.metrics.clone();
+    let operator_endpoints: Arc<[Arc<OperatorEndpoint>]> = options.operator_endpoints.clone().into();
     let service = McpService::new(server, options);
     let mut connections = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
@@ -139,17 +139,18 @@ async fn run(serve: Serve, shutdown: impl Future<Output = ()> + Send) -> Result<
         let _ = stream.set_nodelay(true);
         let service = service.clone();
         let path = path.clone();
-        let metrics = metrics.clone();
+        let operator_endpoints = operator_endpoints.clone();
         let mut closing = service.shared.closing();
         connections.spawn(async move {
             let _slot = slot;
             let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
                 let service = service.clone();
                 let path = path.clone();
-                let metrics = metrics.clone();
+                let operator_endpoints = operator_endpoints.clone();
                 async move {
-                    if let Some(metrics) = metrics.filter(|metrics| request.uri().path() == metrics.path) {
-                        return Ok(metrics::answer(&service.shared.options, &metrics, &request).await);
+                    let path_asked = request.uri().path();
+                    if let Some(endpoint) = operator_endpoints.iter().find(|endpoint| endpoint.path == path_asked) {
+                        return Ok(metrics::answer(&service.shared.options, endpoint, &request).await);
                     }
                     if request.uri().path() != &*path && !service.publishes(request.uri().path()) {
                         return Ok::<_, Infallible>(reply::not_found());

@@ -28,6 +28,10 @@ pub enum StderrMode {
     Capture,
     /// Thrown away.
     Discard,
+    /// Each line logged with `tracing` (target `wharf_client::server_stderr`, level info), in
+    /// the span that was current when the client connected: a gateway logs each upstream's
+    /// lines under its mount's name.
+    Log,
 }
 
 /// How much of a captured stderr is kept.
@@ -38,6 +42,14 @@ const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// How long a server may take to exit once its stdin is closed, before it is killed.
 const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// How a server program is started: its environment, directory, and what becomes of its
+/// stderr.
+pub(crate) struct Process<'a> {
+    pub(crate) env: &'a [(String, String)],
+    pub(crate) current_dir: Option<&'a std::path::Path>,
+    pub(crate) stderr: StderrMode,
+}
 
 pub(crate) struct StdioLink {
     lines: mpsc::Sender<Bytes>,
@@ -53,16 +65,20 @@ impl StdioLink {
     pub(crate) fn spawn(
         program: &str,
         args: &[String],
-        stderr: StderrMode,
+        process: &Process<'_>,
         router: Arc<Router>,
         lines: mpsc::Sender<Bytes>,
         outgoing: mpsc::Receiver<Bytes>,
     ) -> Result<StdioLink, ClientError> {
         let mut command = Command::new(program);
         command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
-        command.stderr(match stderr {
+        command.envs(process.env.iter().map(|(name, value)| (name, value)));
+        if let Some(directory) = process.current_dir {
+            command.current_dir(directory);
+        }
+        command.stderr(match process.stderr {
             StderrMode::Inherit => Stdio::inherit(),
-            StderrMode::Capture => Stdio::piped(),
+            StderrMode::Capture | StderrMode::Log => Stdio::piped(),
             StderrMode::Discard => Stdio::null(),
         });
         let mut child =
@@ -70,11 +86,19 @@ impl StdioLink {
         let pid = child.id();
         let stdin = child.stdin.take().ok_or_else(|| ClientError::connect("the server's stdin is not a pipe"))?;
         let stdout = child.stdout.take().ok_or_else(|| ClientError::connect("the server's stdout is not a pipe"))?;
-        let kept = child.stderr.take().map(|pipe| {
-            let kept = Arc::new(Mutex::new(VecDeque::new()));
-            tokio::spawn(keep_stderr(pipe, kept.clone()));
-            kept
-        });
+        let pipe = child.stderr.take();
+        let kept = match (pipe, process.stderr) {
+            (Some(pipe), StderrMode::Log) => {
+                tokio::spawn(tracing::Instrument::instrument(log_stderr(pipe), tracing::Span::current()));
+                None
+            }
+            (Some(pipe), _) => {
+                let kept = Arc::new(Mutex::new(VecDeque::new()));
+                tokio::spawn(keep_stderr(pipe, kept.clone()));
+                Some(kept)
+            }
+            (None, _) => None,
+        };
         tokio::spawn(write_lines(BufWriter::new(stdin), outgoing));
         tokio::spawn(read_lines(BufReader::new(stdout), router.clone()));
         Ok(StdioLink { lines, router, child: tokio::sync::Mutex::new(Some(child)), pid, stderr: kept })
@@ -226,6 +250,22 @@ async fn read_lines(mut stdout: impl AsyncBufReadExt + Unpin, router: Arc<Router
         router.route_bytes(text).await;
     }
     router.close_all();
+}
+
+/// Logs each line of a server's stderr, cut at a bounded length.
+async fn log_stderr(pipe: impl AsyncRead + Unpin) {
+    let mut lines = BufReader::new(pipe);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut lines).take(STDERR_KEPT as u64).read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&line);
+                tracing::info!(target: "wharf_client::server_stderr", "{}", text.trim_end());
+            }
+        }
+    }
 }
 
 async fn keep_stderr(mut pipe: impl AsyncRead + Unpin, kept: Arc<Mutex<VecDeque<u8>>>) {

@@ -1,0 +1,109 @@
+//! `wharf gateway --http` when its upstreams fail, as an operator meets it: a program killed
+//! with SIGKILL in the middle of a call (the call fails naming the mount, the mount comes back,
+//! the next call works, the other mounts never notice), an upstream slower than its mount's
+//! deadline, and the health endpoint saying which mount is down and how often it restarted.
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wharf_client::protocol::CallToolResult;
+use wharf_client::{Client, Target};
+use wharf_testkit::process::Process;
+use wharf_testkit::raw_http::send_blocking;
+use wharf_testkit::temp_dir::TempDir;
+
+/// The port the gateway's banner names.
+fn port_of(banner: &str) -> u16 {
+    let after = banner.split("http://127.0.0.1:").nth(1).expect("a URL in the banner");
+    after.split('/').next().unwrap().parse().unwrap()
+}
+
+fn health(port: u16) -> (u16, Value) {
+    let reply = send_blocking(port, "GET", "/health", &[], "");
+    (reply.status, reply.json())
+}
+
+fn mount<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["mounts"].as_array().unwrap().iter().find(|mount| mount["name"] == name).unwrap()
+}
+
+fn text(result: &CallToolResult) -> String {
+    serde_json::to_value(&result.content).unwrap()[0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_upstream_comes_back_and_a_slow_one_meets_its_deadline() {
+    let dir = TempDir::new("gateway-faults");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"steady\"\ncommand = [{wharf:?}, \"serve\"]\n\n\
+             [[mount]]\nname = \"victim\"\ncommand = [{wharf:?}, \"serve\"]\n\n\
+             [[mount]]\nname = \"slow\"\ncommand = [{wharf:?}, \"serve\"]\ntimeout = 1\n"
+        ),
+    );
+    let mut gateway = Process::spawn(
+        Command::new(wharf)
+            .arg("gateway")
+            .arg(dir.join("gateway.toml"))
+            .args(["--http", "127.0.0.1:0"])
+            .env_remove("RUST_LOG")
+            .env_remove("WHARF_LOG"),
+    );
+    let port = port_of(&gateway.wait_for("wharf gateway: the 3 mounts"));
+    let (status, report) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
+    assert_eq!((status, report["status"].as_str()), (200, Some("up")), "{report}");
+    let victim_pid = mount(&report, "victim")["pid"].as_u64().expect("the victim's pid");
+
+    let client = Client::connect(Target::url(format!("http://127.0.0.1:{port}/mcp"))).await.unwrap();
+    let long = client.call_tool("victim_countdown", json!({"steps": 250}));
+    let kill = async {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let killed = Command::new("kill").args(["-KILL", &victim_pid.to_string()]).status().unwrap();
+        assert!(killed.success());
+    };
+    let (cut, ()) = tokio::join!(long, kill);
+    let cut = cut.expect_err("the call in flight fails");
+    assert!(cut.to_string().contains("`victim`"), "the error names the mount: {cut}");
+
+    // The other mounts never noticed.
+    let steady = client.call_tool("steady_echo", json!({"message": "still here"})).await.unwrap();
+    assert_eq!(text(&steady), "still here");
+
+    // The victim is down for a moment, then back, and its next call works.
+    let mut came_back = None;
+    for _ in 0..100 {
+        match client.call_tool("victim_echo", json!({"message": "back"})).await {
+            Ok(result) => {
+                came_back = Some(text(&result));
+                break;
+            }
+            Err(err) => {
+                assert!(err.to_string().contains("the mount `victim` is down"), "a clear error while down: {err}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+    assert_eq!(came_back.as_deref(), Some("back"), "the mount came back");
+    let (status, report) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
+    assert_eq!(status, 200, "{report}");
+    let victim = mount(&report, "victim");
+    assert_eq!((victim["state"].as_str(), victim["restarts"].as_u64()), (Some("up"), Some(1)), "{report}");
+    assert_ne!(victim["pid"].as_u64(), Some(victim_pid), "a new process");
+    let logged = gateway.stderr_so_far();
+    assert!(logged.contains("a mount is down") && logged.contains("victim"), "the log says so: {logged}");
+
+    // The slow mount's deadline is one second: a five-second countdown is cut, naming it.
+    let started = std::time::Instant::now();
+    let late = client.call_tool("slow_countdown", json!({"steps": 250})).await.expect_err("past the deadline");
+    assert!(started.elapsed() < Duration::from_secs(4), "cut at the deadline, not the end");
+    assert!(late.to_string().contains("`slow`") && late.to_string().contains("1s"), "{late}");
+    let quick = client.call_tool("slow_echo", json!({"message": "in time"})).await.unwrap();
+    assert_eq!(text(&quick), "in time");
+    drop(client);
+    gateway.signal("TERM");
+    let (code, _) = gateway.wait_within(Duration::from_secs(10));
+    assert_eq!(code, Some(0));
+}

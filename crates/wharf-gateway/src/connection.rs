@@ -1,0 +1,113 @@
+//! A mount's connection to its upstream, kept up: the client while the upstream is up; when it
+//! went away (a program that exited, was killed, or could not be started), why and since when,
+//! while the gateway starts it again after a growing pause. Requests meanwhile get an error
+//! naming the mount at once; the other mounts are not concerned.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use wharf_client::Client;
+use wharf_server::RpcError;
+
+use crate::error::GatewayError;
+use crate::mount::Mount;
+use crate::upstream::connect;
+
+/// Where a mount's upstream is.
+enum State {
+    Up { client: Client, since: SystemTime },
+    Down { why: String, since: SystemTime, retry_at: Instant },
+}
+
+/// One mount's upstream, started again when it goes away.
+pub(crate) struct Connection {
+    mount: Mount,
+    state: Mutex<State>,
+    restarts: AtomicU64,
+    /// The resources a 2025 upstream was sent `resources/subscribe` for: sent again after a
+    /// restart.
+    pub(crate) subscribed: Mutex<HashSet<String>>,
+}
+
+impl Connection {
+    /// Connects to `mount`'s upstream.
+    pub(crate) async fn open(mount: &Mount) -> Result<Connection, GatewayError> {
+        let client = connect(mount).await?;
+        Ok(Connection {
+            mount: mount.clone(),
+            state: Mutex::new(State::Up { client, since: SystemTime::now() }),
+            restarts: AtomicU64::new(0),
+            subscribed: Mutex::default(),
+        })
+    }
+
+    /// The mount's name.
+    pub(crate) fn mount(&self) -> &str {
+        &self.mount.name
+    }
+
+    /// The client while the upstream is up; else the error that names the mount and why.
+    pub(crate) fn client(&self) -> Result<Client, RpcError> {
+        match &*self.lock() {
+            State::Up { client, .. } => Ok(client.clone()),
+            State::Down { why, retry_at, .. } => {
+                let wait = retry_at.saturating_duration_since(Instant::now()).as_secs();
+                Err(RpcError::internal(format!(
+                    "the mount `{}` is down ({why}); the gateway starts it again in {wait} s",
+                    self.mount.name
+                )))
+            }
+        }
+    }
+
+    /// Records that the upstream went away, and when it is tried again.
+    pub(crate) fn went_down(&self, why: String, retry_in: Duration) {
+        tracing::warn!(mount = %self.mount.name, %why, retry_in_ms = retry_in.as_millis() as u64, "a mount is down");
+        *self.lock() = State::Down { why, since: SystemTime::now(), retry_at: Instant::now() + retry_in };
+    }
+
+    /// Starts the upstream again: its new client, which requests get from now on.
+    pub(crate) async fn restart(&self) -> Result<Client, GatewayError> {
+        let client = connect(&self.mount).await?;
+        self.restarts.fetch_add(1, Ordering::Relaxed);
+        tracing::info!(mount = %self.mount.name, "a mount is up again");
+        *self.lock() = State::Up { client: client.clone(), since: SystemTime::now() };
+        Ok(client)
+    }
+
+    /// What the health endpoint says of the mount.
+    pub(crate) fn health(&self) -> Value {
+        let restarts = self.restarts.load(Ordering::Relaxed);
+        match &*self.lock() {
+            State::Up { client, since } => {
+                let mut report = json!({
+                    "name": self.mount.name, "state": "up", "since": unix_seconds(*since), "restarts": restarts,
+                });
+                if let Some(pid) = client.server_pid() {
+                    report["pid"] = json!(pid);
+                }
+                report
+            }
+            State::Down { why, since, .. } => json!({
+                "name": self.mount.name, "state": "down", "since": unix_seconds(*since),
+                "restarts": restarts, "error": why,
+            }),
+        }
+    }
+
+    /// True while the upstream is up.
+    pub(crate) fn is_up(&self) -> bool {
+        matches!(&*self.lock(), State::Up { .. })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn unix_seconds(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs())
+}
