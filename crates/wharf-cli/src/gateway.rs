@@ -74,6 +74,25 @@ struct MountEntry {
     bearer_from: Option<String>,
     /// How long each request to the upstream may take, in seconds (60 unless given).
     timeout: Option<f64>,
+    /// Only the tools and prompts whose upstream names match one of these (`*`, `?`).
+    #[serde(default)]
+    include: Vec<String>,
+    /// Not the tools and prompts whose upstream names match one of these.
+    #[serde(default)]
+    exclude: Vec<String>,
+    /// Only the tools the upstream marks read-only (`readOnlyHint`).
+    #[serde(default)]
+    read_only: bool,
+    /// New names (before the namespace) for tools and prompts, by upstream name.
+    #[serde(default)]
+    rename: BTreeMap<String, String>,
+    /// Descriptions instead of the upstream's, by upstream name.
+    #[serde(default)]
+    descriptions: BTreeMap<String, String>,
+    /// The OAuth scopes a principal needs to see and use the tools and prompts whose upstream
+    /// names match each pattern (with `--auth-issuer`).
+    #[serde(default)]
+    scopes: BTreeMap<String, Vec<String>>,
 }
 
 /// Reads `path` into mounts, or every mistake found, each naming its mount.
@@ -200,6 +219,19 @@ fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<Str
     let mut mount = mount?.client_options(options);
     if let Some(namespace) = &entry.namespace {
         mount = mount.namespace(namespace.clone());
+    }
+    mount = mount.include(entry.include.iter().cloned()).exclude(entry.exclude.iter().cloned());
+    if entry.read_only {
+        mount = mount.read_only_tools();
+    }
+    for (name, new_name) in &entry.rename {
+        mount = mount.rename(name, new_name);
+    }
+    for (name, description) in &entry.descriptions {
+        mount = mount.describe(name, description);
+    }
+    for (pattern, scopes) in &entry.scopes {
+        mount = mount.scopes(pattern, scopes.iter().cloned());
     }
     Some(mount)
 }

@@ -31,7 +31,8 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
         "gateway.toml",
         format!(
             "[[mount]]\nname = \"demo\"\ncommand = [{wharf:?}, \"serve\"]\n\n\
-             [[mount]]\nname = \"older\"\ncommand = [{wharf:?}, \"serve\"]\nnamespace = \"two\"\nrevision = \"2025-11-25\"\n"
+             [[mount]]\nname = \"older\"\ncommand = [{wharf:?}, \"serve\"]\nnamespace = \"two\"\nrevision = \"2025-11-25\"\n\
+             exclude = [\"count*\"]\nrename = {{ echo = \"repeat\" }}\ndescriptions = {{ echo = \"Says it again\" }}\n"
         ),
     );
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
@@ -41,7 +42,7 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
             json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
             json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "two_echo", "arguments": {"message": "through the gateway"}}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "two_repeat", "arguments": {"message": "through the gateway"}}}),
             json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "demo_calculator", "arguments": {"a": 2, "b": 3, "operation": "add"}}}),
             json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "demo_echo", "arguments": {"message": "stateless"}, "_meta": meta}}),
             json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "nope", "arguments": {}}}),
@@ -55,9 +56,14 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
     assert!(
-        names.contains(&"demo_echo") && names.contains(&"two_echo") && names.contains(&"demo_calculator"),
+        names.contains(&"demo_echo") && names.contains(&"two_repeat") && names.contains(&"demo_calculator"),
         "{names:?}"
     );
+    assert!(!names.contains(&"two_echo") && !names.contains(&"two_countdown"), "renamed, excluded: {names:?}");
+    assert!(names.contains(&"demo_countdown"), "the other mount's filters are its own");
+    let repeat =
+        by_id(&messages, 2)["result"]["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "two_repeat");
+    assert_eq!(repeat.unwrap()["description"], "Says it again");
     assert_eq!(by_id(&messages, 3)["result"]["content"][0]["text"], "through the gateway");
     // The upstream spoke 2026-07-28 to the gateway; the session's client hears 2025-11-25.
     let in_session = &by_id(&messages, 4)["result"];

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use wharf_server::{Error, PromptDef, ResourceDef, ServerBuilder, TemplateDef, ToolDef, Update};
 
+use crate::mount::Policy;
 use crate::names::namespaced;
 use crate::proxy::{self, Link};
 
@@ -77,6 +78,8 @@ pub(crate) struct Upstream {
     pub(crate) separator: String,
     /// What goes before its resource URIs.
     pub(crate) prefix: Arc<str>,
+    /// Which of its tools and prompts are offered, and how.
+    pub(crate) policy: Arc<Policy>,
 }
 
 impl Upstream {
@@ -93,17 +96,25 @@ impl Upstream {
         if !offered {
             return Ok(Vec::new());
         }
-        let (link, prefix) = (&self.link, &self.prefix);
+        let (link, prefix, policy) = (&self.link, &self.prefix, &self.policy);
         Ok(match kind {
             Kind::Tool => client
                 .list_tools()
                 .await
                 .map_err(|err| err.to_string())?
                 .into_iter()
+                .filter(|tool| {
+                    let read_only = tool.annotations.as_ref().and_then(|annotations| annotations.read_only_hint);
+                    policy.offers_tool(&tool.name, read_only)
+                })
                 .map(|tool| {
-                    let name = namespaced(&self.namespace, &self.separator, &tool.name);
                     let original = tool.name.clone();
-                    (name.clone(), original, Component::Tool(proxy::tool(link, client, tool, name)))
+                    let name = namespaced(&self.namespace, &self.separator, policy.renamed(&original));
+                    let mut proxy = proxy::tool(link, client, tool, name.clone()).scopes(policy.scopes(&original));
+                    if let Some(description) = policy.description(&original) {
+                        proxy = proxy.description(description);
+                    }
+                    (name, original, Component::Tool(proxy))
                 })
                 .collect(),
             Kind::Prompt => client
@@ -111,11 +122,15 @@ impl Upstream {
                 .await
                 .map_err(|err| err.to_string())?
                 .into_iter()
+                .filter(|prompt| policy.offers(&prompt.name))
                 .map(|prompt| {
-                    let name = namespaced(&self.namespace, &self.separator, &prompt.name);
                     let original = prompt.name.clone();
-                    let component = Component::Prompt(proxy::prompt(link, client, prompt, name.clone()));
-                    (name, original, component)
+                    let name = namespaced(&self.namespace, &self.separator, policy.renamed(&original));
+                    let mut proxy = proxy::prompt(link, client, prompt, name.clone()).scopes(policy.scopes(&original));
+                    if let Some(description) = policy.description(&original) {
+                        proxy = proxy.description(description);
+                    }
+                    (name, original, Component::Prompt(proxy))
                 })
                 .collect(),
             Kind::Resource => client

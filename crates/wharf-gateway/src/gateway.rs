@@ -89,7 +89,8 @@ impl Gateway {
             })?;
             let connection = Arc::new(Connection::open(mount).await?);
             let link = Link { mount: mount.name.as_str().into(), connection, parking: parking.clone() };
-            let upstream = Upstream { link, namespace, separator: separator.clone(), prefix: prefix.into() };
+            let policy = Arc::new(mount.policy.clone());
+            let upstream = Upstream { link, namespace, separator: separator.clone(), prefix: prefix.into(), policy };
             let mut held = HashMap::new();
             for kind in Kind::ALL {
                 let listed = upstream.list(kind).await.map_err(|err| {

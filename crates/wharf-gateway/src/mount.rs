@@ -1,8 +1,13 @@
 //! [`Mount`]: one upstream server under a name and a namespace: a program started on stdio, a
-//! Streamable HTTP URL, or a `Server` in this process.
+//! Streamable HTTP URL, or a `Server` in this process; and which of its tools and prompts the
+//! gateway offers, under which names and descriptions, to whom.
+
+use std::collections::BTreeMap;
 
 use wharf_client::{ClientOptions, Target};
 use wharf_server::Server;
+
+use crate::names::glob_matches;
 
 /// Where an upstream is.
 #[derive(Debug, Clone)]
@@ -20,6 +25,56 @@ pub struct Mount {
     pub(crate) source: Source,
     pub(crate) namespace: Option<String>,
     pub(crate) options: ClientOptions,
+    pub(crate) policy: Policy,
+}
+
+/// Which of a mount's tools and prompts the gateway offers, and how: by their upstream names.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Policy {
+    include: Vec<String>,
+    exclude: Vec<String>,
+    read_only: bool,
+    renames: BTreeMap<String, String>,
+    descriptions: BTreeMap<String, String>,
+    scopes: Vec<(String, Vec<String>)>,
+}
+
+impl Policy {
+    /// True when the tool or prompt the upstream calls `name` is offered by name.
+    pub(crate) fn offers(&self, name: &str) -> bool {
+        let included = self.include.is_empty() || self.include.iter().any(|pattern| glob_matches(pattern, name));
+        let excluded = self.exclude.iter().any(|pattern| glob_matches(pattern, name));
+        included && !excluded
+    }
+
+    /// True when the tool the upstream calls `name`, read-only or not as its annotations say
+    /// (`readOnlyHint`, unknown when absent), is offered.
+    pub(crate) fn offers_tool(&self, name: &str, read_only: Option<bool>) -> bool {
+        self.offers(name) && (!self.read_only || read_only == Some(true))
+    }
+
+    /// The name the gateway gives it, before the namespace.
+    pub(crate) fn renamed<'a>(&'a self, name: &'a str) -> &'a str {
+        self.renames.get(name).map_or(name, String::as_str)
+    }
+
+    /// The description the gateway gives it instead of the upstream's.
+    pub(crate) fn description(&self, name: &str) -> Option<&str> {
+        self.descriptions.get(name).map(String::as_str)
+    }
+
+    /// The scopes a principal needs to see and use it: those of every pattern it matches.
+    pub(crate) fn scopes(&self, name: &str) -> Vec<String> {
+        let mut scopes: Vec<String> = self
+            .scopes
+            .iter()
+            .filter(|(pattern, _)| glob_matches(pattern, name))
+            .flat_map(|(_, scopes)| scopes.iter().cloned())
+            .collect();
+        scopes.sort();
+        scopes.dedup();
+        scopes
+    }
 }
 
 impl Mount {
@@ -44,7 +99,7 @@ impl Mount {
     }
 
     fn new(name: String, source: Source) -> Mount {
-        Mount { name, source, namespace: None, options: ClientOptions::default() }
+        Mount { name, source, namespace: None, options: ClientOptions::default(), policy: Policy::default() }
     }
 
     /// The namespace its tools and prompts are listed under (`NS_name`); `""` mounts them as
@@ -57,6 +112,46 @@ impl Mount {
     /// How the gateway's client speaks to the upstream (its revision, timeout, headers, ...).
     pub fn client_options(mut self, options: ClientOptions) -> Mount {
         self.options = options;
+        self
+    }
+
+    /// Offers only the tools and prompts whose upstream names match one of `patterns` (`*`
+    /// stands for any characters, `?` for one). Every one unless called.
+    pub fn include<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> Mount {
+        self.policy.include.extend(patterns.into_iter().map(Into::into));
+        self
+    }
+
+    /// Leaves out the tools and prompts whose upstream names match one of `patterns`.
+    pub fn exclude<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> Mount {
+        self.policy.exclude.extend(patterns.into_iter().map(Into::into));
+        self
+    }
+
+    /// Offers only the tools the upstream marks read-only (`readOnlyHint`).
+    pub fn read_only_tools(mut self) -> Mount {
+        self.policy.read_only = true;
+        self
+    }
+
+    /// Offers the upstream's tool or prompt `name` as `new_name` (before the namespace).
+    pub fn rename(mut self, name: impl Into<String>, new_name: impl Into<String>) -> Mount {
+        self.policy.renames.insert(name.into(), new_name.into());
+        self
+    }
+
+    /// Describes the upstream's tool or prompt `name` with `description` instead of its own.
+    pub fn describe(mut self, name: impl Into<String>, description: impl Into<String>) -> Mount {
+        self.policy.descriptions.insert(name.into(), description.into());
+        self
+    }
+
+    /// Requires `scopes` of whoever lists or uses the tools and prompts whose upstream names
+    /// match `pattern`: a principal lacking one does not see them and is refused if it names
+    /// them (with the gateway as an OAuth resource server; requests without a principal never
+    /// see them). The gateway's clients' tokens never go upstream.
+    pub fn scopes<S: Into<String>>(mut self, pattern: impl Into<String>, scopes: impl IntoIterator<Item = S>) -> Mount {
+        self.policy.scopes.push((pattern.into(), scopes.into_iter().map(Into::into).collect()));
         self
     }
 

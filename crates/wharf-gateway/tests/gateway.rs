@@ -321,3 +321,58 @@ async fn an_upstreams_list_change_reaches_the_gateways_clients_in_either_era() {
         assert_valid(&client, ProtocolVersion::V2025_11_25);
     }
 }
+
+/// A mount offers what its filters let through, under the names and descriptions it gives,
+/// and only to principals with the scopes it requires: here a principal stated by a layer of
+/// the gateway's own, as an OAuth resource server in front would.
+#[tokio::test]
+async fn a_mount_offers_what_its_filters_allow_under_its_names_to_whom_it_says() {
+    let readonly = wharf_protocol::ToolAnnotations { read_only_hint: Some(true), ..Default::default() };
+    let up = Server::builder("up", "1.0.0")
+        .tool(ToolDef::new("search_docs", || async { "found" }).annotations(readonly.clone()))
+        .tool(ToolDef::new("search_all", || async { "found all" }).annotations(readonly.clone()))
+        .tool(ToolDef::new("search_secret", || async { "secret" }).annotations(readonly.clone()))
+        .tool(ToolDef::new("delete_docs", || async { "deleted" }))
+        .tool(ToolDef::new("admin_report", || async { "the report" }).annotations(readonly))
+        .prompt(PromptDef::template("summary", "Summarize {doc}").argument("doc", "The document", true))
+        .build()
+        .unwrap();
+    let mount = Mount::server("docs", up)
+        .include(["search_*", "admin_*", "delete_*", "summary"])
+        .exclude(["*_secret"])
+        .read_only_tools()
+        .rename("search_docs", "find")
+        .describe("search_docs", "Find a document")
+        .scopes("admin_*", ["docs:admin"]);
+    let with_principal = |scopes: &'static [&'static str]| {
+        wharf_server::layer_fn(move |mut request: wharf_server::McpRequest<'_>, next: wharf_server::Next<'_>| {
+            request.set_principal(wharf_server::Principal::new("ada").with_scopes(scopes.iter().copied()));
+            next.run(request)
+        })
+    };
+    for (scopes, sees_admin) in [(&[][..], false), (&["docs:admin"][..], true)] {
+        let builder = Server::builder("gateway", "1.0.0").layer(with_principal(scopes));
+        let gateway = Gateway::with_builder(builder).mount(mount.clone()).build().await.unwrap();
+        let client = InMemoryClient::latest_session(gateway).await;
+        let listed = client.request("tools/list", json!({})).await.unwrap();
+        let mut names: Vec<&str> =
+            listed["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
+        names.sort_unstable();
+        let mut expected = vec!["docs_find", "docs_search_all"];
+        if sees_admin {
+            expected.insert(0, "docs_admin_report");
+        }
+        assert_eq!(names, expected, "included, not excluded, read-only, renamed, visible with {scopes:?}");
+        let find = listed["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "docs_find").unwrap();
+        assert_eq!(find["description"], "Find a document");
+        let found = client.request("tools/call", json!({"name": "docs_find", "arguments": {}})).await.unwrap();
+        assert_eq!(text(&found), "found", "the renamed tool calls the upstream's `search_docs`");
+        for hidden in ["docs_search_secret", "docs_delete_docs", "docs_search_docs"] {
+            client.request("tools/call", json!({"name": hidden, "arguments": {}})).await.unwrap_err();
+        }
+        let admin = client.request("tools/call", json!({"name": "docs_admin_report", "arguments": {}})).await;
+        assert_eq!(admin.is_ok(), sees_admin, "refused without the scope: {admin:?}");
+        let prompts = client.request("prompts/list", json!({})).await.unwrap();
+        assert_eq!(prompts["prompts"][0]["name"], "docs_summary", "a prompt is included by name");
+    }
+}
