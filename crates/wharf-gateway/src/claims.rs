@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::component::Kind;
 use crate::error::{GatewayError, GatewayErrorKind};
+use crate::kind::Kind;
 use crate::names::check_name;
 
 /// The names taken on the gateway, and by which mount.

@@ -5,32 +5,11 @@ use std::sync::Arc;
 
 use wharf_server::{Error, PromptDef, ResourceDef, ServerBuilder, TemplateDef, ToolDef, Update};
 
+use crate::kind::Kind;
+use crate::link::Link;
 use crate::mount::Policy;
 use crate::names::namespaced;
-use crate::proxy::{self, Link};
-
-/// A kind of component an upstream lists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Kind {
-    Tool,
-    Prompt,
-    Resource,
-    Template,
-}
-
-impl Kind {
-    pub(crate) const ALL: [Kind; 4] = [Kind::Tool, Kind::Prompt, Kind::Resource, Kind::Template];
-
-    /// The kind as errors and logs name it.
-    pub(crate) fn label(self) -> &'static str {
-        match self {
-            Kind::Tool => "tool",
-            Kind::Prompt => "prompt",
-            Kind::Resource => "resource",
-            Kind::Template => "resource template",
-        }
-    }
-}
+use crate::proxy;
 
 /// One of the gateway's components standing for an upstream's.
 pub(crate) enum Component {

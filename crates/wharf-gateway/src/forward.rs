@@ -25,8 +25,8 @@ use wharf_protocol::{
 };
 use wharf_server::{RequestContext, RpcError};
 
+use crate::link::Link;
 use crate::parked::{AbortOnDrop, Running};
-use crate::proxy::Link;
 use crate::relay::{Relay, all_capabilities, ask_keyed, to_object};
 use crate::task::{ListedTasks, call_as_session_task, declares_tasks, follow};
 use crate::upstream::answer_for;

@@ -9,14 +9,15 @@ use std::time::Duration;
 use wharf_server::{Server, ServerBuilder};
 
 use crate::claims::Claims;
-use crate::component::{Kind, Upstream};
+use crate::component::Upstream;
 use crate::connection::Connection;
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::health::Health;
+use crate::kind::Kind;
+use crate::link::Link;
 use crate::mount::Mount;
 use crate::names::uri_prefix;
 use crate::parked::Parking;
-use crate::proxy::Link;
 use crate::subscribe::{Subscribed, Subscriptions};
 use crate::task::StayACall;
 use crate::watch;

@@ -26,35 +26,47 @@
 //!
 //! # Floors, from the bottom up
 //! 1. `error.rs` ([`GatewayError`], [`GatewayErrorKind`]), `names.rs` (namespaced names within
-//!    the tool-name rules, and resource URIs behind a scheme prefix).
-//! 2. `mount.rs` ([`Mount`]: one upstream, its namespace and client options).
-//! 3. `upstream.rs` (reaching a mount; an upstream's failure as the gateway's answer).
-//! 4. `proxy.rs` (the gateway's tool, prompt, resource or template for an upstream's,
-//!    forwarding each call).
-//! 5. `claims.rs` (which mount holds each name), `component.rs` (an upstream as the gateway
-//!    holds it, and its components of each kind).
-//! 6. `watch.rs` (an upstream's list changes, carried to the gateway's lists and clients).
-//! 7. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
+//!    the tool-name rules, resource URIs behind a scheme prefix, globs), `kind.rs` (the kinds of
+//!    component), `relay.rs` (who answers an upstream's question during one request: the
+//!    client at once, or a queue a 2026-07-28 request parks on).
+//! 2. `mount.rs` ([`Mount`]: one upstream, its namespace, client options, and what it offers
+//!    to whom), `claims.rs` (which mount holds each name), `parked.rs` (upstream requests
+//!    waiting between a 2026-07-28 client's rounds).
+//! 3. `upstream.rs` (reaching a mount; an upstream's failure as the gateway's answer), `task.rs`
+//!    (tasks across the gateway: a mounted call stays a call until its upstream makes a task).
+//! 4. `connection.rs` (a mount's upstream kept up: down, why, started again), `health.rs`
+//!    ([`Health`]).
+//! 5. `link.rs` (what every proxy of a mount holds).
+//! 6. `forward.rs` (one request forwarded in the client's era, with progress, logs and
+//!    questions carried back).
+//! 7. `proxy.rs` (the gateway's tool, prompt, resource or template for an upstream's).
+//! 8. `component.rs` (an upstream as the gateway holds it, and its components of each kind).
+//! 9. `subscribe.rs` (resource subscriptions made upstream), `watch.rs` (an upstream's list
+//!    changes and updates carried to the gateway's clients; a program that exited started
+//!    again).
+//! 10. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
 
 mod error;
+mod kind;
 mod names;
-
-mod mount;
-
 mod relay;
+
+mod claims;
+mod mount;
+mod parked;
+
+mod task;
 mod upstream;
 
 mod connection;
 mod health;
 
-mod parked;
-
-mod task;
+mod link;
 
 mod forward;
+
 mod proxy;
 
-mod claims;
 mod component;
 
 mod subscribe;

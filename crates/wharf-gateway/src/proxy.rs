@@ -17,26 +17,9 @@ use wharf_server::{
     Args, CompletionCall, PromptDef, RequestContext, ResourceDef, RpcError, TaskSupport, TemplateDef, ToolDef,
 };
 
-use crate::connection::Connection;
 use crate::forward::forward;
-use crate::parked::Parking;
+use crate::link::Link;
 use crate::task::ListedTasks;
-
-/// What every proxy of one mount holds: the mount's name, its connection, where its parked
-/// requests wait.
-#[derive(Clone)]
-pub(crate) struct Link {
-    pub(crate) mount: Arc<str>,
-    pub(crate) connection: Arc<Connection>,
-    pub(crate) parking: Arc<Parking>,
-}
-
-impl Link {
-    /// The upstream's client now, or the error naming the mount that is down.
-    pub(crate) fn client(&self) -> Result<Client, RpcError> {
-        self.connection.client()
-    }
-}
 
 /// `tool` of the mount, listed as `name` by `client`, its calls forwarded upstream.
 pub(crate) fn tool(link: &Link, client: &Client, tool: Tool, name: String) -> ToolDef {

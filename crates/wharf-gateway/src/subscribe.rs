@@ -12,8 +12,8 @@ use wharf_protocol::{ClientRequest, Era};
 use wharf_server::{Layer, LayerFuture, McpRequest, Next};
 
 use crate::claims::Claims;
-use crate::component::Kind;
 use crate::connection::Connection;
+use crate::kind::Kind;
 
 /// One mount's side of the subscriptions.
 pub(crate) struct Subscribed {

@@ -16,7 +16,7 @@ use wharf_protocol::{ErrorObject, InputRequest, TASKS_EXTENSION};
 use wharf_server::{Layer, LayerFuture, McpRequest, Next, RequestContext, RpcError};
 
 use crate::claims::Claims;
-use crate::component::Kind;
+use crate::kind::Kind;
 use crate::relay::ask_keyed;
 
 /// How long a mounted tool's call that may become a task stays a plain call, unless its

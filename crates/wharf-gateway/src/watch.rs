@@ -15,8 +15,9 @@ use wharf_protocol::{Era, ServerNotification, SubscriptionFilter};
 use wharf_server::Server;
 
 use crate::claims::Claims;
-use crate::component::{Kind, Upstream, remove};
+use crate::component::{Upstream, remove};
 use crate::connection::Connection;
+use crate::kind::Kind;
 
 /// The first pause before a mount that went down is started again, and the longest one (the
 /// pause doubles with each failed start).

@@ -13,9 +13,6 @@ use super::guard;
 use super::options::{HttpOptions, MetricsToken, OperatorEndpoint};
 use super::reply;
 
-/// The content type of the Prometheus text exposition format.
-pub(crate) const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
-
 /// Answers a request for the metrics path.
 pub(crate) async fn answer<B>(
     options: &HttpOptions,

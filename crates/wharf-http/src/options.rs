@@ -44,6 +44,9 @@ pub struct HttpOptions {
     pub(crate) event_store_total_bytes: usize,
 }
 
+/// The content type of the Prometheus text exposition format.
+pub(crate) const PROMETHEUS_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
+
 /// A path for operators beside the MCP endpoint, answering GET with what `render` gives: the
 /// metrics in the Prometheus text format, or the health as JSON.
 pub(crate) struct OperatorEndpoint {
@@ -143,7 +146,7 @@ impl HttpOptions {
         render: impl Fn() -> String + Send + Sync + 'static,
     ) -> HttpOptions {
         let render = Box::new(move || (true, render()));
-        let endpoint = OperatorEndpoint { path: path.into(), content_type: crate::metrics::PROMETHEUS_TEXT, render };
+        let endpoint = OperatorEndpoint { path: path.into(), content_type: PROMETHEUS_TEXT, render };
         self.operator_endpoints.push(Arc::new(endpoint));
         self
     }

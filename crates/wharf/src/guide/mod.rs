@@ -41,10 +41,15 @@
 //! - [cli]: `wharf list`, `call`, `check`, `login`, `tokens`, `bench`, `new` and `install`.
 //! - [client]: the same client, in Rust (the `client` feature).
 //! - [folder]: `wharf serve DIR`, a server from a folder with no Rust written.
+//! - [gateway]: `wharf gateway`, many servers behind one, bridging protocol eras (the `gateway`
+//!   feature).
 //!
 //! # Wharf itself
 //!
 //! - [development]: the repository's tests, fuzzing, performance and status.
+
+#[doc = include_str!("../../guide/gateway.md")]
+pub mod gateway {}
 
 #[doc = include_str!("../../guide/tools.md")]
 pub mod tools {}
