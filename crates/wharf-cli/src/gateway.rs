@@ -12,7 +12,7 @@ use std::time::Duration;
 use clap::Args;
 use serde::Deserialize;
 use wharf::client::ClientOptions;
-use wharf::gateway::{Gateway, Health, Mount};
+use wharf::gateway::{Gateway, GatewayHandle, Health, Mount};
 use wharf::protocol::ProtocolVersion;
 
 use crate::remote::{self, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http, telemetry};
@@ -40,7 +40,7 @@ struct GatewayFile {
 }
 
 /// One `[[mount]]`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MountEntry {
     /// In logs, errors, the health endpoint, and the namespace unless `namespace` says
@@ -95,8 +95,9 @@ struct MountEntry {
     scopes: BTreeMap<String, Vec<String>>,
 }
 
-/// Reads `path` into mounts, or every mistake found, each naming its mount.
-fn read_config(path: &Path) -> Result<Vec<Mount>, Vec<String>> {
+/// Reads `path` into mounts, each with its entry, or every mistake found, each naming its
+/// mount.
+fn read_config(path: &Path) -> Result<Vec<(MountEntry, Mount)>, Vec<String>> {
     let text = std::fs::read_to_string(path).map_err(|err| vec![format!("{}: {err}", path.display())])?;
     let file: GatewayFile = toml::from_str(&text).map_err(|err| vec![format!("{}: {err}", path.display())])?;
     if file.mount.is_empty() {
@@ -120,7 +121,7 @@ fn read_config(path: &Path) -> Result<Vec<Mount>, Vec<String>> {
         let before = mistakes.len();
         let mount = mount_of(&entry, &label, base, &mut mistakes);
         if let Some(mount) = mount.filter(|_| mistakes.len() == before) {
-            mounts.push(mount);
+            mounts.push((entry, mount));
         }
     }
     if mistakes.is_empty() { Ok(mounts) } else { Err(mistakes) }
@@ -304,7 +305,7 @@ fn init_logging_with(default: &str, telemetry: Option<&wharf::otel::Telemetry>) 
 /// Builds the gateway and serves it until stdin closes or a signal stops it.
 fn run(
     args: &GatewayArgs,
-    mounts: Vec<Mount>,
+    mounts: Vec<(MountEntry, Mount)>,
     runtime: &tokio::runtime::Runtime,
     telemetry: Option<Arc<wharf::otel::Telemetry>>,
 ) -> Result<(), String> {
@@ -312,8 +313,12 @@ fn run(
     let redis = remote::redis(remote, runtime)?;
     let builder = wharf::Server::builder("wharf-gateway", env!("CARGO_PKG_VERSION"));
     let builder = prepare_builder(builder, remote, runtime, redis.as_ref(), telemetry.as_deref())?;
-    let gateway = mounts.into_iter().fold(Gateway::with_builder(builder), Gateway::mount);
-    let (server, health) = runtime.block_on(gateway.build_with_health()).map_err(|err| err.to_string())?;
+    let entries: BTreeMap<String, MountEntry> =
+        mounts.iter().map(|(entry, _)| (entry.name.clone(), entry.clone())).collect();
+    let gateway = mounts.into_iter().map(|(_, mount)| mount).fold(Gateway::with_builder(builder), Gateway::mount);
+    let (server, handle) = runtime.block_on(gateway.build_with_handle()).map_err(|err| err.to_string())?;
+    let health = handle.health();
+    runtime.spawn(reload_on_change(args.config.clone(), entries, handle));
     match &remote.http {
         None => runtime.block_on(wharf::serve_stdio(server)).map_err(|err| err.to_string()),
         Some(address) => {
@@ -323,6 +328,58 @@ fn run(
             let (listener, options) = runtime.block_on(prepared)?;
             let options = options.health_endpoint(HEALTH_PATH, move || (health.all_up(), health.report()));
             wharf_demo::serve_http(runtime, server, listener, options, SERVED.command)
+        }
+    }
+}
+
+/// How often the file is looked at for changes.
+const RELOAD_POLL: Duration = Duration::from_secs(1);
+
+/// Looks at the file every second; when it changed and is sound, mounts what it adds, unmounts
+/// what it takes away and mounts again what it changes, leaving the other mounts (and their
+/// clients' sessions) alone. A file with mistakes is reported and the gateway goes on as it is.
+async fn reload_on_change(path: PathBuf, mut entries: BTreeMap<String, MountEntry>, handle: GatewayHandle) {
+    let mut seen = std::fs::read(&path).ok();
+    loop {
+        tokio::time::sleep(RELOAD_POLL).await;
+        let now = std::fs::read(&path).ok();
+        if now.is_none() || now == seen {
+            continue;
+        }
+        seen = now;
+        let mounts = match read_config(&path) {
+            Ok(mounts) => mounts,
+            Err(mistakes) => {
+                for mistake in mistakes {
+                    eprintln!(
+                        "wharf gateway: {} changed, but: {mistake}; the mounts stay as they were",
+                        path.display()
+                    );
+                }
+                continue;
+            }
+        };
+        let wanted: HashSet<String> = mounts.iter().map(|(entry, _)| entry.name.clone()).collect();
+        let gone: Vec<String> = entries.keys().filter(|name| !wanted.contains(*name)).cloned().collect();
+        for name in gone {
+            handle.unmount(&name).await;
+            entries.remove(&name);
+            eprintln!("wharf gateway: unmounted `{name}`");
+        }
+        for (entry, mount) in mounts {
+            if entries.get(&entry.name) == Some(&entry) {
+                continue;
+            }
+            if entries.remove(&entry.name).is_some() {
+                handle.unmount(&entry.name).await;
+            }
+            match handle.mount(mount).await {
+                Ok(()) => {
+                    eprintln!("wharf gateway: mounted `{}`", entry.name);
+                    entries.insert(entry.name.clone(), entry);
+                }
+                Err(err) => eprintln!("wharf gateway: `{}` could not be mounted: {err}", entry.name),
+            }
         }
     }
 }

@@ -107,3 +107,49 @@ async fn a_killed_upstream_comes_back_and_a_slow_one_meets_its_deadline() {
     let (code, _) = gateway.wait_within(Duration::from_secs(10));
     assert_eq!(code, Some(0));
 }
+
+/// The file changes while the gateway serves: a mount added appears, one taken away goes, one
+/// whose table is unchanged keeps its process and its clients' session; a file with a mistake
+/// changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_file_reloads_without_touching_unchanged_mounts() {
+    let dir = TempDir::new("gateway-reload");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    let table = |name: &str| format!("[[mount]]\nname = \"{name}\"\ncommand = [{wharf:?}, \"serve\"]\n\n");
+    dir.write("gateway.toml", table("kept") + &table("dropped"));
+    let mut gateway = Process::spawn(
+        Command::new(wharf)
+            .arg("gateway")
+            .arg(dir.join("gateway.toml"))
+            .args(["--http", "127.0.0.1:0"])
+            .env_remove("RUST_LOG")
+            .env_remove("WHARF_LOG"),
+    );
+    let port = port_of(&gateway.wait_for("wharf gateway: the 2 mounts"));
+    let (_, report) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
+    let kept_pid = mount(&report, "kept")["pid"].as_u64().unwrap();
+    // A 2025 session, which must outlive the reload.
+    let options =
+        wharf_client::ClientOptions::default().protocol_version(wharf_client::protocol::ProtocolVersion::V2025_11_25);
+    let client = Client::connect_with(Target::url(format!("http://127.0.0.1:{port}/mcp")), options).await.unwrap();
+    assert_eq!(text(&client.call_tool("dropped_echo", json!({"message": "a"})).await.unwrap()), "a");
+
+    dir.write("gateway.toml", table("kept") + &table("added") + "[[mount]]\nname = \"broken\"\n");
+    gateway.wait_for("changed, but: mount `broken`");
+    assert_eq!(text(&client.call_tool("dropped_echo", json!({"message": "b"})).await.unwrap()), "b", "unchanged");
+
+    dir.write("gateway.toml", table("kept") + &table("added"));
+    gateway.wait_for("wharf gateway: mounted `added`");
+    gateway.wait_for("wharf gateway: unmounted `dropped`");
+    assert_eq!(text(&client.call_tool("added_echo", json!({"message": "new"})).await.unwrap()), "new");
+    client.call_tool("dropped_echo", json!({"message": "c"})).await.expect_err("gone");
+    assert_eq!(text(&client.call_tool("kept_echo", json!({"message": "same"})).await.unwrap()), "same");
+    let (_, report) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
+    assert_eq!(mount(&report, "kept")["pid"].as_u64(), Some(kept_pid), "the unchanged mount kept its process");
+    let names: Vec<&str> = report["mounts"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["kept", "added"], "{report}");
+    drop(client);
+    gateway.signal("TERM");
+    let (code, _) = gateway.wait_within(Duration::from_secs(10));
+    assert_eq!(code, Some(0));
+}

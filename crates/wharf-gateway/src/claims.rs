@@ -45,6 +45,16 @@ impl Claims {
         self.held.get(&(kind, name.to_owned())).map(String::as_str)
     }
 
+    /// Gives back every name `mount` holds: what it held, kind by kind.
+    pub(crate) fn release_all(&mut self, mount: &str) -> Vec<(Kind, String)> {
+        let released: Vec<(Kind, String)> =
+            self.held.iter().filter(|(_, holder)| *holder == mount).map(|(key, _)| key.clone()).collect();
+        for key in &released {
+            self.held.remove(key);
+        }
+        released
+    }
+
     /// Gives `name` back, if `mount` holds it.
     pub(crate) fn release(&mut self, kind: Kind, name: &str, mount: &str) {
         if self.held.get(&(kind, name.to_owned())).is_some_and(|holder| holder == mount) {

@@ -4,7 +4,7 @@
 //! naming the mount at once; the other mounts are not concerned.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use wharf_client::Client;
 use wharf_server::RpcError;
 
-use crate::error::GatewayError;
+use crate::error::{GatewayError, GatewayErrorKind};
 use crate::mount::Mount;
 use crate::upstream::connect;
 
@@ -27,6 +27,8 @@ pub(crate) struct Connection {
     mount: Mount,
     state: Mutex<State>,
     restarts: AtomicU64,
+    /// Set once the mount is unmounted: it is never started again.
+    closed: AtomicBool,
     /// The resources a 2025 upstream was sent `resources/subscribe` for: sent again after a
     /// restart.
     pub(crate) subscribed: Mutex<HashSet<String>>,
@@ -40,6 +42,7 @@ impl Connection {
             mount: mount.clone(),
             state: Mutex::new(State::Up { client, since: SystemTime::now() }),
             restarts: AtomicU64::new(0),
+            closed: AtomicBool::new(false),
             subscribed: Mutex::default(),
         })
     }
@@ -71,11 +74,34 @@ impl Connection {
 
     /// Starts the upstream again: its new client, which requests get from now on.
     pub(crate) async fn restart(&self) -> Result<Client, GatewayError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(GatewayError::new(
+                GatewayErrorKind::Mount,
+                format!("the mount `{}` was unmounted", self.mount.name),
+            ));
+        }
         let client = connect(&self.mount).await?;
         self.restarts.fetch_add(1, Ordering::Relaxed);
         tracing::info!(mount = %self.mount.name, "a mount is up again");
         *self.lock() = State::Up { client: client.clone(), since: SystemTime::now() };
         Ok(client)
+    }
+
+    /// Ends the connection for good: a program is stopped.
+    pub(crate) async fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        let client = match &*self.lock() {
+            State::Up { client, .. } => Some(client.clone()),
+            State::Down { .. } => None,
+        };
+        *self.lock() = State::Down {
+            why: "it was unmounted".to_owned(),
+            since: SystemTime::now(),
+            retry_at: Instant::now() + Duration::from_secs(u64::from(u32::MAX)),
+        };
+        if let Some(client) = client {
+            client.close().await;
+        }
     }
 
     /// What the health endpoint says of the mount.

@@ -2,25 +2,20 @@
 //! theirs under namespaces, kept current as the upstreams' lists change, so that every
 //! transport, authentication, middleware and store of Wharf applies to the gateway unchanged.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use wharf_server::{Server, ServerBuilder};
 
+use crate::attach::{Attached, attach};
 use crate::claims::Claims;
-use crate::component::Upstream;
-use crate::connection::Connection;
 use crate::error::{GatewayError, GatewayErrorKind};
+use crate::handle::GatewayHandle;
 use crate::health::Health;
-use crate::kind::Kind;
-use crate::link::Link;
 use crate::mount::Mount;
-use crate::names::uri_prefix;
 use crate::parked::Parking;
-use crate::subscribe::{Subscribed, Subscriptions};
+use crate::subscribe::{SubscribedMounts, Subscriptions};
 use crate::task::StayACall;
-use crate::watch;
 
 /// How long an upstream request waits, parked, for the retry of a 2026-07-28 client that was
 /// asked for input.
@@ -69,65 +64,39 @@ impl Gateway {
 
     /// [`Gateway::build`], with the [`Health`] of the mounts for a health endpoint.
     pub async fn build_with_health(self) -> Result<(Server, Health), GatewayError> {
+        let (server, handle) = self.build_with_handle().await?;
+        Ok((server, handle.health()))
+    }
+
+    /// [`Gateway::build`], with a [`GatewayHandle`] that mounts and unmounts upstreams while the
+    /// gateway serves, and reports their health.
+    pub async fn build_with_handle(self) -> Result<(Server, GatewayHandle), GatewayError> {
         let Gateway { mut builder, mounts, separator } = self;
         let claims = Arc::new(Mutex::new(Claims::default()));
         let parking = Parking::new(PARKED_LIFETIME);
-        builder = builder.layer(StayACall { claims: claims.clone() });
-        let mut mounted = Vec::new();
+        let subscribed = SubscribedMounts::default();
+        builder = builder
+            .layer(StayACall { claims: claims.clone() })
+            .layer(Subscriptions { mounts: subscribed.clone(), claims: claims.clone() });
+        let mut attached: Vec<Attached> = Vec::new();
         for mount in &mounts {
-            if mount.name.trim().is_empty() {
-                return Err(GatewayError::new(GatewayErrorKind::Mount, "a mount needs a name"));
-            }
-            if mounted.iter().any(|(upstream, _): &(Upstream, _)| *upstream.link.mount == *mount.name) {
+            if attached.iter().any(|done| *done.upstream.link.mount == *mount.name) {
                 return Err(GatewayError::new(
                     GatewayErrorKind::Mount,
                     format!("two mounts are named `{}`", mount.name),
                 ));
             }
-            let namespace = mount.effective_namespace().to_owned();
-            let prefix = uri_prefix(&namespace).map_err(|why| {
-                GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{}`: {why}", mount.name))
-            })?;
-            let connection = Arc::new(Connection::open(mount).await?);
-            let link = Link { mount: mount.name.as_str().into(), connection, parking: parking.clone() };
-            let policy = Arc::new(mount.policy.clone());
-            let upstream = Upstream { link, namespace, separator: separator.clone(), prefix: prefix.into(), policy };
-            let mut held = HashMap::new();
-            for kind in Kind::ALL {
-                let listed = upstream.list(kind).await.map_err(|err| {
-                    GatewayError::new(
-                        GatewayErrorKind::Upstream,
-                        format!("the mount `{}` did not list its {}s: {err}", mount.name, kind.label()),
-                    )
-                })?;
-                let mut names = Vec::new();
-                for (name, original, component) in listed {
-                    claims.lock().unwrap_or_else(PoisonError::into_inner).claim(kind, &name, &mount.name, &original)?;
-                    builder = component.add_to(builder);
-                    names.push(name);
-                }
-                held.insert(kind, names);
+            let mut done = attach(mount, &claims, &parking, &separator).await?;
+            for component in std::mem::take(&mut done.components) {
+                builder = component.add_to(builder);
             }
-            mounted.push((upstream, held));
+            attached.push(done);
         }
-        let mut subscribed = Vec::new();
-        let mut listened = Vec::new();
-        for (upstream, _) in &mounted {
-            let (sender, receiver) = tokio::sync::watch::channel(BTreeSet::new());
-            subscribed.push(Arc::new(Subscribed {
-                mount: upstream.link.mount.clone(),
-                prefix: upstream.prefix.clone(),
-                connection: upstream.link.connection.clone(),
-                listened: sender,
-            }));
-            listened.push(receiver);
-        }
-        builder = builder.layer(Subscriptions { mounts: subscribed, claims: claims.clone() });
         let server = builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))?;
-        let health = Health::new(mounted.iter().map(|(upstream, _)| upstream.link.connection.clone()).collect());
-        for ((upstream, held), listened) in mounted.into_iter().zip(listened) {
-            watch::spawn(server.clone(), upstream, claims.clone(), held, listened);
+        let handle = GatewayHandle::new(server.clone(), claims, parking, separator, subscribed);
+        for done in attached {
+            handle.register(done);
         }
-        Ok((server, health))
+        Ok((server, handle))
     }
 }

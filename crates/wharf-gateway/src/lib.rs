@@ -44,7 +44,9 @@
 //! 9. `subscribe.rs` (resource subscriptions made upstream), `watch.rs` (an upstream's list
 //!    changes and updates carried to the gateway's clients; a program that exited started
 //!    again).
-//! 10. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
+//! 10. `attach.rs` (a mount reached, listed, its names claimed).
+//! 11. `handle.rs` ([`GatewayHandle`]: mounts added and taken away while the gateway serves).
+//! 12. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
 
 mod error;
 mod kind;
@@ -72,9 +74,14 @@ mod component;
 mod subscribe;
 mod watch;
 
+mod attach;
+
+mod handle;
+
 mod gateway;
 
 pub use error::{GatewayError, GatewayErrorKind};
 pub use gateway::Gateway;
+pub use handle::GatewayHandle;
 pub use health::Health;
 pub use mount::Mount;

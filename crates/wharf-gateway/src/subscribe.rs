@@ -5,7 +5,7 @@
 //! `watch.rs`).
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use tokio::sync::watch;
 use wharf_protocol::{ClientRequest, Era};
@@ -27,21 +27,23 @@ pub(crate) struct Subscribed {
 
 /// The layer that subscribes upstream as the gateway's clients subscribe.
 pub(crate) struct Subscriptions {
-    pub(crate) mounts: Vec<Arc<Subscribed>>,
+    pub(crate) mounts: SubscribedMounts,
     pub(crate) claims: Arc<Mutex<Claims>>,
 }
+
+/// The mounts as subscriptions see them, which change as mounts come and go.
+pub(crate) type SubscribedMounts = Arc<RwLock<Vec<Arc<Subscribed>>>>;
 
 impl Subscriptions {
     /// The mount a gateway URI belongs to, and the URI as its upstream knows it: the mount
     /// whose prefix it carries, or among mounts without one the mount that lists it, or the
     /// only such mount.
-    fn upstream_of(&self, uri: &str) -> Option<(&Arc<Subscribed>, String)> {
-        if let Some(mount) =
-            self.mounts.iter().find(|mount| !mount.prefix.is_empty() && uri.starts_with(&*mount.prefix))
-        {
-            return Some((mount, uri[mount.prefix.len()..].to_owned()));
+    fn upstream_of(&self, uri: &str) -> Option<(Arc<Subscribed>, String)> {
+        let mounts = self.mounts.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(mount) = mounts.iter().find(|mount| !mount.prefix.is_empty() && uri.starts_with(&*mount.prefix)) {
+            return Some((mount.clone(), uri[mount.prefix.len()..].to_owned()));
         }
-        let unprefixed: Vec<&Arc<Subscribed>> = self.mounts.iter().filter(|mount| mount.prefix.is_empty()).collect();
+        let unprefixed: Vec<&Arc<Subscribed>> = mounts.iter().filter(|mount| mount.prefix.is_empty()).collect();
         let holder =
             self.claims.lock().unwrap_or_else(PoisonError::into_inner).holder(Kind::Resource, uri).map(str::to_owned);
         let mount = match holder {
@@ -49,7 +51,7 @@ impl Subscriptions {
             None if unprefixed.len() == 1 => unprefixed[0],
             None => return None,
         };
-        Some((mount, uri.to_owned()))
+        Some((mount.clone(), uri.to_owned()))
     }
 
     /// Subscribes the gateway to `uri` upstream, unless it is already.

@@ -40,8 +40,8 @@ pub(crate) fn spawn(
     claims: Arc<Mutex<Claims>>,
     held: HashMap<Kind, Vec<String>>,
     listened: watch::Receiver<BTreeSet<String>>,
-) {
-    tokio::spawn(run(server, upstream, claims, held, listened));
+) -> tokio::task::AbortHandle {
+    tokio::spawn(run(server, upstream, claims, held, listened)).abort_handle()
 }
 
 async fn run(

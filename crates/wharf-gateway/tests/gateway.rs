@@ -376,3 +376,41 @@ async fn a_mount_offers_what_its_filters_allow_under_its_names_to_whom_it_says()
         assert_eq!(prompts["prompts"][0]["name"], "docs_summary", "a prompt is included by name");
     }
 }
+
+/// Mounts come and go while the gateway serves, through its handle: the clients' session goes
+/// on, they hear that the list changed, and the other mounts are not touched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounts_come_and_go_while_the_gateway_serves() {
+    let (gateway, handle) = Gateway::new("gateway", "1.0.0")
+        .mount(Mount::server("alpha", upstream("alpha")))
+        .build_with_handle()
+        .await
+        .unwrap();
+    let client = InMemoryClient::latest_session(gateway).await;
+    assert!(tool_names(&client).await.contains(&"alpha_echo".to_owned()));
+
+    handle.mount(Mount::server("beta", upstream("beta"))).await.unwrap();
+    assert_eq!(handle.mounts(), ["alpha", "beta"]);
+    let called =
+        client.request("tools/call", json!({"name": "beta_echo", "arguments": {"message": "new"}})).await.unwrap();
+    assert_eq!(text(&called), "beta: new");
+    wharf_testkit::fixture::wait_for(&client, |message| message["method"] == "notifications/tools/list_changed").await;
+    let again = handle.mount(Mount::server("beta", upstream("beta"))).await.unwrap_err();
+    assert_eq!(again.kind(), GatewayErrorKind::Mount, "{again}");
+    let clash = handle.mount(Mount::server("gamma", upstream("gamma")).namespace("beta")).await.unwrap_err();
+    assert_eq!(clash.kind(), GatewayErrorKind::Collision, "{clash}");
+    assert_eq!(handle.mounts(), ["alpha", "beta"], "a mount that failed leaves nothing behind");
+
+    assert!(handle.unmount("alpha").await);
+    assert!(!handle.unmount("alpha").await, "only once");
+    let names = tool_names(&client).await;
+    assert!(!names.contains(&"alpha_echo".to_owned()) && names.contains(&"beta_echo".to_owned()), "{names:?}");
+    client.request("tools/call", json!({"name": "alpha_echo", "arguments": {"message": "x"}})).await.unwrap_err();
+    let report = handle.health().report();
+    assert_eq!(report["mounts"].as_array().unwrap().len(), 1, "{report}");
+    // The same session, all along.
+    let called =
+        client.request("tools/call", json!({"name": "beta_echo", "arguments": {"message": "still"}})).await.unwrap();
+    assert_eq!(text(&called), "beta: still");
+    assert_valid(&client, ProtocolVersion::V2025_11_25);
+}

@@ -210,7 +210,7 @@ pub mod redis {
 /// namespaces behind one [`Server`] (the `gateway` feature).
 #[cfg(feature = "gateway")]
 pub mod gateway {
-    pub use wharf_gateway::{Gateway, GatewayError, GatewayErrorKind, Health, Mount};
+    pub use wharf_gateway::{Gateway, GatewayError, GatewayErrorKind, GatewayHandle, Health, Mount};
 }
 
 /// An MCP client for any server, over stdio or Streamable HTTP, in both eras (the `client`

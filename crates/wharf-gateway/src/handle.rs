@@ -1,0 +1,151 @@
+//! [`GatewayHandle`]: the mounts of a gateway that serves, changed while it serves: a mount added
+//! or taken away without touching the others (and their clients' sessions).
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::task::AbortHandle;
+use wharf_server::Server;
+
+use crate::attach::{Attached, attach};
+use crate::claims::Claims;
+use crate::component::remove;
+use crate::connection::Connection;
+use crate::error::{GatewayError, GatewayErrorKind};
+use crate::health::Health;
+use crate::mount::Mount;
+use crate::parked::Parking;
+use crate::subscribe::{Subscribed, SubscribedMounts};
+use crate::watch;
+
+/// Changes the mounts of a gateway while it serves; from
+/// [`Gateway::build_with_handle`](crate::Gateway::build_with_handle). Cheap to clone.
+#[derive(Clone)]
+pub struct GatewayHandle {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    server: Server,
+    claims: Arc<Mutex<Claims>>,
+    parking: Arc<Parking>,
+    separator: String,
+    health: Health,
+    subscribed: SubscribedMounts,
+    mounted: Mutex<HashMap<String, Mounted>>,
+}
+
+/// What a mount that serves has running.
+struct Mounted {
+    watcher: AbortHandle,
+    connection: Arc<Connection>,
+}
+
+impl std::fmt::Debug for GatewayHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatewayHandle").field("mounts", &self.mounts()).finish()
+    }
+}
+
+impl GatewayHandle {
+    pub(crate) fn new(
+        server: Server,
+        claims: Arc<Mutex<Claims>>,
+        parking: Arc<Parking>,
+        separator: String,
+        subscribed: SubscribedMounts,
+    ) -> GatewayHandle {
+        let inner = Inner {
+            server,
+            claims,
+            parking,
+            separator,
+            health: Health::default(),
+            subscribed,
+            mounted: Mutex::default(),
+        };
+        GatewayHandle { inner: Arc::new(inner) }
+    }
+
+    /// The mounts' health, for a health endpoint.
+    pub fn health(&self) -> Health {
+        self.inner.health.clone()
+    }
+
+    /// The names of the mounts that serve now, sorted.
+    pub fn mounts(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.lock().keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// Mounts `mount` while the gateway serves: its components join the gateway's lists (its
+    /// clients hear `list_changed`). Fails, changing nothing, when a mount has its name, its
+    /// upstream cannot be reached, or one of its names is taken.
+    pub async fn mount(&self, mount: Mount) -> Result<(), GatewayError> {
+        if self.lock().contains_key(&mount.name) {
+            return Err(GatewayError::new(
+                GatewayErrorKind::Mount,
+                format!("a mount is named `{}` already", mount.name),
+            ));
+        }
+        let inner = &self.inner;
+        let attached = attach(&mount, &inner.claims, &inner.parking, &inner.separator).await?;
+        let Attached { upstream, components, held } = attached;
+        let added =
+            inner.server.update(|update| components.into_iter().try_for_each(|component| component.add(update)));
+        if let Err(err) = added {
+            inner.claims.lock().unwrap_or_else(PoisonError::into_inner).release_all(&mount.name);
+            upstream.link.connection.close().await;
+            return Err(GatewayError::new(GatewayErrorKind::Server, err.to_string()));
+        }
+        self.register(Attached { upstream, components: Vec::new(), held });
+        Ok(())
+    }
+
+    /// Takes the mount `name` away while the gateway serves: its components leave the lists,
+    /// its program is stopped. False when there is no such mount.
+    pub async fn unmount(&self, name: &str) -> bool {
+        let Some(mounted) = self.lock().remove(name) else { return false };
+        mounted.watcher.abort();
+        let inner = &self.inner;
+        let released = inner.claims.lock().unwrap_or_else(PoisonError::into_inner).release_all(name);
+        let removed = inner.server.update(|update| {
+            for (kind, held) in &released {
+                remove(update, *kind, held);
+            }
+            Ok(())
+        });
+        if let Err(err) = removed {
+            tracing::warn!(mount = name, %err, "the gateway could not take a mount's components away");
+        }
+        inner.subscribed.write().unwrap_or_else(PoisonError::into_inner).retain(|mount| *mount.mount != *name);
+        inner.health.remove(name);
+        mounted.connection.close().await;
+        true
+    }
+
+    /// Starts watching an attached mount whose components the server has: its list changes,
+    /// its subscriptions, its health, its restarts.
+    pub(crate) fn register(&self, attached: Attached) {
+        let Attached { upstream, held, .. } = attached;
+        let inner = &self.inner;
+        let connection = upstream.link.connection.clone();
+        let (listened_sender, listened) = tokio::sync::watch::channel(BTreeSet::new());
+        let subscribed = Arc::new(Subscribed {
+            mount: upstream.link.mount.clone(),
+            prefix: upstream.prefix.clone(),
+            connection: connection.clone(),
+            listened: listened_sender,
+        });
+        inner.subscribed.write().unwrap_or_else(PoisonError::into_inner).push(subscribed);
+        inner.health.add(connection.clone());
+        let name = upstream.link.mount.to_string();
+        let watcher = watch::spawn(inner.server.clone(), upstream, inner.claims.clone(), held, listened);
+        self.lock().insert(name, Mounted { watcher, connection });
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Mounted>> {
+        self.inner.mounted.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
