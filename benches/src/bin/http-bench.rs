@@ -14,6 +14,9 @@
 //! against plain `wharf serve --http` at 64 clients, interleaved, every request carrying a
 //! bearer token the provider issued, and prints auth on / auth off.
 //!
+//! With `BENCH_ONLY_GATEWAY=1` it instead runs `wharf gateway --http` in front of `wharf serve`
+//! (a URL upstream, and a program on stdio) against `wharf serve --http` alone, interleaved.
+//!
 //! With `BENCH_REDIS_URL` naming a Redis and `BENCH_ONLY_REDIS=1` (`scripts/bench` starts a
 //! `redis-server` for it), it instead runs `wharf serve --http --redis URL` (sessions and tasks
 //! shared in Redis) against plain `wharf serve --http` at 64 clients, interleaved, in both
@@ -250,6 +253,11 @@ fn main() {
     let info = server_info(&answer_line(&wharf, &["serve"], &stateless_body(1)));
     // The load generator runs on one thread, so the servers keep the rest of the machine.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    // `BENCH_ONLY_GATEWAY=1` runs the gateway comparison alone.
+    if std::env::var("BENCH_ONLY_GATEWAY").is_ok() {
+        compare_gateway(&runtime, &wharf, count, rounds);
+        return;
+    }
     // `BENCH_ONLY_REDIS=1` runs the Redis comparison alone.
     if let (Ok(redis), Ok(_)) = (std::env::var("BENCH_REDIS_URL"), std::env::var("BENCH_ONLY_REDIS")) {
         compare_redis(&runtime, &wharf, &redis, count, rounds);
@@ -340,6 +348,76 @@ fn compare_redis(runtime: &tokio::runtime::Runtime, wharf: &str, redis_url: &str
             (calling - opening) as f64 / calls as f64
         );
     }
+}
+
+/// `wharf gateway --http` in front of `wharf serve` (over HTTP, and as a program on stdio)
+/// against `wharf serve --http` alone, at 1, 16 and 64 clients, round by round, in both eras:
+/// throughput, and the processor time per call of the gateway and its upstream together against
+/// the server's alone.
+fn compare_gateway(runtime: &tokio::runtime::Runtime, wharf: &str, count: usize, rounds: usize) {
+    let dir = std::env::temp_dir().join(format!("wharf-gateway-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let direct = ["serve", "--http", "{addr}"];
+    for clients in [1usize, 16, 64] {
+        let n = if clients == 1 { count / 4 } else { count };
+        for mode in [Mode::Stateless, Mode::Session] {
+            let (mut alone, mut over_http, mut over_stdio) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..rounds {
+                alone.push(run(runtime, wharf, &direct, mode, clients, n, None));
+                let upstream = ServerProcess::start(wharf, &direct);
+                let config = dir.join("http.toml");
+                let mount = format!("url = \"http://{}/mcp\"", upstream.address);
+                std::fs::write(&config, format!("[[mount]]\nname = \"up\"\n{mount}\nnamespace = \"\"\n")).unwrap();
+                over_http.push(run_with(runtime, wharf, &config, mode, clients, n, Some(upstream.pid())));
+                let config = dir.join("stdio.toml");
+                let mount = format!("command = [{wharf:?}, \"serve\"]");
+                std::fs::write(&config, format!("[[mount]]\nname = \"up\"\n{mount}\nnamespace = \"\"\n")).unwrap();
+                over_stdio.push(run_with(runtime, wharf, &config, mode, clients, n, None));
+            }
+            let era = if mode == Mode::Stateless { "2026 stateless" } else { "2025 session" };
+            let label = format!("{clients} clients");
+            let cpu = |runs: &[Measurement]| {
+                median_cpu_ratio(runs, &alone).map_or_else(|| "-".to_owned(), |cpu| format!("{cpu:.2}"))
+            };
+            let (http_ratio, stdio_ratio) = (median_ratio(&over_http, &alone), median_ratio(&over_stdio, &alone));
+            let (http_cpu, stdio_cpu) = (cpu(&over_http), cpu(&over_stdio));
+            report(&format!("wharf serve --http ({era})"), &label, &median(alone), 1.0);
+            report(&format!("gateway, HTTP upstream ({era})"), &label, &median(over_http), http_ratio);
+            println!("  processor time per call, gateway and upstream / serve alone (median): {http_cpu}");
+            report(&format!("gateway, stdio upstream ({era})"), &label, &median(over_stdio), stdio_ratio);
+            println!("  processor time per call, gateway and upstream / serve alone (median): {stdio_cpu}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// [`run`] for `wharf gateway CONFIG --http`, its processor time counted with its upstream's:
+/// `upstream` when it runs apart, or the gateway's children (a program on stdio).
+fn run_with(
+    runtime: &tokio::runtime::Runtime,
+    wharf: &str,
+    config: &std::path::Path,
+    mode: Mode,
+    clients: usize,
+    count: usize,
+    upstream: Option<u32>,
+) -> Measurement {
+    let config = config.to_string_lossy().into_owned();
+    let server = ServerProcess::start(wharf, &["gateway", &config, "--http", "{addr}"]);
+    let children = upstream.map_or_else(|| child_pids(server.pid()), |pid| vec![pid]);
+    let before: Duration = children.iter().filter_map(|pid| cpu_time(*pid)).sum();
+    let (elapsed, latencies) = load(runtime, server.address, mode, clients, count, None);
+    let upstream_cpu = children.iter().filter_map(|pid| cpu_time(*pid)).sum::<Duration>().saturating_sub(before);
+    let cpu = cpu_time(server.pid()).map(|gateway| gateway + upstream_cpu);
+    Measurement::new(latencies.len(), elapsed, latencies, peak_rss_kib(server.pid()), cpu)
+}
+
+/// The processes `pid` started, from `/proc`.
+fn child_pids(pid: u32) -> Vec<u32> {
+    let path = format!("/proc/{pid}/task/{pid}/children");
+    std::fs::read_to_string(path)
+        .map(|text| text.split_whitespace().filter_map(|child| child.parse().ok()).collect())
+        .unwrap_or_default()
 }
 
 /// How many commands the Redis at `url` (redis://HOST:PORT/) has processed, by `INFO stats`,
