@@ -12,6 +12,7 @@ use std::time::Duration;
 use clap::Args;
 use serde::Deserialize;
 use wharf::client::ClientOptions;
+use wharf::client::oauth::OAuth;
 use wharf::gateway::{Gateway, GatewayHandle, Health, Mount};
 use wharf::protocol::ProtocolVersion;
 
@@ -74,6 +75,9 @@ struct MountEntry {
     bearer_from: Option<String>,
     /// How long each request to the upstream may take, in seconds (60 unless given).
     timeout: Option<f64>,
+    /// OAuth client credentials for a URL upstream that asks for a token (401): the gateway
+    /// gets its own, from the upstream's authorization server.
+    oauth: Option<OAuthEntry>,
     /// Only the tools and prompts whose upstream names match one of these (`*`, `?`).
     #[serde(default)]
     include: Vec<String>,
@@ -93,6 +97,19 @@ struct MountEntry {
     /// names match each pattern (with `--auth-issuer`).
     #[serde(default)]
     scopes: BTreeMap<String, Vec<String>>,
+}
+
+/// `[mount.oauth]`: the gateway's own client credentials at the upstream's authorization server.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OAuthEntry {
+    /// The client id registered for the gateway.
+    client_id: String,
+    /// The gateway's environment variable holding the client secret.
+    client_secret_from: String,
+    /// Scopes to ask for.
+    #[serde(default)]
+    scopes: Vec<String>,
 }
 
 /// Reads `path` into mounts, each with its entry, or every mistake found, each naming its
@@ -167,6 +184,7 @@ fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<Str
     let for_command =
         [("env", !entry.env.is_empty()), ("env_from", !entry.env_from.is_empty()), ("cwd", entry.cwd.is_some())];
     let for_url = [
+        ("oauth", entry.oauth.is_some()),
         ("headers", !entry.headers.is_empty()),
         ("headers_from", !entry.headers_from.is_empty()),
         ("bearer_from", entry.bearer_from.is_some()),
@@ -209,6 +227,12 @@ fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<Str
         && let Some(token) = environment(variable, mistakes)
     {
         options = options.bearer(token.trim());
+    }
+    if let Some(oauth) = &entry.oauth
+        && let Some(secret) = environment(&oauth.client_secret_from, mistakes)
+    {
+        let grant = OAuth::client_credentials(&oauth.client_id, secret.trim()).scopes(oauth.scopes.iter().cloned());
+        options = options.oauth(grant);
     }
     match entry.timeout {
         None => {}

@@ -209,3 +209,42 @@ fn client_credentials_authorize_without_a_person() {
     assert_eq!(wrong.code, Some(5), "{}\n{}", wrong.stdout, wrong.stderr);
     assert!(!wrong.stderr.contains("wharf-test-secret"));
 }
+
+/// `wharf gateway` in front of a server that wants tokens: the mount's `[mount.oauth]` client
+/// credentials get the gateway a token of its own from the upstream's issuer, with the secret
+/// read from the environment; without them the upstream cannot be mounted.
+#[test]
+#[ignore = "needs the OpenID provider scripts/test starts (WHARF_TEST_OIDC_DIR)"]
+fn a_gateway_mount_authorizes_with_its_own_client_credentials() {
+    let issuer = issuer();
+    let (_serving, url) = serve_behind(&issuer);
+    let scratch = TempDir::new("gateway-oauth");
+    let mount = format!("[[mount]]\nname = \"guarded\"\nurl = \"{url}\"\n");
+    scratch.write("plain.toml", &mount);
+    scratch.write(
+        "gateway.toml",
+        format!("{mount}\n[mount.oauth]\nclient_id = \"wharf-test\"\nclient_secret_from = \"WHARF_TEST_GATEWAY_SECRET\"\nscopes = [\"mcp\"]\n"),
+    );
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    // The gateway's stderr passes through `wharf call`'s, which shows why a start failed.
+    let call = |config: &str| {
+        Command::new(wharf)
+            .args(["call", "guarded_echo", "message=through", "--", wharf, "gateway"])
+            .arg(scratch.path().join(config))
+            .env("WHARF_TEST_GATEWAY_SECRET", "wharf-test-secret")
+            .env_remove("WHARF_BEARER_TOKEN")
+            .output()
+            .unwrap()
+    };
+    let called = call("gateway.toml");
+    let stdout = String::from_utf8_lossy(&called.stdout);
+    assert!(
+        called.status.success() && stdout.starts_with("through"),
+        "{stdout} {}",
+        String::from_utf8_lossy(&called.stderr)
+    );
+    let refused = call("plain.toml");
+    assert!(!refused.status.success(), "no credentials, no mount");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("guarded"), "the error names the mount");
+    assert!(!String::from_utf8_lossy(&called.stderr).contains("wharf-test-secret"), "the secret is never shown");
+}
