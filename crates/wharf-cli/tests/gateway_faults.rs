@@ -153,3 +153,67 @@ async fn the_file_reloads_without_touching_unchanged_mounts() {
     let (code, _) = gateway.wait_within(Duration::from_secs(10));
     assert_eq!(code, Some(0));
 }
+
+/// An upstream that misbehaves: the gateway starts all the same (the tool whose schema no
+/// server can compile is left out, logged), a malformed answer and an answer past the line
+/// limit are errors naming the mount (the gateway's memory stays bounded, and the mount comes
+/// back), an answer that never comes meets the deadline, and the well-behaved tool goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_upstream_gets_named_errors_and_bounded_memory() {
+    let dir = TempDir::new("gateway-hostile");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile_upstream.py");
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"hostile\"\ncommand = [\"python3\", {:?}]\ntimeout = 2\n",
+            fixture.display().to_string()
+        ),
+    );
+    let mut gateway = Process::spawn(
+        Command::new(wharf)
+            .arg("gateway")
+            .arg(dir.join("gateway.toml"))
+            .args(["--http", "127.0.0.1:0"])
+            .env_remove("RUST_LOG")
+            .env_remove("WHARF_LOG"),
+    );
+    let port = port_of(&gateway.wait_for("wharf gateway: the 1 mounts"));
+    let client = Client::connect(Target::url(format!("http://127.0.0.1:{port}/mcp"))).await.unwrap();
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|tool| tool.name).collect();
+    assert_eq!(names, ["hostile_echo", "hostile_hang", "hostile_huge", "hostile_shapeless"], "floaty left out");
+    assert!(gateway.stderr_so_far().contains("hostile_floaty"), "and the log says which");
+
+    let shapeless = client.call_tool("hostile_shapeless", json!({})).await.unwrap_err().to_string();
+    assert!(shapeless.contains("`hostile`") && shapeless.contains("malformed"), "{shapeless}");
+
+    let started = std::time::Instant::now();
+    let hang = client.call_tool("hostile_hang", json!({})).await.unwrap_err().to_string();
+    assert!(hang.contains("`hostile`") && started.elapsed() < Duration::from_secs(6), "{hang}");
+
+    let huge = client.call_tool("hostile_huge", json!({})).await.unwrap_err().to_string();
+    assert!(huge.contains("`hostile`"), "{huge}");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", gateway.id())).unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|kib| kib.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    // The line is cut at the client's 64 MiB limit, not read whole (80 MiB, held twice).
+    assert!(peak_kib < 300 * 1024, "the gateway's memory stayed bounded: peak {peak_kib} KiB");
+
+    // The mount comes back after the connection it cut, and the well-behaved tool answers.
+    let mut echoed = None;
+    for _ in 0..100 {
+        if let Ok(result) = client.call_tool("hostile_echo", json!({"message": "still here"})).await {
+            echoed = Some(text(&result));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(echoed.as_deref(), Some("still here"));
+    drop(client);
+    gateway.signal("TERM");
+    let (code, _) = gateway.wait_within(Duration::from_secs(10));
+    assert_eq!(code, Some(0));
+}

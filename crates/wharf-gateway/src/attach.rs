@@ -17,7 +17,8 @@ use crate::parked::Parking;
 /// A mount reached and listed, its names claimed: its components, to add to the server.
 pub(crate) struct Attached {
     pub(crate) upstream: Upstream,
-    pub(crate) components: Vec<Component>,
+    /// Each with the name it takes on the gateway.
+    pub(crate) components: Vec<(String, Component)>,
     pub(crate) held: HashMap<Kind, Vec<String>>,
 }
 
@@ -53,7 +54,7 @@ pub(crate) async fn attach(
 async fn list_and_claim(
     upstream: &Upstream,
     claims: &Mutex<Claims>,
-) -> Result<(Vec<Component>, HashMap<Kind, Vec<String>>), GatewayError> {
+) -> Result<(Vec<(String, Component)>, HashMap<Kind, Vec<String>>), GatewayError> {
     let mount = &upstream.link.mount;
     let mut components = Vec::new();
     let mut held = HashMap::new();
@@ -67,7 +68,7 @@ async fn list_and_claim(
         let mut names = Vec::new();
         for (name, original, component) in listed {
             claims.lock().unwrap_or_else(PoisonError::into_inner).claim(kind, &name, mount, &original)?;
-            components.push(component);
+            components.push((name.clone(), component));
             names.push(name);
         }
         held.insert(kind, names);

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use wharf_server::{Error, PromptDef, ResourceDef, ServerBuilder, TemplateDef, ToolDef, Update};
+use wharf_server::{Error, PromptDef, ResourceDef, TemplateDef, ToolDef, Update};
 
 use crate::kind::Kind;
 use crate::link::Link;
@@ -20,15 +20,6 @@ pub(crate) enum Component {
 }
 
 impl Component {
-    pub(crate) fn add_to(self, builder: ServerBuilder) -> ServerBuilder {
-        match self {
-            Component::Tool(tool) => builder.tool(tool),
-            Component::Prompt(prompt) => builder.prompt(prompt),
-            Component::Resource(resource) => builder.resource(resource),
-            Component::Template(template) => builder.resource_template(template),
-        }
-    }
-
     pub(crate) fn add(self, update: &mut Update) -> Result<(), Error> {
         match self {
             Component::Tool(tool) => update.add_tool(tool),
@@ -37,6 +28,19 @@ impl Component {
             Component::Template(template) => update.add_resource_template(template),
         }
     }
+}
+
+/// Adds each of `components` (each the gateway's `name` for an upstream's component of `mount`)
+/// to `update`, leaving out those the server refuses (an invalid schema, say), each logged
+/// with why: one bad component does not keep the rest of a mount from being served. Never
+/// fails.
+pub(crate) fn add_each(update: &mut Update, mount: &str, components: Vec<(String, Component)>) -> Result<(), Error> {
+    for (name, component) in components {
+        if let Err(err) = component.add(update) {
+            tracing::warn!(mount, component = %name, %err, "an upstream's component is left out: the gateway cannot serve it");
+        }
+    }
+    Ok(())
 }
 
 /// Removes the gateway's component of `kind` listed as `name`.

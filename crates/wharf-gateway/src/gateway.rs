@@ -9,6 +9,7 @@ use wharf_server::{Server, ServerBuilder};
 
 use crate::attach::{Attached, attach};
 use crate::claims::Claims;
+use crate::component::add_each;
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::handle::GatewayHandle;
 use crate::health::Health;
@@ -86,15 +87,16 @@ impl Gateway {
                     format!("two mounts are named `{}`", mount.name),
                 ));
             }
-            let mut done = attach(mount, &claims, &parking, &separator).await?;
-            for component in std::mem::take(&mut done.components) {
-                builder = component.add_to(builder);
-            }
-            attached.push(done);
+            attached.push(attach(mount, &claims, &parking, &separator).await?);
         }
         let server = builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))?;
         let handle = GatewayHandle::new(server.clone(), claims, parking, separator, subscribed);
-        for done in attached {
+        for mut done in attached {
+            // Added after the build, one by one: a component the server refuses is left out.
+            let components = std::mem::take(&mut done.components);
+            server
+                .update(|update| add_each(update, &done.upstream.link.mount, components))
+                .map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))?;
             handle.register(done);
         }
         Ok((server, handle))

@@ -9,7 +9,7 @@ use wharf_server::Server;
 
 use crate::attach::{Attached, attach};
 use crate::claims::Claims;
-use crate::component::remove;
+use crate::component::{add_each, remove};
 use crate::connection::Connection;
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::health::Health;
@@ -92,8 +92,7 @@ impl GatewayHandle {
         let inner = &self.inner;
         let attached = attach(&mount, &inner.claims, &inner.parking, &inner.separator).await?;
         let Attached { upstream, components, held } = attached;
-        let added =
-            inner.server.update(|update| components.into_iter().try_for_each(|component| component.add(update)));
+        let added = inner.server.update(|update| add_each(update, &mount.name, components));
         if let Err(err) = added {
             inner.claims.lock().unwrap_or_else(PoisonError::into_inner).release_all(&mount.name);
             upstream.link.connection.close().await;

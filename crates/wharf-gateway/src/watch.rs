@@ -15,7 +15,7 @@ use wharf_protocol::{Era, ServerNotification, SubscriptionFilter};
 use wharf_server::Server;
 
 use crate::claims::Claims;
-use crate::component::{Upstream, remove};
+use crate::component::{Upstream, add_each, remove};
 use crate::connection::Connection;
 use crate::kind::Kind;
 
@@ -180,8 +180,8 @@ async fn refresh(
         for (name, original, component) in listed {
             match claims.claim(kind, &name, &upstream.link.mount, &original) {
                 Ok(()) => {
-                    kept.push(name);
-                    components.push(component);
+                    kept.push(name.clone());
+                    components.push((name, component));
                 }
                 Err(err) => tracing::warn!(%err, "an upstream's new component is left out"),
             }
@@ -191,7 +191,7 @@ async fn refresh(
         for name in &old {
             remove(update, kind, name);
         }
-        components.into_iter().try_for_each(|component| component.add(update))
+        add_each(update, &upstream.link.mount, components)
     });
     if let Err(err) = updated {
         tracing::warn!(mount = %upstream.link.mount, %err, "the gateway refused an upstream's changed list");

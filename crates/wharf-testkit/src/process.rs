@@ -89,6 +89,11 @@ impl Process {
         (status.code(), self.seen.join("\n"))
     }
 
+    /// The process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends the signal `name` (`TERM`, `INT`, ...) with `kill`.
     pub fn signal(&self, name: &str) {
         let sent = Command::new("kill").args([&format!("-{name}"), &self.child.id().to_string()]).status().unwrap();
