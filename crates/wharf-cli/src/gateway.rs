@@ -75,6 +75,10 @@ struct MountEntry {
     bearer_from: Option<String>,
     /// How long each request to the upstream may take, in seconds (60 unless given).
     timeout: Option<f64>,
+    /// `"per-client"`: each client of the gateway (a 2025 session, a principal) gets an
+    /// upstream session of its own, ended with it, for an upstream that keeps state per
+    /// session; `"shared"` (the default): one serves all.
+    sessions: Option<String>,
     /// OAuth client credentials for a URL upstream that asks for a token (401): the gateway
     /// gets its own, from the upstream's authorization server.
     oauth: Option<OAuthEntry>,
@@ -244,6 +248,13 @@ fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<Str
     let mut mount = mount?.client_options(options);
     if let Some(namespace) = &entry.namespace {
         mount = mount.namespace(namespace.clone());
+    }
+    match entry.sessions.as_deref() {
+        None | Some("shared") => {}
+        Some("per-client") => mount = mount.session_per_client(),
+        Some(other) => {
+            mistakes.push(format!("{label}: `sessions = \"{other}\"` is neither \"shared\" nor \"per-client\""));
+        }
     }
     mount = mount.include(entry.include.iter().cloned()).exclude(entry.exclude.iter().cloned());
     if entry.read_only {

@@ -3,7 +3,7 @@
 //! while the gateway starts it again after a growing pause. Requests meanwhile get an error
 //! naming the mount at once; the other mounts are not concerned.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -32,7 +32,13 @@ pub(crate) struct Connection {
     /// The resources a 2025 upstream was sent `resources/subscribe` for: sent again after a
     /// restart.
     pub(crate) subscribed: Mutex<HashSet<String>>,
+    /// The upstream session of each of the gateway's clients, by owner, when the mount gives
+    /// each its own.
+    owned: Mutex<HashMap<String, Client>>,
 }
+
+/// How many clients of the gateway's may have an upstream session of their own on one mount.
+const MAX_OWNED_SESSIONS: usize = 256;
 
 impl Connection {
     /// Connects to `mount`'s upstream.
@@ -44,6 +50,7 @@ impl Connection {
             restarts: AtomicU64::new(0),
             closed: AtomicBool::new(false),
             subscribed: Mutex::default(),
+            owned: Mutex::default(),
         })
     }
 
@@ -63,6 +70,38 @@ impl Connection {
                     self.mount.name
                 )))
             }
+        }
+    }
+
+    /// The client for a request made for `owner` (a principal, a 2025 session): its own
+    /// upstream session, made on first use, when the mount gives each client one; else the
+    /// shared client.
+    pub(crate) async fn client_for(&self, owner: Option<&str>) -> Result<Client, RpcError> {
+        let shared = self.client()?;
+        let Some(owner) = owner.filter(|_| self.mount.session_per_client) else { return Ok(shared) };
+        {
+            let owned = self.owned.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(client) = owned.get(owner) {
+                return Ok(client.clone());
+            }
+            if owned.len() >= MAX_OWNED_SESSIONS {
+                return Err(RpcError::internal(format!(
+                    "the mount `{}` has an upstream session for {MAX_OWNED_SESSIONS} clients already; retry when one ends",
+                    self.mount.name
+                )));
+            }
+        }
+        let client = connect(&self.mount).await.map_err(|err| RpcError::internal(err.to_string()))?;
+        let kept =
+            self.owned.lock().unwrap_or_else(PoisonError::into_inner).entry(owner.to_owned()).or_insert(client).clone();
+        Ok(kept)
+    }
+
+    /// Ends the upstream session of `owner`, when it has one.
+    pub(crate) async fn end_owner(&self, owner: &str) {
+        let ended = self.owned.lock().unwrap_or_else(PoisonError::into_inner).remove(owner);
+        if let Some(client) = ended {
+            client.close().await;
         }
     }
 
@@ -100,6 +139,11 @@ impl Connection {
             retry_at: Instant::now() + Duration::from_secs(u64::from(u32::MAX)),
         };
         if let Some(client) = client {
+            client.close().await;
+        }
+        let owned: Vec<Client> =
+            self.owned.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, client)| client).collect();
+        for client in owned {
             client.close().await;
         }
     }

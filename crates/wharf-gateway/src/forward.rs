@@ -71,7 +71,7 @@ pub(crate) async fn forward(
     if context.wants_progress() {
         options = options.progress(progress_sender);
     }
-    let client = link.client()?;
+    let client = link.connection.client_for(session_owner(context).as_deref()).await?;
     if context.protocol_version().era() == Era::Session {
         // A 2025 client is asked at once.
         let options = options.handler(Relay::direct(context)).owner(owner(context));
@@ -119,6 +119,17 @@ fn owner(context: &RequestContext) -> String {
     match context.principal() {
         Some(principal) => format!("principal {}", principal.as_str()),
         None => format!("session {}", context.session_id()),
+    }
+}
+
+/// Whose upstream session a request uses on a mount that gives each client its own: its
+/// principal's, else its 2025 session's; `None` (the shared one) for a 2026-07-28 request
+/// without a principal.
+pub(crate) fn session_owner(context: &RequestContext) -> Option<String> {
+    match context.principal() {
+        Some(principal) => Some(format!("principal {}", principal.as_str())),
+        None if context.protocol_version().era() == Era::Session => Some(format!("session {}", context.session_id())),
+        None => None,
     }
 }
 

@@ -11,7 +11,7 @@ use crate::attach::{Attached, attach};
 use crate::claims::Claims;
 use crate::component::add_each;
 use crate::error::{GatewayError, GatewayErrorKind};
-use crate::handle::GatewayHandle;
+use crate::handle::{GatewayHandle, SessionEnds};
 use crate::health::Health;
 use crate::mount::Mount;
 use crate::parked::Parking;
@@ -76,9 +76,11 @@ impl Gateway {
         let claims = Arc::new(Mutex::new(Claims::default()));
         let parking = Parking::new(PARKED_LIFETIME);
         let subscribed = SubscribedMounts::default();
+        let health = Health::default();
         builder = builder
             .layer(StayACall { claims: claims.clone() })
-            .layer(Subscriptions { mounts: subscribed.clone(), claims: claims.clone() });
+            .layer(Subscriptions { mounts: subscribed.clone(), claims: claims.clone() })
+            .layer(SessionEnds { health: health.clone() });
         let mut attached: Vec<Attached> = Vec::new();
         for mount in &mounts {
             if attached.iter().any(|done| *done.upstream.link.mount == *mount.name) {
@@ -90,7 +92,7 @@ impl Gateway {
             attached.push(attach(mount, &claims, &parking, &separator).await?);
         }
         let server = builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))?;
-        let handle = GatewayHandle::new(server.clone(), claims, parking, separator, subscribed);
+        let handle = GatewayHandle::new(server.clone(), claims, parking, separator, subscribed, health);
         for mut done in attached {
             // Added after the build, one by one: a component the server refuses is left out.
             let components = std::mem::take(&mut done.components);

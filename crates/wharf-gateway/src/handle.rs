@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::task::AbortHandle;
-use wharf_server::Server;
+use wharf_server::{Layer, LayerFuture, McpRequest, Next, Server, SessionEnd};
 
 use crate::attach::{Attached, attach};
 use crate::claims::Claims;
@@ -54,16 +54,9 @@ impl GatewayHandle {
         parking: Arc<Parking>,
         separator: String,
         subscribed: SubscribedMounts,
+        health: Health,
     ) -> GatewayHandle {
-        let inner = Inner {
-            server,
-            claims,
-            parking,
-            separator,
-            health: Health::default(),
-            subscribed,
-            mounted: Mutex::default(),
-        };
+        let inner = Inner { server, claims, parking, separator, health, subscribed, mounted: Mutex::default() };
         GatewayHandle { inner: Arc::new(inner) }
     }
 
@@ -146,5 +139,28 @@ impl GatewayHandle {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Mounted>> {
         self.inner.mounted.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Ends, with each 2025 session of the gateway's, the upstream sessions it had of its own.
+pub(crate) struct SessionEnds {
+    pub(crate) health: Health,
+}
+
+impl Layer for SessionEnds {
+    fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
+        next.run(request)
+    }
+
+    fn session_ended(&self, end: &SessionEnd<'_>) {
+        let owner = format!("session {}", end.id());
+        let connections = self.health.connections();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                for connection in connections {
+                    connection.end_owner(&owner).await;
+                }
+            });
+        }
     }
 }

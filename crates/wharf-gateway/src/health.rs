@@ -33,6 +33,11 @@ impl Health {
             .retain(|connection| connection.mount() != name);
     }
 
+    /// The connections of the mounts now.
+    pub(crate) fn connections(&self) -> Vec<Arc<Connection>> {
+        self.read().clone()
+    }
+
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<Arc<Connection>>> {
         self.connections.read().unwrap_or_else(PoisonError::into_inner)
     }

@@ -26,6 +26,7 @@ pub struct Mount {
     pub(crate) namespace: Option<String>,
     pub(crate) options: ClientOptions,
     pub(crate) policy: Policy,
+    pub(crate) session_per_client: bool,
 }
 
 /// Which of a mount's tools and prompts the gateway offers, and how: by their upstream names.
@@ -99,7 +100,14 @@ impl Mount {
     }
 
     fn new(name: String, source: Source) -> Mount {
-        Mount { name, source, namespace: None, options: ClientOptions::default(), policy: Policy::default() }
+        Mount {
+            name,
+            source,
+            namespace: None,
+            options: ClientOptions::default(),
+            policy: Policy::default(),
+            session_per_client: false,
+        }
     }
 
     /// The namespace its tools and prompts are listed under (`NS_name`); `""` mounts them as
@@ -152,6 +160,15 @@ impl Mount {
     /// see them). The gateway's clients' tokens never go upstream.
     pub fn scopes<S: Into<String>>(mut self, pattern: impl Into<String>, scopes: impl IntoIterator<Item = S>) -> Mount {
         self.policy.scopes.push((pattern.into(), scopes.into_iter().map(Into::into).collect()));
+        self
+    }
+
+    /// Gives each client of the gateway an upstream session of its own, for an upstream that
+    /// keeps state per session: a 2025 session's own (ended with it), or a principal's. By
+    /// default one upstream session serves every client. Requests that belong to neither (a
+    /// 2026-07-28 request without a principal) use the shared one.
+    pub fn session_per_client(mut self) -> Mount {
+        self.session_per_client = true;
         self
     }
 

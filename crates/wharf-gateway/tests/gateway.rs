@@ -414,3 +414,65 @@ async fn mounts_come_and_go_while_the_gateway_serves() {
     assert_eq!(text(&called), "beta: still");
     assert_valid(&client, ProtocolVersion::V2025_11_25);
 }
+
+/// Counts the sessions of a server that ended.
+struct EndedSessions(Arc<std::sync::atomic::AtomicUsize>);
+
+impl wharf_server::Layer for EndedSessions {
+    fn handle<'a>(
+        &'a self,
+        request: wharf_server::McpRequest<'a>,
+        next: wharf_server::Next<'a>,
+    ) -> wharf_server::LayerFuture<'a> {
+        next.run(request)
+    }
+
+    fn session_ended(&self, _: &wharf_server::SessionEnd<'_>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+async fn count(client: &InMemoryClient) -> String {
+    let called = client.request("tools/call", json!({"name": "up_count", "arguments": {}})).await.unwrap();
+    text(&called).to_owned()
+}
+
+/// A mount whose upstream keeps state per session gives each 2025 session of the gateway's an
+/// upstream session of its own, ended with it; by default one upstream session serves all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_client_can_have_an_upstream_session_of_its_own() {
+    let ended = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counting = || {
+        Server::builder("counting", "1.0.0")
+            .tool(ToolDef::new("count", |context: wharf_server::RequestContext| async move {
+                let calls = context.extensions().get_or_insert_with(std::sync::atomic::AtomicUsize::default);
+                (calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1).to_string()
+            }))
+            .layer(EndedSessions(ended.clone()))
+            .build()
+            .unwrap()
+    };
+    let revision = ClientOptions::default().protocol_version(ProtocolVersion::V2025_11_25);
+    for per_client in [false, true] {
+        let mut mount = Mount::server("up", counting()).client_options(revision.clone());
+        if per_client {
+            mount = mount.session_per_client();
+        }
+        let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
+        let (ada, alan) =
+            (InMemoryClient::latest_session(gateway.clone()).await, InMemoryClient::latest_session(gateway).await);
+        assert_eq!(count(&ada).await, "1");
+        assert_eq!(count(&ada).await, "2");
+        let expected = if per_client { "1" } else { "3" };
+        assert_eq!(count(&alan).await, expected, "per client: {per_client}");
+        if per_client {
+            let before = ended.load(std::sync::atomic::Ordering::SeqCst);
+            ada.close().await.unwrap();
+            eventually_async("ada's upstream session ended", Duration::from_secs(10), || async {
+                (ended.load(std::sync::atomic::Ordering::SeqCst) > before).then_some(())
+            })
+            .await;
+            assert_eq!(count(&alan).await, "2", "alan's goes on");
+        }
+    }
+}
