@@ -16,7 +16,7 @@ use wharf::client::oauth::OAuth;
 use wharf::gateway::{Gateway, GatewayHandle, Health, Mount};
 use wharf::protocol::ProtocolVersion;
 
-use crate::remote::{self, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http, telemetry};
+use crate::remote::{self, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http};
 
 /// `wharf gateway`'s arguments.
 #[derive(Debug, Args)]
@@ -292,20 +292,14 @@ pub(crate) fn gateway(args: GatewayArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let remote = &args.remote;
-    let telemetry = match telemetry(remote.otlp_endpoint.as_deref(), remote.metrics, SERVED.service) {
-        Ok(telemetry) => telemetry.map(Arc::new),
-        Err(err) => {
-            eprintln!("wharf gateway: OpenTelemetry could not be set up: {err}");
+    // The upstreams' stderr lines are logged under their mounts' names.
+    let telemetry = match remote::start_observing(remote, &SERVED, "warn,wharf_client::server_stderr=info") {
+        Ok(telemetry) => telemetry,
+        Err(message) => {
+            eprintln!("wharf gateway: {message}");
             return ExitCode::FAILURE;
         }
     };
-    // The upstreams' stderr lines are logged under their mounts' names.
-    let default = if remote.audit {
-        "warn,wharf_client::server_stderr=info,wharf::audit=info"
-    } else {
-        "warn,wharf_client::server_stderr=info"
-    };
-    init_logging_with(default, telemetry.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -326,14 +320,6 @@ pub(crate) fn gateway(args: GatewayArgs) -> ExitCode {
             eprintln!("wharf gateway: {message}");
             ExitCode::FAILURE
         }
-    }
-}
-
-/// Logs at `default` unless WHARF_LOG or RUST_LOG say otherwise, to telemetry as well when on.
-fn init_logging_with(default: &str, telemetry: Option<&wharf::otel::Telemetry>) {
-    match telemetry {
-        Some(telemetry) => wharf::logging::init_with_telemetry(default, telemetry),
-        None => wharf::logging::init_with_default(default),
     }
 }
 

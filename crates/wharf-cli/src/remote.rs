@@ -398,17 +398,32 @@ pub(crate) fn bind_advice(kind: std::io::ErrorKind) -> &'static str {
 
 /// Logs warnings and errors to stderr unless WHARF_LOG or RUST_LOG say otherwise; `--audit`
 /// adds the audit records. With telemetry, spans also go to its exporter.
-pub(crate) fn init_logging(audit: bool, telemetry: Option<&wharf::otel::Telemetry>) {
-    let default = if audit { "warn,wharf::audit=info" } else { "warn" };
+fn init_logging(base: &str, audit: bool, telemetry: Option<&wharf::otel::Telemetry>) {
+    let default = if audit { format!("{base},wharf::audit=info") } else { base.to_owned() };
     match telemetry {
-        Some(telemetry) => wharf::logging::init_with_telemetry(default, telemetry),
-        None => wharf::logging::init_with_default(default),
+        Some(telemetry) => wharf::logging::init_with_telemetry(&default, telemetry),
+        None => wharf::logging::init_with_default(&default),
     }
+}
+
+/// OpenTelemetry as `args` ask (for `served`), and the logs on stderr: `base` unless WHARF_LOG
+/// or RUST_LOG say otherwise, the audit records with `--audit`; why not, when telemetry
+/// cannot be set up.
+pub(crate) fn start_observing(
+    args: &RemoteArgs,
+    served: &Served,
+    base: &str,
+) -> Result<Option<Arc<wharf::otel::Telemetry>>, String> {
+    let telemetry = telemetry(args.otlp_endpoint.as_deref(), args.metrics, served.service)
+        .map_err(|err| format!("OpenTelemetry could not be set up: {err}"))?
+        .map(Arc::new);
+    init_logging(base, args.audit, telemetry.as_deref());
+    Ok(telemetry)
 }
 
 /// OpenTelemetry, when `--otlp-endpoint` or the standard variables name an endpoint, or
 /// `--metrics` asks for the scrape endpoint.
-pub(crate) fn telemetry(
+fn telemetry(
     endpoint: Option<&str>,
     metrics: bool,
     service: &str,

@@ -4,11 +4,10 @@
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::Args;
 
-use crate::remote::{self, RemoteArgs, Served, auth_summary, init_logging, prepare_builder, prepare_http, telemetry};
+use crate::remote::{self, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http};
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
@@ -54,14 +53,13 @@ const SERVED: Served = Served {
 
 pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     let remote = &args.remote;
-    let telemetry = match telemetry(remote.otlp_endpoint.as_deref(), remote.metrics, SERVED.service) {
-        Ok(telemetry) => telemetry.map(Arc::new),
-        Err(err) => {
-            eprintln!("wharf serve: OpenTelemetry could not be set up: {err}");
+    let telemetry = match remote::start_observing(remote, &SERVED, "warn") {
+        Ok(telemetry) => telemetry,
+        Err(message) => {
+            eprintln!("wharf serve: {message}");
             return ExitCode::FAILURE;
         }
     };
-    init_logging(remote.audit, telemetry.as_deref());
     let folder = match args.folder.as_deref().map(wharf_folder::Loaded::load).transpose() {
         Ok(folder) => folder,
         Err(err) => {

@@ -19,6 +19,28 @@ fn port_of(banner: &str) -> u16 {
     after.split('/').next().unwrap().parse().unwrap()
 }
 
+/// Starts `wharf gateway DIR/gateway.toml --http` on a free port, and waits until its banner
+/// says it serves its `mounts` mounts.
+fn start(dir: &TempDir, mounts: usize) -> (Process, u16) {
+    let mut gateway = Process::spawn(
+        Command::new(env!("CARGO_BIN_EXE_wharf"))
+            .arg("gateway")
+            .arg(dir.join("gateway.toml"))
+            .args(["--http", "127.0.0.1:0"])
+            .env_remove("RUST_LOG")
+            .env_remove("WHARF_LOG"),
+    );
+    let port = port_of(&gateway.wait_for(&format!("wharf gateway: the {mounts} mounts")));
+    (gateway, port)
+}
+
+/// Stops the gateway as a service manager does, and checks it exits cleanly.
+fn stop(gateway: Process) {
+    gateway.signal("TERM");
+    let (code, _) = gateway.wait_within(Duration::from_secs(10));
+    assert_eq!(code, Some(0));
+}
+
 fn health(port: u16) -> (u16, Value) {
     let reply = send_blocking(port, "GET", "/health", &[], "");
     (reply.status, reply.json())
@@ -44,15 +66,7 @@ async fn a_killed_upstream_comes_back_and_a_slow_one_meets_its_deadline() {
              [[mount]]\nname = \"slow\"\ncommand = [{wharf:?}, \"serve\"]\ntimeout = 1\n"
         ),
     );
-    let mut gateway = Process::spawn(
-        Command::new(wharf)
-            .arg("gateway")
-            .arg(dir.join("gateway.toml"))
-            .args(["--http", "127.0.0.1:0"])
-            .env_remove("RUST_LOG")
-            .env_remove("WHARF_LOG"),
-    );
-    let port = port_of(&gateway.wait_for("wharf gateway: the 3 mounts"));
+    let (mut gateway, port) = start(&dir, 3);
     let (status, report) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
     assert_eq!((status, report["status"].as_str()), (200, Some("up")), "{report}");
     let victim_pid = mount(&report, "victim")["pid"].as_u64().expect("the victim's pid");
@@ -103,9 +117,7 @@ async fn a_killed_upstream_comes_back_and_a_slow_one_meets_its_deadline() {
     let quick = client.call_tool("slow_echo", json!({"message": "in time"})).await.unwrap();
     assert_eq!(text(&quick), "in time");
     drop(client);
-    gateway.signal("TERM");
-    let (code, _) = gateway.wait_within(Duration::from_secs(10));
-    assert_eq!(code, Some(0));
+    stop(gateway);
 }
 
 /// The file changes while the gateway serves: a mount added appears, one taken away goes, one
@@ -117,15 +129,7 @@ async fn the_file_reloads_without_touching_unchanged_mounts() {
     let wharf = env!("CARGO_BIN_EXE_wharf");
     let table = |name: &str| format!("[[mount]]\nname = \"{name}\"\ncommand = [{wharf:?}, \"serve\"]\n\n");
     dir.write("gateway.toml", table("kept") + &table("dropped"));
-    let mut gateway = Process::spawn(
-        Command::new(wharf)
-            .arg("gateway")
-            .arg(dir.join("gateway.toml"))
-            .args(["--http", "127.0.0.1:0"])
-            .env_remove("RUST_LOG")
-            .env_remove("WHARF_LOG"),
-    );
-    let port = port_of(&gateway.wait_for("wharf gateway: the 2 mounts"));
+    let (mut gateway, port) = start(&dir, 2);
     let (_, report) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
     let kept_pid = mount(&report, "kept")["pid"].as_u64().unwrap();
     // A 2025 session, which must outlive the reload.
@@ -149,9 +153,7 @@ async fn the_file_reloads_without_touching_unchanged_mounts() {
     let names: Vec<&str> = report["mounts"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["kept", "added"], "{report}");
     drop(client);
-    gateway.signal("TERM");
-    let (code, _) = gateway.wait_within(Duration::from_secs(10));
-    assert_eq!(code, Some(0));
+    stop(gateway);
 }
 
 /// An upstream that misbehaves: the gateway starts all the same (the tool whose schema no
@@ -161,7 +163,6 @@ async fn the_file_reloads_without_touching_unchanged_mounts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_upstream_gets_named_errors_and_bounded_memory() {
     let dir = TempDir::new("gateway-hostile");
-    let wharf = env!("CARGO_BIN_EXE_wharf");
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile_upstream.py");
     dir.write(
         "gateway.toml",
@@ -170,15 +171,7 @@ async fn a_hostile_upstream_gets_named_errors_and_bounded_memory() {
             fixture.display().to_string()
         ),
     );
-    let mut gateway = Process::spawn(
-        Command::new(wharf)
-            .arg("gateway")
-            .arg(dir.join("gateway.toml"))
-            .args(["--http", "127.0.0.1:0"])
-            .env_remove("RUST_LOG")
-            .env_remove("WHARF_LOG"),
-    );
-    let port = port_of(&gateway.wait_for("wharf gateway: the 1 mounts"));
+    let (mut gateway, port) = start(&dir, 1);
     let client = Client::connect(Target::url(format!("http://127.0.0.1:{port}/mcp"))).await.unwrap();
     let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|tool| tool.name).collect();
     assert_eq!(names, ["hostile_echo", "hostile_hang", "hostile_huge", "hostile_shapeless"], "floaty left out");
@@ -213,7 +206,5 @@ async fn a_hostile_upstream_gets_named_errors_and_bounded_memory() {
     }
     assert_eq!(echoed.as_deref(), Some("still here"));
     drop(client);
-    gateway.signal("TERM");
-    let (code, _) = gateway.wait_within(Duration::from_secs(10));
-    assert_eq!(code, Some(0));
+    stop(gateway);
 }

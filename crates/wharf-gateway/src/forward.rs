@@ -27,7 +27,7 @@ use wharf_server::{RequestContext, RpcError};
 
 use crate::link::Link;
 use crate::parked::{AbortOnDrop, Running};
-use crate::relay::{Relay, all_capabilities, ask_keyed, to_object};
+use crate::relay::{Question, Relay, all_capabilities, ask_keyed, to_object};
 use crate::task::{ListedTasks, call_as_session_task, declares_tasks, follow};
 use crate::upstream::answer_for;
 
@@ -295,17 +295,8 @@ where
             let answer = answer
                 .await
                 .unwrap_or_else(|err| Err(RpcError::internal(format!("Internal error: asking failed: {err}"))));
-            match answer {
-                Ok(answer) => {
-                    let _ = question.answer.send(Ok(answer));
-                }
-                Err(err) if err.is_input_required() => {
-                    input_required = Some(err);
-                    running.asked.push((key, question));
-                }
-                Err(err) => {
-                    let _ = question.answer.send(Err(to_object(&err)));
-                }
+            if let Ok(Some(asking)) = settle(&mut running, key, question, answer) {
+                input_required = Some(asking);
             }
         }
         if let Some(input_required) = input_required {
@@ -333,21 +324,37 @@ fn park(
 async fn answer_asked(context: &RequestContext, running: &mut Running) -> Result<(), RpcError> {
     let mut missing = None;
     for (key, question) in std::mem::take(&mut running.asked) {
-        match ask_keyed(context, &key, &question.request).await {
-            Ok(value) => {
-                let _ = question.answer.send(Ok(value));
-            }
-            Err(err) if err.is_input_required() => {
-                missing = Some(err);
-                running.asked.push((key, question));
-            }
-            Err(err) => {
-                let _ = question.answer.send(Err(to_object(&err)));
-                return Err(err);
-            }
+        let answer = ask_keyed(context, &key, &question.request).await;
+        if let Some(asking) = settle(running, key, question, answer)? {
+            missing = Some(asking);
         }
     }
     missing.map_or(Ok(()), Err)
+}
+
+/// What became of `question`, asked of the client under `key`: its answer passed on upstream
+/// (`Ok(None)`); still to be answered, kept, with the error that asks for it (`Ok(Some)`); or
+/// the client's error, passed on upstream too (`Err`).
+fn settle(
+    running: &mut Running,
+    key: String,
+    question: Question,
+    answer: Result<Value, RpcError>,
+) -> Result<Option<RpcError>, RpcError> {
+    match answer {
+        Ok(value) => {
+            let _ = question.answer.send(Ok(value));
+            Ok(None)
+        }
+        Err(err) if err.is_input_required() => {
+            running.asked.push((key, question));
+            Ok(Some(err))
+        }
+        Err(err) => {
+            let _ = question.answer.send(Err(to_object(&err)));
+            Err(err)
+        }
+    }
 }
 
 /// Runs `upstream` here, passing on its progress and log messages until it answers.
