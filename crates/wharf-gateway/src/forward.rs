@@ -11,8 +11,8 @@
 
 use std::collections::HashSet;
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use wharf_client::{ClientError, RequestOptions};
 use wharf_protocol::{
-    Era, InputRequest, InputRequiredResult, LoggingMessageParams, META_CLIENT_CAPABILITIES, ProgressParams,
+    Era, InputRequest, InputRequiredResult, JsonObject, LoggingMessageParams, META_CLIENT_CAPABILITIES, ProgressParams,
     TASKS_EXTENSION,
 };
 use wharf_server::{RequestContext, RpcError};
@@ -37,6 +37,19 @@ const QUESTION_WINDOW: Duration = Duration::from_millis(20);
 
 /// The most questions asked of the client in one round.
 const MAX_QUESTIONS_AT_ONCE: usize = 64;
+
+/// The `_meta` that declares what the gateway's upstream request can be asked: every question,
+/// and with the second, tasks too. Made once: every request to a 2026-07-28 upstream sends one.
+static DECLARED: LazyLock<JsonObject> = LazyLock::new(|| declared(false));
+static DECLARED_WITH_TASKS: LazyLock<JsonObject> = LazyLock::new(|| declared(true));
+
+fn declared(tasks: bool) -> JsonObject {
+    let mut capabilities = all_capabilities();
+    if tasks {
+        capabilities.extensions = Some(serde_json::Map::from_iter([(TASKS_EXTENSION.to_owned(), json!({}))]));
+    }
+    serde_json::Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), json!(capabilities))])
+}
 
 /// How many rounds of input one request passes on before it is refused.
 const MAX_ROUNDS: usize = 16;
@@ -89,12 +102,8 @@ pub(crate) async fn forward(
     options = options.owner(owner(context));
     if client.era() == Era::Stateless {
         // The upstream may make a task of the call only when the gateway's client could.
-        let mut capabilities = all_capabilities();
-        if declares_tasks(context) {
-            capabilities.extensions = Some(serde_json::Map::from_iter([(TASKS_EXTENSION.to_owned(), json!({}))]));
-        }
-        let meta = serde_json::Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), json!(capabilities))]);
-        let options = options.meta(meta).returns_input_required();
+        let meta = if declares_tasks(context) { &*DECLARED_WITH_TASKS } else { &*DECLARED };
+        let options = options.meta(meta.clone()).returns_input_required();
         return pass_rounds(context, link, &client, method, params, options, progress, logs).await;
     }
     let as_task = tasks.asks_for_task(context);

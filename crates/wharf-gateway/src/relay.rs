@@ -121,13 +121,17 @@ impl ClientHandler for Relay {
 /// What the gateway declares to its upstreams: every question a client can be asked, since
 /// one of its own clients may answer it; one that cannot is refused when asked.
 pub(crate) fn all_capabilities() -> ClientCapabilities {
+    ALL_CAPABILITIES.clone()
+}
+
+static ALL_CAPABILITIES: std::sync::LazyLock<ClientCapabilities> = std::sync::LazyLock::new(|| {
     serde_json::from_value(serde_json::json!({
         "elicitation": { "form": {}, "url": {} },
         "sampling": {},
         "roots": { "listChanged": true },
     }))
     .unwrap_or_default()
-}
+});
 
 /// The handler of questions no request of the gateway's clients can be found for (an
 /// upstream on stdio asking while requests of several clients are in flight).
