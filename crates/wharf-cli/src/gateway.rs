@@ -361,10 +361,17 @@ const RELOAD_POLL: Duration = Duration::from_secs(1);
 /// clients' sessions) alone. A file with mistakes is reported and the gateway goes on as it is.
 async fn reload_on_change(path: PathBuf, mut entries: BTreeMap<String, MountEntry>, handle: GatewayHandle) {
     let mut seen = std::fs::read(&path).ok();
+    // What the file asks for but could not be mounted (its upstream was not up): tried again.
+    let mut failed: Vec<(MountEntry, Mount)> = Vec::new();
+    let mut retried = std::time::Instant::now();
     loop {
         tokio::time::sleep(RELOAD_POLL).await;
         let now = std::fs::read(&path).ok();
         if now.is_none() || now == seen {
+            if !failed.is_empty() && retried.elapsed() >= RETRY_FAILED_MOUNTS {
+                retried = std::time::Instant::now();
+                failed = mount_each(&handle, &mut entries, std::mem::take(&mut failed)).await;
+            }
             continue;
         }
         seen = now;
@@ -387,6 +394,7 @@ async fn reload_on_change(path: PathBuf, mut entries: BTreeMap<String, MountEntr
             entries.remove(&name);
             eprintln!("wharf gateway: unmounted `{name}`");
         }
+        let mut changed = Vec::new();
         for (entry, mount) in mounts {
             if entries.get(&entry.name) == Some(&entry) {
                 continue;
@@ -394,15 +402,36 @@ async fn reload_on_change(path: PathBuf, mut entries: BTreeMap<String, MountEntr
             if entries.remove(&entry.name).is_some() {
                 handle.unmount(&entry.name).await;
             }
-            match handle.mount(mount).await {
-                Ok(()) => {
-                    eprintln!("wharf gateway: mounted `{}`", entry.name);
-                    entries.insert(entry.name.clone(), entry);
-                }
-                Err(err) => eprintln!("wharf gateway: `{}` could not be mounted: {err}", entry.name),
+            changed.push((entry, mount));
+        }
+        retried = std::time::Instant::now();
+        failed = mount_each(&handle, &mut entries, changed).await;
+    }
+}
+
+/// How often mounts the file asks for but that could not be mounted are tried again.
+const RETRY_FAILED_MOUNTS: Duration = Duration::from_secs(5);
+
+/// Mounts each of `mounts`, recording those mounted in `entries`; those that could not be.
+async fn mount_each(
+    handle: &GatewayHandle,
+    entries: &mut BTreeMap<String, MountEntry>,
+    mounts: Vec<(MountEntry, Mount)>,
+) -> Vec<(MountEntry, Mount)> {
+    let mut failed = Vec::new();
+    for (entry, mount) in mounts {
+        match handle.mount(mount.clone()).await {
+            Ok(()) => {
+                eprintln!("wharf gateway: mounted `{}`", entry.name);
+                entries.insert(entry.name.clone(), entry);
+            }
+            Err(err) => {
+                eprintln!("wharf gateway: `{}` could not be mounted: {err}; trying again", entry.name);
+                failed.push((entry, mount));
             }
         }
     }
+    failed
 }
 
 /// Where the gateway's health is served beside `/mcp`.

@@ -152,6 +152,18 @@ async fn the_file_reloads_without_touching_unchanged_mounts() {
     assert_eq!(mount(&report, "kept")["pid"].as_u64(), Some(kept_pid), "the unchanged mount kept its process");
     let names: Vec<&str> = report["mounts"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["kept", "added"], "{report}");
+
+    // A mount whose upstream is not up yet is tried again until it is.
+    let late_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let late = format!("[[mount]]\nname = \"late\"\nurl = \"http://127.0.0.1:{late_port}/mcp\"\n");
+    dir.write("gateway.toml", table("kept") + &table("added") + &late);
+    gateway.wait_for("`late` could not be mounted");
+    let upstream = Process::spawn(
+        Command::new(wharf).args(["serve", "--http", &format!("127.0.0.1:{late_port}")]).env_remove("RUST_LOG"),
+    );
+    gateway.wait_for("wharf gateway: mounted `late`");
+    assert_eq!(text(&client.call_tool("late_echo", json!({"message": "at last"})).await.unwrap()), "at last");
+    drop(upstream);
     drop(client);
     stop(gateway);
 }
