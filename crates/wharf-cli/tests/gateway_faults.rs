@@ -220,3 +220,40 @@ async fn a_hostile_upstream_gets_named_errors_and_bounded_memory() {
     drop(client);
     stop(gateway);
 }
+
+/// With `sessions = "per-client"`, each client's upstream session is a program of its own; when
+/// that program dies, the client's next calls get a new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_own_upstream_program_is_replaced_when_it_dies() {
+    let dir = TempDir::new("gateway-own");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    dir.write(
+        "gateway.toml",
+        format!("[[mount]]\nname = \"own\"\ncommand = [{wharf:?}, \"serve\"]\nsessions = \"per-client\"\n"),
+    );
+    let (gateway, port) = start(&dir, 1);
+    let options =
+        wharf_client::ClientOptions::default().protocol_version(wharf_client::protocol::ProtocolVersion::V2025_11_25);
+    let client = Client::connect_with(Target::url(format!("http://127.0.0.1:{port}/mcp")), options).await.unwrap();
+    assert_eq!(text(&client.call_tool("own_echo", json!({"message": "mine"})).await.unwrap()), "mine");
+    let (_, report) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
+    let own = mount(&report, "own");
+    assert_eq!(own["client_sessions"], 1, "{report}");
+    let first = own["client_pids"][0].as_u64().unwrap();
+    assert_ne!(own["pid"].as_u64(), Some(first), "the client's own program, not the shared one");
+    assert!(Command::new("kill").args(["-KILL", &first.to_string()]).status().unwrap().success());
+    let mut answered = None;
+    for _ in 0..50 {
+        if let Ok(result) = client.call_tool("own_echo", json!({"message": "again"})).await {
+            answered = Some(text(&result));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(answered.as_deref(), Some("again"));
+    let (_, report) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
+    let second = mount(&report, "own")["client_pids"][0].as_u64().unwrap();
+    assert_ne!(second, first, "a new program: {report}");
+    drop(client);
+    stop(gateway);
+}

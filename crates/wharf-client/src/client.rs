@@ -231,6 +231,12 @@ impl Client {
         self.inner.connection.router.anomalies()
     }
 
+    /// True once the connection has ended: the server process exited, or the client was
+    /// closed. Every request fails from then on.
+    pub fn is_closed(&self) -> bool {
+        self.inner.connection.router.is_closed()
+    }
+
     /// The id of the server process, when the client started it.
     pub fn server_pid(&self) -> Option<u32> {
         self.inner.connection.link.server_pid()

@@ -170,6 +170,11 @@ impl Router {
         lock(&self.scopes).remove(id);
     }
 
+    /// True once the connection is gone.
+    pub(crate) fn is_closed(&self) -> bool {
+        lock(&self.pending).is_none()
+    }
+
     /// Ends every wait: the connection is gone, and their receivers see it closed.
     pub(crate) fn close_all(&self) {
         *lock(&self.pending) = None;

@@ -80,9 +80,14 @@ impl Connection {
         let shared = self.client()?;
         let Some(owner) = owner.filter(|_| self.mount.session_per_client) else { return Ok(shared) };
         {
-            let owned = self.owned.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(client) = owned.get(owner) {
-                return Ok(client.clone());
+            let mut owned = self.owned.lock().unwrap_or_else(PoisonError::into_inner);
+            match owned.get(owner) {
+                Some(client) if !client.is_closed() => return Ok(client.clone()),
+                // Its program exited: the owner gets a new session.
+                Some(_) => {
+                    owned.remove(owner);
+                }
+                None => {}
             }
             if owned.len() >= MAX_OWNED_SESSIONS {
                 return Err(RpcError::internal(format!(
@@ -158,6 +163,12 @@ impl Connection {
                 });
                 if let Some(pid) = client.server_pid() {
                     report["pid"] = json!(pid);
+                }
+                let owned = self.owned.lock().unwrap_or_else(PoisonError::into_inner);
+                if self.mount.session_per_client {
+                    let pids: Vec<u32> = owned.values().filter_map(Client::server_pid).collect();
+                    report["client_sessions"] = json!(owned.len());
+                    report["client_pids"] = json!(pids);
                 }
                 report
             }

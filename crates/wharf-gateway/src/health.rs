@@ -48,7 +48,8 @@ impl Health {
     }
 
     /// The report: `{"status": "up" | "degraded", "mounts": [{"name", "state": "up" | "down",
-    /// "since" (Unix seconds), "restarts", "pid" (of a program, when up), "error" (when down)}]}`.
+    /// "since" (Unix seconds), "restarts", "pid" (of a program, when up), "error" (when down), and
+    /// for a mount with a session per client "client_sessions" and "client_pids"}]}`.
     pub fn report(&self) -> Value {
         let mounts: Vec<Value> = self.read().iter().map(|connection| connection.health()).collect();
         json!({ "status": if self.all_up() { "up" } else { "degraded" }, "mounts": mounts })
