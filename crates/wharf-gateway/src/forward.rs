@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use wharf_client::{ClientError, RequestOptions};
 use wharf_protocol::{
-    Era, InputRequest, InputRequiredResult, JsonObject, LoggingMessageParams, META_CLIENT_CAPABILITIES, ProgressParams,
-    TASKS_EXTENSION,
+    Era, InputRequest, InputRequiredResult, JsonObject, LoggingLevel, LoggingMessageParams, META_CLIENT_CAPABILITIES,
+    ProgressParams, TASKS_EXTENSION,
 };
 use wharf_server::{RequestContext, RpcError};
 
@@ -38,18 +38,13 @@ const QUESTION_WINDOW: Duration = Duration::from_millis(20);
 /// The most questions asked of the client in one round.
 const MAX_QUESTIONS_AT_ONCE: usize = 64;
 
-/// The `_meta` that declares what the gateway's upstream request can be asked: every question,
-/// and with the second, tasks too. Made once: every request to a 2026-07-28 upstream sends one.
-static DECLARED: LazyLock<JsonObject> = LazyLock::new(|| declared(false));
-static DECLARED_WITH_TASKS: LazyLock<JsonObject> = LazyLock::new(|| declared(true));
-
-fn declared(tasks: bool) -> JsonObject {
+/// The `_meta` that declares a request of the gateway's to a 2026-07-28 upstream may become a
+/// task: every question, and tasks. Made once.
+static DECLARED_WITH_TASKS: LazyLock<JsonObject> = LazyLock::new(|| {
     let mut capabilities = all_capabilities();
-    if tasks {
-        capabilities.extensions = Some(serde_json::Map::from_iter([(TASKS_EXTENSION.to_owned(), json!({}))]));
-    }
+    capabilities.extensions = Some(serde_json::Map::from_iter([(TASKS_EXTENSION.to_owned(), json!({}))]));
     serde_json::Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), json!(capabilities))])
-}
+});
 
 /// How many rounds of input one request passes on before it is refused.
 const MAX_ROUNDS: usize = 16;
@@ -80,7 +75,12 @@ pub(crate) async fn forward(
 ) -> Result<Value, RpcError> {
     let (progress_sender, progress) = mpsc::unbounded_channel();
     let (log_sender, logs) = mpsc::unbounded_channel();
-    let mut options = RequestOptions::default().log_messages(log_sender);
+    let mut options = RequestOptions::default();
+    // A client that takes no log message (2026-07-28 without a level) leaves the upstream's to
+    // the notification stream, which drops them.
+    if context.logs_at(LoggingLevel::Emergency) {
+        options = options.log_messages(log_sender);
+    }
     if context.wants_progress() {
         options = options.progress(progress_sender);
     }
@@ -101,9 +101,11 @@ pub(crate) async fn forward(
     }
     options = options.owner(owner(context));
     if client.era() == Era::Stateless {
-        // The upstream may make a task of the call only when the gateway's client could.
-        let meta = if declares_tasks(context) { &*DECLARED_WITH_TASKS } else { &*DECLARED };
-        let options = options.meta(meta.clone()).returns_input_required();
+        // The upstream may make a task of the call only when the gateway's client could: the
+        // gateway's upstream client declares every question but tasks, and this request adds
+        // them when its own client has them.
+        let options = if declares_tasks(context) { options.meta(DECLARED_WITH_TASKS.clone()) } else { options };
+        let options = options.returns_input_required();
         return pass_rounds(context, link, &client, method, params, options, progress, logs).await;
     }
     let as_task = tasks.asks_for_task(context);
