@@ -515,3 +515,33 @@ fn with_audit_each_call_leaves_a_record_on_stderr_without_its_arguments() {
     let (_, stderr, _) = run(&lines(&messages));
     assert!(!stderr.contains("wharf::audit"), "{stderr}");
 }
+
+/// A 2026-07-28 client that listens and then closes stdin: the listen stream is answered and
+/// the server exits, instead of running on for a client that is gone (a gateway killed in front
+/// of it once left such servers behind).
+#[test]
+fn a_listen_stream_ends_when_stdin_closes_and_the_server_exits() {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let listen = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": true}, "_meta": meta}});
+    let mut child = start(Stdio::null());
+    child.stdin.take().unwrap().write_all(&lines(&[listen])).unwrap();
+    // stdin is dropped: closed.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("wharf serve still runs 10 s after stdin closed with a listen stream open");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    let mut out = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+    let messages: Vec<Value> = out.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(messages[0]["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(by_id(&messages, json!(1))["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 1, "answered");
+}

@@ -55,6 +55,8 @@ pub(crate) async fn listen(
                 Err(RecvError::Closed) => break,
             },
             _ = ending.changed() => break,
+            // The client closed its input (stdin): it listens no more.
+            () = context.client_input_ended() => break,
         }
     }
     ListenResult { result_type: None, meta: Some(tag.meta) }

@@ -134,6 +134,9 @@ pub struct Session {
     subscriptions: Mutex<HashSet<String>>,
     extensions: Extensions,
     outbound: Outbound,
+    /// Set once the client's input ended (stdin closed): listen streams end then, instead of
+    /// keeping the server running for a client that is gone.
+    input_ended: tokio::sync::watch::Sender<bool>,
 }
 
 const LEVEL_UNSET: u8 = u8::MAX;
@@ -159,7 +162,19 @@ impl Session {
             subscriptions: Mutex::new(HashSet::new()),
             extensions: Extensions::new(),
             outbound: outbound.into(),
+            input_ended: tokio::sync::watch::channel(false).0,
         })
+    }
+
+    /// Records that the client's input ended: it sends nothing more.
+    pub(crate) fn end_input(&self) {
+        self.input_ended.send_replace(true);
+    }
+
+    /// Completes once the client's input has ended.
+    pub(crate) async fn input_ended(&self) {
+        let mut ended = self.input_ended.subscribe();
+        let _ = ended.wait_for(|ended| *ended).await;
     }
 
     /// The session's id: `Mcp-Session-Id` over HTTP, a connection's own name otherwise.

@@ -268,6 +268,12 @@ impl RequestContext {
         self.inner.task_now.store(true, Ordering::Relaxed);
     }
 
+    /// Completes once the client's input on the connection the request came on has ended
+    /// (stdin closed): it will send nothing more.
+    pub(crate) async fn client_input_ended(&self) {
+        self.inner.session.input_ended().await;
+    }
+
     /// True once the handler asked to go on as a task now.
     pub(crate) fn wants_task_now(&self) -> bool {
         self.inner.task_now.load(Ordering::Relaxed)

@@ -83,6 +83,8 @@ pub(crate) async fn read_loop<R: AsyncRead + Unpin + Send>(
         }
     };
     state.gathered.flush(session).await;
+    // Listen streams end with the client's input; the rest of the work in flight finishes.
+    session.end_input();
     let result = match state.gathered.failed.take() {
         Some(err) => result.and(Err(Error::io(err))),
         None => result,
