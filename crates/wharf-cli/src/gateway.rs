@@ -308,19 +308,7 @@ pub(crate) fn gateway(args: GatewayArgs) -> ExitCode {
         }
     };
     let outcome = run(&args, mounts, &runtime, telemetry.clone());
-    drop(runtime);
-    if let Some(telemetry) = telemetry
-        && let Err(err) = telemetry.shutdown()
-    {
-        eprintln!("wharf gateway: {err}");
-    }
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("wharf gateway: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    remote::finish(&SERVED, runtime, telemetry, outcome)
 }
 
 /// Builds the gateway and serves it until stdin closes or a signal stops it.

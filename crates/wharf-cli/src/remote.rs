@@ -406,6 +406,29 @@ fn init_logging(base: &str, audit: bool, telemetry: Option<&wharf::otel::Telemet
     }
 }
 
+/// Ends a command that served: the runtime first (shutting the exporters down blocks while
+/// they send the rest), then telemetry; the exit code, what went wrong said on stderr.
+pub(crate) fn finish(
+    served: &Served,
+    runtime: tokio::runtime::Runtime,
+    telemetry: Option<Arc<wharf::otel::Telemetry>>,
+    outcome: Result<(), String>,
+) -> std::process::ExitCode {
+    drop(runtime);
+    if let Some(telemetry) = telemetry
+        && let Err(err) = telemetry.shutdown()
+    {
+        eprintln!("{}: {err}", served.command);
+    }
+    match outcome {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{}: {message}", served.command);
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// OpenTelemetry as `args` ask (for `served`), and the logs on stderr: `base` unless WHARF_LOG
 /// or RUST_LOG say otherwise, the audit records with `--audit`; why not, when telemetry
 /// cannot be set up.

@@ -151,20 +151,7 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
             }
         }
     };
-    // The runtime ends first: shutting the exporters down blocks while they send the rest.
-    drop(runtime);
-    if let Some(telemetry) = telemetry
-        && let Err(err) = telemetry.shutdown()
-    {
-        eprintln!("wharf serve: {err}");
-    }
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("wharf serve: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    remote::finish(&SERVED, runtime, telemetry, outcome)
 }
 
 /// The line that says the server is up: what it serves, at which URL (with the port bound, when
