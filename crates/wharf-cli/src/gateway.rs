@@ -324,7 +324,11 @@ fn run(
     let builder = prepare_builder(builder, remote, runtime, redis.as_ref(), telemetry.as_deref())?;
     let entries: BTreeMap<String, MountEntry> =
         mounts.iter().map(|(entry, _)| (entry.name.clone(), entry.clone())).collect();
-    let gateway = mounts.into_iter().map(|(_, mount)| mount).fold(Gateway::with_builder(builder), Gateway::mount);
+    let mut gateway = mounts.into_iter().map(|(_, mount)| mount).fold(Gateway::with_builder(builder), Gateway::mount);
+    if let Some(redis) = &redis {
+        // A client's retry may land on another replica than the one its upstream request waits on.
+        gateway = gateway.replicas(redis.bus());
+    }
     let (server, handle) = runtime.block_on(gateway.build_with_handle()).map_err(|err| err.to_string())?;
     let health = handle.health();
     runtime.spawn(reload_on_change(args.config.clone(), entries, handle));

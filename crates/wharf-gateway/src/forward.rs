@@ -13,7 +13,6 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, LazyLock};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -25,18 +24,13 @@ use wharf_protocol::{
 };
 use wharf_server::{RequestContext, RpcError};
 
+use crate::elsewhere::continue_elsewhere;
 use crate::link::Link;
-use crate::parked::{AbortOnDrop, Running};
+use crate::parked::{AbortOnDrop, ParkedRound, Parking, Running};
 use crate::relay::{Question, Relay, all_capabilities, ask_keyed, to_object};
+use crate::step::{Step, ask_all, next_step, pass_log, pass_progress};
 use crate::task::{ListedTasks, call_as_session_task, declares_tasks, follow};
 use crate::upstream::answer_for;
-
-/// How long the gateway waits for more of an upstream's questions after one, to ask them of
-/// its client in one round.
-const QUESTION_WINDOW: Duration = Duration::from_millis(20);
-
-/// The most questions asked of the client in one round.
-const MAX_QUESTIONS_AT_ONCE: usize = 64;
 
 /// The `_meta` that declares a request of the gateway's to a 2026-07-28 upstream may become a
 /// task: every question, and tasks. Made once.
@@ -55,13 +49,6 @@ const MAX_ROUNDS: usize = 16;
 struct PassedRound {
     upstream_state: Option<String>,
     asked: Vec<(String, InputRequest)>,
-}
-
-/// What a round of a 2026-07-28 request keeps in its sealed `requestState`: which parked
-/// upstream request it continues.
-#[derive(Serialize, Deserialize)]
-struct ParkedRound {
-    parked: String,
 }
 
 /// Sends `method` with `params` upstream for `context`'s request; its result, or the error
@@ -219,15 +206,13 @@ where
     F: FnOnce(RequestOptions, watch::Sender<bool>) -> Fut,
     Fut: Future<Output = Result<Value, ClientError>> + Send + 'static,
 {
-    let (mount, parking) = (&link.mount, &link.parking);
+    let parking = &link.parking;
     let mut running = match context.round_state::<ParkedRound>() {
         Some(round) => {
-            let mut running = parking.take(&round.parked).ok_or_else(|| {
-                RpcError::invalid_params(
-                    "Invalid params: the upstream request this requestState continues is no longer waiting (no \
-                     retry came in time, or it waits on another gateway); call again without requestState",
-                )
-            })?;
+            let Some(mut running) = parking.take(&round.parked) else {
+                // Parked by another replica, or no longer waiting.
+                return continue_elsewhere(context, parking, round).await;
+            };
             if let Err(input_required) = answer_asked(context, &mut running).await {
                 return park(context, parking, running, input_required);
             }
@@ -243,75 +228,41 @@ where
             let relay = Relay::Queued { questions: question_sender, parked: parked.clone() };
             let (became_task, upstream_task) = watch::channel(false);
             let task = AbortOnDrop(tokio::spawn(start(options.handler(Arc::new(relay)), became_task)));
-            Running { task, questions, progress, logs, asked: Vec::new(), parked, keys: HashSet::new(), upstream_task }
+            Running {
+                mount: link.mount.clone(),
+                task,
+                questions,
+                progress,
+                logs,
+                asked: Vec::new(),
+                parked,
+                keys: HashSet::new(),
+                upstream_task,
+                finished: None,
+            }
         }
     };
     loop {
-        let first = tokio::select! {
-            biased;
-            Some(update) = running.progress.recv() => {
-                pass_progress(context, update).await;
-                continue;
-            }
-            Some(message) = running.logs.recv() => {
-                pass_log(context, message).await;
-                continue;
-            }
-            Some(question) = running.questions.recv() => question,
-            Ok(()) = running.upstream_task.changed() => {
-                // The upstream made a task of the call: so does the gateway. (A 2025-11-25
-                // task starts before it asks anything: its questions come in the task.)
-                context.become_task_now();
-                continue;
-            }
-            joined = &mut running.task.0 => {
-                while let Ok(update) = running.progress.try_recv() {
-                    pass_progress(context, update).await;
+        match next_step(&mut running).await {
+            Step::Progress(update) => pass_progress(context, update).await,
+            Step::Log(message) => pass_log(context, message).await,
+            // The upstream made a task of the call: so does the gateway. (A 2025-11-25 task
+            // starts before it asks anything: its questions come in the task.)
+            Step::BecameTask => context.become_task_now(),
+            Step::Done(answer) => return answer,
+            Step::Questions(questions) => {
+                let asked = questions.iter().map(|(key, question)| (key.as_str(), &question.request));
+                let answers = ask_all(context, asked).await;
+                let mut input_required = None;
+                for ((key, question), answer) in questions.into_iter().zip(answers) {
+                    if let Ok(Some(asking)) = settle(&mut running, key, question, answer) {
+                        input_required = Some(asking);
+                    }
                 }
-                while let Ok(message) = running.logs.try_recv() {
-                    pass_log(context, message).await;
+                if let Some(input_required) = input_required {
+                    return park(context, parking, running, input_required);
                 }
-                return match joined {
-                    Ok(answer) => answer.map_err(|err| answer_for(mount, &err)),
-                    Err(err) => Err(RpcError::internal(format!("the request to the mount `{mount}` failed: {err}"))),
-                };
             }
-        };
-        let mut questions = vec![first];
-        // Questions the upstream asks together arrive one after another: the client is asked
-        // in one round for those that come within a moment of each other.
-        while questions.len() < MAX_QUESTIONS_AT_ONCE {
-            match tokio::time::timeout(QUESTION_WINDOW, running.questions.recv()).await {
-                Ok(Some(question)) => questions.push(question),
-                _ => break,
-            }
-        }
-        // Asked all at once: in a task each waits for its answer, and the task shows them all.
-        let mut asking = Vec::with_capacity(questions.len());
-        for mut question in questions {
-            let key = match question.request.take_input_key() {
-                Some(key) if !running.keys.contains(&key) => key,
-                _ => (running.keys.len() + 1..)
-                    .map(|n| format!("q{n}"))
-                    .find(|key| !running.keys.contains(key))
-                    .unwrap_or_default(),
-            };
-            running.keys.insert(key.clone());
-            let (context, request, asked_key) = (context.clone(), question.request.clone(), key.clone());
-            let answer = tokio::spawn(async move { ask_keyed(&context, &asked_key, &request).await });
-            asking.push((key, question, answer));
-        }
-        let mut input_required = None;
-        for (key, question, answer) in asking {
-            let answer = answer
-                .await
-                .unwrap_or_else(|err| Err(RpcError::internal(format!("Internal error: asking failed: {err}"))));
-            if let Ok(Some(asking)) = settle(&mut running, key, question, answer) {
-                input_required = Some(asking);
-            }
-        }
-        if let Some(input_required) = input_required {
-            return park(context, parking, running, input_required);
         }
     }
 }
@@ -319,14 +270,14 @@ where
 /// Parks `running` until the client's retry, which `input_required` asks for.
 fn park(
     context: &RequestContext,
-    parking: &Arc<crate::parked::Parking>,
+    parking: &Arc<Parking>,
     running: Running,
     input_required: RpcError,
 ) -> Result<Value, RpcError> {
-    let parked = parking.park(running).ok_or_else(|| {
+    let round = parking.park(running).ok_or_else(|| {
         RpcError::internal("Internal error: too many upstream requests wait for their clients' answers; retry later")
     })?;
-    context.set_round_state(&ParkedRound { parked })?;
+    context.set_round_state(&round)?;
     Err(input_required)
 }
 
@@ -402,12 +353,4 @@ async fn carry_borrowed<T>(
         pass_log(context, message).await;
     }
     answer
-}
-
-async fn pass_progress(context: &RequestContext, update: ProgressParams) {
-    context.progress(update.progress, update.total, update.message.as_deref()).await;
-}
-
-async fn pass_log(context: &RequestContext, message: LoggingMessageParams) {
-    context.log(message.level, message.logger.as_deref(), message.data).await;
 }

@@ -5,11 +5,12 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use wharf_server::{Server, ServerBuilder};
+use wharf_server::{Bus, Server, ServerBuilder};
 
 use crate::attach::{Attached, attach};
 use crate::claims::Claims;
 use crate::component::add_each;
+use crate::elsewhere::listen_to_replicas;
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::handle::{GatewayHandle, SessionEnds};
 use crate::health::Health;
@@ -29,6 +30,7 @@ pub struct Gateway {
     builder: ServerBuilder,
     mounts: Vec<Mount>,
     separator: String,
+    bus: Option<Arc<dyn Bus>>,
 }
 
 impl Gateway {
@@ -40,7 +42,7 @@ impl Gateway {
     /// A gateway built on `builder`: its options, layers, state and own components come with
     /// it (a gateway may offer tools of its own beside the upstreams').
     pub fn with_builder(builder: ServerBuilder) -> Gateway {
-        Gateway { builder, mounts: Vec::new(), separator: "_".to_owned() }
+        Gateway { builder, mounts: Vec::new(), separator: "_".to_owned(), bus: None }
     }
 
     /// Adds an upstream.
@@ -52,6 +54,15 @@ impl Gateway {
     /// What joins a namespace and a name (`docs_search`). Default `_`.
     pub fn separator(mut self, separator: impl Into<String>) -> Gateway {
         self.separator = separator.into();
+        self
+    }
+
+    /// The gateway runs as one of several replicas behind a load balancer, which share `bus`
+    /// (and the key that seals `requestState`): a 2026-07-28 client's retry that lands on
+    /// another replica than the one whose upstream request waits for its answers is carried
+    /// there, and the rest of the request comes back through it.
+    pub fn replicas(mut self, bus: Arc<dyn Bus>) -> Gateway {
+        self.bus = Some(bus);
         self
     }
 
@@ -72,9 +83,10 @@ impl Gateway {
     /// [`Gateway::build`], with a [`GatewayHandle`] that mounts and unmounts upstreams while the
     /// gateway serves, and reports their health.
     pub async fn build_with_handle(self) -> Result<(Server, GatewayHandle), GatewayError> {
-        let Gateway { mut builder, mounts, separator } = self;
+        let Gateway { mut builder, mounts, separator, bus } = self;
         let claims = Arc::new(Mutex::new(Claims::default()));
-        let parking = Parking::new(PARKED_LIFETIME);
+        let parking = Parking::new(PARKED_LIFETIME, bus);
+        listen_to_replicas(&parking);
         let subscribed = SubscribedMounts::default();
         let health = Health::default();
         builder = builder

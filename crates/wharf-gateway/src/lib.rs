@@ -28,12 +28,18 @@
 //! 1. `error.rs` ([`GatewayError`], [`GatewayErrorKind`]), `names.rs` (namespaced names within
 //!    the tool-name rules, resource URIs behind a scheme prefix, globs), `kind.rs` (the kinds of
 //!    component), `relay.rs` (who answers an upstream's question during one request: the
-//!    client at once, or a queue a 2026-07-28 request parks on).
+//!    client at once, or a queue a 2026-07-28 request parks on), `ids.rs` (ids no one can
+//!    guess), `replica.rs` (the messages between the replicas of a gateway on a
+//!    [`Bus`](wharf_server::Bus)).
 //! 2. `mount.rs` ([`Mount`]: one upstream, its namespace, client options, and what it offers
 //!    to whom), `claims.rs` (which mount holds each name), `parked.rs` (upstream requests
-//!    waiting between a 2026-07-28 client's rounds).
+//!    waiting between a 2026-07-28 client's rounds, and
+//!    the round state that finds them again, on this replica or another).
 //! 3. `upstream.rs` (reaching a mount; an upstream's failure as the gateway's answer), `task.rs`
-//!    (tasks across the gateway: a mounted call stays a call until its upstream makes a task).
+//!    (tasks across the gateway: a mounted call stays a call until its upstream makes a task),
+//!    `step.rs` (what a parked upstream request does next: progress, questions, its answer),
+//!    `elsewhere.rs` (a retry that lands on another replica than the one holding its upstream
+//!    request, carried there and back).
 //! 4. `connection.rs` (a mount's upstream kept up: down, why, started again), `health.rs`
 //!    ([`Health`]).
 //! 5. `link.rs` (what every proxy of a mount holds).
@@ -52,6 +58,8 @@ mod error;
 mod kind;
 mod names;
 mod relay;
+mod ids;
+mod replica;
 
 mod claims;
 mod mount;
@@ -59,6 +67,8 @@ mod parked;
 
 mod task;
 mod upstream;
+mod step;
+mod elsewhere;
 
 mod connection;
 mod health;

@@ -4,26 +4,41 @@
 //! the id the sealed `requestState` carries, and given up (cancelled upstream) when the retry
 //! does not come in time.
 
-use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use wharf_client::ClientError;
-use wharf_protocol::{LoggingMessageParams, ProgressParams};
+use wharf_protocol::{InputRequest, LoggingMessageParams, ProgressParams};
+use wharf_server::{Bus, RpcError};
 
+use crate::ids::IdSource;
 use crate::relay::Question;
+use crate::replica::Replicas;
 
 /// How many upstream requests may wait for their clients' retries at once.
 const MAX_PARKED: usize = 10_000;
 
+/// What a round of a 2026-07-28 request keeps in its sealed `requestState`: which parked
+/// upstream request it continues; with replicas, which one holds it and what it asked.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct ParkedRound {
+    pub(crate) parked: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) at: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) asked: Vec<(String, InputRequest)>,
+}
+
 /// An upstream request running on its own task, with what it sends while it runs.
 pub(crate) struct Running {
+    /// The mount it went to, for errors.
+    pub(crate) mount: Arc<str>,
     pub(crate) task: AbortOnDrop<Result<Value, ClientError>>,
     pub(crate) questions: mpsc::UnboundedReceiver<Question>,
     pub(crate) progress: mpsc::UnboundedReceiver<ProgressParams>,
@@ -36,6 +51,8 @@ pub(crate) struct Running {
     pub(crate) upstream_task: watch::Receiver<bool>,
     /// The keys this request has asked under, in every round.
     pub(crate) keys: HashSet<String>,
+    /// Its answer, once it came, while what it sent before is still passed on.
+    pub(crate) finished: Option<Result<Value, RpcError>>,
 }
 
 /// A task aborted when this is dropped: an upstream request nobody waits for any more is
@@ -48,22 +65,39 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
-/// The parked upstream requests of one gateway.
+/// The parked upstream requests of one gateway, and the other replicas, when it has them.
 pub(crate) struct Parking {
     parked: Mutex<HashMap<String, Running>>,
     lifetime: Duration,
     ids: IdSource,
+    replicas: Option<Replicas>,
 }
 
 impl Parking {
-    pub(crate) fn new(lifetime: Duration) -> Arc<Parking> {
-        Arc::new(Parking { parked: Mutex::default(), lifetime, ids: IdSource::new() })
+    /// Parking for requests of at most `lifetime`; with `bus`, among the replicas on it.
+    pub(crate) fn new(lifetime: Duration, bus: Option<Arc<dyn Bus>>) -> Arc<Parking> {
+        let replicas = bus.map(Replicas::new);
+        Arc::new(Parking { parked: Mutex::default(), lifetime, ids: IdSource::new(), replicas })
     }
 
-    /// Parks `running` until its retry, or its lifetime ends; the id to find it by, or `None`
-    /// when too many wait already.
-    pub(crate) fn park(self: &Arc<Parking>, running: Running) -> Option<String> {
+    /// The other replicas of this gateway, when it has a bus to them.
+    pub(crate) fn replicas(&self) -> Option<&Replicas> {
+        self.replicas.as_ref()
+    }
+
+    /// Parks `running` until its retry, or its lifetime ends; the round that finds it again,
+    /// or `None` when too many wait already.
+    pub(crate) fn park(self: &Arc<Parking>, running: Running) -> Option<ParkedRound> {
         let id = self.ids.next();
+        let round = ParkedRound {
+            parked: id.clone(),
+            at: self.replicas.as_ref().map(|replicas| replicas.name().to_owned()),
+            // Another replica asks the client again from the round alone.
+            asked: match self.replicas {
+                Some(_) => running.asked.iter().map(|(key, question)| (key.clone(), question.request.clone())).collect(),
+                None => Vec::new(),
+            },
+        };
         {
             let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
             if parked.len() >= MAX_PARKED {
@@ -83,7 +117,7 @@ impl Parking {
                 }
             }
         });
-        Some(id)
+        Some(round)
     }
 
     /// The upstream request parked under `id`, taken out; `None` when there is none (it was
@@ -92,24 +126,5 @@ impl Parking {
         let running = self.parked.lock().unwrap_or_else(PoisonError::into_inner).remove(id)?;
         running.parked.store(false, Ordering::Release);
         Some(running)
-    }
-}
-
-/// Ids no one can guess or meet again: 128 bits from the process's random hash keys, and a
-/// counter.
-struct IdSource {
-    keys: RandomState,
-    salt: RandomState,
-    count: AtomicU64,
-}
-
-impl IdSource {
-    fn new() -> IdSource {
-        IdSource { keys: RandomState::new(), salt: RandomState::new(), count: AtomicU64::new(0) }
-    }
-
-    fn next(&self) -> String {
-        let count = self.count.fetch_add(1, Ordering::Relaxed);
-        format!("{:016x}{:016x}", self.keys.hash_one(count), self.salt.hash_one(count))
     }
 }

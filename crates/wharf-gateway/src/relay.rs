@@ -89,6 +89,15 @@ pub(crate) fn to_object(err: &RpcError) -> ErrorObject {
     object
 }
 
+/// An error object, as the gateway's own answer.
+pub(crate) fn from_object(error: &ErrorObject) -> RpcError {
+    let answer = RpcError::new(error.code.0, error.message.clone());
+    match &error.data {
+        Some(data) => answer.with_data(data.clone()),
+        None => answer,
+    }
+}
+
 fn gone() -> ErrorObject {
     ErrorObject::new(ErrorCode::INTERNAL_ERROR, "the gateway's client is gone: the request that asked has ended")
 }

@@ -8,7 +8,7 @@ use wharf_server::RpcError;
 
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::mount::{Mount, Source};
-use crate::relay::Unplaced;
+use crate::relay::{Unplaced, from_object};
 
 /// How many of an upstream's questions may wait for the gateway's clients' answers at once.
 const MAX_OPEN_QUESTIONS: usize = 1024;
@@ -49,13 +49,7 @@ pub(crate) async fn connect(mount: &Mount) -> Result<Client, GatewayError> {
 /// JSON-RPC error as it was, or an internal error naming the mount (down, timed out, closed).
 pub(crate) fn answer_for(mount: &str, err: &ClientError) -> RpcError {
     match err.rpc() {
-        Some(error) => {
-            let answer = RpcError::new(error.code.0, error.message.clone());
-            match &error.data {
-                Some(data) => answer.with_data(data.clone()),
-                None => answer,
-            }
-        }
+        Some(error) => from_object(error),
         None => RpcError::internal(format!("the mount `{mount}` did not answer: {err}")),
     }
 }

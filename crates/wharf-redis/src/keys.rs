@@ -23,6 +23,11 @@ impl Keys {
         format!("{}:task-signals", self.prefix)
     }
 
+    /// The channel of one instance's [`Bus`](wharf_server::Bus) channel named `name`.
+    pub(crate) fn bus(&self, name: &str) -> String {
+        format!("{}:bus:{name}", self.prefix)
+    }
+
     /// A task's record. The task id is its hash tag.
     pub(crate) fn task(&self, id: &str) -> String {
         format!("{}:{{{id}}}:task", self.prefix)

@@ -20,7 +20,8 @@
 //!    deployment; a session's stream events in a Redis stream, written by one task in order),
 //!    `tasks.rs` ([`RedisTaskStore`], a [`wharf_server::TaskStore`]: records as JSON strings
 //!    expiring with their `ttlMs`, a set of ids per owner, leases, and `tasks/cancel` and
-//!    `tasks/update` signalled on a channel to the instance running the task).
+//!    `tasks/update` signalled on a channel to the instance running the task), `bus.rs`
+//!    ([`RedisBus`], a [`wharf_server::Bus`] on pub/sub).
 //!
 //! ```no_run
 //! # fn demo(server: wharf_server::Server) -> Result<(), wharf_redis::RedisError> {
@@ -32,6 +33,7 @@
 //! # }
 //! ```
 
+mod bus;
 mod connection;
 mod keys;
 mod sessions;
@@ -39,6 +41,7 @@ mod state_key;
 mod subscription;
 mod tasks;
 
+pub use bus::RedisBus;
 pub use connection::{Redis, RedisError, RedisErrorKind};
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;

@@ -324,7 +324,7 @@ impl SessionStore for RedisSessionStore {
                 pipe.cmd("SADD").arg(client_sessions).arg(id).ignore();
                 pipe.cmd("PEXPIRE").arg(client_sessions).arg(millis(idle)).ignore();
             }
-            pipe.query_async::<()>(&mut connection).await.map_err(|err| unavailable(&err))
+            pipe.query_async::<()>(&mut connection).await.map(drop).map_err(|err| unavailable(&err))
         })
     }
 
@@ -389,7 +389,7 @@ impl SessionStore for RedisSessionStore {
             };
             pipe.ignore().cmd("PEXPIRE").arg(&key).arg(millis(idle)).ignore();
             let mut connection = self.redis.connection.clone();
-            pipe.query_async::<()>(&mut connection).await.map_err(|err| unavailable(&err))
+            pipe.query_async::<()>(&mut connection).await.map(drop).map_err(|err| unavailable(&err))
         })
     }
 
@@ -433,7 +433,7 @@ impl SessionStore for RedisSessionStore {
     fn relay<'a>(&'a self, relayed: &'a Relayed) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
             let Some(payload) = relay_payload(relayed) else { return Ok(()) };
-            subscription::publish(&self.redis, self.redis.keys.relay(), payload).await.map_err(|err| unavailable(&err))
+            subscription::publish(&self.redis, self.redis.keys.relay(), payload).await.map(drop).map_err(|err| unavailable(&err))
         })
     }
 

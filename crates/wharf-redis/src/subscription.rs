@@ -14,10 +14,10 @@ pub(crate) const BUFFER: usize = 1024;
 /// How long to wait before subscribing again after the subscription failed.
 const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(200);
 
-/// Publishes `payload` on `channel`, for every instance listening there.
-pub(crate) async fn publish(redis: &Redis, channel: String, payload: Vec<u8>) -> Result<(), redis::RedisError> {
+/// Publishes `payload` on `channel`, for every instance listening there; how many were.
+pub(crate) async fn publish(redis: &Redis, channel: String, payload: Vec<u8>) -> Result<usize, redis::RedisError> {
     let mut connection = redis.connection.clone();
-    redis::cmd("PUBLISH").arg(channel).arg(payload).query_async::<()>(&mut connection).await
+    redis::cmd("PUBLISH").arg(channel).arg(payload).query_async::<usize>(&mut connection).await
 }
 
 /// Hands what is published on `channel`, decoded, to `taker`, until `taker` is dropped.

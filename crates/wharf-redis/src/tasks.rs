@@ -198,7 +198,7 @@ impl TaskStore for RedisTaskStore {
         Box::pin(async move {
             let Some(payload) = signal_payload(task_id, signal) else { return Ok(()) };
             let channel = self.redis.keys.task_signals();
-            subscription::publish(&self.redis, channel, payload).await.map_err(|err| unavailable(&err))
+            subscription::publish(&self.redis, channel, payload).await.map(drop).map_err(|err| unavailable(&err))
         })
     }
 

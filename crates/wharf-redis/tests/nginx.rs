@@ -11,12 +11,11 @@ use std::time::Duration;
 
 use serde_json::json;
 use support::{Streamed, change_until_heard, initialize, request, send, send_with};
-use wharf_testkit::eventually::{eventually_async, until_blocking};
-use wharf_testkit::ports::{accepts, free_port};
+use wharf_testkit::eventually::eventually_async;
 use wharf_testkit::process::Process;
+use wharf_testkit::nginx::{Nginx, upstream};
 use wharf_testkit::raw_http::Reply;
 use wharf_testkit::redis_server::RedisServer;
-use wharf_testkit::temp_dir::TempDir;
 
 /// Starts `wharf serve --http 127.0.0.1:0 --redis URL` and waits for the banner naming its port.
 fn wharf_instance(redis_url: &str) -> (Process, u16) {
@@ -32,44 +31,6 @@ fn wharf_instance(redis_url: &str) -> (Process, u16) {
     let banner = instance.wait_for("http://127.0.0.1:");
     let port = banner.split("http://127.0.0.1:").nth(1).and_then(|rest| rest.split('/').next()?.parse().ok());
     (instance, port.unwrap_or_else(|| panic!("no port in the banner: {banner}")))
-}
-
-/// nginx in front of `upstreams`, as the README's deployment section configures it.
-struct Nginx {
-    port: u16,
-    // Declared before the directory: nginx is stopped before what it writes to is removed.
-    _process: Process,
-    _dir: TempDir,
-}
-
-fn nginx(upstreams: &[u16]) -> Nginx {
-    let port = free_port();
-    let dir = TempDir::new(&format!("nginx-{port}"));
-    let servers: String = upstreams.iter().map(|port| format!("    server 127.0.0.1:{port};\n")).collect();
-    let config = format!(
-        "daemon off;\nmaster_process off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log warn;\n\
-         events {{ worker_connections 256; }}\n\
-         http {{\n  access_log off;\n  client_body_temp_path {dir}/body;\n  proxy_temp_path {dir}/proxy;\n\
-         fastcgi_temp_path {dir}/fastcgi;\n  uwsgi_temp_path {dir}/uwsgi;\n  scgi_temp_path {dir}/scgi;\n\
-         upstream wharf {{\n{servers}  }}\n\
-         server {{\n    listen 127.0.0.1:{port};\n    location /mcp {{\n\
-               proxy_pass http://wharf;\n      proxy_http_version 1.1;\n      proxy_set_header Connection \"\";\n\
-               proxy_set_header Host $host;\n      proxy_buffering off;\n      proxy_read_timeout 1h;\n\
-               add_header X-Upstream $upstream_addr always;\n    }}\n  }}\n}}\n",
-        dir = dir.path().display()
-    );
-    dir.write("nginx.conf", config);
-    let program = std::env::var("WHARF_NGINX").unwrap_or_else(|_| "nginx".to_owned());
-    let process = Process::try_spawn(
-        Command::new(&program).arg("-p").arg(dir.path()).arg("-c").arg(dir.join("nginx.conf")).stdout(Stdio::null()),
-    )
-    .unwrap_or_else(|err| panic!("{program} must be installed for this test (scripts/test installs it): {err}"));
-    until_blocking(&format!("nginx to listen on {port}"), Duration::from_secs(5), || accepts(port));
-    Nginx { port, _process: process, _dir: dir }
-}
-
-fn upstream(reply: &Reply) -> String {
-    reply.header("x-upstream").unwrap_or_else(|| panic!("nginx names the instance: {reply:?}")).to_owned()
 }
 
 /// A 2026-07-28 request from a client that takes part in tasks, through the proxy.
@@ -120,7 +81,7 @@ fn echo(id: u64) -> String {
 async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_instance() {
     let redis = RedisServer::start();
     let mut instances: Vec<(Process, u16)> = (0..3).map(|_| wharf_instance(&redis.url())).collect();
-    let proxy = nginx(&instances.iter().map(|(_, port)| *port).collect::<Vec<_>>());
+    let proxy = Nginx::start(&instances.iter().map(|(_, port)| *port).collect::<Vec<_>>());
 
     let opened = initialize(proxy.port).await;
     assert_eq!(opened.status, 200, "{opened:?}");

@@ -51,7 +51,7 @@
 //!    cancellation, stream control, principal, client address and, only when middleware is
 //!    installed, the transport's own data), `task/time.rs`, `task/record.rs`, `task/store.rs`
 //!    ([`TaskStore`]; the bounded [`MemoryTaskStore`] makes room with the biggest owner's
-//!    finished tasks), `task/running_tasks.rs` (the tasks running here, and the quota of
+//!    finished tasks), `bus.rs` ([`Bus`]: channels between the instances of a deployment), `task/running_tasks.rs` (the tasks running here, and the quota of
 //!    unfinished tasks per owner), `events.rs` (list changes, resource updates and task
 //!    changes, broadcast); `schema/` (argument schemas from `schemars`: `shape.rs` and
 //!    `shape/fused.rs` check plain schemas straight from the client's text, in one pass with
@@ -138,6 +138,7 @@ mod client_key;
 mod random;
 mod scopes;
 // Data.
+mod bus;
 mod delivery;
 mod error;
 mod events;
@@ -179,6 +180,7 @@ pub mod testing;
 mod transport;
 
 pub use builder::ServerBuilder;
+pub use bus::{Bus, BusError};
 pub use cancel::Cancellation;
 pub use completion::{CompletionCall, MAX_COMPLETION_VALUES};
 pub use context::RequestContext;

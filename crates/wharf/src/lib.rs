@@ -203,7 +203,7 @@ pub mod http {
 /// [`HttpOptions::session_store`](crate::http::HttpOptions::session_store).
 #[cfg(feature = "redis")]
 pub mod redis {
-    pub use wharf_redis::{Redis, RedisError, RedisErrorKind, RedisSessionStore};
+    pub use wharf_redis::{Redis, RedisBus, RedisError, RedisErrorKind, RedisSessionStore};
 }
 
 /// A gateway that mounts MCP servers (programs, URLs, servers in this process) under
@@ -211,6 +211,7 @@ pub mod redis {
 #[cfg(feature = "gateway")]
 pub mod gateway {
     pub use wharf_gateway::{Gateway, GatewayError, GatewayErrorKind, GatewayHandle, Health, Mount};
+    pub use wharf_server::{Bus, BusError};
 }
 
 /// An MCP client for any server, over stdio or Streamable HTTP, in both eras (the `client`

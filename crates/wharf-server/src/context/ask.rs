@@ -73,6 +73,15 @@ impl RequestContext {
         self.input(self.auto_key()).list_roots().await
     }
 
+    /// True when the client's answer to the input under `key` came with this 2026-07-28
+    /// request (its `inputResponses`, or an earlier round's): asking for it returns that answer
+    /// without asking again. A handler that must do other work before it asks for what is
+    /// still missing looks here first, since once a request lacks an input it may be answered
+    /// with the `InputRequiredResult` at its next wait.
+    pub fn has_input(&self, key: &str) -> bool {
+        self.inner.input.as_ref().is_some_and(|round| round.has_answer(key))
+    }
+
     /// What this handler kept for itself in the previous round of a 2026-07-28 request, with
     /// [`RequestContext::set_round_state`]. It travels inside the sealed `requestState`: the
     /// client cannot change it, but can read it, so keep secrets out of it.

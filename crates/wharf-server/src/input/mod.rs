@@ -210,6 +210,11 @@ impl InputRound {
         format!("input-{}", self.auto_keys.fetch_add(1, Ordering::Relaxed) + 1)
     }
 
+    /// True when the client answered the input under `key`, in this round or an earlier one.
+    pub(crate) fn has_answer(&self, key: &str) -> bool {
+        self.answers.contains_key(key)
+    }
+
     pub(crate) fn carried_state(&self) -> Option<&Value> {
         self.carried.as_ref()
     }

@@ -1,0 +1,117 @@
+//! Two `wharf gateway --http --redis` replicas behind round-robin nginx, sharing one
+//! `redis-server`, in front of `wharf serve` spoken to in 2025-11-25: a 2026-07-28 client's
+//! call whose upstream asks for input is parked on one replica, and its retry, which nginx
+//! sends to the other, is carried to the holder and answered (issue 40). Needs `redis-server`
+//! and `nginx`: `scripts/test` installs them and runs this with `--ignored`.
+
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use wharf_testkit::nginx::{Nginx, upstream};
+use wharf_testkit::process::Process;
+use wharf_testkit::raw_http::{JSON, Reply, send_blocking};
+use wharf_testkit::redis_server::RedisServer;
+use wharf_testkit::temp_dir::TempDir;
+
+/// Starts a replica: `wharf gateway DIR/gateway.toml --http 127.0.0.1:0 --redis URL`; its port.
+fn replica(dir: &TempDir, redis_url: &str) -> (Process, u16) {
+    let mut gateway = Process::spawn(
+        Command::new(env!("CARGO_BIN_EXE_wharf"))
+            .arg("gateway")
+            .arg(dir.join("gateway.toml"))
+            .args(["--http", "127.0.0.1:0", "--redis", redis_url, "--redis-prefix", "gateway-fleet"])
+            .env("WHARF_LOG", "warn")
+            .env_remove("WHARF_REQUEST_STATE_KEYS")
+            .stdin(Stdio::null()),
+    );
+    let banner = gateway.wait_for("wharf gateway: the 1 mounts");
+    let after = banner.split("http://127.0.0.1:").nth(1).expect("a URL in the banner");
+    (gateway, after.split('/').next().unwrap().parse().unwrap())
+}
+
+/// A 2026-07-28 `tools/call` of the mounted `greet_interactively` to `port`, with `extra`
+/// params (`requestState`, `inputResponses`).
+fn greet(port: u16, extra: Value) -> Reply {
+    let mut params = json!({"name": "demo_greet_interactively", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}});
+    for (key, value) in extra.as_object().unwrap() {
+        params[key] = value.clone();
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    let headers = [
+        JSON[0],
+        JSON[1],
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "demo_greet_interactively"),
+    ];
+    send_blocking(port, "POST", "/mcp", &headers, &body)
+}
+
+/// The asked round's `requestState` and the key of its one question.
+fn asked(reply: &Reply) -> (Value, String) {
+    let result = &reply.json()["result"];
+    assert_eq!(result["resultType"], "input_required", "{reply:?}");
+    let key = result["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    assert_eq!(result["inputRequests"][&key]["method"], "elicitation/create", "{reply:?}");
+    (result["requestState"].clone(), key)
+}
+
+fn answer(state: &Value, key: &str, name: &str) -> Value {
+    json!({"requestState": state, "inputResponses": {key: {"action": "accept", "content": {"name": name}}}})
+}
+
+fn greeting(reply: &Reply) -> String {
+    reply.json()["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("a greeting: {reply:?}")).to_owned()
+}
+
+#[test]
+#[ignore = "needs redis-server and nginx (scripts/test provides them)"]
+fn a_retry_that_lands_on_the_other_replica_finishes_the_parked_upstream_request() {
+    let redis = RedisServer::start();
+    let dir = TempDir::new("gateway-fleet");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    dir.write(
+        "gateway.toml",
+        format!("[[mount]]\nname = \"demo\"\ncommand = [{wharf:?}, \"serve\"]\nrevision = \"2025-11-25\"\n"),
+    );
+    let (_one, one) = replica(&dir, &redis.url());
+    let (other, other_port) = replica(&dir, &redis.url());
+    let proxy = Nginx::start(&[one, other_port]);
+
+    // nginx sends each request to the next replica: the call to one, every retry to the other.
+    for name in ["Ada", "Grace"] {
+        let first = greet(proxy.port, json!({}));
+        let (state, key) = asked(&first);
+        // A retry without the answer asks again, and leaves the upstream request where it is.
+        let again = greet(proxy.port, json!({"requestState": state}));
+        assert_ne!(upstream(&again), upstream(&first), "round robin: {again:?}");
+        let (state, again_key) = asked(&again);
+        assert_eq!(again_key, key);
+        // Back on the replica that holds it; then the same once more from the other side.
+        let answered = greet(proxy.port, answer(&state, &key, name));
+        assert_eq!(upstream(&answered), upstream(&first));
+        assert_eq!(greeting(&answered), format!("Hello, {name}!"));
+
+        let second = greet(proxy.port, json!({}));
+        let (state, key) = asked(&second);
+        let answered = greet(proxy.port, answer(&state, &key, name));
+        assert_ne!(upstream(&answered), upstream(&second), "the retry went to the other replica");
+        assert_eq!(greeting(&answered), format!("Hello, {name}!"), "{answered:?}");
+    }
+
+    // The replica that holds a request stops: a retry elsewhere is told at once, and how to
+    // go on.
+    let parked_on_other = greet(other_port, json!({}));
+    let (state, key) = asked(&parked_on_other);
+    other.signal("KILL");
+    let _ = other.wait();
+    let orphan = greet(one, answer(&state, &key, "Ada"));
+    assert_eq!(orphan.json()["error"]["code"], -32602, "{orphan:?}");
+    let message = orphan.json()["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("call again without requestState"), "{message}");
+    // The replica left serves on.
+    let (state, key) = asked(&greet(one, json!({})));
+    assert_eq!(greeting(&greet(one, answer(&state, &key, "Lin"))), "Hello, Lin!");
+}
