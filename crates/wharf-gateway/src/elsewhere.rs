@@ -155,7 +155,12 @@ pub(crate) async fn continue_elsewhere(
             }
         }
         let mut call = Call::open(parking, &holder);
-        let continued = Message::Continue { parked: round.parked.clone(), answers, from: replicas.name().to_owned(), call: call.id };
+        let continued = Message::Continue {
+            parked: round.parked.clone(),
+            answers,
+            from: replicas.name().to_owned(),
+            call: call.id,
+        };
         let reached = replicas.send(&holder, &continued).await.map_err(|err| {
             RpcError::internal(format!("Internal error: the gateway replica holding the upstream request: {err}"))
         })?;

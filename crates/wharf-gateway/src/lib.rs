@@ -55,20 +55,20 @@
 //! 12. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
 
 mod error;
+mod ids;
 mod kind;
 mod names;
 mod relay;
-mod ids;
 mod replica;
 
 mod claims;
 mod mount;
 mod parked;
 
+mod elsewhere;
+mod step;
 mod task;
 mod upstream;
-mod step;
-mod elsewhere;
 
 mod connection;
 mod health;

@@ -94,7 +94,9 @@ impl Parking {
             at: self.replicas.as_ref().map(|replicas| replicas.name().to_owned()),
             // Another replica asks the client again from the round alone.
             asked: match self.replicas {
-                Some(_) => running.asked.iter().map(|(key, question)| (key.clone(), question.request.clone())).collect(),
+                Some(_) => {
+                    running.asked.iter().map(|(key, question)| (key.clone(), question.request.clone())).collect()
+                }
                 None => Vec::new(),
             },
         };

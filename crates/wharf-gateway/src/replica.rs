@@ -47,7 +47,10 @@ pub(crate) enum Event {
     /// Still running: sent now and then, so that a replica that died is noticed.
     Alive,
     /// It waits, parked again as `parked`, for answers under these keys.
-    Asked { asked: Vec<(String, InputRequest)>, parked: String },
+    Asked {
+        asked: Vec<(String, InputRequest)>,
+        parked: String,
+    },
     /// Its answer.
     Done(Answered),
     /// No upstream request waits under that id (given up, or taken by an earlier retry).
@@ -68,13 +71,7 @@ impl Replicas {
     /// This replica on `bus`, under a name of its own.
     pub(crate) fn new(bus: Arc<dyn Bus>) -> Replicas {
         let name = format!("gateway-{}", IdSource::new().next());
-        Replicas {
-            bus,
-            name,
-            next_call: AtomicU64::new(0),
-            waiting: Mutex::default(),
-            held: Mutex::default(),
-        }
+        Replicas { bus, name, next_call: AtomicU64::new(0), waiting: Mutex::default(), held: Mutex::default() }
     }
 
     /// The name other replicas reach this one by.

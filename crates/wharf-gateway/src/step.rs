@@ -121,7 +121,10 @@ pub(crate) async fn ask_all<'a>(
         if waiting { Poll::Pending } else { Poll::Ready(()) }
     })
     .await;
-    answers.into_iter().map(|answer| answer.unwrap_or_else(|| Err(RpcError::internal("Internal error: unasked")))).collect()
+    answers
+        .into_iter()
+        .map(|answer| answer.unwrap_or_else(|| Err(RpcError::internal("Internal error: unasked"))))
+        .collect()
 }
 
 /// Passes on the upstream's progress to `context`'s client.

@@ -49,8 +49,10 @@ fn upstream(stopped: Arc<AtomicBool>) -> Server {
         .tool(ToolDef::new("survey", move |context: RequestContext| {
             let stopped = stopped.clone();
             async move {
-                let (name, colour) =
-                    tokio::join!(context.input("name").elicit(ask("name")), context.input("colour").elicit(ask("colour")));
+                let (name, colour) = tokio::join!(
+                    context.input("name").elicit(ask("name")),
+                    context.input("colour").elicit(ask("colour"))
+                );
                 let (name, colour) = (field(name, "name")?, field(colour, "colour")?);
                 context.progress(1.0, Some(2.0), Some("answered")).await;
                 context.log(LoggingLevel::Info, Some("survey"), "thanks").await;
@@ -111,7 +113,8 @@ async fn across_replicas(redis: &Redis, capabilities: &Value) {
 
     // Half the answers, on the other replica: the holder takes the name and asks again for the
     // colour alone.
-    let half = other.request("tools/call", survey(&first["requestState"], json!({"name": accept("name", "Ada")}))).await;
+    let half =
+        other.request("tools/call", survey(&first["requestState"], json!({"name": accept("name", "Ada")}))).await;
     let half = half.unwrap();
     assert_eq!(half["resultType"], "input_required", "{half}");
     let keys: Vec<&String> = half["inputRequests"].as_object().unwrap().keys().collect();
@@ -126,7 +129,9 @@ async fn across_replicas(redis: &Redis, capabilities: &Value) {
     let progress = received.iter().find(|message| message["method"] == "notifications/progress");
     assert_eq!(progress.map(|message| message["params"]["message"].clone()), Some(json!("answered")), "{received:?}");
     assert!(
-        received.iter().any(|message| message["method"] == "notifications/message" && message["params"]["data"] == "thanks"),
+        received
+            .iter()
+            .any(|message| message["method"] == "notifications/message" && message["params"]["data"] == "thanks"),
         "{received:?}"
     );
 

@@ -433,7 +433,10 @@ impl SessionStore for RedisSessionStore {
     fn relay<'a>(&'a self, relayed: &'a Relayed) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
             let Some(payload) = relay_payload(relayed) else { return Ok(()) };
-            subscription::publish(&self.redis, self.redis.keys.relay(), payload).await.map(drop).map_err(|err| unavailable(&err))
+            subscription::publish(&self.redis, self.redis.keys.relay(), payload)
+                .await
+                .map(drop)
+                .map_err(|err| unavailable(&err))
         })
     }
 

@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde_json::json;
 use support::{Streamed, change_until_heard, initialize, request, send, send_with};
 use wharf_testkit::eventually::eventually_async;
-use wharf_testkit::process::Process;
 use wharf_testkit::nginx::{Nginx, upstream};
+use wharf_testkit::process::Process;
 use wharf_testkit::raw_http::Reply;
 use wharf_testkit::redis_server::RedisServer;
 
