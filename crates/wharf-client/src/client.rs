@@ -272,6 +272,17 @@ impl Client {
         decode(&raw)
     }
 
+    /// Like [`Client::request_with`], the result left as the server wrote it: for a caller
+    /// that decodes it to its own type (or passes it on) without building a `Value` first.
+    pub async fn request_raw_with(
+        &self,
+        method: &str,
+        params: Value,
+        options: &RequestOptions,
+    ) -> Result<Box<RawValue>, ClientError> {
+        self.request_resolving(method, params, options).await
+    }
+
     /// Sends a notification.
     pub async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
         let params = if params.is_null() { None } else { Some(params) };
@@ -329,9 +340,12 @@ impl Client {
         mut params: Value,
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
+        if options.returns_input_required {
+            return self.request_raw(method, params, options).await;
+        }
         for _ in 0..MAX_INPUT_ROUNDS {
             let raw = self.request_raw(method, params.clone(), options).await?;
-            if options.returns_input_required || !raw.get().contains("\"input_required\"") {
+            if !raw.get().contains("\"input_required\"") {
                 return Ok(raw);
             }
             let needed = match serde_json::from_str::<InputRequiredResult>(raw.get()) {

@@ -14,7 +14,9 @@ use std::future::Future;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, LazyLock};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use wharf_client::{ClientError, RequestOptions};
@@ -51,6 +53,41 @@ struct PassedRound {
     asked: Vec<(String, InputRequest)>,
 }
 
+/// An upstream's answer: as the upstream wrote it, to be decoded once into the gateway's own
+/// type, or a `Value` already (after rounds, tasks and parking).
+pub(crate) enum Answer {
+    Raw(Box<RawValue>),
+    Value(Value),
+}
+
+impl Answer {
+    /// The answer as `T`.
+    pub(crate) fn decode<T: DeserializeOwned>(self) -> serde_json::Result<T> {
+        match self {
+            Answer::Raw(raw) => serde_json::from_str(raw.get()),
+            Answer::Value(value) => serde_json::from_value(value),
+        }
+    }
+}
+
+/// What a 2026-07-28 answer says it is, read without building the rest of it.
+#[derive(Deserialize)]
+struct ResultKind<'a> {
+    #[serde(rename = "resultType", borrow, default)]
+    result_type: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// The `resultType` of a raw 2026-07-28 answer when it is not a complete result; `None` when it
+/// is (most answers: they name neither other kind anywhere, and are not parsed for it).
+fn incomplete_kind(raw: &RawValue) -> Option<String> {
+    let text = raw.get();
+    if !text.contains("\"input_required\"") && !text.contains("\"task\"") {
+        return None;
+    }
+    let kind: ResultKind<'_> = serde_json::from_str(text).ok()?;
+    kind.result_type.filter(|kind| kind == "input_required" || kind == "task").map(std::borrow::Cow::into_owned)
+}
+
 /// Sends `method` with `params` upstream for `context`'s request; its result, or the error
 /// naming the mount.
 pub(crate) async fn forward(
@@ -59,7 +96,7 @@ pub(crate) async fn forward(
     method: &'static str,
     params: Value,
     tasks: ListedTasks,
-) -> Result<Value, RpcError> {
+) -> Result<Answer, RpcError> {
     let (progress_sender, progress) = mpsc::unbounded_channel();
     let (log_sender, logs) = mpsc::unbounded_channel();
     let mut options = RequestOptions::default();
@@ -79,9 +116,9 @@ pub(crate) async fn forward(
         let upstream = async move {
             if tasks.asks_for_task(context) {
                 let created = || context.become_task_now();
-                call_as_session_task(&client, &mount, params, &options, created).await
+                call_as_session_task(&client, &mount, params, &options, created).await.map(Answer::Value)
             } else {
-                client.request_with(method, params, &options).await
+                client.request_raw_with(method, params, &options).await.map(Answer::Raw)
             }
         };
         return carry(context, upstream, progress, logs).await.map_err(|err| answer_for(&link.mount, &err));
@@ -107,7 +144,7 @@ pub(crate) async fn forward(
             client.request_with(method, params, &options).await
         }
     };
-    park_rounds(context, link, start, options, progress, logs).await
+    park_rounds(context, link, start, options, progress, logs).await.map(Answer::Value)
 }
 
 /// For whom a request is made: over stdio, which does not say which request an upstream's
@@ -142,7 +179,7 @@ async fn pass_rounds(
     options: RequestOptions,
     mut progress: mpsc::UnboundedReceiver<ProgressParams>,
     mut logs: mpsc::UnboundedReceiver<LoggingMessageParams>,
-) -> Result<Value, RpcError> {
+) -> Result<Answer, RpcError> {
     let mut round = context.round_state::<PassedRound>();
     for _ in 0..MAX_ROUNDS {
         if let Some(PassedRound { upstream_state, asked }) = round.take() {
@@ -157,19 +194,23 @@ async fn pass_rounds(
                 None => object.remove("requestState"),
             };
         }
-        let upstream = client.request_with(method, params.clone(), &options);
-        let answer = carry_borrowed(context, upstream, &mut progress, &mut logs)
+        let upstream = client.request_raw_with(method, params.clone(), &options);
+        let raw = carry_borrowed(context, upstream, &mut progress, &mut logs)
             .await
             .map_err(|err| answer_for(&link.mount, &err))?;
-        match answer.get("resultType").and_then(Value::as_str) {
-            Some("input_required") => {}
+        let malformed = |err: serde_json::Error| {
+            RpcError::internal(format!("the mount `{}` answered with a malformed result: {err}", link.mount))
+        };
+        match incomplete_kind(&raw).as_deref() {
+            None => return Ok(Answer::Raw(raw)),
             Some("task") => {
+                let answer: Value = serde_json::from_str(raw.get()).map_err(malformed)?;
                 let task_options = RequestOptions::default().meta(options.meta_members());
-                return follow(context, client, &link.mount, &task_options, answer).await;
+                return follow(context, client, &link.mount, &task_options, answer).await.map(Answer::Value);
             }
-            _ => return Ok(answer),
+            Some(_) => {}
         }
-        let needed: InputRequiredResult = serde_json::from_value(answer).map_err(|err| {
+        let needed: InputRequiredResult = serde_json::from_str(raw.get()).map_err(|err| {
             RpcError::internal(format!("the mount `{}` asked for input malformed: {err}", link.mount))
         })?;
         let asked: Vec<(String, InputRequest)> = needed.input_requests.unwrap_or_default().into_iter().collect();

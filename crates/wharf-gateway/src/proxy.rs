@@ -10,14 +10,14 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use wharf_client::Client;
 use wharf_protocol::{
-    CallToolResult, CompletionArgument, CompletionReference, Era, GetPromptResult, JsonObject, Prompt,
+    CallToolResult, Completion, CompletionArgument, CompletionReference, Era, GetPromptResult, JsonObject, Prompt,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType, TASKS_EXTENSION, Tool,
 };
 use wharf_server::{
     Args, CompletionCall, PromptDef, RequestContext, ResourceDef, RpcError, TaskSupport, TemplateDef, ToolDef,
 };
 
-use crate::forward::forward;
+use crate::forward::{Answer, forward};
 use crate::link::Link;
 use crate::task::ListedTasks;
 
@@ -96,22 +96,23 @@ pub(crate) fn prompt(link: &Link, client: &Client, prompt: Prompt, name: String)
         let required = argument.required.unwrap_or(false);
         if completes {
             let reference = CompletionReference::Prompt { name: completed.to_string(), title: None };
-            proxy = proxy.complete(argument.name.clone(), completer(link, reference));
+            proxy = proxy.complete_counted(argument.name.clone(), completer(link, reference));
         }
         proxy = proxy.argument(argument.name, argument.description.unwrap_or_default(), required);
     }
     proxy
 }
 
-/// Completes an argument of `reference` upstream; nothing when the upstream fails.
+/// Completes an argument of `reference` upstream, its `total` and `hasMore` as the upstream
+/// counted them; nothing when the upstream fails.
 fn completer(
     link: &Link,
     reference: CompletionReference,
-) -> impl Fn(CompletionCall) -> Pin<Box<dyn Future<Output = Vec<String>> + Send>> + Send + Sync + 'static {
+) -> impl Fn(CompletionCall) -> Pin<Box<dyn Future<Output = Completion> + Send>> + Send + Sync + 'static {
     let link = link.clone();
     move |call: CompletionCall| {
         let (link, reference) = (link.clone(), reference.clone());
-        let completion: Pin<Box<dyn Future<Output = Vec<String>> + Send>> = Box::pin(async move {
+        let completion: Pin<Box<dyn Future<Output = Completion> + Send>> = Box::pin(async move {
             let argument = CompletionArgument { name: call.argument, value: call.value };
             let chosen: Map<String, Value> =
                 call.arguments.into_iter().map(|(key, value)| (key, Value::String(value))).collect();
@@ -121,10 +122,10 @@ fn completer(
                 Err(down) => Err(down.message().to_owned()),
             };
             match completed {
-                Ok(completed) => completed.completion.values,
+                Ok(completed) => completed.completion,
                 Err(err) => {
                     tracing::debug!(mount = %link.mount, %err, "an upstream's completion failed");
-                    Vec::new()
+                    Completion::default()
                 }
             }
         });
@@ -168,7 +169,7 @@ pub(crate) fn template(link: &Link, client: &Client, template: ResourceTemplate,
     if client.capabilities().completions.is_some() {
         let reference = CompletionReference::ResourceTemplate { uri: template.uri_template.clone() };
         for variable in template_variables(&template.uri_template) {
-            proxy = proxy.complete(variable, completer(link, reference.clone()));
+            proxy = proxy.complete_counted(variable, completer(link, reference.clone()));
         }
     }
     if let Some(description) = template.description {
@@ -221,8 +222,8 @@ async fn read(
 }
 
 /// The upstream's answer as the result it must be; an error naming the mount when it is not.
-fn decode<T: serde::de::DeserializeOwned>(link: &Link, answer: Value) -> Result<T, RpcError> {
-    serde_json::from_value(answer).map_err(|err| {
+fn decode<T: serde::de::DeserializeOwned>(link: &Link, answer: Answer) -> Result<T, RpcError> {
+    answer.decode().map_err(|err| {
         RpcError::internal(format!("the mount `{}` answered with a malformed result: {err}", link.mount))
     })
 }

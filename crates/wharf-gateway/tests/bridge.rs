@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use wharf_client::ClientOptions;
 use wharf_gateway::{Gateway, Mount};
 use wharf_protocol::{
-    ClientCapabilities, CreateMessageParams, ElicitParams, LoggingLevel, ProtocolVersion, ServerRequest,
+    ClientCapabilities, Completion, CreateMessageParams, ElicitParams, LoggingLevel, ProtocolVersion, ServerRequest,
 };
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{PromptDef, RequestContext, RpcError, Server, ToolDef};
@@ -40,6 +40,14 @@ fn upstream() -> Server {
                 .argument("who", "Whom to greet", true)
                 .complete_from("who", ["Ada", "Alan", "Grace"]),
         )
+        .prompt(PromptDef::template("pick", "Pick {item}").argument("item", "An item", true).complete_counted(
+            "item",
+            |_| async {
+                // A page of a long list, counted by whoever holds the list.
+                let values = (0..100).map(|n| format!("item-{n}")).collect();
+                Completion { values, total: Some(5000), has_more: Some(true) }
+            },
+        ))
         .build()
         .unwrap()
 }
@@ -134,6 +142,19 @@ async fn a_2025_client_is_asked_directly_and_hears_the_upstreams_logs() {
             .await
             .unwrap();
         assert_eq!(completed["completion"]["values"], json!(["Ada", "Alan"]), "{label}: completed upstream");
+        let page = client
+            .request(
+                "completion/complete",
+                json!({"ref": {"type": "ref/prompt", "name": "pick"}, "argument": {"name": "item", "value": ""}}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(page["completion"]["values"].as_array().map(Vec::len), Some(100), "{label}");
+        assert_eq!(
+            (&page["completion"]["total"], &page["completion"]["hasMore"]),
+            (&json!(5000), &json!(true)),
+            "{label}: the upstream's count"
+        );
         assert_valid(&client, ProtocolVersion::V2025_11_25);
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use wharf_protocol::{
-    CallToolParams, CallToolResult, CompleteParams, CompleteResult, Completion, CompletionReference, Era, ErrorCode,
+    CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference, Era, ErrorCode,
     GetPromptParams, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedParams, Prompt, ProtocolVersion, ReadResourceParams, ReadResourceResult, Resource,
     ResourceTemplate, Tool,
@@ -289,12 +289,10 @@ pub(super) async fn complete(
         arguments: params.context.and_then(|context| context.arguments).unwrap_or_default(),
         context: context.clone(),
     };
-    let mut values = handler(call).await?;
-    let total = values.len();
-    values.truncate(MAX_COMPLETION_VALUES);
-    let has_more = total > values.len();
-    Ok(CompleteResult {
-        completion: Completion { values, total: Some(total as u64), has_more: Some(has_more) },
-        ..CompleteResult::default()
-    })
+    let mut completion = handler(call).await?;
+    if completion.values.len() > MAX_COMPLETION_VALUES {
+        completion.values.truncate(MAX_COMPLETION_VALUES);
+        completion.has_more = Some(true);
+    }
+    Ok(CompleteResult { completion, ..CompleteResult::default() })
 }

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use wharf_protocol::{
-    ContentBlock, GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage, ProtocolVersion, Role,
+    Completion, ContentBlock, GetPromptResult, Icon, Prompt, PromptArgument, PromptMessage, ProtocolVersion, Role,
 };
 
 use crate::completion::{CompletionCall, CompletionFn, completion_fn, fixed_completion};
@@ -174,6 +174,19 @@ impl PromptDef {
     where
         F: Fn(CompletionCall) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Vec<String>> + Send + 'static,
+    {
+        self.completions.insert(argument.into(), completion_fn(handler));
+        self
+    }
+
+    /// Completes `argument` with an async function that counts for itself: its [`Completion`]'s
+    /// `total` and `hasMore` are answered as it gives them (a page of a list it did not fetch
+    /// whole, another server's answer passed on). More than
+    /// [`MAX_COMPLETION_VALUES`](crate::MAX_COMPLETION_VALUES) values are cut, with `hasMore`.
+    pub fn complete_counted<F, Fut>(mut self, argument: impl Into<String>, handler: F) -> PromptDef
+    where
+        F: Fn(CompletionCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Completion> + Send + 'static,
     {
         self.completions.insert(argument.into(), completion_fn(handler));
         self

@@ -11,7 +11,9 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use serde_json::Value;
-use wharf_protocol::{Icon, ProtocolVersion, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
+use wharf_protocol::{
+    Completion, Icon, ProtocolVersion, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+};
 
 use crate::completion::{CompletionCall, CompletionFn, completion_fn, fixed_completion};
 use crate::content::{blob_contents, text_contents};
@@ -333,6 +335,19 @@ impl TemplateDef {
     where
         F: Fn(CompletionCall) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Vec<String>> + Send + 'static,
+    {
+        self.completions.insert(variable.into(), completion_fn(handler));
+        self
+    }
+
+    /// Completes `variable` with an async function that counts for itself: its [`Completion`]'s
+    /// `total` and `hasMore` are answered as it gives them (a page of a list it did not fetch
+    /// whole, another server's answer passed on). More than
+    /// [`MAX_COMPLETION_VALUES`](crate::MAX_COMPLETION_VALUES) values are cut, with `hasMore`.
+    pub fn complete_counted<F, Fut>(mut self, variable: impl Into<String>, handler: F) -> TemplateDef
+    where
+        F: Fn(CompletionCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Completion> + Send + 'static,
     {
         self.completions.insert(variable.into(), completion_fn(handler));
         self

@@ -70,6 +70,43 @@ async fn resources_static_binary_dynamic_and_templated() {
     assert_valid(&client, ProtocolVersion::V2025_11_25);
 }
 
+/// A completion that counts for itself keeps its own `total` and `hasMore`; more than 100
+/// values are still cut, and then there are more.
+#[tokio::test]
+async fn a_counted_completion_keeps_its_count_and_is_still_cut_at_100() {
+    let page = |values: usize, total: u64| {
+        move |_| async move {
+            let values = (0..values).map(|n| format!("v{n}")).collect();
+            wharf_protocol::Completion { values, total: Some(total), has_more: Some(false) }
+        }
+    };
+    let server = wharf_server::Server::builder("counted", "1")
+        .prompt(
+            wharf_server::PromptDef::template("short", "{a}")
+                .argument("a", "a", true)
+                .complete_counted("a", page(3, 40)),
+        )
+        .prompt(
+            wharf_server::PromptDef::template("long", "{a}")
+                .argument("a", "a", true)
+                .complete_counted("a", page(120, 120)),
+        )
+        .build()
+        .unwrap();
+    let client = InMemoryClient::stateless(server, ClientCapabilities::default());
+    let complete = |name: &str| {
+        client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": name}, "argument": {"name": "a", "value": ""}}),
+        )
+    };
+    let short = complete("short").await.unwrap();
+    assert_eq!(short["completion"], json!({"values": ["v0", "v1", "v2"], "total": 40, "hasMore": false}));
+    let long = complete("long").await.unwrap();
+    assert_eq!(long["completion"]["values"].as_array().map(Vec::len), Some(100));
+    assert_eq!((&long["completion"]["total"], &long["completion"]["hasMore"]), (&json!(120), &json!(true)));
+}
+
 #[tokio::test]
 async fn completions_filter_cap_at_100_and_see_other_arguments() {
     let client = fixture::session(ProtocolVersion::V2025_06_18).await;
