@@ -101,6 +101,10 @@ struct MountEntry {
     /// names match each pattern (with `--auth-issuer`).
     #[serde(default)]
     scopes: BTreeMap<String, Vec<String>>,
+    /// Directories (or `file://` URIs) the upstream is given when it asks for its roots outside
+    /// any client's request (as a program does when it starts); a relative path is the config
+    /// file's directory's.
+    roots: Option<Vec<String>>,
 }
 
 /// `[mount.oauth]`: the gateway's own client credentials at the upstream's authorization server.
@@ -269,7 +273,36 @@ fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<Str
     for (pattern, scopes) in &entry.scopes {
         mount = mount.scopes(pattern, scopes.iter().cloned());
     }
+    if let Some(roots) = &entry.roots {
+        let mut uris = Vec::with_capacity(roots.len());
+        for root in roots {
+            if root.starts_with("file://") {
+                uris.push(root.clone());
+                continue;
+            }
+            match std::fs::canonicalize(base.join(root)) {
+                Ok(directory) if directory.is_dir() => uris.push(file_uri(&directory)),
+                _ => mistakes.push(format!("{label}: the root `{root}` is not a directory")),
+            }
+        }
+        mount = mount.roots(uris);
+    }
     Some(mount)
+}
+
+/// The `file://` URI of an absolute path, each byte outside RFC 3986's unreserved characters
+/// and `/` percent-encoded.
+fn file_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file://");
+    for &byte in path.as_os_str().as_bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            uri.push(char::from(byte));
+        } else {
+            uri.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    uri
 }
 
 /// What `wharf gateway` serves, as the resource metadata and messages name it.

@@ -257,3 +257,43 @@ async fn a_clients_own_upstream_program_is_replaced_when_it_dies() {
     drop(client);
     stop(gateway);
 }
+
+/// An upstream that asks for its roots as it starts, outside any client's request: given the
+/// mount's `roots` (paths made `file://` URIs, a space percent-encoded), refused without them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_asking_for_roots_on_its_own_gets_the_mounts_roots() {
+    let dir = TempDir::new("gateway-roots");
+    std::fs::create_dir_all(dir.join("a project")).unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rooted_upstream.py");
+    let program = format!("command = [\"python3\", {:?}]", fixture.display().to_string());
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"rooted\"\n{program}\nroots = [\"a project\", \"file:///srv/shared\"]\n\n\
+             [[mount]]\nname = \"bare\"\n{program}\n"
+        ),
+    );
+    let (gateway, port) = start(&dir, 2);
+    let client = Client::connect(Target::url(format!("http://127.0.0.1:{port}/mcp"))).await.unwrap();
+    let mut told = Vec::new();
+    for tool in ["rooted_roots", "bare_roots"] {
+        let answer = wharf_testkit::eventually::eventually_async(
+            &format!("{tool} to be answered"),
+            Duration::from_secs(10),
+            || async {
+                let said = text(&client.call_tool(tool, json!({})).await.unwrap());
+                (!said.contains("pending")).then_some(said)
+            },
+        )
+        .await;
+        told.push(serde_json::from_str::<Value>(&answer).unwrap());
+    }
+    let project = std::fs::canonicalize(dir.join("a project")).unwrap().display().to_string().replace(' ', "%20");
+    assert_eq!(
+        told[0]["roots"],
+        json!([{"uri": format!("file://{project}")}, {"uri": "file:///srv/shared"}]),
+        "{told:?}"
+    );
+    assert_eq!(told[1]["error"]["code"], -32603, "without roots the gateway cannot say: {told:?}");
+    stop(gateway);
+}

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use wharf_client::{ClientOptions, Target};
+use wharf_protocol::Root;
 use wharf_server::Server;
 
 use crate::names::glob_matches;
@@ -27,6 +28,7 @@ pub struct Mount {
     pub(crate) options: ClientOptions,
     pub(crate) policy: Policy,
     pub(crate) session_per_client: bool,
+    pub(crate) roots: Option<Vec<Root>>,
 }
 
 /// Which of a mount's tools and prompts the gateway offers, and how: by their upstream names.
@@ -107,6 +109,7 @@ impl Mount {
             options: ClientOptions::default(),
             policy: Policy::default(),
             session_per_client: false,
+            roots: None,
         }
     }
 
@@ -169,6 +172,17 @@ impl Mount {
     /// 2026-07-28 request without a principal) use the shared one.
     pub fn session_per_client(mut self) -> Mount {
         self.session_per_client = true;
+        self
+    }
+
+    /// The roots the upstream is given when it asks for them (`roots/list`) outside any
+    /// request of the gateway's clients, as a program does when it starts: `file://` URIs of
+    /// the directories it may work in. A question asked during a request still goes to that
+    /// request's client. Without roots, such a question is refused: the gateway cannot tell
+    /// whose client to ask.
+    pub fn roots<S: Into<String>>(mut self, uris: impl IntoIterator<Item = S>) -> Mount {
+        let roots = uris.into_iter().map(|uri| Root { uri: uri.into(), name: None, meta: None }).collect();
+        self.roots = Some(roots);
         self
     }
 

@@ -12,7 +12,7 @@ use tokio::sync::{mpsc, oneshot};
 use wharf_client::{Answer, ClientHandler};
 use wharf_protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams, ErrorCode,
-    ErrorObject, InputRequest, ListRootsResult,
+    ErrorObject, InputRequest, ListRootsResult, Root,
 };
 use wharf_server::{RequestContext, RpcError};
 
@@ -144,7 +144,10 @@ static ALL_CAPABILITIES: std::sync::LazyLock<ClientCapabilities> = std::sync::La
 
 /// The handler of questions no request of the gateway's clients can be found for (an
 /// upstream on stdio asking while requests of several clients are in flight).
-pub(crate) struct Unplaced;
+pub(crate) struct Unplaced {
+    /// The roots the mount gives an upstream that asks outside a request, if it names any.
+    pub(crate) roots: Option<Vec<Root>>,
+}
 
 impl ClientHandler for Unplaced {
     fn capabilities(&self) -> ClientCapabilities {
@@ -160,7 +163,11 @@ impl ClientHandler for Unplaced {
     }
 
     fn list_roots(&self) -> Answer<'_, ListRootsResult> {
-        Box::pin(async { Err(unplaced("roots/list")) })
+        let answer = match &self.roots {
+            Some(roots) => Ok(ListRootsResult { roots: roots.clone(), meta: None }),
+            None => Err(unplaced("roots/list")),
+        };
+        Box::pin(std::future::ready(answer))
     }
 }
 

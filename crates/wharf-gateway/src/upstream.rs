@@ -23,7 +23,7 @@ pub(crate) async fn connect(mount: &Mount) -> Result<Client, GatewayError> {
     let options = mount
         .options
         .clone()
-        .handler(Unplaced)
+        .handler(Unplaced { roots: mount.roots.clone() })
         .log_level(LoggingLevel::Debug)
         .max_server_requests(MAX_OPEN_QUESTIONS)
         .stderr(StderrMode::Log);
