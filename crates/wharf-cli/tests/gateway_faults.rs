@@ -297,3 +297,43 @@ async fn an_upstream_asking_for_roots_on_its_own_gets_the_mounts_roots() {
     assert_eq!(told[1]["error"]["code"], -32603, "without roots the gateway cannot say: {told:?}");
     stop(gateway);
 }
+
+/// An HTTP upstream restarted (redeployed) forgets the gateway's 2025 session: the next calls
+/// open a new one, without the operator doing anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_upstream_that_forgot_its_session_is_reconnected() {
+    let dir = TempDir::new("gateway-redeployed");
+    let upstream_port = wharf_testkit::ports::free_port();
+    let serve = || {
+        let mut upstream = Process::spawn(
+            Command::new(env!("CARGO_BIN_EXE_wharf"))
+                .args(["serve", "--http", &format!("127.0.0.1:{upstream_port}")])
+                .env("WHARF_LOG", "warn"),
+        );
+        upstream.wait_for("http://127.0.0.1:");
+        upstream
+    };
+    let upstream = serve();
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"web\"\nurl = \"http://127.0.0.1:{upstream_port}/mcp\"\nrevision = \"2025-11-25\"\n"
+        ),
+    );
+    let (gateway, port) = start(&dir, 1);
+    let client = Client::connect(Target::url(format!("http://127.0.0.1:{port}/mcp"))).await.unwrap();
+    let echo = |message: &'static str| client.call_tool("web_echo", json!({"message": message}));
+    assert_eq!(text(&echo("before").await.unwrap()), "before");
+
+    upstream.signal("KILL");
+    let _ = upstream.wait();
+    let _redeployed = serve();
+    let after = wharf_testkit::eventually::eventually_async(
+        "the gateway to reach the new upstream",
+        Duration::from_secs(15),
+        || async { echo("after").await.ok().map(|result| text(&result)) },
+    )
+    .await;
+    assert_eq!(after, "after");
+    stop(gateway);
+}

@@ -321,8 +321,16 @@ impl Shared {
             }
             _ => ClientError::new(ErrorKind::Http, format!("the server answered {status}: {}", excerpt(&body))),
         };
-        if status == StatusCode::NOT_FOUND && lock(&self.session).is_some() && error.kind() == ErrorKind::Http {
-            return ClientError::closed("the server ended the session (404)").with_http_status(404);
+        if status == StatusCode::NOT_FOUND && lock(&self.session).is_some() {
+            // The session is over for good, whatever the body says (a new one starts with
+            // `initialize`): the client is closed, so that its owner connects again.
+            *lock(&self.session) = None;
+            self.router.close_all();
+            let why = match error.rpc() {
+                Some(error) => format!("the server ended the session (404: {})", error.message),
+                None => "the server ended the session (404)".to_owned(),
+            };
+            return ClientError::closed(why).with_http_status(404);
         }
         error.with_http_status(status.as_u16()).with_www_authenticate(challenge)
     }
