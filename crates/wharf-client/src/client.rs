@@ -21,6 +21,7 @@ use wharf_protocol::{
 
 use crate::error::ClientError;
 use crate::options::{ClientOptions, RequestOptions, Target};
+use crate::request_meta::WithBaseMeta;
 use crate::router::{self, Router};
 use crate::transport::stdio::{Process, StdioLink};
 use crate::transport::{Deadline, Head, Link, Outgoing};
@@ -141,7 +142,12 @@ impl Client {
         options: ClientOptions,
     ) -> Result<Client, ClientError> {
         let base_meta = base_meta(&options);
-        let connection = Connection { link, router, options, base_meta, next_id: AtomicI64::new(0), is_http };
+        let base_meta_encoded = base_meta
+            .iter()
+            .filter_map(|(key, value)| Some((key.clone(), serde_json::value::to_raw_value(value).ok()?)))
+            .collect();
+        let connection =
+            Connection { link, router, options, base_meta, base_meta_encoded, next_id: AtomicI64::new(0), is_http };
         let handshake = match connection.negotiate().await {
             Ok(handshake) => handshake,
             Err(err) => {
@@ -419,6 +425,8 @@ struct Connection {
     options: ClientOptions,
     /// The `_meta` members every 2026-07-28 request carries but the revision, built once.
     base_meta: Map<String, Value>,
+    /// The same, each value encoded once, as requests are written.
+    base_meta_encoded: Vec<(String, Box<RawValue>)>,
     next_id: AtomicI64,
     is_http: bool,
 }
@@ -430,6 +438,7 @@ impl Connection {
             router: &self.router,
             options: &self.options,
             base_meta: &self.base_meta,
+            base_meta_encoded: &self.base_meta_encoded,
             next_id: &self.next_id,
         }
     }
@@ -553,6 +562,7 @@ struct Sending<'a> {
     router: &'a Router,
     options: &'a ClientOptions,
     base_meta: &'a Map<String, Value>,
+    base_meta_encoded: &'a [(String, Box<RawValue>)],
     next_id: &'a AtomicI64,
 }
 
@@ -567,7 +577,7 @@ impl Sending<'_> {
         param_headers: Vec<(String, String)>,
     ) -> Result<Box<RawValue>, ClientError> {
         let id = RequestId::number(self.next_id.fetch_add(1, Ordering::Relaxed));
-        let meta = self.meta(&id, options, handshake);
+        let meta = self.meta(&id, options, handshake, false);
         if !meta.is_empty() {
             let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
             match object.get_mut("_meta").and_then(Value::as_object_mut) {
@@ -594,8 +604,15 @@ impl Sending<'_> {
             } else {
                 Some(params)
             };
-        let body = serde_json::to_vec(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params })
-            .map_err(|err| ClientError::invalid(err.to_string()))?;
+        let body = match (&params, handshake) {
+            // The client's own members, encoded once, are written after the request's.
+            (Some(params), Some(Handshake::Stateless(..))) => {
+                let params = WithBaseMeta { params, base: self.base_meta_encoded };
+                serde_json::to_vec(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params: Some(params) })
+            }
+            _ => serde_json::to_vec(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params }),
+        }
+        .map_err(|err| ClientError::invalid(err.to_string()))?;
         let head = Arc::new(Head { method: method.to_owned(), name, param_headers });
         let message = Outgoing { id: Some(id.clone()), head, body: body.into() };
         self.exchange(id, message, options).await
@@ -632,7 +649,7 @@ impl Sending<'_> {
         handshake: &Handshake,
         param_headers: Vec<(String, String)>,
     ) -> Result<PreparedRequest, ClientError> {
-        let meta = self.meta(&RequestId::number(0), &RequestOptions::default(), Some(handshake));
+        let meta = self.meta(&RequestId::number(0), &RequestOptions::default(), Some(handshake), true);
         if !meta.is_empty() {
             let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
             object.insert("_meta".to_owned(), Value::Object(meta));
@@ -646,8 +663,14 @@ impl Sending<'_> {
     }
 
     /// The `_meta` members of a request: its progress token and, on 2026-07-28, the client's
-    /// revision, capabilities, info and log level.
-    fn meta(&self, id: &RequestId, options: &RequestOptions, handshake: Option<&Handshake>) -> Map<String, Value> {
+    /// revision, and `with_base`, its capabilities, info and log level.
+    fn meta(
+        &self,
+        id: &RequestId,
+        options: &RequestOptions,
+        handshake: Option<&Handshake>,
+        with_base: bool,
+    ) -> Map<String, Value> {
         let mut meta = options.meta.clone().unwrap_or_default();
         if options.progress.is_some() {
             meta.insert("progressToken".to_owned(), json!(id));
@@ -656,7 +679,7 @@ impl Sending<'_> {
             meta.insert(wharf_protocol::META_PROTOCOL_VERSION.to_owned(), json!(version.as_str()));
             // What the request's own `_meta` names wins: a gateway declares its client's
             // capabilities request by request.
-            for (key, value) in self.base_meta.iter() {
+            for (key, value) in self.base_meta.iter().filter(|_| with_base) {
                 meta.entry(key.clone()).or_insert_with(|| value.clone());
             }
         }

@@ -13,7 +13,9 @@
 //! 1. **Leaves.** `error.rs` ([`ClientError`], opaque, with an [`ErrorKind`], the server's
 //!    JSON-RPC error and HTTP status), `handler.rs` ([`ClientHandler`]: what answers the
 //!    server's questions, elicitation, sampling and roots, each with a default that declines),
-//!    `transport/sse.rs` (a server-sent events decoder fed chunks), and OAuth's pieces:
+//!    `transport/sse.rs` (a server-sent events decoder fed chunks), `request_meta.rs` (a
+//!    2026-07-28 request's `_meta` written with the client's own members encoded once), and
+//!    OAuth's pieces:
 //!    `oauth/challenge.rs` (`WWW-Authenticate`), `oauth/form.rs` (URL pieces kept as
 //!    written), `oauth/jws.rs` (ES256 for client assertions and DPoP proofs), `oauth/pkce.rs`.
 //! 2. **Routing and links.** `router.rs` (where what the server sends goes: an answer to the
@@ -53,6 +55,7 @@ mod handler;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 mod options;
+mod request_meta;
 mod router;
 mod skills;
 mod transport;

@@ -97,17 +97,19 @@ pub(crate) async fn forward(
     params: Value,
     tasks: ListedTasks,
 ) -> Result<Answer, RpcError> {
-    let (progress_sender, progress) = mpsc::unbounded_channel();
-    let (log_sender, logs) = mpsc::unbounded_channel();
     let mut options = RequestOptions::default();
     // A client that takes no log message (2026-07-28 without a level) leaves the upstream's to
-    // the notification stream, which drops them.
-    if context.logs_at(LoggingLevel::Emergency) {
-        options = options.log_messages(log_sender);
-    }
-    if context.wants_progress() {
-        options = options.progress(progress_sender);
-    }
+    // the notification stream, which drops them; listeners only for what the client takes.
+    let logs = context.logs_at(LoggingLevel::Emergency).then(|| {
+        let (sender, logs) = mpsc::unbounded_channel();
+        options = std::mem::take(&mut options).log_messages(sender);
+        logs
+    });
+    let progress = context.wants_progress().then(|| {
+        let (sender, progress) = mpsc::unbounded_channel();
+        options = std::mem::take(&mut options).progress(sender);
+        progress
+    });
     let client = link.connection.client_for(session_owner(context).as_deref()).await?;
     if context.protocol_version().era() == Era::Session {
         // A 2025 client is asked at once.
@@ -177,8 +179,8 @@ async fn pass_rounds(
     method: &'static str,
     mut params: Value,
     options: RequestOptions,
-    mut progress: mpsc::UnboundedReceiver<ProgressParams>,
-    mut logs: mpsc::UnboundedReceiver<LoggingMessageParams>,
+    mut progress: Listener<ProgressParams>,
+    mut logs: Listener<LoggingMessageParams>,
 ) -> Result<Answer, RpcError> {
     let mut round = context.round_state::<PassedRound>();
     for _ in 0..MAX_ROUNDS {
@@ -240,8 +242,8 @@ async fn park_rounds<F, Fut>(
     link: &Link,
     start: F,
     options: RequestOptions,
-    progress: mpsc::UnboundedReceiver<ProgressParams>,
-    logs: mpsc::UnboundedReceiver<LoggingMessageParams>,
+    progress: Listener<ProgressParams>,
+    logs: Listener<LoggingMessageParams>,
 ) -> Result<Value, RpcError>
 where
     F: FnOnce(RequestOptions, watch::Sender<bool>) -> Fut,
@@ -273,8 +275,8 @@ where
                 mount: link.mount.clone(),
                 task,
                 questions,
-                progress,
-                logs,
+                progress: progress.unwrap_or_else(closed),
+                logs: logs.unwrap_or_else(closed),
                 asked: Vec::new(),
                 parked,
                 keys: HashSet::new(),
@@ -360,12 +362,29 @@ fn settle(
     }
 }
 
+/// What listens for one kind of what the upstream sends during a request, when the client
+/// takes it.
+type Listener<T> = Option<mpsc::UnboundedReceiver<T>>;
+
+/// A receiver that has nothing, and never will.
+fn closed<T>() -> mpsc::UnboundedReceiver<T> {
+    mpsc::unbounded_channel().1
+}
+
+/// The next thing `listener` hears; `None` at once without one.
+async fn heard<T>(listener: &mut Listener<T>) -> Option<T> {
+    match listener {
+        Some(receiver) => receiver.recv().await,
+        None => None,
+    }
+}
+
 /// Runs `upstream` here, passing on its progress and log messages until it answers.
 async fn carry<T>(
     context: &RequestContext,
     upstream: impl Future<Output = Result<T, ClientError>>,
-    mut progress: mpsc::UnboundedReceiver<ProgressParams>,
-    mut logs: mpsc::UnboundedReceiver<LoggingMessageParams>,
+    mut progress: Listener<ProgressParams>,
+    mut logs: Listener<LoggingMessageParams>,
 ) -> Result<T, ClientError> {
     carry_borrowed(context, upstream, &mut progress, &mut logs).await
 }
@@ -374,23 +393,26 @@ async fn carry<T>(
 async fn carry_borrowed<T>(
     context: &RequestContext,
     upstream: impl Future<Output = Result<T, ClientError>>,
-    progress: &mut mpsc::UnboundedReceiver<ProgressParams>,
-    logs: &mut mpsc::UnboundedReceiver<LoggingMessageParams>,
+    progress: &mut Listener<ProgressParams>,
+    logs: &mut Listener<LoggingMessageParams>,
 ) -> Result<T, ClientError> {
+    if progress.is_none() && logs.is_none() {
+        return upstream.await;
+    }
     tokio::pin!(upstream);
     let answer = loop {
         tokio::select! {
             biased;
-            Some(update) = progress.recv() => pass_progress(context, update).await,
-            Some(message) = logs.recv() => pass_log(context, message).await,
+            Some(update) = heard(progress) => pass_progress(context, update).await,
+            Some(message) = heard(logs) => pass_log(context, message).await,
             answer = &mut upstream => break answer,
         }
     };
     // What the upstream sent before it answered arrived before its answer: pass it on first.
-    while let Ok(update) = progress.try_recv() {
+    while let Some(update) = progress.as_mut().and_then(|receiver| receiver.try_recv().ok()) {
         pass_progress(context, update).await;
     }
-    while let Ok(message) = logs.try_recv() {
+    while let Some(message) = logs.as_mut().and_then(|receiver| receiver.try_recv().ok()) {
         pass_log(context, message).await;
     }
     answer
