@@ -10,26 +10,12 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 use support::Serving;
 use wharf_testkit::ports::free_port;
-use wharf_testkit::raw_http::{JSON, send_blocking};
+use wharf_testkit::raw_http::stateless_call_blocking;
 use wharf_testkit::redis_server::RedisServer;
 
 /// A stateless `tools/call` of `greet_interactively` with `extra` params, to `port`: the result.
 fn greet(port: u16, extra: Value) -> Value {
-    let mut params = json!({"name": "greet_interactively", "arguments": {},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}});
-    for (key, value) in extra.as_object().unwrap() {
-        params[key] = value.clone();
-    }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
-    let headers = [
-        JSON[0],
-        JSON[1],
-        ("mcp-protocol-version", "2026-07-28"),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", "greet_interactively"),
-    ];
-    send_blocking(port, "POST", "/mcp", &headers, &body).json()
+    stateless_call_blocking(port, "greet_interactively", extra).json()
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 use wharf_testkit::nginx::{Nginx, upstream};
 use wharf_testkit::process::Process;
-use wharf_testkit::raw_http::{JSON, Reply, send_blocking};
+use wharf_testkit::raw_http::{Reply, stateless_call_blocking};
 use wharf_testkit::redis_server::RedisServer;
 use wharf_testkit::temp_dir::TempDir;
 
@@ -32,21 +32,7 @@ fn replica(dir: &TempDir, redis_url: &str) -> (Process, u16) {
 /// A 2026-07-28 `tools/call` of the mounted `greet_interactively` to `port`, with `extra`
 /// params (`requestState`, `inputResponses`).
 fn greet(port: u16, extra: Value) -> Reply {
-    let mut params = json!({"name": "demo_greet_interactively", "arguments": {},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}});
-    for (key, value) in extra.as_object().unwrap() {
-        params[key] = value.clone();
-    }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
-    let headers = [
-        JSON[0],
-        JSON[1],
-        ("mcp-protocol-version", "2026-07-28"),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", "demo_greet_interactively"),
-    ];
-    send_blocking(port, "POST", "/mcp", &headers, &body)
+    stateless_call_blocking(port, "demo_greet_interactively", extra)
 }
 
 /// The asked round's `requestState` and the key of its one question.

@@ -209,6 +209,27 @@ pub fn stateless_body(id: u64, method: &str, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
 
+/// A 2026-07-28 `tools/call` of `tool` to `port`, from a client that takes form elicitation,
+/// blocking, with `extra` params beside the name (`arguments`, `requestState`,
+/// `inputResponses`) and the headers that revision requires.
+pub fn stateless_call_blocking(port: u16, tool: &str, extra: Value) -> Reply {
+    let mut params = json!({"name": tool, "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}});
+    for (key, value) in extra.as_object().into_iter().flatten() {
+        params[key] = value.clone();
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
+    let headers = [
+        JSON[0],
+        JSON[1],
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", tool),
+    ];
+    send_blocking(port, "POST", "/mcp", &headers, &body)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
