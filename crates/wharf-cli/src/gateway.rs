@@ -101,6 +101,9 @@ struct MountEntry {
     /// names match each pattern (with `--auth-issuer`).
     #[serde(default)]
     scopes: BTreeMap<String, Vec<String>>,
+    /// `"lazy"`: the upstream starts with the gateway's first request rather than with the
+    /// gateway (`"at-start"`, the default).
+    start: Option<String>,
     /// Directories (or `file://` URIs) the upstream is given when it asks for its roots outside
     /// any client's request (as a program does when it starts); a relative path is the config
     /// file's directory's.
@@ -253,6 +256,11 @@ fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<Str
     if let Some(namespace) = &entry.namespace {
         mount = mount.namespace(namespace.clone());
     }
+    match entry.start.as_deref() {
+        None | Some("at-start") => {}
+        Some("lazy") => mount = mount.start_lazily(),
+        Some(other) => mistakes.push(format!("{label}: `start = \"{other}\"` is neither \"at-start\" nor \"lazy\"")),
+    }
     match entry.sessions.as_deref() {
         None | Some("shared") => {}
         Some("per-client") => mount = mount.session_per_client(),
@@ -357,6 +365,7 @@ fn run(
     let builder = prepare_builder(builder, remote, runtime, redis.as_ref(), telemetry.as_deref())?;
     let entries: BTreeMap<String, MountEntry> =
         mounts.iter().map(|(entry, _)| (entry.name.clone(), entry.clone())).collect();
+    let lazy = entries.values().filter(|entry| entry.start.as_deref() == Some("lazy")).count();
     let mut gateway = mounts.into_iter().map(|(_, mount)| mount).fold(Gateway::with_builder(builder), Gateway::mount);
     if let Some(redis) = &redis {
         // A client's retry may land on another replica than the one its upstream request waits on.
@@ -369,7 +378,7 @@ fn run(
         None => runtime.block_on(wharf::serve_stdio(server)).map_err(|err| err.to_string()),
         Some(address) => {
             let mounted = args.config.display().to_string();
-            let banner = |local: SocketAddr| banner(&mounted, &health, remote, local);
+            let banner = |local: SocketAddr| banner(&mounted, &health, lazy, remote, local);
             let prepared = prepare_http(address, remote, &SERVED, redis.as_ref(), telemetry, banner);
             let (listener, options) = runtime.block_on(prepared)?;
             let options = options.health_endpoint(HEALTH_PATH, move || (health.all_up(), health.report()));
@@ -463,11 +472,12 @@ async fn mount_each(
 const HEALTH_PATH: &str = "/health";
 
 /// The line that says the gateway is up: its mounts, its URL, whose tokens it requires.
-fn banner(config: &str, health: &Health, remote: &RemoteArgs, local: SocketAddr) -> String {
-    let mounts = health.report()["mounts"].as_array().map_or(0, Vec::len);
+fn banner(config: &str, health: &Health, lazy: usize, remote: &RemoteArgs, local: SocketAddr) -> String {
+    let mounts = health.report()["mounts"].as_array().map_or(0, Vec::len) + lazy;
+    let lazy = if lazy > 0 { format!(" ({lazy} to start with the first request)") } else { String::new() };
     let auth = auth_summary(remote);
     format!(
-        "wharf gateway: the {mounts} mounts of {config}, at http://{local}/mcp (Streamable HTTP), health at \
+        "wharf gateway: the {mounts} mounts{lazy} of {config}, at http://{local}/mcp (Streamable HTTP), health at \
          http://{local}{HEALTH_PATH}{auth}; Ctrl-C stops it"
     )
 }

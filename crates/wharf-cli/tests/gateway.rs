@@ -122,7 +122,7 @@ fn check_names_each_mistake_of_the_file() {
          [[mount]]\nname = \"old\"\nurl = \"http://127.0.0.1:2/mcp\"\n\n\
          [[mount]]\nname = \"web\"\nurl = \"http://127.0.0.1:3/mcp\"\nenv = { A = \"b\" }\nbearer_from = \"WHARF_TEST_NO_SUCH_VARIABLE\"\n\n\
          [[mount]]\nname = \"local\"\ncommand = [\"x\"]\ncwd = \"no-such-dir\"\ntimeout = 0\nheaders = { B = \"c\" }\nsessions = \"private\"\n\
-         roots = [\"no-such-root\"]\n",
+         roots = [\"no-such-root\"]\nstart = \"whenever\"\n",
     );
     let checked = Command::new(env!("CARGO_BIN_EXE_wharf"))
         .args(["gateway", "--check"])
@@ -143,6 +143,7 @@ fn check_names_each_mistake_of_the_file() {
         "mount `local`: `timeout = 0` is not between 0 and 86400 seconds",
         "mount `local`: `sessions = \"private\"` is neither",
         "mount `local`: the root `no-such-root` is not a directory",
+        "mount `local`: `start = \"whenever\"` is neither",
     ] {
         assert!(stderr.contains(mistake), "{mistake:?} in {stderr}");
     }

@@ -14,6 +14,7 @@ use crate::elsewhere::listen_to_replicas;
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::handle::{GatewayHandle, SessionEnds};
 use crate::health::Health;
+use crate::lazy::{LazyMounts, StartLazily};
 use crate::mount::Mount;
 use crate::parked::Parking;
 use crate::subscribe::{SubscribedMounts, Subscriptions};
@@ -87,6 +88,11 @@ impl Gateway {
         let claims = Arc::new(Mutex::new(Claims::default()));
         let parking = Parking::new(PARKED_LIFETIME, bus);
         listen_to_replicas(&parking);
+        let (lazy, mounts): (Vec<Mount>, Vec<Mount>) = mounts.into_iter().partition(|mount| mount.lazy);
+        let lazy = (!lazy.is_empty()).then(|| LazyMounts::new(lazy));
+        if let Some(lazy) = &lazy {
+            builder = builder.layer(StartLazily { mounts: lazy.clone() });
+        }
         let subscribed = SubscribedMounts::default();
         let health = Health::default();
         builder = builder
@@ -105,6 +111,9 @@ impl Gateway {
         }
         let server = builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))?;
         let handle = GatewayHandle::new(server.clone(), claims, parking, separator, subscribed, health);
+        if let Some(lazy) = &lazy {
+            lazy.set_handle(handle.downgrade());
+        }
         for mut done in attached {
             // Added after the build, one by one: a component the server refuses is left out.
             let components = std::mem::take(&mut done.components);

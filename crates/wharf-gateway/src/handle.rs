@@ -41,6 +41,16 @@ struct Mounted {
     connection: Arc<Connection>,
 }
 
+/// A [`GatewayHandle`] that does not keep the gateway alive.
+pub(crate) struct WeakHandle(std::sync::Weak<Inner>);
+
+impl WeakHandle {
+    /// The handle, while the gateway lives.
+    pub(crate) fn upgrade(&self) -> Option<GatewayHandle> {
+        self.0.upgrade().map(|inner| GatewayHandle { inner })
+    }
+}
+
 impl std::fmt::Debug for GatewayHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GatewayHandle").field("mounts", &self.mounts()).finish()
@@ -58,6 +68,12 @@ impl GatewayHandle {
     ) -> GatewayHandle {
         let inner = Inner { server, claims, parking, separator, health, subscribed, mounted: Mutex::default() };
         GatewayHandle { inner: Arc::new(inner) }
+    }
+
+    /// A handle that does not keep the gateway alive, for what the gateway's own server holds
+    /// (its layers).
+    pub(crate) fn downgrade(&self) -> WeakHandle {
+        WeakHandle(Arc::downgrade(&self.inner))
     }
 
     /// The mounts' health, for a health endpoint.

@@ -52,7 +52,8 @@
 //!    again).
 //! 10. `attach.rs` (a mount reached, listed, its names claimed).
 //! 11. `handle.rs` ([`GatewayHandle`]: mounts added and taken away while the gateway serves).
-//! 12. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
+//! 12. `lazy.rs` (mounts started with the gateway's first request).
+//! 13. `gateway.rs` ([`Gateway`]: the builder that mounts upstreams and yields the server).
 
 mod error;
 mod ids;
@@ -87,6 +88,8 @@ mod watch;
 mod attach;
 
 mod handle;
+
+mod lazy;
 
 mod gateway;
 

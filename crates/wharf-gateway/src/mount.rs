@@ -29,6 +29,7 @@ pub struct Mount {
     pub(crate) policy: Policy,
     pub(crate) session_per_client: bool,
     pub(crate) roots: Option<Vec<Root>>,
+    pub(crate) lazy: bool,
 }
 
 /// Which of a mount's tools and prompts the gateway offers, and how: by their upstream names.
@@ -110,6 +111,7 @@ impl Mount {
             policy: Policy::default(),
             session_per_client: false,
             roots: None,
+            lazy: false,
         }
     }
 
@@ -183,6 +185,17 @@ impl Mount {
     pub fn roots<S: Into<String>>(mut self, uris: impl IntoIterator<Item = S>) -> Mount {
         let roots = uris.into_iter().map(|uri| Root { uri: uri.into(), name: None, meta: None }).collect();
         self.roots = Some(roots);
+        self
+    }
+
+    /// Starts the upstream when the gateway's first request comes (any request: its answer
+    /// already counts the mount's tools, prompts and resources) rather than when the gateway is
+    /// built: a gateway of many servers that is rarely used starts none of them until it is.
+    /// A lazy mount that cannot be started then is left out and logged, and the other mounts
+    /// serve. (Mounts added to a running gateway with [`GatewayHandle::mount`](crate::GatewayHandle::mount)
+    /// start at once.)
+    pub fn start_lazily(mut self) -> Mount {
+        self.lazy = true;
         self
     }
 

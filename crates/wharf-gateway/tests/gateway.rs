@@ -476,3 +476,33 @@ async fn each_client_can_have_an_upstream_session_of_its_own() {
         }
     }
 }
+
+/// A lazy mount is not started with the gateway, but with its first request, whose answer
+/// already counts it: a 2025 client's `initialize` declares tools and its list has them; a
+/// 2026-07-28 client's first request finds them too. One whose upstream cannot be reached is
+/// left out, and the others serve.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lazy_mount_starts_with_the_first_request() {
+    for era in ["2025", "2026"] {
+        let nowhere = format!("http://127.0.0.1:{}/mcp", wharf_testkit::ports::free_port());
+        let (gateway, handle) = Gateway::new("gateway", "1.0.0")
+            .mount(Mount::server("later", upstream("later")).start_lazily())
+            .mount(Mount::url("gone", nowhere).start_lazily())
+            .build_with_handle()
+            .await
+            .unwrap();
+        assert!(handle.mounts().is_empty(), "{era}: nothing started yet");
+        let tools = if era == "2025" {
+            let client = InMemoryClient::session(gateway, ProtocolVersion::V2025_11_25, ClientCapabilities::default());
+            let (client, initialized) = client.await.unwrap();
+            assert!(initialized.capabilities.tools.is_some(), "{era}: the first answer counts the lazy mount");
+            tool_names(&client).await
+        } else {
+            let client = InMemoryClient::stateless(gateway, ClientCapabilities::default());
+            let listed = client.request("tools/list", json!({})).await.unwrap();
+            listed["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect()
+        };
+        assert!(tools.contains(&"later_echo".to_owned()), "{era}: {tools:?}");
+        assert_eq!(handle.mounts(), ["later"], "{era}: the unreachable one is left out");
+    }
+}
