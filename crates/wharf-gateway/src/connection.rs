@@ -96,7 +96,8 @@ impl Connection {
                 )));
             }
         }
-        let client = connect(&self.mount).await.map_err(|err| RpcError::internal(err.to_string()))?;
+        // Boxed: connecting is rare, and its future large; a request's future stays small.
+        let client = Box::pin(connect(&self.mount)).await.map_err(|err| RpcError::internal(err.to_string()))?;
         let kept =
             self.owned.lock().unwrap_or_else(PoisonError::into_inner).entry(owner.to_owned()).or_insert(client).clone();
         Ok(kept)

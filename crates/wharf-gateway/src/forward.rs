@@ -118,12 +118,13 @@ pub(crate) async fn forward(
         let upstream = async move {
             if tasks.asks_for_task(context) {
                 let created = || context.become_task_now();
-                call_as_session_task(&client, &mount, params, &options, created).await.map(Answer::Value)
+                // Boxed, as every rare path here: the common one's future stays small.
+                Box::pin(call_as_session_task(&client, &mount, params, &options, created)).await.map(Answer::Value)
             } else {
                 client.request_raw_with(method, params, &options).await.map(Answer::Raw)
             }
         };
-        return carry(context, upstream, progress, logs).await.map_err(|err| answer_for(&link.mount, &err));
+        return carry(context, Box::pin(upstream), progress, logs).await.map_err(|err| answer_for(&link.mount, &err));
     }
     options = options.owner(owner(context));
     if client.era() == Era::Stateless {
@@ -146,7 +147,7 @@ pub(crate) async fn forward(
             client.request_with(method, params, &options).await
         }
     };
-    park_rounds(context, link, start, options, progress, logs).await.map(Answer::Value)
+    Box::pin(park_rounds(context, link, start, options, progress, logs)).await.map(Answer::Value)
 }
 
 /// For whom a request is made: over stdio, which does not say which request an upstream's
@@ -187,7 +188,7 @@ async fn pass_rounds(
         if let Some(PassedRound { upstream_state, asked }) = round.take() {
             let mut responses = serde_json::Map::new();
             for (key, request) in &asked {
-                responses.insert(key.clone(), ask_keyed(context, key, request).await?);
+                responses.insert(key.clone(), Box::pin(ask_keyed(context, key, request)).await?);
             }
             let object = params.as_object_mut().ok_or_else(|| RpcError::internal("Internal error: params"))?;
             object.insert("inputResponses".to_owned(), Value::Object(responses));
@@ -196,7 +197,7 @@ async fn pass_rounds(
                 None => object.remove("requestState"),
             };
         }
-        let upstream = client.request_raw_with(method, params.clone(), &options);
+        let upstream = Box::pin(client.request_raw_with(method, params.clone(), &options));
         let raw = carry_borrowed(context, upstream, &mut progress, &mut logs)
             .await
             .map_err(|err| answer_for(&link.mount, &err))?;
@@ -208,7 +209,8 @@ async fn pass_rounds(
             Some("task") => {
                 let answer: Value = serde_json::from_str(raw.get()).map_err(malformed)?;
                 let task_options = RequestOptions::default().meta(options.meta_members());
-                return follow(context, client, &link.mount, &task_options, answer).await.map(Answer::Value);
+                let followed = Box::pin(follow(context, client, &link.mount, &task_options, answer)).await;
+                return followed.map(Answer::Value);
             }
             Some(_) => {}
         }
@@ -219,7 +221,7 @@ async fn pass_rounds(
         let mut input_required = None;
         for (key, request) in &asked {
             // In a task the answer is awaited here; else the first ask of a key asks for it.
-            if let Err(err) = ask_keyed(context, key, request).await {
+            if let Err(err) = Box::pin(ask_keyed(context, key, request)).await {
                 if !err.is_input_required() {
                     return Err(err);
                 }

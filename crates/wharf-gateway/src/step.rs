@@ -127,12 +127,13 @@ pub(crate) async fn ask_all<'a>(
         .collect()
 }
 
-/// Passes on the upstream's progress to `context`'s client.
+/// Passes on the upstream's progress to `context`'s client. (Boxed, as the log message's: the
+/// futures that may pass them on stay small for the calls that pass nothing.)
 pub(crate) async fn pass_progress(context: &RequestContext, update: ProgressParams) {
-    context.progress(update.progress, update.total, update.message.as_deref()).await;
+    Box::pin(context.progress(update.progress, update.total, update.message.as_deref())).await;
 }
 
 /// Passes on the upstream's log message to `context`'s client.
 pub(crate) async fn pass_log(context: &RequestContext, message: LoggingMessageParams) {
-    context.log(message.level, message.logger.as_deref(), message.data).await;
+    Box::pin(context.log(message.level, message.logger.as_deref(), message.data)).await;
 }
