@@ -159,7 +159,7 @@ impl Shared {
     async fn credentials(&self, method: &Method) -> Credentials {
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.oauth {
-            let headers = oauth.headers(method.as_str()).await;
+            let headers = Box::pin(oauth.headers(method.as_str())).await;
             return Credentials { authorization: headers.authorization, dpop: headers.dpop };
         }
         let _ = method;
@@ -201,9 +201,11 @@ impl Shared {
         message: &Outgoing,
         deadline: Option<&mut Deadline>,
     ) -> Result<Response<Incoming>, ClientError> {
+        // The rare paths are boxed, so that a plain request's future, moved and boxed with
+        // every request, stays small: authorization, and reading a stream.
         #[cfg(feature = "oauth")]
         if let Some(oauth) = &self.oauth {
-            return self.post_authorized(oauth, message, deadline).await;
+            return Box::pin(self.post_authorized(oauth, message, deadline)).await;
         }
         let credentials = self.credentials(&Method::POST).await;
         let sending = self.send_as(self.post_request(message), message.body.clone(), &credentials);
@@ -268,10 +270,10 @@ impl Shared {
     async fn answer(&self, id: &RequestId, response: Response<Incoming>) -> Result<Box<RawValue>, ClientError> {
         let status = response.status();
         if !status.is_success() {
-            return Err(self.refusal(id, response).await);
+            return Err(Box::pin(self.refusal(id, response)).await);
         }
         match content_type(response.headers()).as_str() {
-            "text/event-stream" => self.read_stream(id, response.into_body(), None).await,
+            "text/event-stream" => Box::pin(self.read_stream(id, response.into_body(), None)).await,
             "application/json" => {
                 let body = read_body(response.into_body()).await?;
                 match Envelope::parse(&body) {
@@ -379,7 +381,7 @@ impl Shared {
             let request = self.request(Method::GET, Bytes::new()).header(LAST_EVENT_HEADER, &from);
             let response = self.send(request, Bytes::new()).await?;
             if !response.status().is_success() {
-                return Err(self.refusal(id, response).await);
+                return Err(Box::pin(self.refusal(id, response)).await);
             }
             body = response.into_body();
         }
