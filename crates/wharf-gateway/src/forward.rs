@@ -42,6 +42,9 @@ static DECLARED_WITH_TASKS: LazyLock<JsonObject> = LazyLock::new(|| {
     serde_json::Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), json!(capabilities))])
 });
 
+/// The prefix of the `_meta` members the protocol defines, which each hop sets for itself.
+const PROTOCOL_PREFIX: &str = "io.modelcontextprotocol/";
+
 /// How many rounds of input one request passes on before it is refused.
 const MAX_ROUNDS: usize = 16;
 
@@ -98,6 +101,18 @@ pub(crate) async fn forward(
     tasks: ListedTasks,
 ) -> Result<Answer, RpcError> {
     let mut options = RequestOptions::default();
+    // The client's own `_meta` members go on (a trace context, its keys); the protocol's are
+    // each hop's own.
+    if let Some(members) = context.meta() {
+        let passed: JsonObject = members
+            .iter()
+            .filter(|(key, _)| !key.starts_with(PROTOCOL_PREFIX))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if !passed.is_empty() {
+            options = options.meta(passed);
+        }
+    }
     // A client that takes no log message (2026-07-28 without a level) leaves the upstream's to
     // the notification stream, which drops them; listeners only for what the client takes.
     let logs = context.logs_at(LoggingLevel::Emergency).then(|| {
@@ -131,7 +146,13 @@ pub(crate) async fn forward(
         // The upstream may make a task of the call only when the gateway's client could: the
         // gateway's upstream client declares every question but tasks, and this request adds
         // them when its own client has them.
-        let options = if declares_tasks(context) { options.meta(DECLARED_WITH_TASKS.clone()) } else { options };
+        let options = if declares_tasks(context) {
+            let mut members = options.meta_members();
+            members.extend(DECLARED_WITH_TASKS.iter().map(|(key, value)| (key.clone(), value.clone())));
+            options.meta(members)
+        } else {
+            options
+        };
         let options = options.returns_input_required();
         return pass_rounds(context, link, &client, method, params, options, progress, logs).await;
     }

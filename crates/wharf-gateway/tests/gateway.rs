@@ -506,3 +506,37 @@ async fn a_lazy_mount_starts_with_the_first_request() {
         assert_eq!(handle.mounts(), ["later"], "{era}: the unreachable one is left out");
     }
 }
+
+/// A client's own `_meta` members (a trace context, its keys) reach the upstream, whatever era
+/// each side speaks; the protocol's members are each hop's own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_own_meta_reaches_the_upstream() {
+    let seen = Server::builder("seen", "1.0.0")
+        .tool(ToolDef::new("meta", |context: wharf_server::RequestContext| async move {
+            serde_json::to_string(&context.meta()).unwrap_or_default()
+        }))
+        .build()
+        .unwrap();
+    for upstream_revision in [None, Some(ProtocolVersion::V2025_11_25)] {
+        let mut mount = Mount::server("up", seen.clone()).namespace("");
+        if let Some(version) = upstream_revision {
+            mount = mount.client_options(ClientOptions::default().protocol_version(version));
+        }
+        let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
+        let call = json!({"name": "meta", "arguments": {}, "_meta": {"traceparent": "00-abc-def-01", "com.example/tenant": "blue"}});
+        let (session, _) =
+            InMemoryClient::session(gateway.clone(), ProtocolVersion::V2025_11_25, ClientCapabilities::default())
+                .await
+                .unwrap();
+        let stateless = InMemoryClient::stateless(gateway, ClientCapabilities::default());
+        for client in [&session, &stateless] {
+            let result = client.request("tools/call", call.clone()).await.unwrap();
+            let meta: Value = serde_json::from_str(text(&result)).unwrap();
+            assert_eq!(
+                meta,
+                json!({"traceparent": "00-abc-def-01", "com.example/tenant": "blue"}),
+                "upstream {upstream_revision:?}"
+            );
+        }
+    }
+}

@@ -14,8 +14,8 @@ use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::Duration;
 
 use wharf_protocol::{
-    ClientCapabilities, Era, Implementation, InputRequiredResult, LoggingLevel, ProgressToken, ProtocolVersion,
-    RequestId,
+    ClientCapabilities, Era, Implementation, InputRequiredResult, JsonObject, LoggingLevel, ProgressToken,
+    ProtocolVersion, RequestId,
 };
 
 use crate::cancel::Cancellation;
@@ -44,6 +44,8 @@ struct Inner {
     version: ProtocolVersion,
     client: Client,
     progress_token: Option<ProgressToken>,
+    /// The request's own `_meta` members, when it has any.
+    meta: Option<Box<JsonObject>>,
     last_progress: Mutex<Option<f64>>,
     log_level: Option<LoggingLevel>,
     /// Where the request's messages go when not to the session's own queue.
@@ -98,6 +100,8 @@ pub(crate) struct ContextParts {
     pub(crate) version: ProtocolVersion,
     pub(crate) client: Client,
     pub(crate) progress_token: Option<ProgressToken>,
+    /// The `_meta` members the protocol does not define, when there are any.
+    pub(crate) meta: Option<Box<JsonObject>>,
     pub(crate) log_level: Option<LoggingLevel>,
     pub(crate) delivery: Delivery,
     pub(crate) input: Option<Box<InputRound>>,
@@ -114,6 +118,7 @@ impl RequestContext {
                 version: parts.version,
                 client: parts.client,
                 progress_token: parts.progress_token,
+                meta: parts.meta,
                 last_progress: Mutex::new(None),
                 log_level: parts.log_level,
                 sink: parts.delivery.sink,
@@ -204,6 +209,13 @@ impl RequestContext {
     /// True once the client cancelled the request.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()
+    }
+
+    /// The request's `_meta` members other than those the protocol defines (its progress
+    /// token, revision, capabilities, client info and log level): a trace context, a client's
+    /// own keys. `None` when there are none. A gateway passes them on.
+    pub fn meta(&self) -> Option<&JsonObject> {
+        self.inner.meta.as_deref()
     }
 
     /// The `progressToken` the client sent, if it asked for progress notifications.

@@ -213,6 +213,7 @@ fn prepare(
             version,
             client: Client::Stated { capabilities, info: meta.client_info },
             progress_token: meta.progress_token,
+            meta: (!meta.other.is_empty()).then(|| Box::new(meta.other)),
             log_level: meta.log_level,
             delivery,
             input,
@@ -251,7 +252,12 @@ fn prepare(
                 }
                 _ => {}
             }
-            let progress_token = request.meta().and_then(|meta| meta.progress_token.clone());
+            let (progress_token, meta) = match request.meta() {
+                Some(meta) => {
+                    (meta.progress_token.clone(), (!meta.other.is_empty()).then(|| Box::new(meta.other.clone())))
+                }
+                None => (None, None),
+            };
             let context = RequestContext::new(ContextParts {
                 id: id.clone(),
                 server: server.core(),
@@ -259,6 +265,7 @@ fn prepare(
                 version,
                 client: Client::Session,
                 progress_token,
+                meta,
                 log_level: None,
                 delivery,
                 input: None,
