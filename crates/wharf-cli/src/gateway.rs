@@ -473,7 +473,7 @@ const HEALTH_PATH: &str = "/health";
 
 /// The line that says the gateway is up: its mounts, its URL, whose tokens it requires.
 fn banner(config: &str, health: &Health, lazy: usize, remote: &RemoteArgs, local: SocketAddr) -> String {
-    let mounts = health.report()["mounts"].as_array().map_or(0, Vec::len) + lazy;
+    let mounts = health.report()["mounts"].as_array().map_or(0, Vec::len);
     let lazy = if lazy > 0 { format!(" ({lazy} to start with the first request)") } else { String::new() };
     let auth = auth_summary(remote);
     format!(

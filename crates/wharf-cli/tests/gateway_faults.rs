@@ -338,8 +338,8 @@ async fn an_http_upstream_that_forgot_its_session_is_reconnected() {
     stop(gateway);
 }
 
-/// `start = "lazy"`: the program is not started with the gateway (the health endpoint does not
-/// list it, the banner says so), but with the first request, whose answer lists its tools.
+/// `start = "lazy"`: the program is not started with the gateway (the health endpoint says
+/// `lazy`, the banner says so), but with the first request, whose answer lists its tools.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lazy_mount_starts_its_program_with_the_first_request() {
     let dir = TempDir::new("gateway-lazy");
@@ -356,14 +356,16 @@ async fn a_lazy_mount_starts_its_program_with_the_first_request() {
     let names = |report: &Value| -> Vec<String> {
         report["mounts"].as_array().unwrap().iter().map(|mount| mount["name"].as_str().unwrap().to_owned()).collect()
     };
-    let (_, before) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
-    assert_eq!(names(&before), ["eager"], "{before}");
+    let (status, before) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
+    assert_eq!(names(&before), ["eager", "lazy"], "{before}");
+    assert_eq!((status, mount(&before, "lazy")["state"].as_str()), (200, Some("lazy")), "not started: {before}");
 
     let client = Client::connect(Target::url(format!("http://127.0.0.1:{port}/mcp"))).await.unwrap();
     let tools: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|tool| tool.name).collect();
     assert!(tools.contains(&"lazy_echo".to_owned()) && tools.contains(&"eager_echo".to_owned()), "{tools:?}");
     let (_, after) = tokio::task::spawn_blocking(move || health(port)).await.unwrap();
     assert_eq!(names(&after), ["eager", "lazy"], "{after}");
+    assert_eq!(mount(&after, "lazy")["state"], "up", "{after}");
     assert!(mount(&after, "lazy")["pid"].as_u64().is_some(), "its program runs: {after}");
     stop(gateway);
 }

@@ -89,6 +89,7 @@ impl Gateway {
         let parking = Parking::new(PARKED_LIFETIME, bus);
         listen_to_replicas(&parking);
         let (lazy, mounts): (Vec<Mount>, Vec<Mount>) = mounts.into_iter().partition(|mount| mount.lazy);
+        let lazy_names: Vec<String> = lazy.iter().map(|mount| mount.name.clone()).collect();
         let lazy = (!lazy.is_empty()).then(|| LazyMounts::new(lazy));
         if let Some(lazy) = &lazy {
             builder = builder.layer(StartLazily { mounts: lazy.clone() });
@@ -113,6 +114,9 @@ impl Gateway {
         let handle = GatewayHandle::new(server.clone(), claims, parking, separator, subscribed, health);
         if let Some(lazy) = &lazy {
             lazy.set_handle(handle.downgrade());
+            for name in lazy_names {
+                handle.health().add_lazy(&name);
+            }
         }
         for mut done in attached {
             // Added after the build, one by one: a component the server refuses is left out.

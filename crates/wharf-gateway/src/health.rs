@@ -11,6 +11,8 @@ use crate::connection::Connection;
 #[derive(Clone, Default)]
 pub struct Health {
     connections: Arc<RwLock<Vec<Arc<Connection>>>>,
+    /// Lazy mounts not started yet, and why one could not be when it was tried.
+    lazy: Arc<RwLock<Vec<(String, Option<String>)>>>,
 }
 
 impl std::fmt::Debug for Health {
@@ -33,6 +35,24 @@ impl Health {
             .retain(|connection| connection.mount() != name);
     }
 
+    /// Reports the lazy mount `name` as waiting for the gateway's first request.
+    pub(crate) fn add_lazy(&self, name: &str) {
+        self.lazy.write().unwrap_or_else(PoisonError::into_inner).push((name.to_owned(), None));
+    }
+
+    /// The lazy mount `name` started (its connection is reported now), or could not (`why`).
+    pub(crate) fn lazy_started(&self, name: &str, failed: Option<String>) {
+        let mut lazy = self.lazy.write().unwrap_or_else(PoisonError::into_inner);
+        match failed {
+            None => lazy.retain(|(waiting, _)| waiting != name),
+            Some(why) => {
+                if let Some(entry) = lazy.iter_mut().find(|(waiting, _)| waiting == name) {
+                    entry.1 = Some(why);
+                }
+            }
+        }
+    }
+
     /// The connections of the mounts now.
     pub(crate) fn connections(&self) -> Vec<Arc<Connection>> {
         self.read().clone()
@@ -42,16 +62,25 @@ impl Health {
         self.connections.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// True when every mount's upstream is up.
+    /// True when every mount's upstream is up, or is lazy and not asked for yet.
     pub fn all_up(&self) -> bool {
-        self.read().iter().all(|connection| connection.is_up())
+        let lazy_failed = self.lazy.read().unwrap_or_else(PoisonError::into_inner).iter().any(|(_, why)| why.is_some());
+        !lazy_failed && self.read().iter().all(|connection| connection.is_up())
     }
 
-    /// The report: `{"status": "up" | "degraded", "mounts": [{"name", "state": "up" | "down",
-    /// "since" (Unix seconds), "restarts", "pid" (of a program, when up), "error" (when down), and
-    /// for a mount with a session per client "client_sessions" and "client_pids"}]}`.
+    /// The report: `{"status": "up" | "degraded", "mounts": [{"name", "state": "up" | "down" |
+    /// "lazy", "since" (Unix seconds), "restarts", "pid" (of a program, when up), "error" (when
+    /// down), and for a mount with a session per client "client_sessions" and "client_pids"}]}`.
+    /// A lazy mount is `lazy` until the gateway's first request starts it, and `down` with its
+    /// error when it could not be started.
     pub fn report(&self) -> Value {
-        let mounts: Vec<Value> = self.read().iter().map(|connection| connection.health()).collect();
+        let mut mounts: Vec<Value> = self.read().iter().map(|connection| connection.health()).collect();
+        for (name, why) in self.lazy.read().unwrap_or_else(PoisonError::into_inner).iter() {
+            mounts.push(match why {
+                None => json!({"name": name, "state": "lazy"}),
+                Some(why) => json!({"name": name, "state": "down", "error": why}),
+            });
+        }
         json!({ "status": if self.all_up() { "up" } else { "degraded" }, "mounts": mounts })
     }
 }

@@ -37,8 +37,14 @@ impl LazyMounts {
         for mount in std::mem::take(&mut *pending) {
             let name = mount.name.clone();
             match handle.mount(mount).await {
-                Ok(()) => tracing::info!(mount = %name, "a lazy mount started with the gateway's first request"),
-                Err(err) => tracing::warn!(mount = %name, error = %err, "a lazy mount could not be started; left out"),
+                Ok(()) => {
+                    handle.health().lazy_started(&name, None);
+                    tracing::info!(mount = %name, "a lazy mount started with the gateway's first request");
+                }
+                Err(err) => {
+                    handle.health().lazy_started(&name, Some(err.to_string()));
+                    tracing::warn!(mount = %name, error = %err, "a lazy mount could not be started; left out");
+                }
             }
         }
         self.started.store(true, Ordering::Release);

@@ -492,6 +492,8 @@ async fn a_lazy_mount_starts_with_the_first_request() {
             .await
             .unwrap();
         assert!(handle.mounts().is_empty(), "{era}: nothing started yet");
+        let waiting = handle.health().report();
+        assert_eq!(waiting["mounts"][0]["state"], "lazy", "{era}: {waiting}");
         let tools = if era == "2025" {
             let client = InMemoryClient::session(gateway, ProtocolVersion::V2025_11_25, ClientCapabilities::default());
             let (client, initialized) = client.await.unwrap();
@@ -504,6 +506,10 @@ async fn a_lazy_mount_starts_with_the_first_request() {
         };
         assert!(tools.contains(&"later_echo".to_owned()), "{era}: {tools:?}");
         assert_eq!(handle.mounts(), ["later"], "{era}: the unreachable one is left out");
+        let report = handle.health().report();
+        assert_eq!(report["status"], "degraded", "{era}: {report}");
+        let gone = report["mounts"].as_array().unwrap().iter().find(|mount| mount["name"] == "gone").unwrap();
+        assert_eq!(gone["state"], "down", "{era}: {report}");
     }
 }
 
