@@ -11,9 +11,11 @@ use crate::connection::Connection;
 #[derive(Clone, Default)]
 pub struct Health {
     connections: Arc<RwLock<Vec<Arc<Connection>>>>,
-    /// Lazy mounts not started yet, and why one could not be when it was tried.
-    lazy: Arc<RwLock<Vec<(String, Option<String>)>>>,
+    lazy: Arc<RwLock<Vec<LazyState>>>,
 }
+
+/// A lazy mount not started yet: its name, and why it could not be when it was tried.
+type LazyState = (String, Option<String>);
 
 impl std::fmt::Debug for Health {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

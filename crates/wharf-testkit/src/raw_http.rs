@@ -220,13 +220,8 @@ pub fn stateless_call_blocking(port: u16, tool: &str, extra: Value) -> Reply {
         params[key] = value.clone();
     }
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string();
-    let headers = [
-        JSON[0],
-        JSON[1],
-        ("mcp-protocol-version", "2026-07-28"),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", tool),
-    ];
+    let headers =
+        [JSON[0], JSON[1], ("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", tool)];
     send_blocking(port, "POST", "/mcp", &headers, &body)
 }
 
