@@ -299,11 +299,14 @@ fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<Str
 }
 
 /// The `file://` URI of an absolute path, each byte outside RFC 3986's unreserved characters
-/// and `/` percent-encoded.
+/// and `/` percent-encoded (on Windows, from the path as UTF-8, its separators made `/`).
 fn file_uri(path: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = format!("/{}", path.to_string_lossy().replace('\\', "/")).into_bytes();
     let mut uri = String::from("file://");
-    for &byte in path.as_os_str().as_bytes() {
+    for &byte in &bytes {
         if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
             uri.push(char::from(byte));
         } else {

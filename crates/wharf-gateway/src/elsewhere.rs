@@ -12,13 +12,15 @@ use serde_json::Value;
 use wharf_protocol::InputRequest;
 use wharf_server::{RequestContext, RpcError};
 
-use crate::parked::{AbortOnDrop, ParkedRound, Parking};
+use crate::parked::{ParkedRound, Parking};
 use crate::relay::{from_object, to_object};
 use crate::replica::{Answered, Event, Message, decode};
 use crate::step::{Step, ask_all, next_step, pass_log, pass_progress};
 
 /// How often the holder says it still runs the request.
 const ALIVE_EVERY: Duration = Duration::from_secs(5);
+/// How many times the holder tries to send a request's last event when the bus fails.
+const LAST_EVENT_ATTEMPTS: usize = 3;
 /// How long the replica the retry reached waits for word from the holder before it gives up.
 const SILENCE_LIMIT: Duration = Duration::from_secs(20);
 /// How many times one retry goes back and forth (a request in a task is asked, and answered,
@@ -39,7 +41,7 @@ pub(crate) fn listen_to_replicas(parking: &Arc<Parking>) {
     let Some(replicas) = parking.replicas() else { return };
     let mut messages = replicas.listen();
     let weak = Arc::downgrade(parking);
-    tokio::spawn(async move {
+    let listener = tokio::spawn(async move {
         while let Some(bytes) = messages.recv().await {
             let Some(parking) = weak.upgrade() else { return };
             let Some(replicas) = parking.replicas() else { return };
@@ -61,66 +63,104 @@ pub(crate) fn listen_to_replicas(parking: &Arc<Parking>) {
             }
         }
     });
+    parking.set_listener(listener.abort_handle());
 }
 
 /// The holder's side: takes the upstream request parked as `parked`, gives it `answers`, and
-/// sends the replica `from` what it does next.
-async fn hold(parking: Arc<Parking>, parked: String, mut answers: HashMap<String, Answered>, from: String, call: u64) {
-    let alive = AbortOnDrop(tokio::spawn(keep_alive(parking.clone(), from.clone(), call)));
-    let event = match parking.take(&parked) {
-        None => Event::Gone,
-        Some(mut running) => {
-            for (key, question) in std::mem::take(&mut running.asked) {
-                match answers.remove(&key) {
-                    Some(Answered::Result(value)) => drop(question.answer.send(Ok(value))),
-                    Some(Answered::Error(error)) => drop(question.answer.send(Err(error))),
-                    None => running.asked.push((key, question)),
-                }
-            }
-            let mut done = None;
-            while running.asked.is_empty() {
-                match next_step(&mut running).await {
-                    Step::Progress(update) => send(&parking, &from, call, Event::Progress(update)).await,
-                    Step::Log(message) => send(&parking, &from, call, Event::Log(message)).await,
-                    Step::BecameTask => send(&parking, &from, call, Event::BecameTask).await,
-                    Step::Questions(questions) => running.asked = questions,
-                    Step::Done(answer) => {
-                        done = Some(answer);
-                        break;
-                    }
-                }
-            }
-            match done {
-                Some(Ok(value)) => Event::Done(Answered::Result(value)),
-                Some(Err(err)) => Event::Done(Answered::Error(to_object(&err))),
-                None => match parking.park(running) {
-                    Some(round) => Event::Asked { asked: round.asked, parked: round.parked },
-                    None => Event::Done(Answered::Error(to_object(&RpcError::internal(
-                        "Internal error: too many upstream requests wait for their clients' answers; retry later",
-                    )))),
-                },
-            }
-        }
+/// sends the replica `from` what it does next. When that replica is gone (it no longer
+/// listens), the upstream request is dropped, and with it cancelled upstream.
+async fn hold(parking: Arc<Parking>, parked: String, answers: HashMap<String, Answered>, from: String, call: u64) {
+    let outcome = tokio::select! {
+        event = drive(&parking, &parked, answers, &from, call) => Some(event),
+        () = asker_gone(&parking, &from, call) => None,
     };
-    drop(alive);
-    send(&parking, &from, call, event).await;
+    match outcome {
+        Some(event) => send_reliably(&parking, &from, call, event).await,
+        None => tracing::debug!(%from, "the replica a held request was for is gone; the request is dropped"),
+    }
     if let Some(replicas) = parking.replicas() {
         replicas.held().remove(&(from, call));
     }
 }
 
-/// Tells the replica `from` now and then that its request still runs here.
-async fn keep_alive(parking: Arc<Parking>, from: String, call: u64) {
-    loop {
-        tokio::time::sleep(ALIVE_EVERY).await;
-        send(&parking, &from, call, Event::Alive).await;
+/// Gives the upstream request parked as `parked` the answers, and follows it until it answers
+/// or asks again: its last event.
+async fn drive(
+    parking: &Arc<Parking>,
+    parked: &str,
+    mut answers: HashMap<String, Answered>,
+    from: &str,
+    call: u64,
+) -> Event {
+    let Some(mut running) = parking.take(parked) else { return Event::Gone };
+    for (key, question) in std::mem::take(&mut running.asked) {
+        match answers.remove(&key) {
+            Some(Answered::Result(value)) => drop(question.answer.send(Ok(value))),
+            Some(Answered::Error(error)) => drop(question.answer.send(Err(error))),
+            None => running.asked.push((key, question)),
+        }
+    }
+    while running.asked.is_empty() {
+        let event = match next_step(&mut running).await {
+            Step::Progress(update) => Event::Progress(update),
+            Step::Log(message) => Event::Log(message),
+            Step::BecameTask => Event::BecameTask,
+            Step::Questions(questions) => {
+                running.asked = questions;
+                continue;
+            }
+            Step::Done(Ok(value)) => return Event::Done(Answered::Result(value)),
+            Step::Done(Err(err)) => return Event::Done(Answered::Error(to_object(&err))),
+        };
+        send(parking, from, call, event).await;
+    }
+    match parking.park(running) {
+        Some(round) => Event::Asked { asked: round.asked, parked: round.parked },
+        None => Event::Done(Answered::Error(to_object(&RpcError::internal(
+            "Internal error: too many upstream requests wait for their clients' answers; retry later",
+        )))),
     }
 }
 
-async fn send(parking: &Parking, to: &str, call: u64, event: Event) {
+/// Says now and then to the replica `from` that its request still runs here; ends when that
+/// replica no longer listens (twice in a row: it stopped).
+async fn asker_gone(parking: &Parking, from: &str, call: u64) {
+    let mut unheard = 0;
+    while unheard < 2 {
+        tokio::time::sleep(ALIVE_EVERY).await;
+        match send(parking, from, call, Event::Alive).await {
+            Some(false) => unheard += 1,
+            // Heard, or the bus failed (which says nothing of the replica).
+            Some(true) | None => unheard = 0,
+        }
+    }
+}
+
+/// Sends `event` to the replica `to`: whether it listens, `None` when the bus failed.
+async fn send(parking: &Parking, to: &str, call: u64, event: Event) -> Option<bool> {
+    let replicas = parking.replicas()?;
+    match replicas.send(to, &Message::Event { call, event }).await {
+        Ok(heard) => Some(heard),
+        Err(err) => {
+            tracing::warn!(error = %err, "could not tell another gateway replica what its request did");
+            None
+        }
+    }
+}
+
+/// Sends a held request's last event, tried a few times when the bus fails: an answer lost here
+/// would make its client call again.
+async fn send_reliably(parking: &Parking, to: &str, call: u64, event: Event) {
     let Some(replicas) = parking.replicas() else { return };
-    if let Err(err) = replicas.send(to, &Message::Event { call, event }).await {
-        tracing::warn!(error = %err, "could not tell another gateway replica what its request did");
+    let message = Message::Event { call, event };
+    for attempt in 0..LAST_EVENT_ATTEMPTS {
+        match replicas.send(to, &message).await {
+            Ok(_) => return,
+            Err(err) if attempt + 1 == LAST_EVENT_ATTEMPTS => {
+                tracing::warn!(error = %err, "could not tell another gateway replica how its request ended");
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
     }
 }
 
@@ -145,11 +185,13 @@ pub(crate) async fn continue_elsewhere(
             std::mem::take(&mut round.asked).into_iter().partition(|(key, _)| context.has_input(key));
         let (mut answers, _) = settle(context, given).await;
         if answers.is_empty() {
-            // Nothing for the holder yet: asked for now (in a task, the answers come).
+            // Nothing for the holder yet: asked for now (in a task, the answers come). While
+            // one is missing, nothing goes to the holder, and every question of the round stays
+            // asked: an error the client answered one with is sent with the next retry.
             let missing;
-            (answers, missing) = settle(context, still).await;
-            if let Some((missing, kept)) = missing {
-                round.asked = kept;
+            (answers, missing) = settle(context, still.clone()).await;
+            if let Some(missing) = missing {
+                round.asked = still;
                 context.set_round_state(&round)?;
                 return Err(missing);
             }
@@ -206,25 +248,21 @@ pub(crate) async fn continue_elsewhere(
 }
 
 /// Asks `context`'s client `asked` ([`ask_all`]): the answers (and errors) to carry to the
-/// holder, and, when some must be asked for in a new round, the error that asks and what is
-/// still asked.
+/// holder, and, when some must be asked for in a new round, the error that asks for them.
 async fn settle(
     context: &RequestContext,
     asked: Vec<(String, InputRequest)>,
-) -> (HashMap<String, Answered>, Option<(RpcError, Vec<(String, InputRequest)>)>) {
+) -> (HashMap<String, Answered>, Option<RpcError>) {
     let answered = ask_all(context, asked.iter().map(|(key, request)| (key.as_str(), request))).await;
-    let (mut answers, mut missing, mut kept) = (HashMap::new(), None, Vec::new());
-    for ((key, request), answer) in asked.into_iter().zip(answered) {
+    let (mut answers, mut missing) = (HashMap::new(), None);
+    for ((key, _), answer) in asked.into_iter().zip(answered) {
         match answer {
             Ok(value) => drop(answers.insert(key, Answered::Result(value))),
-            Err(err) if err.is_input_required() => {
-                missing = Some(err);
-                kept.push((key, request));
-            }
+            Err(err) if err.is_input_required() => missing = Some(err),
             Err(err) => drop(answers.insert(key, Answered::Error(to_object(&err)))),
         }
     }
-    (answers, missing.map(|missing| (missing, kept)))
+    (answers, missing)
 }
 
 /// A call this replica waits on; dropped before it finished (its client cancelled), the

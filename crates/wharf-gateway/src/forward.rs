@@ -81,10 +81,13 @@ struct ResultKind<'a> {
 }
 
 /// The `resultType` of a raw 2026-07-28 answer when it is not a complete result; `None` when it
-/// is (most answers: they name neither other kind anywhere, and are not parsed for it).
+/// is (most answers: they name neither other kind anywhere and escape nothing, and are not
+/// parsed for it).
 fn incomplete_kind(raw: &RawValue) -> Option<String> {
     let text = raw.get();
-    if !text.contains("\"input_required\"") && !text.contains("\"task\"") {
+    // An escaped `resultType` (`\u` anywhere) is read properly, as is any answer that names
+    // one of the other kinds somewhere.
+    if !text.contains("\"input_required\"") && !text.contains("\"task\"") && !text.contains("\\u") {
         return None;
     }
     let kind: ResultKind<'_> = serde_json::from_str(text).ok()?;
@@ -439,4 +442,24 @@ async fn carry_borrowed<T>(
         pass_log(context, message).await;
     }
     answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(text: &str) -> Option<String> {
+        incomplete_kind(&RawValue::from_string(text.to_owned()).unwrap())
+    }
+
+    #[test]
+    fn an_answers_kind_is_read_only_when_it_may_not_be_complete_and_then_properly() {
+        assert_eq!(kind(r#"{"resultType":"complete","content":[]}"#), None);
+        // The word in a text is not the kind.
+        assert_eq!(kind(r#"{"resultType":"complete","content":[{"type":"text","text":"task"}]}"#), None);
+        assert_eq!(kind(r#"{"resultType":"input_required","inputRequests":{}}"#).as_deref(), Some("input_required"));
+        // Written with an escape, it is still found.
+        assert_eq!(kind(r#"{"resultType":"input\u005frequired"}"#).as_deref(), Some("input_required"));
+        assert_eq!(kind(r#"{"resultType":"t\u0061sk","taskId":"1"}"#).as_deref(), Some("task"));
+    }
 }

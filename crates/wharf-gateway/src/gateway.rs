@@ -88,9 +88,8 @@ impl Gateway {
         let claims = Arc::new(Mutex::new(Claims::default()));
         let parking = Parking::new(PARKED_LIFETIME, bus);
         listen_to_replicas(&parking);
-        let (lazy, mounts): (Vec<Mount>, Vec<Mount>) = mounts.into_iter().partition(|mount| mount.lazy);
-        let lazy_names: Vec<String> = lazy.iter().map(|mount| mount.name.clone()).collect();
-        let lazy = (!lazy.is_empty()).then(|| LazyMounts::new(lazy));
+        let (lazy_mounts, mounts): (Vec<Mount>, Vec<Mount>) = mounts.into_iter().partition(|mount| mount.lazy);
+        let lazy = (!lazy_mounts.is_empty()).then(LazyMounts::new);
         if let Some(lazy) = &lazy {
             builder = builder.layer(StartLazily { mounts: lazy.clone() });
         }
@@ -111,12 +110,9 @@ impl Gateway {
             attached.push(attach(mount, &claims, &parking, &separator).await?);
         }
         let server = builder.build().map_err(|err| GatewayError::new(GatewayErrorKind::Server, err.to_string()))?;
-        let handle = GatewayHandle::new(server.clone(), claims, parking, separator, subscribed, health);
+        let handle = GatewayHandle::new(server.clone(), claims, parking, separator, subscribed, health, lazy_mounts);
         if let Some(lazy) = &lazy {
             lazy.set_handle(handle.downgrade());
-            for name in lazy_names {
-                handle.health().add_lazy(&name);
-            }
         }
         for mut done in attached {
             // Added after the build, one by one: a component the server refuses is left out.

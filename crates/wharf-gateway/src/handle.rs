@@ -33,6 +33,8 @@ struct Inner {
     health: Health,
     subscribed: SubscribedMounts,
     mounted: Mutex<HashMap<String, Mounted>>,
+    /// Lazy mounts not started yet (or whose start failed, tried again).
+    lazy: Mutex<Vec<Mount>>,
 }
 
 /// What a mount that serves has running.
@@ -42,6 +44,7 @@ struct Mounted {
 }
 
 /// A [`GatewayHandle`] that does not keep the gateway alive.
+#[derive(Clone)]
 pub(crate) struct WeakHandle(std::sync::Weak<Inner>);
 
 impl WeakHandle {
@@ -65,9 +68,49 @@ impl GatewayHandle {
         separator: String,
         subscribed: SubscribedMounts,
         health: Health,
+        lazy: Vec<Mount>,
     ) -> GatewayHandle {
-        let inner = Inner { server, claims, parking, separator, health, subscribed, mounted: Mutex::default() };
+        for mount in &lazy {
+            health.add_lazy(&mount.name);
+        }
+        let lazy = Mutex::new(lazy);
+        let mounted = Mutex::default();
+        let inner = Inner { server, claims, parking, separator, health, subscribed, mounted, lazy };
         GatewayHandle { inner: Arc::new(inner) }
+    }
+
+    /// Starts the lazy mounts not started yet, one at a time; how many could not be started
+    /// (they stay pending, to be tried again).
+    pub(crate) async fn start_lazy(&self) -> usize {
+        let mut failed = Vec::new();
+        loop {
+            let next = self.inner.lazy.lock().unwrap_or_else(PoisonError::into_inner).pop();
+            let Some(mount) = next else { break };
+            let name = mount.name.clone();
+            match self.mount(mount.clone()).await {
+                Ok(()) => tracing::info!(mount = %name, "a lazy mount started"),
+                Err(err) => {
+                    tracing::warn!(mount = %name, error = %err, "a lazy mount could not be started; tried again later");
+                    self.inner.health.lazy_failed(&name, err.to_string());
+                    failed.push(mount);
+                }
+            }
+        }
+        let count = failed.len();
+        self.inner.lazy.lock().unwrap_or_else(PoisonError::into_inner).extend(failed);
+        count
+    }
+
+    /// Forgets the lazy mount `name` if it has not started; whether there was one.
+    fn forget_lazy(&self, name: &str) -> bool {
+        let mut lazy = self.inner.lazy.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = lazy.len();
+        lazy.retain(|mount| mount.name != name);
+        let forgotten = lazy.len() < before;
+        if forgotten {
+            self.inner.health.remove(name);
+        }
+        forgotten
     }
 
     /// A handle that does not keep the gateway alive, for what the gateway's own server holds
@@ -92,6 +135,8 @@ impl GatewayHandle {
     /// clients hear `list_changed`). Fails, changing nothing, when a mount has its name, its
     /// upstream cannot be reached, or one of its names is taken.
     pub async fn mount(&self, mount: Mount) -> Result<(), GatewayError> {
+        // Mounted now, it is no longer one to start lazily.
+        self.forget_lazy(&mount.name);
         if self.lock().contains_key(&mount.name) {
             return Err(GatewayError::new(
                 GatewayErrorKind::Mount,
@@ -114,6 +159,9 @@ impl GatewayHandle {
     /// Takes the mount `name` away while the gateway serves: its components leave the lists,
     /// its program is stopped. False when there is no such mount.
     pub async fn unmount(&self, name: &str) -> bool {
+        if self.forget_lazy(name) {
+            return true;
+        }
         let Some(mounted) = self.lock().remove(name) else { return false };
         mounted.watcher.abort();
         let inner = &self.inner;

@@ -26,15 +26,21 @@ impl std::fmt::Debug for Health {
 impl Health {
     /// Reports `connection` from now on.
     pub(crate) fn add(&self, connection: Arc<Connection>) {
+        self.forget_lazy(connection.mount());
         self.connections.write().unwrap_or_else(PoisonError::into_inner).push(connection);
     }
 
     /// Stops reporting the mount `name`.
     pub(crate) fn remove(&self, name: &str) {
+        self.forget_lazy(name);
         self.connections
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .retain(|connection| connection.mount() != name);
+    }
+
+    fn forget_lazy(&self, name: &str) {
+        self.lazy.write().unwrap_or_else(PoisonError::into_inner).retain(|(waiting, _)| waiting != name);
     }
 
     /// Reports the lazy mount `name` as waiting for the gateway's first request.
@@ -42,16 +48,12 @@ impl Health {
         self.lazy.write().unwrap_or_else(PoisonError::into_inner).push((name.to_owned(), None));
     }
 
-    /// The lazy mount `name` started (its connection is reported now), or could not (`why`).
-    pub(crate) fn lazy_started(&self, name: &str, failed: Option<String>) {
+    /// The lazy mount `name` could not be started, for `why` (it is tried again).
+    pub(crate) fn lazy_failed(&self, name: &str, why: String) {
         let mut lazy = self.lazy.write().unwrap_or_else(PoisonError::into_inner);
-        match failed {
-            None => lazy.retain(|(waiting, _)| waiting != name),
-            Some(why) => {
-                if let Some(entry) = lazy.iter_mut().find(|(waiting, _)| waiting == name) {
-                    entry.1 = Some(why);
-                }
-            }
+        match lazy.iter_mut().find(|(waiting, _)| waiting == name) {
+            Some(entry) => entry.1 = Some(why),
+            None => lazy.push((name.to_owned(), Some(why))),
         }
     }
 

@@ -177,11 +177,12 @@ impl Mount {
         self
     }
 
-    /// The roots the upstream is given when it asks for them (`roots/list`) outside any
-    /// request of the gateway's clients, as a program does when it starts: `file://` URIs of
-    /// the directories it may work in. A question asked during a request still goes to that
-    /// request's client. Without roots, such a question is refused: the gateway cannot tell
-    /// whose client to ask.
+    /// The roots the upstream is given when it asks for them (`roots/list`) and no request of
+    /// one client of the gateway's can be told to ask: outside any request, as a program does
+    /// when it starts, or on stdio while requests of several clients are in flight. `file://`
+    /// URIs of the directories it may work in. A question that comes with one client's request
+    /// still goes to that client. Without roots, such a question is refused: the gateway cannot
+    /// tell whose client to ask.
     pub fn roots<S: Into<String>>(mut self, uris: impl IntoIterator<Item = S>) -> Mount {
         let roots = uris.into_iter().map(|uri| Root { uri: uri.into(), name: None, meta: None }).collect();
         self.roots = Some(roots);

@@ -71,13 +71,34 @@ pub(crate) struct Parking {
     lifetime: Duration,
     ids: IdSource,
     replicas: Option<Replicas>,
+    /// What listens to the other replicas, stopped with the gateway.
+    listener: std::sync::OnceLock<tokio::task::AbortHandle>,
+}
+
+impl Drop for Parking {
+    fn drop(&mut self) {
+        if let Some(listener) = self.listener.get() {
+            listener.abort();
+        }
+    }
 }
 
 impl Parking {
     /// Parking for requests of at most `lifetime`; with `bus`, among the replicas on it.
     pub(crate) fn new(lifetime: Duration, bus: Option<Arc<dyn Bus>>) -> Arc<Parking> {
         let replicas = bus.map(Replicas::new);
-        Arc::new(Parking { parked: Mutex::default(), lifetime, ids: IdSource::new(), replicas })
+        Arc::new(Parking {
+            parked: Mutex::default(),
+            lifetime,
+            ids: IdSource::new(),
+            replicas,
+            listener: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Keeps what listens to the other replicas, to stop it when the gateway goes.
+    pub(crate) fn set_listener(&self, listener: tokio::task::AbortHandle) {
+        let _ = self.listener.set(listener);
     }
 
     /// The other replicas of this gateway, when it has a bus to them.

@@ -480,7 +480,7 @@ async fn each_client_can_have_an_upstream_session_of_its_own() {
 /// A lazy mount is not started with the gateway, but with its first request, whose answer
 /// already counts it: a 2025 client's `initialize` declares tools and its list has them; a
 /// 2026-07-28 client's first request finds them too. One whose upstream cannot be reached is
-/// left out, and the others serve.
+/// left out (reported down, tried again), and the others serve.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lazy_mount_starts_with_the_first_request() {
     for era in ["2025", "2026"] {
@@ -510,6 +510,11 @@ async fn a_lazy_mount_starts_with_the_first_request() {
         assert_eq!(report["status"], "degraded", "{era}: {report}");
         let gone = report["mounts"].as_array().unwrap().iter().find(|mount| mount["name"] == "gone").unwrap();
         assert_eq!(gone["state"], "down", "{era}: {report}");
+        // It is tried again until it is taken away, which an operator may do before it starts.
+        assert!(handle.unmount("gone").await, "{era}");
+        let report = handle.health().report();
+        assert_eq!(report["status"], "up", "{era}: {report}");
+        assert_eq!(report["mounts"].as_array().map(Vec::len), Some(1), "{era}: {report}");
     }
 }
 

@@ -211,9 +211,10 @@ impl RequestContext {
         self.inner.cancel.is_cancelled()
     }
 
-    /// The request's `_meta` members other than those the protocol defines (its progress
-    /// token, revision, capabilities, client info and log level): a trace context, a client's
-    /// own keys. `None` when there are none. A gateway passes them on.
+    /// The request's `_meta` members other than those Wharf reads itself (its progress token,
+    /// revision, capabilities, client info and log level): a trace context, a client's own keys,
+    /// and any other `io.modelcontextprotocol/` member (such as a 2025-11-25 `related-task`).
+    /// `None` when there are none. A gateway passes the client's own on, not the protocol's.
     pub fn meta(&self) -> Option<&JsonObject> {
         self.inner.meta.as_deref()
     }
