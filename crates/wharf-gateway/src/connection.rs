@@ -59,9 +59,23 @@ impl Connection {
         &self.mount.name
     }
 
+    /// The client of the upstream that is up, even one whose connection just ended (which the
+    /// watcher follows until it notices); `None` while it is down.
+    pub(crate) fn current(&self) -> Option<Client> {
+        match &*self.lock() {
+            State::Up { client, .. } => Some(client.clone()),
+            State::Down { .. } => None,
+        }
+    }
+
     /// The client while the upstream is up; else the error that names the mount and why.
     pub(crate) fn client(&self) -> Result<Client, RpcError> {
         match &*self.lock() {
+            // Its connection ended a moment ago, before the watcher said so: down already.
+            State::Up { client, .. } if client.is_closed() => Err(RpcError::internal(format!(
+                "the mount `{}` is down (its connection ended); the gateway starts it again",
+                self.mount.name
+            ))),
             State::Up { client, .. } => Ok(client.clone()),
             State::Down { why, retry_at, .. } => {
                 let wait = retry_at.saturating_duration_since(Instant::now()).as_secs();

@@ -53,7 +53,7 @@ async fn run(
 ) {
     let connection = upstream.link.connection.clone();
     let mut pause = FIRST_RESTART_PAUSE;
-    while let Ok(client) = connection.client() {
+    while let Some(client) = connection.current() {
         let started = Instant::now();
         follow(&server, &upstream, &client, &claims, &mut held, listened.clone()).await;
         // The connection ended: the program exited, or was killed.
