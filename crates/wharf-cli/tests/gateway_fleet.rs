@@ -2,7 +2,9 @@
 //! `redis-server`, in front of `wharf serve` spoken to in 2025-11-25: a 2026-07-28 client's
 //! call whose upstream asks for input is parked on one replica, and its retry, which nginx
 //! sends to the other, is carried to the holder and answered (issue 40). Needs `redis-server`
-//! and `nginx`: `scripts/test` installs them and runs this with `--ignored`.
+//! and `nginx`: `scripts/test` installs them and runs this with `--ignored`. And when the
+//! replica a retry reached dies, the holder drops the request it ran for it, cancelling it
+//! upstream.
 
 use std::process::{Command, Stdio};
 
@@ -100,4 +102,49 @@ fn a_retry_that_lands_on_the_other_replica_finishes_the_parked_upstream_request(
     // The replica left serves on.
     let (state, key) = asked(&greet(one, json!({})));
     assert_eq!(greeting(&greet(one, answer(&state, &key, "Lin"))), "Hello, Lin!");
+}
+
+/// The replica a retry reached dies while the replica holding the upstream request runs it on
+/// its behalf: the holder notices that nobody listens any more and drops the request, which
+/// cancels it upstream (the upstream says so in a file).
+#[test]
+#[ignore = "needs redis-server (scripts/test provides it)"]
+fn a_held_request_is_cancelled_upstream_when_the_replica_it_was_for_dies() {
+    let redis = RedisServer::start();
+    let dir = TempDir::new("gateway-fleet-orphan");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/waiting_upstream.py");
+    let marker = dir.join("cancelled");
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"demo\"\ncommand = [\"python3\", {:?}, {:?}]\n",
+            fixture.display().to_string(),
+            marker.display().to_string()
+        ),
+    );
+    let (_holder, holder) = replica(&dir, &redis.url());
+    let (other, other_port) = replica(&dir, &redis.url());
+
+    let first = stateless_call_blocking(holder, "demo_ask_then_wait", json!({}));
+    let result = &first.json()["result"];
+    assert_eq!(result["resultType"], "input_required", "{first:?}");
+    let key = result["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let retry = json!({"requestState": result["requestState"], "inputResponses": {key: {"action": "accept", "content": {"ok": true}}}});
+    // The retry reaches the other replica, which carries it to the holder and waits there.
+    let waiting = std::thread::spawn(move || stateless_call_blocking(other_port, "demo_ask_then_wait", retry));
+    let answered = dir.join("cancelled.answered");
+    wharf_testkit::eventually::until_blocking(
+        "the answer to reach the upstream",
+        std::time::Duration::from_secs(30),
+        || answered.exists(),
+    );
+    assert!(!marker.exists(), "the upstream works on");
+    other.signal("KILL");
+    let _ = other.wait();
+    let _ = waiting.join();
+    wharf_testkit::eventually::until_blocking(
+        "the upstream request to be cancelled",
+        std::time::Duration::from_secs(30),
+        || marker.exists(),
+    );
 }
