@@ -14,7 +14,7 @@ use wharf_server::{RequestContext, RpcError};
 
 use crate::parked::{ParkedRound, Parking};
 use crate::relay::{from_object, to_object};
-use crate::replica::{Answered, Event, Message, decode};
+use crate::replica::{Answered, Event, Message, Replicas, decode};
 use crate::step::{Step, ask_all, next_step, pass_log, pass_progress};
 
 /// How often the holder says it still runs the request.
@@ -196,7 +196,7 @@ pub(crate) async fn continue_elsewhere(
                 return Err(missing);
             }
         }
-        let mut call = Call::open(parking, &holder);
+        let mut call = Call::open(parking, replicas, &holder);
         let continued = Message::Continue {
             parked: round.parked.clone(),
             answers,
@@ -276,11 +276,8 @@ struct Call {
 }
 
 impl Call {
-    fn open(parking: &Arc<Parking>, holder: &str) -> Call {
-        let (id, events) = match parking.replicas() {
-            Some(replicas) => replicas.open_call(),
-            None => (0, tokio::sync::mpsc::unbounded_channel().1),
-        };
+    fn open(parking: &Arc<Parking>, replicas: &Replicas, holder: &str) -> Call {
+        let (id, events) = replicas.open_call();
         Call { parking: parking.clone(), holder: holder.to_owned(), id, events, finished: false }
     }
 }
