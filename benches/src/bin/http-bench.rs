@@ -15,7 +15,8 @@
 //! bearer token the provider issued, and prints auth on / auth off.
 //!
 //! With `BENCH_ONLY_GATEWAY=1` it instead runs `wharf gateway --http` in front of `wharf serve`
-//! (a URL upstream, and a program on stdio) against `wharf serve --http` alone, interleaved.
+//! (a URL upstream, and a program on stdio) against `wharf serve --http` alone, and the bare
+//! forwarder (`bare-forward`) in the gateway's place, interleaved.
 //!
 //! With `BENCH_REDIS_URL` naming a Redis and `BENCH_ONLY_REDIS=1` (`scripts/bench` starts a
 //! `redis-server` for it), it instead runs `wharf serve --http --redis URL` (sessions and tasks
@@ -255,7 +256,7 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
     // `BENCH_ONLY_GATEWAY=1` runs the gateway comparison alone.
     if std::env::var("BENCH_ONLY_GATEWAY").is_ok() {
-        compare_gateway(&runtime, &wharf, count, rounds);
+        compare_gateway(&runtime, &wharf, &format!("{target}/bare-forward"), count, rounds);
         return;
     }
     // `BENCH_ONLY_REDIS=1` runs the Redis comparison alone.
@@ -353,62 +354,98 @@ fn compare_redis(runtime: &tokio::runtime::Runtime, wharf: &str, redis_url: &str
 /// `wharf gateway --http` in front of `wharf serve` (over HTTP, and as a program on stdio)
 /// against `wharf serve --http` alone, at 1, 16 and 64 clients, round by round, in both eras:
 /// throughput, and the processor time per call of the gateway and its upstream together against
-/// the server's alone.
-fn compare_gateway(runtime: &tokio::runtime::Runtime, wharf: &str, count: usize, rounds: usize) {
+/// the server's alone. The bare forwarder (`bare-forward`) stands in the gateway's place in the
+/// same rounds: the floor of any forwarding on this machine, which the gateway is also compared
+/// with.
+fn compare_gateway(runtime: &tokio::runtime::Runtime, wharf: &str, forwarder: &str, count: usize, rounds: usize) {
     let dir = std::env::temp_dir().join(format!("wharf-gateway-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let direct = ["serve", "--http", "{addr}"];
     for clients in [1usize, 16, 64] {
         let n = if clients == 1 { count / 4 } else { count };
         for mode in [Mode::Stateless, Mode::Session] {
-            let (mut alone, mut over_http, mut over_stdio) = (Vec::new(), Vec::new(), Vec::new());
+            let mut alone = Vec::new();
+            let (mut over_http, mut over_stdio) = (Vec::new(), Vec::new());
+            let (mut bare_http, mut bare_stdio) = (Vec::new(), Vec::new());
             for _ in 0..rounds {
                 alone.push(run(runtime, wharf, &direct, mode, clients, n, None));
                 let upstream = ServerProcess::start(wharf, &direct);
+                let url = format!("http://{}/mcp", upstream.address);
                 let config = dir.join("http.toml");
-                let mount = format!("url = \"http://{}/mcp\"", upstream.address);
-                std::fs::write(&config, format!("[[mount]]\nname = \"up\"\n{mount}\nnamespace = \"\"\n")).unwrap();
-                over_http.push(run_with(runtime, wharf, &config, mode, clients, n, Some(upstream.pid())));
+                std::fs::write(&config, format!("[[mount]]\nname = \"up\"\nurl = {url:?}\nnamespace = \"\"\n"))
+                    .unwrap();
+                let gateway = ["gateway", &config.to_string_lossy(), "--http", "{addr}"].map(str::to_owned);
+                over_http.push(run_with(runtime, wharf, &gateway, mode, clients, n, Some(upstream.pid())));
+                let bare = ["{addr}", "url", &url].map(str::to_owned);
+                bare_http.push(run_with(runtime, forwarder, &bare, mode, clients, n, Some(upstream.pid())));
+                drop(upstream);
                 let config = dir.join("stdio.toml");
                 let mount = format!("command = [{wharf:?}, \"serve\"]");
                 std::fs::write(&config, format!("[[mount]]\nname = \"up\"\n{mount}\nnamespace = \"\"\n")).unwrap();
-                over_stdio.push(run_with(runtime, wharf, &config, mode, clients, n, None));
+                let gateway = ["gateway", &config.to_string_lossy(), "--http", "{addr}"].map(str::to_owned);
+                over_stdio.push(run_with(runtime, wharf, &gateway, mode, clients, n, None));
+                let mut bare: Vec<String> = ["{addr}", "command"].map(str::to_owned).into();
+                bare.extend((mode == Mode::Session).then(|| "--initialize".to_owned()));
+                bare.extend([wharf.to_owned(), "serve".to_owned()]);
+                bare_stdio.push(run_with(runtime, forwarder, &bare, mode, clients, n, None));
             }
             let era = if mode == Mode::Stateless { "2026 stateless" } else { "2025 session" };
             let label = format!("{clients} clients");
-            let cpu = |runs: &[Measurement]| {
-                median_cpu_ratio(runs, &alone).map_or_else(|| "-".to_owned(), |cpu| format!("{cpu:.2}"))
+            let cpu = |runs: &[Measurement], against: &[Measurement]| {
+                median_cpu_ratio(runs, against).map_or_else(|| "-".to_owned(), |cpu| format!("{cpu:.2}"))
             };
-            let (http_ratio, stdio_ratio) = (median_ratio(&over_http, &alone), median_ratio(&over_stdio, &alone));
-            let (http_cpu, stdio_cpu) = (cpu(&over_http), cpu(&over_stdio));
-            report(&format!("wharf serve --http ({era})"), &label, &median(alone), 1.0);
-            report(&format!("gateway, HTTP upstream ({era})"), &label, &median(over_http), http_ratio);
-            println!("  processor time per call, gateway and upstream / serve alone (median): {http_cpu}");
-            report(&format!("gateway, stdio upstream ({era})"), &label, &median(over_stdio), stdio_ratio);
-            println!("  processor time per call, gateway and upstream / serve alone (median): {stdio_cpu}");
+            report(&format!("wharf serve --http ({era})"), &label, &median(alone.clone()), 1.0);
+            for (upstream, gateway, bare) in [("HTTP", &over_http, &bare_http), ("stdio", &over_stdio, &bare_stdio)] {
+                report(
+                    &format!("bare forwarder, {upstream} upstream ({era})"),
+                    &label,
+                    &median(bare.clone()),
+                    median_ratio(bare, &alone),
+                );
+                println!(
+                    "  processor time per call, forwarder and upstream / serve alone (median): {}",
+                    cpu(bare, &alone)
+                );
+                report(
+                    &format!("gateway, {upstream} upstream ({era})"),
+                    &label,
+                    &median(gateway.clone()),
+                    median_ratio(gateway, &alone),
+                );
+                println!(
+                    "  processor time per call, gateway and upstream / serve alone (median): {}",
+                    cpu(gateway, &alone)
+                );
+                println!(
+                    "  gateway / bare forwarder: throughput {:.2}, processor time per call {}",
+                    median_ratio(gateway, bare),
+                    cpu(gateway, bare)
+                );
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// [`run`] for `wharf gateway CONFIG --http`, its processor time counted with its upstream's:
-/// `upstream` when it runs apart, or the gateway's children (a program on stdio).
+/// [`run`] for a forwarder (`wharf gateway` or `bare-forward`), its processor time counted with
+/// its upstream's: `upstream` when it runs apart, or the forwarder's children (a program on
+/// stdio).
 fn run_with(
     runtime: &tokio::runtime::Runtime,
-    wharf: &str,
-    config: &std::path::Path,
+    program: &str,
+    args: &[String],
     mode: Mode,
     clients: usize,
     count: usize,
     upstream: Option<u32>,
 ) -> Measurement {
-    let config = config.to_string_lossy().into_owned();
-    let server = ServerProcess::start(wharf, &["gateway", &config, "--http", "{addr}"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let server = ServerProcess::start(program, &args);
     let children = upstream.map_or_else(|| child_pids(server.pid()), |pid| vec![pid]);
     let before: Duration = children.iter().filter_map(|pid| cpu_time(*pid)).sum();
     let (elapsed, latencies) = load(runtime, server.address, mode, clients, count, None);
     let upstream_cpu = children.iter().filter_map(|pid| cpu_time(*pid)).sum::<Duration>().saturating_sub(before);
-    let cpu = cpu_time(server.pid()).map(|gateway| gateway + upstream_cpu);
+    let cpu = cpu_time(server.pid()).map(|forwarder| forwarder + upstream_cpu);
     Measurement::new(latencies.len(), elapsed, latencies, peak_rss_kib(server.pid()), cpu)
 }
 
