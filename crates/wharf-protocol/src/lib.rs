@@ -79,6 +79,10 @@ pub use jsonrpc::{
 };
 pub use loopback::is_loopback_http;
 pub use messages::{ClientNotification, ClientRequest, ParamsError, ServerNotification, ServerRequest};
+pub use types::apps::{
+    APP_MIME_TYPE, Asked, DEPRECATED_RESOURCE_URI_KEY, ToolUiMeta, UI_EXTENSION, UI_META_KEY, VIEW_SCHEME, ViewCsp,
+    ViewMeta, ViewPermissions, Visibility, view_uri_problem,
+};
 pub use types::arguments::ToolArguments;
 pub use types::capabilities::{
     ClientCapabilities, ElicitationCapability, ListChangedCapability, ResourcesCapability, RootsCapability,

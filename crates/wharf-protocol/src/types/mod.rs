@@ -2,6 +2,7 @@
 //! fields that exist only in some revisions are optional, and the server leaves them out when
 //! it speaks an older revision.
 
+pub(crate) mod apps;
 pub(crate) mod arguments;
 pub(crate) mod capabilities;
 pub(crate) mod client_features;
