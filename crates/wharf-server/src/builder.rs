@@ -187,8 +187,17 @@ impl ServerBuilder {
 
     /// Finishes the server, or reports every registration problem at once.
     pub fn build(self) -> Result<Server, Error> {
-        if !self.errors.is_empty() {
-            let messages: Vec<String> = self.errors.iter().map(ToString::to_string).collect();
+        #[cfg(feature = "apps")]
+        let errors = {
+            let mut errors = self.errors;
+            let tools = self.registry.tools.values().map(|tool| &**tool);
+            errors.extend(crate::apps::problems(tools, &self.registry.resources));
+            errors
+        };
+        #[cfg(not(feature = "apps"))]
+        let errors = self.errors;
+        if !errors.is_empty() {
+            let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
             return Err(Error::registration(messages.join("; ")));
         }
         if self.info.name.is_empty() {

@@ -158,6 +158,8 @@ mod task;
 mod context;
 mod server_core;
 // Components.
+#[cfg(feature = "apps")]
+mod apps;
 mod completion;
 mod prompt;
 mod resource;

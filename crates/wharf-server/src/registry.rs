@@ -207,7 +207,8 @@ impl Registry {
         }
     }
 
-    /// The extensions served: tasks where a tool supports them, skills where there are any.
+    /// The extensions served: tasks where a tool supports them, skills where there are any, MCP
+    /// Apps where there is a view.
     fn extensions(&self) -> Option<wharf_protocol::JsonObject> {
         let mut extensions = wharf_protocol::JsonObject::new();
         if self.has_task_tools() {
@@ -218,6 +219,10 @@ impl Registry {
             let settings =
                 if skills.directory_read { serde_json::json!({"directoryRead": true}) } else { serde_json::json!({}) };
             extensions.insert(wharf_protocol::SKILLS_EXTENSION.to_owned(), settings);
+        }
+        #[cfg(feature = "apps")]
+        if self.resources.values().any(|resource| resource.is_view()) {
+            extensions.insert(wharf_protocol::UI_EXTENSION.to_owned(), serde_json::json!({}));
         }
         (!extensions.is_empty()).then_some(extensions)
     }

@@ -72,7 +72,8 @@
 //! on hyper), `macros` (the attribute macros) and `logging` (`logging::init()`, a `tracing`
 //! subscriber on stderr filtered by `WHARF_LOG` or `RUST_LOG`), all on by default; a stdio-only
 //! server builds with `default-features = false`. Off by default: `otel`, `auth`, `redis`,
-//! `skills` (the Skills extension), `client` (an MCP client, `wharf::client`;
+//! `skills` (the Skills extension), `apps` (MCP Apps views: `ResourceDef::view`, `ToolDef::view`
+//! and `ToolDef::visibility`, checked when the server is built), `client` (an MCP client, `wharf::client`;
 //! `client-oauth` and `client-tls` add OAuth and `https://`) and `gateway` (many servers
 //! mounted under namespaces behind one, `wharf::gateway`).
 //!

@@ -241,7 +241,35 @@ impl ResourceDef {
         Ok(())
     }
 
+    /// True when the resource is an MCP Apps view (`text/html;profile=mcp-app`).
+    #[cfg(feature = "apps")]
+    pub(crate) fn is_view(&self) -> bool {
+        self.definition.mime_type.as_deref() == Some(wharf_protocol::APP_MIME_TYPE)
+    }
+
+    /// A view's `_meta.ui`, listed with it and sent with its contents.
+    #[cfg(feature = "apps")]
+    pub(crate) fn ui_meta(&self) -> Option<&serde_json::Value> {
+        self.definition.meta.as_ref()?.get(wharf_protocol::UI_META_KEY)
+    }
+
     pub(crate) async fn read(&self, context: RequestContext) -> Result<Vec<ResourceContents>, RpcError> {
+        #[cfg(feature = "apps")]
+        if let Some(ui) = self.ui_meta() {
+            let mut contents = self.read_contents(context).await?;
+            for content in &mut contents {
+                let meta = match content {
+                    ResourceContents::Text(text) => &mut text.meta,
+                    ResourceContents::Blob(blob) => &mut blob.meta,
+                };
+                meta.get_or_insert_with(Default::default).insert(wharf_protocol::UI_META_KEY.to_owned(), ui.clone());
+            }
+            return Ok(contents);
+        }
+        self.read_contents(context).await
+    }
+
+    async fn read_contents(&self, context: RequestContext) -> Result<Vec<ResourceContents>, RpcError> {
         let uri = self.definition.uri.as_str();
         let mime_type = self.definition.mime_type.as_deref();
         match &self.contents {

@@ -2,6 +2,8 @@
 //! sent is checked against the official schema of the revision in use
 //! (`wharf_testkit::schemas`). Streamable HTTP's tests are `wharf-http`'s.
 
+#[cfg(feature = "apps")]
+mod apps;
 mod faults;
 mod input;
 mod listen;
