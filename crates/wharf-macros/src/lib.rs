@@ -54,7 +54,9 @@ use proc_macro::TokenStream;
 ///
 /// Options: `name = "..."` (default: the function's name in snake_case), `title = "..."`,
 /// `description = "..."` (default: the doc comment), `read_only`, `destructive`,
-/// `idempotent`, `open_world`, `icon = "https://..."`, `task = "optional" | "required"`.
+/// `idempotent`, `open_world`, `icon = "https://..."`, `task = "optional" | "required"`,
+/// `scopes = ["..."]`; with the `apps` feature, `ui = "ui://..."` (the MCP Apps view that
+/// renders its results) and `visibility = ["model", "app"]` (who may call it).
 /// A `Json<T>` (or `Result<Json<T>, E>`) return type declares `T` as the output schema.
 ///
 /// Argument constraints: `description`, `min`, `max`, `exclusive_min`, `exclusive_max`,

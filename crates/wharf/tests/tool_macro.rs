@@ -292,3 +292,53 @@ async fn a_tool_with_scopes_is_only_for_principals_granted_them() {
     let done = call("files:write trash:empty").await.unwrap();
     assert_eq!(done["content"][0]["text"], "emptied");
 }
+
+/// MCP Apps: `ui` and `visibility` give the tool its `_meta.ui`, and the view it names is
+/// checked when the server is built.
+#[cfg(feature = "apps")]
+mod views {
+    use serde_json::json;
+    use wharf::testing::InMemoryClient;
+    use wharf::{ResourceDef, Server, tool};
+
+    /// The weather, drawn by the dashboard.
+    #[tool(ui = "ui://weather/dashboard")]
+    async fn get_weather() -> String {
+        "Sunny, 22 °C".to_owned()
+    }
+
+    /// Refreshes the dashboard.
+    #[tool(ui = "ui://weather/dashboard", visibility = ["app"])]
+    async fn refresh_dashboard() -> String {
+        "refreshed".to_owned()
+    }
+
+    #[tokio::test]
+    async fn ui_and_visibility_become_the_tool_s_ui_metadata() {
+        let server = Server::builder("weather", "1.0.0")
+            .resource(ResourceDef::view("ui://weather/dashboard", "dashboard", "<!DOCTYPE html><html></html>"))
+            .tool(get_weather_tool())
+            .tool(refresh_dashboard_tool())
+            .build()
+            .expect("the view is registered");
+        let client = InMemoryClient::latest_session(server).await;
+        let tools = client.request("tools/list", json!({})).await.unwrap();
+        let meta = |name: &str| {
+            let tool = tools["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == name).unwrap();
+            tool["_meta"]["ui"].clone()
+        };
+        assert_eq!(meta("get_weather"), json!({"resourceUri": "ui://weather/dashboard"}));
+        assert_eq!(meta("refresh_dashboard"), json!({"resourceUri": "ui://weather/dashboard", "visibility": ["app"]}));
+    }
+
+    #[test]
+    fn a_macro_tool_whose_view_is_missing_is_refused_at_build() {
+        let refused = Server::builder("weather", "1.0.0").tool(get_weather_tool()).build().expect_err("no view");
+        assert!(
+            refused
+                .to_string()
+                .contains("tool `get_weather` names the view `ui://weather/dashboard`, which is not registered"),
+            "{refused}"
+        );
+    }
+}

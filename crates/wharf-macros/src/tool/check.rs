@@ -58,6 +58,32 @@ pub(crate) fn check(spec: &ToolSpec, sig: &syn::Signature, place: Place) -> syn:
     {
         errors.add(task.span(), "`task` is \"optional\" or \"required\"");
     }
+    if let Some(ui) = &spec.options.ui {
+        let uri = ui.value();
+        if uri.strip_prefix("ui://").is_none_or(|rest| rest.is_empty() || rest.contains(char::is_whitespace)) {
+            errors.add(
+                ui.span(),
+                format!("`{uri}` is not a view's URI: views are `ui://` resources, like `ui://app/view`"),
+            );
+        }
+    }
+    if let Some(visibility) = &spec.options.visibility {
+        if visibility.is_empty() {
+            errors.add(
+                sig.ident.span(),
+                "`visibility` is empty: nobody could call the tool; name \"model\", \"app\" or both",
+            );
+        }
+        for (at, caller) in visibility.iter().enumerate() {
+            let value = caller.value();
+            if !matches!(value.as_str(), "model" | "app") {
+                errors
+                    .add(caller.span(), format!("`{value}` is not a caller: `visibility` names \"model\" and \"app\""));
+            } else if visibility[..at].iter().any(|before| before.value() == value) {
+                errors.add(caller.span(), format!("`visibility` names \"{value}\" twice"));
+            }
+        }
+    }
     for icon in &spec.options.icons {
         if icon.value().is_empty() {
             errors.add(icon.span(), "an icon needs a URL (`https:` or `data:`)");

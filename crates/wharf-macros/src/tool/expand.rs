@@ -114,6 +114,16 @@ pub(crate) fn tool_def(
         };
         settings.push(quote! { .task_support(::wharf::task::TaskSupport::#support) });
     }
+    if let Some(ui) = &options.ui {
+        settings.push(quote! { .view(#ui) });
+    }
+    if let Some(visibility) = &options.visibility {
+        let callers = visibility.iter().map(|caller| match caller.value().as_str() {
+            "model" => quote! { ::wharf::protocol::Visibility::Model },
+            _ => quote! { ::wharf::protocol::Visibility::App },
+        });
+        settings.push(quote! { .visibility([#(#callers),*]) });
+    }
     if let Some(output) = json_output(&sig.output) {
         settings.push(quote! { .output::<#output>() });
     }

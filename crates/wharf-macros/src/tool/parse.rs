@@ -21,10 +21,14 @@ pub(crate) struct ToolOptions {
     pub(crate) icons: Vec<LitStr>,
     pub(crate) task: Option<LitStr>,
     pub(crate) scopes: Vec<LitStr>,
+    /// `ui = "ui://..."`: the MCP Apps view that renders the tool's results.
+    pub(crate) ui: Option<LitStr>,
+    /// `visibility = ["model", "app"]`: who may call the tool, as written.
+    pub(crate) visibility: Option<Vec<LitStr>>,
 }
 
 const TOOL_OPTIONS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, icon, task, scopes";
+    "name, title, description, read_only, destructive, idempotent, open_world, icon, task, scopes, ui, visibility";
 
 impl ToolOptions {
     pub(crate) fn parse(attr: TokenStream) -> syn::Result<ToolOptions> {
@@ -38,6 +42,8 @@ impl ToolOptions {
                 "icon" => options.icons.push(meta.value()?.parse()?),
                 "task" => options.task = Some(meta.value()?.parse()?),
                 "scopes" => options.scopes = crate::scopes::parse(&meta.value()?.parse()?)?,
+                "ui" => options.ui = Some(meta.value()?.parse()?),
+                "visibility" => options.visibility = Some(string_list(&meta.value()?.parse()?, "visibility")?),
                 "read_only" => options.read_only = true,
                 "destructive" => options.destructive = true,
                 "idempotent" => options.idempotent = true,
@@ -53,6 +59,21 @@ impl ToolOptions {
         syn::parse::Parser::parse2(parser, attr)?;
         Ok(options)
     }
+}
+
+/// The string literals of `key = ["...", ...]`.
+fn string_list(value: &Expr, key: &str) -> syn::Result<Vec<LitStr>> {
+    let Expr::Array(array) = value else {
+        return Err(syn::Error::new(value.span(), format!("`{key}` takes a list of strings: `{key} = [\"app\"]`")));
+    };
+    let mut strings = Vec::new();
+    for element in &array.elems {
+        let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(string), .. }) = element else {
+            return Err(syn::Error::new(element.span(), format!("each of `{key}` is a string literal")));
+        };
+        strings.push(string.clone());
+    }
+    Ok(strings)
 }
 
 /// A constraint from `#[arg(...)]`: its key and value, as written.

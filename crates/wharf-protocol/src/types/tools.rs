@@ -181,6 +181,13 @@ impl CallToolResult {
         CallToolResult { content: vec![ContentBlock::text(text)], ..CallToolResult::default() }
     }
 
+    /// The result of a tool with an MCP Apps view: `text` for the model (and for hosts that draw
+    /// no views, which the extension requires to get meaningful text), `data` as
+    /// `structuredContent` for the view to draw (not added to the model's context).
+    pub fn for_view(text: impl Into<String>, data: Value) -> CallToolResult {
+        CallToolResult { structured_content: Some(data), ..CallToolResult::text(text) }
+    }
+
     /// A failed result (`isError: true`) with one text block explaining the failure.
     pub fn error(text: impl Into<String>) -> CallToolResult {
         CallToolResult { is_error: Some(true), ..CallToolResult::text(text) }

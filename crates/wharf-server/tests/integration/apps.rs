@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use wharf_protocol::{
-    APP_MIME_TYPE, ClientCapabilities, ProtocolVersion, ViewCsp, ViewMeta, ViewPermissions, Visibility,
+    APP_MIME_TYPE, CallToolResult, ClientCapabilities, ProtocolVersion, ViewCsp, ViewMeta, ViewPermissions, Visibility,
 };
 use wharf_server::testing::InMemoryClient;
 use wharf_server::{ResourceDef, Server, ToolDef};
@@ -101,6 +101,34 @@ async fn a_view_and_its_tools_go_out_with_their_ui_metadata_in_every_era() {
         );
         let called = client.request("tools/call", json!({"name": "refresh_dashboard", "arguments": {}})).await.unwrap();
         assert_eq!(called["content"][0]["text"], "refreshed", "the server serves an app-only tool: the host gates it");
+        assert_valid(&client, version);
+    }
+}
+
+#[tokio::test]
+async fn a_view_s_data_goes_as_structured_content_beside_the_text_for_the_model() {
+    let server = || {
+        Server::builder("weather", "1.0.0")
+            .resource(ResourceDef::view("ui://weather/dashboard", "dashboard", DASHBOARD))
+            .tool(
+                ToolDef::new("get_weather", || async {
+                    CallToolResult::for_view("Sunny, 22 °C", json!({"temperature": 22, "conditions": "sunny"}))
+                })
+                .view("ui://weather/dashboard"),
+            )
+            .build()
+            .unwrap()
+    };
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2025_06_18, ProtocolVersion::V2024_11_05] {
+        let (client, _) = InMemoryClient::session(server(), version, ClientCapabilities::default()).await.unwrap();
+        let called = client.request("tools/call", json!({"name": "get_weather", "arguments": {}})).await.unwrap();
+        assert_eq!(called["content"][0]["text"], "Sunny, 22 °C", "{version}: the model's text in every revision");
+        let structured = version != ProtocolVersion::V2024_11_05;
+        assert_eq!(
+            called.get("structuredContent").cloned(),
+            structured.then(|| json!({"temperature": 22, "conditions": "sunny"})),
+            "{version}: the view's data where the revision carries it"
+        );
         assert_valid(&client, version);
     }
 }
