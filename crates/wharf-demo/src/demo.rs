@@ -1,6 +1,6 @@
 //! The built-in demo server that `wharf serve` runs: the seed examples (echo, calculator,
 //! code review, app config, user profiles) plus tools that show progress, logging,
-//! elicitation and sampling.
+//! elicitation and sampling, and an MCP Apps view (`dice/`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -165,6 +165,7 @@ const CLOCK: &str = "demo://clock";
 
 /// The demo server, before it is built.
 pub fn builder() -> wharf::ServerBuilder {
+    let (dice_view, dice_tools) = crate::dice::view_and_tools();
     Server::builder("wharf-demo", env!("CARGO_PKG_VERSION"))
         .title("Wharf demo server")
         .description("The examples Wharf was built from: tools, prompts and resources in every protocol revision")
@@ -203,6 +204,8 @@ pub fn builder() -> wharf::ServerBuilder {
             })
             .description("Tell the subscribers of demo://clock that it changed (on every instance of a fleet)"),
         )
+        .tools(dice_tools)
+        .resource(dice_view)
         .prompt(
             PromptDef::template(
                 "code_review",

@@ -8,15 +8,18 @@
 //! # Floors, from the bottom up
 //! A file imports only from floors below its own.
 //!
-//! 1. `demo.rs` (the demo server: the seed examples plus tools that show progress, logging,
+//! 1. `dice/` (the MCP Apps view `ui://wharf-demo/dice`, `view.html`, and its two tools,
+//!    `roll_dice` and the app-only `roll_again`).
+//! 2. `demo.rs` (the demo server: the seed examples plus tools that show progress, logging,
 //!    elicitation and sampling), `ballast.rs` (one small block of every size up to 1 KiB, held
 //!    by the stdio read thread, so that mimalloc never finds a page emptied by a request).
-//! 2. `serving.rs` (serving the demo on the command line's runtime: over stdio, its read thread
+//! 3. `serving.rs` (serving the demo on the command line's runtime: over stdio, its read thread
 //!    holding the ballast; over HTTP, until SIGINT or SIGTERM starts a graceful shutdown).
-//! 3. `lib.rs`: the global allocator (mimalloc).
+//! 4. `lib.rs`: the global allocator (mimalloc).
 
 mod ballast;
 mod demo;
+mod dice;
 mod serving;
 
 pub use demo::{ADMIN_SCOPE, builder, server, with_authenticated_tools};

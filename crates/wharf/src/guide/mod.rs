@@ -23,6 +23,7 @@
 //! - [prompts]: templates and functions.
 //! - [resources]: resources, templates, completion, and changes while the server runs.
 //! - [skills]: Agent Skills through the Skills extension (the `skills` feature).
+//! - [apps]: MCP Apps views for tools, checked when the server is built (the `apps` feature).
 //! - [state]: state shared by every tool, and data per session.
 //! - [asking_the_user]: elicitation, sampling and roots, written once for both eras.
 //! - [tasks]: tool calls that outlive their request.
@@ -68,6 +69,9 @@ pub mod resources {}
 
 #[doc = include_str!("../../guide/skills.md")]
 pub mod skills {}
+
+#[doc = include_str!("../../guide/apps.md")]
+pub mod apps {}
 
 #[doc = include_str!("../../guide/state.md")]
 pub mod state {}
