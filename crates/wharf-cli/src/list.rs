@@ -1,5 +1,5 @@
 //! `wharf list SERVER [tools|prompts|resources|templates]`: what a server offers, as a table or
-//! as JSON.
+//! as JSON; a tool's MCP Apps view in a column of its own when any tool has one.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use wharf::client::{Client, ClientError};
+use wharf::protocol::{Tool, ToolUiMeta, UI_META_KEY};
 
 use crate::answers::Declining;
 use crate::exit;
@@ -89,6 +90,15 @@ fn kinds(client: &Client, what: Option<What>) -> Vec<What> {
     kinds
 }
 
+/// The MCP Apps view a tool names (`_meta.ui.resourceUri`), marked when only views may call
+/// the tool.
+fn view_of(tool: &Tool) -> Option<String> {
+    let ui = tool.meta.as_ref()?.get(UI_META_KEY)?;
+    let meta: ToolUiMeta = serde_json::from_value(ui.clone()).ok()?;
+    let uri = meta.resource_uri.clone()?;
+    Some(if meta.visible_to_model() { uri } else { format!("{uri} (app only)") })
+}
+
 async fn listing(client: &Client, what: Option<What>, as_json: bool) -> Result<(), ClientError> {
     let mut out = std::io::stdout().lock();
     let mut all = serde_json::Map::new();
@@ -126,7 +136,20 @@ async fn listing(client: &Client, what: Option<What>, as_json: bool) -> Result<(
                         vec![tool.name.clone(), arguments.join(" "), tool.description.clone().unwrap_or_default()]
                     })
                     .collect();
-                ("tools", json!(tools), vec!["TOOL", "ARGUMENTS", "DESCRIPTION"], rows)
+                let views: Vec<Option<String>> = tools.iter().map(view_of).collect();
+                if views.iter().any(Option::is_some) {
+                    let rows = rows
+                        .into_iter()
+                        .zip(views)
+                        .map(|(mut row, view)| {
+                            row.insert(2, view.unwrap_or_default());
+                            row
+                        })
+                        .collect();
+                    ("tools", json!(tools), vec!["TOOL", "ARGUMENTS", "VIEW", "DESCRIPTION"], rows)
+                } else {
+                    ("tools", json!(tools), vec!["TOOL", "ARGUMENTS", "DESCRIPTION"], rows)
+                }
             }
             What::Prompts => {
                 let prompts = client.list_prompts().await?;

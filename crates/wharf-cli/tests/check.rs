@@ -1,6 +1,7 @@
 //! `wharf check` against real servers: the demo over stdio and HTTP (it must pass, in both
-//! eras), and a deliberately flawed server (fixtures/flawed_server.py), whose every flaw must
-//! be reported, a hanging tool included, within the timeout.
+//! eras), a deliberately flawed server (fixtures/flawed_server.py), whose every flaw must
+//! be reported, a hanging tool included, within the timeout, and one whose MCP Apps views are
+//! wired wrong (fixtures/miswired_app.py).
 
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -130,4 +131,24 @@ fn a_flawed_server_gets_every_flaw_reported_and_its_hang_is_cut_short() {
         with_outcome(&report, "skip").iter().any(|skip| skip.contains("2026-07-28")),
         "the server claims no 2026 era"
     );
+}
+
+#[test]
+fn a_server_whose_views_are_wired_wrong_fails_naming_each_tool() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/miswired_app.py");
+    let output = check(&["--json", "--timeout", "5", "--", "python3", fixture]);
+    assert_eq!(output.status.code(), Some(1), "a failed check exits 1");
+    let report = report(&output);
+    let failures = with_outcome(&report, "fail").join("\n");
+    for wanted in [
+        "weather: view: its view `ui://app/missing` cannot be read",
+        "chart: view: its view `ui://app/chart` is of type `text/html`, not `text/html;profile=mcp-app`",
+        "mute: call: the tool has a view but its result gives the model no text",
+    ] {
+        assert!(failures.contains(wanted), "{wanted:?} not among the failures:\n{failures}");
+    }
+    let passes = with_outcome(&report, "pass").join("\n");
+    assert!(passes.contains("good: view: `ui://app/ok`"), "{passes}");
+    assert!(passes.contains("good: call"), "{passes}");
+    assert!(!failures.contains("good:"), "the well-wired tool fails nothing:\n{failures}");
 }

@@ -45,9 +45,16 @@ fn list_prints_a_table_of_each_kind_or_json() {
         "config://app",
         "TEMPLATE",
         "users://{id}/profile",
+        "ui://wharf-demo/dice",
+        "text/html;profile=mcp-app",
     ] {
         assert!(text.contains(wanted), "{wanted} missing from\n{text}");
     }
+    // A tool's view in a column of its own, marked when only views may call the tool.
+    let row = |name: &str| text.lines().find(|line| line.starts_with(&format!("{name} "))).unwrap_or_default();
+    assert!(text.lines().next().is_some_and(|header| header.contains(" VIEW ")), "{text}");
+    assert!(row("roll_dice").contains("ui://wharf-demo/dice") && !row("roll_dice").contains("app only"), "{text}");
+    assert!(row("roll_again").contains("ui://wharf-demo/dice (app only)"), "{text}");
     let tools = over_stdio(&["list", "tools", "--json"]);
     let listed: serde_json::Value = serde_json::from_slice(&tools.stdout).unwrap();
     assert!(listed.as_array().unwrap().iter().any(|tool| tool["name"] == "echo"));

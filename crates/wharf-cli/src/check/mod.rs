@@ -1,9 +1,11 @@
 //! `wharf check SERVER`: a report card for any MCP server, in any language. It speaks to the
 //! server in every era it claims, validates each answer against the revision's official
 //! schema (and each notification it sends) and each advertised tool schema against the JSON
-//! Schema meta-schema, calls every tool with valid and invalid arguments, sends what a client should not (raw), and reports
+//! Schema meta-schema, calls every tool with valid and invalid arguments, checks the MCP Apps
+//! view a tool names, sends what a client should not (raw), and reports
 //! each finding as pass, warn, fail or skip.
 
+mod apps;
 mod generate;
 mod notifications;
 mod protocol;

@@ -1,6 +1,7 @@
 //! The checks made through the client, in each era the server claims: the lifecycle, every
 //! listing and the answer to every call validated against the revision's schema, tool schemas
-//! against the JSON Schema meta-schema, every tool called with valid and invalid arguments.
+//! against the JSON Schema meta-schema, every tool called with valid and invalid arguments, and
+//! a tool's MCP Apps view (`apps.rs`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,7 +18,7 @@ use crate::answers::answering_capabilities;
 use crate::check::notifications::Observed;
 use crate::check::report::{Outcome, Report};
 use crate::check::settings::{Elicitation, Settings};
-use crate::check::{generate, schemas};
+use crate::check::{apps, generate, schemas};
 use crate::server_args::ServerArgs;
 
 /// How many prompts and resources are fetched at most.
@@ -378,6 +379,11 @@ async fn tool_checks(
     } else {
         report.add(section, format!("{name}: schemas"), Outcome::Fail, problems.join("; "));
     }
+    let ui = apps::tool_ui(tool);
+    let has_view = matches!(&ui, Some(Ok(meta)) if meta.resource_uri.is_some());
+    if let Some(ui) = ui {
+        apps::view_checks(report, section, client, name, ui, timeout).await;
+    }
     if settings.no_calls {
         return;
     }
@@ -408,6 +414,18 @@ async fn tool_checks(
             let took = started.elapsed();
             let was_refused = refused.load(Ordering::Relaxed) > refused_before;
             let (outcome, detail) = match answer {
+                Ok(result)
+                    if has_view
+                        && result.get("isError") != Some(&Value::Bool(true))
+                        && apps::gives_no_text(&result) =>
+                {
+                    (
+                        Outcome::Fail,
+                        "the tool has a view but its result gives the model no text: hosts without views show only \
+                     `content` (SEP-1865)"
+                            .to_owned(),
+                    )
+                }
                 Ok(result) => valid_call_outcome(client.protocol_version(), &result, output.as_ref()),
                 Err(err) if err.kind() == ErrorKind::Rpc && was_refused => (
                     Outcome::Warn,
