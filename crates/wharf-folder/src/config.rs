@@ -82,6 +82,8 @@ pub(crate) struct ToolSpec {
     #[serde(default)]
     pub(crate) idempotent: bool,
     pub(crate) open_world: Option<bool>,
+    /// Who may call the tool, for a tool with a view: `["app"]` for one only its view calls.
+    pub(crate) visibility: Option<Vec<wharf_protocol::Visibility>>,
 }
 
 /// What a command tool's standard output is.

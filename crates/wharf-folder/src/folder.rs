@@ -1,6 +1,7 @@
 //! A folder read whole and checked before anything is served: `skills/`, `prompts/*.md`,
-//! `resources/**`, and the command tools of `wharf.toml` or `tools.toml`. Every problem is
-//! reported with its file; a folder with any is not served.
+//! `resources/**`, `apps/*.html` (MCP Apps views, each linked to the command tools it names),
+//! and the command tools of `wharf.toml` or `tools.toml`. Every problem is reported with its
+//! file; a folder with any is not served.
 //!
 //! Everything in the folder is opened from the folder's handle ([`OpenDirectory`]), never
 //! through a symbolic link, and checked on the handle it is read from: a file swapped while the
@@ -22,6 +23,7 @@ use wharf_server::{
     ToolDef,
 };
 
+use crate::apps::view;
 use crate::config::{Config, ServerSection};
 use crate::error::FolderError;
 use crate::prompts::prompt;
@@ -58,17 +60,20 @@ pub struct Summary {
     prompts: Vec<String>,
     /// Each resource's URI and a hash of its contents.
     resources: BTreeMap<String, u64>,
+    /// How many of the resources are views.
+    views: usize,
     skills: bool,
 }
 
 impl Summary {
-    /// How many tools, prompts and resources, and whether there are skills.
+    /// How many tools, prompts, resources and views, and whether there are skills.
     pub fn describe(&self) -> String {
         format!(
-            "{} tools, {} prompts, {} resources{}",
+            "{} tools, {} prompts, {} resources{}{}",
             self.tools.len(),
             self.prompts.len(),
-            self.resources.len(),
+            self.resources.len() - self.views,
+            if self.views > 0 { format!(", {} views", self.views) } else { String::new() },
             if self.skills { ", skills" } else { "" }
         )
     }
@@ -88,10 +93,58 @@ impl Loaded {
         let config = read_config(&folder, &mut problems);
         let mut summary = Summary::default();
 
+        let mut resources = Vec::new();
+        // The view each tool is drawn by, from the frontmatter of `apps/*.html`.
+        let mut views_of_tools: BTreeMap<String, (String, PathBuf)> = BTreeMap::new();
+        let apps_directory = own_directory(&folder, "apps", &mut problems);
+        for (file, text) in
+            apps_directory.map(|directory| text_files(&directory, ".html", &mut problems)).unwrap_or_default()
+        {
+            let name = file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+            let view = match view(&name, &text) {
+                Ok(view) => view,
+                Err(why) => {
+                    problems.push(format!("{}: {why}", file.display()));
+                    continue;
+                }
+            };
+            for tool in view.tools {
+                if !config.tools.iter().any(|spec| spec.name == tool) {
+                    problems
+                        .push(format!("{}: `tools` names `{tool}`, which is not a tool of the folder", file.display()));
+                } else if let Some((_, other)) = views_of_tools.get(&tool) {
+                    problems.push(format!(
+                        "{}: the tool `{tool}` is drawn by {} already",
+                        file.display(),
+                        other.display()
+                    ));
+                } else {
+                    views_of_tools.insert(tool, (view.resource.uri().to_owned(), file.clone()));
+                }
+            }
+            summary.resources.insert(view.resource.uri().to_owned(), content_hash(text.as_bytes()));
+            summary.views += 1;
+            resources.push(view.resource);
+        }
+
         let mut tools = Vec::new();
         for spec in &config.tools {
+            let view = views_of_tools.get(&spec.name).map(|(uri, _)| uri.clone());
+            if spec.visibility.is_some() && view.is_none() {
+                problems.push(format!(
+                    "tool `{}`: `visibility` is for a tool with a view (an apps/*.html whose frontmatter names it)",
+                    spec.name
+                ));
+                continue;
+            }
             match command_tool(spec, path) {
-                Ok(tool) => {
+                Ok(mut tool) => {
+                    if let Some(uri) = view {
+                        tool = tool.view(uri);
+                    }
+                    if let Some(visibility) = &spec.visibility {
+                        tool = tool.visibility(visibility.iter().copied());
+                    }
                     summary.tools.push(spec.name.clone());
                     tools.push(tool);
                 }
@@ -102,7 +155,7 @@ impl Loaded {
         let mut prompts = Vec::new();
         let prompts_directory = own_directory(&folder, "prompts", &mut problems);
         for (file, text) in
-            prompts_directory.map(|directory| markdown_files(&directory, &mut problems)).unwrap_or_default()
+            prompts_directory.map(|directory| text_files(&directory, ".md", &mut problems)).unwrap_or_default()
         {
             let name = file.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
             match prompt(&name, &text) {
@@ -114,7 +167,6 @@ impl Loaded {
             }
         }
 
-        let mut resources = Vec::new();
         if let Err(why) = check_scheme(&config.resources.scheme) {
             problems.push(format!("wharf.toml [resources] scheme: {why}"));
         }
@@ -123,9 +175,7 @@ impl Loaded {
             read_tree(&directory, "", 0, &mut files, &mut problems);
         }
         for (relative, bytes) in files {
-            let mut hasher = DefaultHasher::new();
-            bytes.hash(&mut hasher);
-            let hash = hasher.finish();
+            let hash = content_hash(&bytes);
             match resource(&config.resources.scheme, &relative, bytes) {
                 Ok(resource) => {
                     summary.resources.insert(resource.uri().to_owned(), hash);
@@ -294,9 +344,16 @@ fn own_directory(folder: &OpenDirectory, name: &str, problems: &mut Vec<String>)
     }
 }
 
-/// The `*.md` files directly in `directory`, read. Links are left out: one could lead out of
-/// the folder.
-fn markdown_files(directory: &OpenDirectory, problems: &mut Vec<String>) -> Vec<(PathBuf, String)> {
+/// A hash of a file's contents, to tell whether it changed.
+fn content_hash(bytes: &[u8]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The files directly in `directory` whose names end with `extension`, read as text. Links are
+/// left out: one could lead out of the folder.
+fn text_files(directory: &OpenDirectory, extension: &str, problems: &mut Vec<String>) -> Vec<(PathBuf, String)> {
     let entries = match directory.entries() {
         Ok(entries) => entries,
         Err(err) => {
@@ -305,7 +362,7 @@ fn markdown_files(directory: &OpenDirectory, problems: &mut Vec<String>) -> Vec<
         }
     };
     let mut files = Vec::new();
-    for entry in entries.iter().filter(|entry| entry.name().ends_with(".md") && !entry.name().starts_with('.')) {
+    for entry in entries.iter().filter(|entry| entry.name().ends_with(extension) && !entry.name().starts_with('.')) {
         let file = directory.path().join(entry.name());
         if entry.kind() != EntryKind::File {
             tracing::warn!(target: "wharf::folder", "{}: not a regular file; not served", file.display());

@@ -1,7 +1,8 @@
 //! A Wharf MCP server from a folder, with no Rust written: skills (`skills/**/SKILL.md`, the
 //! Skills extension), prompts (`prompts/*.md`, YAML frontmatter and a template body),
-//! resources (every file under `resources/`), and command tools (`[[tools]]` in `wharf.toml`
-//! or `tools.toml`: a program and an argv template, never a shell). [`watch`] serves each new
+//! resources (every file under `resources/`), MCP Apps views (`apps/NAME.html`, served as
+//! `ui://apps/NAME`, linked to the tools their frontmatter names), and command tools
+//! (`[[tools]]` in `wharf.toml` or `tools.toml`: a program and an argv template, never a shell). [`watch`] serves each new
 //! version of the folder as it is saved.
 //!
 //! ```no_run
@@ -22,8 +23,8 @@
 //!    schema), `command.rs` (argv templates: `{name}` placeholders, a whole-word one becoming
 //!    zero, one or several argv elements; the program always written out), `descendants.rs`
 //!    (everything a program started, found in `/proc` by group, descent and the run's mark,
-//!    stopped, then killed), `prompts.rs` and `resources.rs` (a prompt file, a resource file,
-//!    into its component).
+//!    stopped, then killed), `prompts.rs`, `resources.rs` and `apps.rs` (a prompt file, a
+//!    resource file, a view file, into its component).
 //! 2. `run.rs` (a program run without a shell, with only the environment allowed, in a process
 //!    group of its own killed with all it started when the call ends early, output bounded).
 //! 3. `tools.rs` (a `[[tools]]` entry into a command tool).
@@ -32,6 +33,7 @@
 //! 5. `watch.rs` ([`watch`]: `notify`, a settle delay, a reload that keeps the version before
 //!    when the new one has a problem).
 
+mod apps;
 mod command;
 mod config;
 mod descendants;

@@ -84,6 +84,7 @@ async fn a_view_and_its_tools_go_out_with_their_ui_metadata_in_every_era() {
         assert_eq!(contents["mimeType"], APP_MIME_TYPE, "{version}: {read}");
         assert_eq!(contents["text"], DASHBOARD);
         assert_eq!(contents["_meta"]["ui"], ui, "{version}: the host builds its CSP from the contents' _meta.ui");
+        assert_eq!(read.get("ttlMs").is_some(), stateless.is_some(), "{version}: cache hints on 2026-07-28: {read}");
 
         let tools = client.request("tools/list", json!({})).await.unwrap();
         let tool = |name: &str| tools["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == name).cloned();
