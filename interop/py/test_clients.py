@@ -77,6 +77,19 @@ class Common:
         )
         self.assertEqual(completion.completion.values, ["2"])
 
+        # MCP Apps: the dice tools name their view, whose page and metadata the client reads.
+        roll = next(tool for tool in tools.tools if tool.name == "roll_dice")
+        self.assertEqual(roll.meta["ui"], {"resourceUri": "ui://wharf-demo/dice"})
+        again = next(tool for tool in tools.tools if tool.name == "roll_again")
+        self.assertEqual(again.meta["ui"]["visibility"], ["app"])
+        view = await client.read_resource("ui://wharf-demo/dice")
+        self.assertEqual(view.contents[0].mime_type, "text/html;profile=mcp-app")
+        self.assertIn("ui/initialize", view.contents[0].text)
+        self.assertEqual(view.contents[0].meta["ui"], {"prefersBorder": True})
+        rolled = await client.call_tool("roll_dice", {"count": 3, "sides": 6})
+        self.assertEqual(len(rolled.structured_content["rolls"]), 3)
+        self.assertIn("total", text(rolled))
+
 
 class SessionEra(Common, unittest.IsolatedAsyncioTestCase):
     async def test_a_2025_session_uses_everything(self):
