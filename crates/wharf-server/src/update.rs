@@ -112,7 +112,8 @@ impl Update {
 
 impl Server {
     /// Makes several changes at once: `change` adds and removes components on a copy of the
-    /// registry, which replaces the registry only if it returns `Ok`. A request sees the
+    /// registry, which replaces the registry only if it returns `Ok` (and, with the `apps`
+    /// feature, every tool's view is still there and well formed). A request sees the
     /// components from before or after, never a mix; on an error nothing changed. Clients are
     /// told once of each list whose listed definitions differ afterwards, and subscribers of
     /// each resource named with [`Update::resource_updated`].
@@ -123,6 +124,17 @@ impl Server {
         let mut registry = self.registry_mut();
         let mut update = Update { registry: registry.clone(), updated: Vec::new() };
         change(&mut update)?;
+        // The views and the tools linked to them are checked as `build` checks them: an update
+        // that leaves a tool without its view changes nothing.
+        #[cfg(feature = "apps")]
+        {
+            let tools = update.registry.tools.values().map(|tool| &**tool);
+            let problems = crate::apps::problems(tools, &update.registry.resources);
+            if !problems.is_empty() {
+                let messages: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                return Err(Error::registration(messages.join("; ")));
+            }
+        }
         let changed = [
             (
                 ListKind::Tools,

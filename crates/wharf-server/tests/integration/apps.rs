@@ -188,3 +188,29 @@ fn a_tool_naming_a_resource_that_is_not_a_view_is_refused() {
         "{refused}"
     );
 }
+
+#[tokio::test]
+async fn an_update_that_leaves_a_tool_without_its_view_changes_nothing() {
+    let server = weather_server();
+    let refused = server.update(|update| {
+        update.remove_resource("ui://weather/dashboard");
+        Ok(())
+    });
+    let refused = refused.expect_err("the tools would lose their view").to_string();
+    assert!(
+        refused.contains("tool `get_weather` names the view `ui://weather/dashboard`, which is not registered"),
+        "{refused}"
+    );
+    let client = InMemoryClient::latest_session(server.clone()).await;
+    let read = client.request("resources/read", json!({"uri": "ui://weather/dashboard"})).await;
+    assert!(read.is_ok(), "the view is still served");
+    // The tool and its view go together, in one update.
+    server
+        .update(|update| {
+            update.remove_resource("ui://weather/dashboard");
+            update.remove_tool("get_weather");
+            update.remove_tool("refresh_dashboard");
+            Ok(())
+        })
+        .expect("nothing names the view any more");
+}
