@@ -1,6 +1,6 @@
 //! `wharf new NAME`: a ready crate (a tool, a prompt, a resource, an in-memory test, a README
-//! with the client configuration) whose `cargo test` passes as it is; or, with `--folder`, a
-//! folder that `wharf serve` serves.
+//! with the client configuration) whose `cargo test` passes as it is; with `--app`, one whose
+//! tool has an MCP Apps view; or, with `--folder`, a folder that `wharf serve` serves.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -21,6 +21,10 @@ pub(crate) struct NewArgs {
     /// A folder server (skills, prompts, resources, command tools) instead of a Rust crate.
     #[arg(long)]
     folder: bool,
+    /// A crate whose tool has an MCP Apps view (a counter, drawn with a button that counts
+    /// through a tool only the view calls).
+    #[arg(long, conflicts_with = "folder")]
+    app: bool,
     /// Depend on the `wharf` crate at this path (a clone's `crates/wharf`). By default the
     /// crate depends on the sources this `wharf` was built from, while they are still there:
     /// Wharf is not published on crates.io yet.
@@ -37,6 +41,12 @@ const CRATE: [File; 5] = [
     ("tests/server.rs", include_str!("../templates/crate/tests.rs")),
     ("README.md", include_str!("../templates/crate/README.md")),
     (".gitignore", include_str!("../templates/crate/gitignore")),
+];
+/// What `--app` writes instead of the crate's library and test, and its view.
+const APP: [File; 3] = [
+    ("src/lib.rs", include_str!("../templates/app/lib.rs")),
+    ("tests/server.rs", include_str!("../templates/app/tests.rs")),
+    ("src/view.html", include_str!("../templates/app/view.html")),
 ];
 const MAIN_STDIO: &str = include_str!("../templates/crate/main_stdio.rs");
 const MAIN_HTTP: &str = include_str!("../templates/crate/main_http.rs");
@@ -143,7 +153,11 @@ impl From<std::io::Error> for NewError {
 }
 
 fn make_crate(args: &NewArgs, name: &str) -> Result<String, NewError> {
-    let wharf = dependency_on_wharf(args.wharf_path.as_deref(), &built_from())?;
+    let mut wharf = dependency_on_wharf(args.wharf_path.as_deref(), &built_from())?;
+    if args.app {
+        // `{ path = "..." }` with the feature that serves views.
+        wharf = format!("{}, features = [\"apps\"] }}", wharf.trim_end_matches(" }"));
+    }
     let absolute = absolute(&args.path);
     let binary = absolute.join("target/release").join(name);
     let binary = binary.to_string_lossy();
@@ -163,6 +177,16 @@ fn make_crate(args: &NewArgs, name: &str) -> Result<String, NewError> {
         )
     };
     let config = serde_json::to_string_pretty(&config).unwrap_or_default();
+    let (offers, try_it) = if args.app {
+        (
+            "a tool (`show_counter`) drawn by an MCP Apps view (`src/view.html`, served as \
+             `ui://NAME/counter`), whose button calls `increment`, a tool only the view calls"
+                .replace("NAME", name),
+            try_it.replace("add a=2 b=3", "show_counter"),
+        )
+    } else {
+        ("a tool (`add`), a prompt (`review`) and a resource (`info://about`)".to_owned(), try_it)
+    };
     let fill = |text: &str| {
         text.replace("{{name}}", name)
             .replace("{{crate}}", &name.replace('-', "_"))
@@ -171,9 +195,15 @@ fn make_crate(args: &NewArgs, name: &str) -> Result<String, NewError> {
             .replace("{{install}}", &install)
             .replace("{{run}}", &run)
             .replace("{{try}}", &try_it)
+            .replace("{{offers}}", &offers)
     };
     for (path, template) in CRATE {
         write(&args.path.join(path), &fill(template))?;
+    }
+    if args.app {
+        for (path, template) in APP {
+            write(&args.path.join(path), &fill(template))?;
+        }
     }
     write(&args.path.join("src/main.rs"), &fill(if args.http { MAIN_HTTP } else { MAIN_STDIO }))?;
     Ok(format!("It depends on wharf = {wharf}.\nNext: cd {} && cargo test", args.path.display()))

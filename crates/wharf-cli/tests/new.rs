@@ -38,6 +38,19 @@ fn a_crate_with_a_tool_a_prompt_a_resource_a_test_and_the_client_configuration()
     assert!(String::from_utf8_lossy(&http.stdout).contains(&format!("It depends on {dependency}.")));
     assert!(dir.read("web/README.md").contains("--url http://127.0.0.1:8080/mcp"));
 
+    // A tool with an MCP Apps view (`cargo test` in it runs in scripts/first-steps).
+    let app = wharf(&dir, &["new", "poll", "--app", "--wharf-path", wharf_crate]);
+    assert!(app.status.success(), "{}", String::from_utf8_lossy(&app.stderr));
+    assert!(dir.read("poll/Cargo.toml").contains(", features = [\"apps\"] }"), "{}", dir.read("poll/Cargo.toml"));
+    let lib = dir.read("poll/src/lib.rs");
+    assert!(lib.contains("ui = \"ui://poll/counter\"") && lib.contains("visibility = [\"app\"]"), "{lib}");
+    assert!(dir.read("poll/src/view.html").contains("ui/initialize"));
+    assert!(dir.read("poll/tests/server.rs").contains("poll::server()"));
+    let readme = dir.read("poll/README.md");
+    assert!(readme.contains("show_counter") && !readme.contains("{{"), "{readme}");
+    let folder_app = wharf(&dir, &["new", "both", "--app", "--folder"]);
+    assert_eq!(folder_app.status.code(), Some(2), "--app is a crate's");
+
     let again = wharf(&dir, &["new", "my-server"]);
     assert_eq!(again.status.code(), Some(2), "an existing, non-empty directory is left alone");
     assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"));
