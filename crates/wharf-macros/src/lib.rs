@@ -27,13 +27,15 @@
 //!    `Deserialize` and `JsonSchema`, a closure passing extractors through),
 //!    `component/prompt.rs` (`#[prompt]`: functions and `const` templates),
 //!    `component/resource.rs` (`#[resource]` and `#[resource_template]`).
-//! 5. `tool/mod.rs` (`#[tool]` on async functions and on impl blocks).
+//! 5. `tool/mod.rs` (`#[tool]` on async functions and on impl blocks), `view.rs`
+//!    (`include_view!`: a directory of assets inlined into one HTML document at build time).
 
 mod component;
 mod errors;
 mod names;
 mod scopes;
 mod tool;
+mod view;
 
 use proc_macro::TokenStream;
 
@@ -111,4 +113,15 @@ pub fn resource_template(attr: TokenStream, item: TokenStream) -> TokenStream {
     component::resource::expand(component::resource::Kind::Template, attr.into(), item.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
+}
+
+/// An MCP Apps view written as a directory of assets, inlined into one HTML document when the
+/// crate is built: `include_view!("views/dashboard")` reads `views/dashboard/index.html` (from
+/// the crate's directory) and puts each `<script src>` and `<link rel="stylesheet" href>` that
+/// names a file of that directory inside it, giving a `&'static str` for
+/// `ResourceDef::view`. Links to other origins stay as they are (declare them in the view's
+/// CSP). Editing a file rebuilds the crate.
+#[proc_macro]
+pub fn include_view(input: TokenStream) -> TokenStream {
+    view::expand(input.into()).unwrap_or_else(syn::Error::into_compile_error).into()
 }

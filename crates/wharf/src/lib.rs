@@ -103,7 +103,7 @@ pub use resource::{ResourceDef, TemplateDef};
 pub use stdio::serve_stdio;
 pub use tool::{Args, Json, SessionData, State, ToolDef};
 #[cfg(feature = "macros")]
-pub use wharf_macros::{prompt, resource, resource_template, tool};
+pub use wharf_macros::{include_view, prompt, resource, resource_template, tool};
 pub use wharf_server::{Error, Offer, RpcError, Server, ServerBuilder, ServerOptions};
 
 /// Tools: [`tool::ToolDef`], the handler trait, the extractors a handler takes and the

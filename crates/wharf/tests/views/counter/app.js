@@ -1,0 +1,1 @@
+document.getElementById("count").textContent = window.count(1); // "</script>" stays inside

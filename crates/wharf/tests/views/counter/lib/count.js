@@ -1,0 +1,1 @@
+window.count = (n) => String(n);
