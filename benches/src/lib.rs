@@ -5,8 +5,10 @@
 //! - [`stdio`]: driving a child that speaks newline-delimited JSON-RPC on stdin and stdout.
 //! - [`http`]: a minimal HTTP/1.1 keep-alive client, so the load generator costs little next to
 //!   the servers it measures.
+//! - [`whole_body`]: a response body in one piece, for the bare hyper servers.
 
 pub mod baseline;
 pub mod http;
 pub mod measure;
 pub mod stdio;
+pub mod whole_body;

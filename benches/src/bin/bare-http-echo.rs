@@ -5,34 +5,13 @@
 //! or validation: it is the floor that Wharf's HTTP overhead is measured against.
 
 use std::convert::Infallible;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use bytes::{Buf, Bytes};
-use http_body::{Body, Frame, SizeHint};
+use http_body::Body;
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use wharf_bench::baseline::{DEFAULT_SERVER_INFO, write_echo_answer};
-
-/// A body sent in one piece.
-struct Whole(Option<Bytes>);
-
-impl Body for Whole {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        Poll::Ready(self.0.take().map(|bytes| Ok(Frame::data(bytes))))
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.0.is_none()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.0.as_ref().map_or(0, |bytes| bytes.len() as u64))
-    }
-}
+use wharf_bench::whole_body::Whole;
 
 async fn echo(request: Request<Incoming>, server_info: &str) -> Result<Response<Whole>, Infallible> {
     let mut body = std::pin::pin!(request.into_body());
