@@ -46,6 +46,7 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
             json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "demo_calculator", "arguments": {"a": 2, "b": 3, "operation": "add"}}}),
             json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "demo_echo", "arguments": {"message": "stateless"}, "_meta": meta}}),
             json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "nope", "arguments": {}}}),
+            json!({"jsonrpc": "2.0", "id": 7, "method": "resources/list"}),
         ],
     );
     assert_eq!(by_id(&messages, 1)["result"]["serverInfo"]["name"], "wharf-gateway", "{stderr}");
@@ -64,6 +65,15 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
     let repeat =
         by_id(&messages, 2)["result"]["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "two_repeat");
     assert_eq!(repeat.unwrap()["description"], "Says it again");
+    // The demo's MCP Apps view would lose its `ui://` behind a namespace: it is not offered.
+    let uris: Vec<&str> = by_id(&messages, 7)["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|resource| resource["uri"].as_str().unwrap())
+        .collect();
+    assert!(uris.contains(&"demo+config://app"), "{uris:?}");
+    assert!(!uris.iter().any(|uri| uri.contains("ui://")), "{uris:?}");
     assert_eq!(by_id(&messages, 3)["result"]["content"][0]["text"], "through the gateway");
     // The upstream spoke 2026-07-28 to the gateway; the session's client hears 2025-11-25.
     let in_session = &by_id(&messages, 4)["result"];

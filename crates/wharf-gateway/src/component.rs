@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use wharf_protocol::VIEW_SCHEME;
 use wharf_server::{Error, PromptDef, ResourceDef, TemplateDef, ToolDef, Update};
 
 use crate::kind::Kind;
@@ -121,6 +122,9 @@ impl Upstream {
                 .await
                 .map_err(|err| err.to_string())?
                 .into_iter()
+                // An MCP Apps view behind a namespace would lose the `ui://` hosts render by:
+                // it is not offered (see the guide's gateway chapter).
+                .filter(|resource| prefix.is_empty() || !resource.uri.starts_with(VIEW_SCHEME))
                 .map(|resource| {
                     let (name, original) = (format!("{prefix}{}", resource.uri), resource.uri.clone());
                     let component = Component::Resource(proxy::resource(link, resource, prefix.clone()));
