@@ -16,14 +16,13 @@ use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use bytes::{Buf, Bytes};
-use http_body::Body;
+use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use serde_json::value::RawValue;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
-use wharf_bench::whole_body::Whole;
+use wharf_bench::whole_body::{Whole, read_whole};
 
 fn respond(status: u16, session: bool, body: Vec<u8>) -> Response<Whole> {
     let mut response = Response::builder().status(status);
@@ -34,22 +33,6 @@ fn respond(status: u16, session: bool, body: Vec<u8>) -> Response<Whole> {
         response = response.header("mcp-session-id", "bare-forward");
     }
     response.body(Whole(Some(Bytes::from(body)))).unwrap_or_else(|_| Response::new(Whole(None)))
-}
-
-async fn read_body(body: Incoming) -> Vec<u8> {
-    let mut body = std::pin::pin!(body);
-    let mut bytes = Vec::new();
-    while let Some(Ok(frame)) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
-        if let Ok(mut data) = frame.into_data() {
-            while data.has_remaining() {
-                let chunk = data.chunk();
-                bytes.extend_from_slice(chunk);
-                let read = chunk.len();
-                data.advance(read);
-            }
-        }
-    }
-    bytes
 }
 
 /// The one child on stdio, with the requests sent to it that wait for their answer.
@@ -84,7 +67,7 @@ fn spliced(text: &[u8], (start, end): (usize, usize), with: &[u8], tail: &[u8]) 
 }
 
 async fn forward_to_child(request: Request<Incoming>, child: Arc<Child>) -> Result<Response<Whole>, Infallible> {
-    let body = read_body(request.into_body()).await;
+    let body = read_whole(request.into_body()).await;
     let Ok(head) = serde_json::from_slice::<Head<'_>>(&body) else { return Ok(respond(400, false, Vec::new())) };
     let Some(id) = head.id else { return Ok(respond(202, false, Vec::new())) };
     let original = span(&body, id);

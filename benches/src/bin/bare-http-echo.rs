@@ -6,26 +6,14 @@
 
 use std::convert::Infallible;
 
-use bytes::{Buf, Bytes};
-use http_body::Body;
+use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use wharf_bench::baseline::{DEFAULT_SERVER_INFO, write_echo_answer};
-use wharf_bench::whole_body::Whole;
+use wharf_bench::whole_body::{Whole, read_whole};
 
 async fn echo(request: Request<Incoming>, server_info: &str) -> Result<Response<Whole>, Infallible> {
-    let mut body = std::pin::pin!(request.into_body());
-    let mut bytes = Vec::new();
-    while let Some(Ok(frame)) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
-        if let Ok(mut data) = frame.into_data() {
-            while data.has_remaining() {
-                let chunk = data.chunk();
-                bytes.extend_from_slice(chunk);
-                let read = chunk.len();
-                data.advance(read);
-            }
-        }
-    }
+    let bytes = read_whole(request.into_body()).await;
     let mut answer = Vec::with_capacity(128);
     let answered = write_echo_answer(&bytes, server_info, &mut answer).unwrap_or(false);
     let status = if answered { 200 } else { 400 };

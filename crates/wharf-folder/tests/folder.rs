@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use wharf_folder::{Loaded, watch};
 use wharf_protocol::{ClientCapabilities, ProtocolVersion};
 use wharf_server::testing::InMemoryClient;
-use wharf_testkit::eventually::{eventually, eventually_async, until};
+use wharf_testkit::eventually::{eventually, eventually_async, next_notification_of, until};
 use wharf_testkit::temp_dir::TempDir;
 
 const TOOLS: &str = r#"
@@ -229,18 +229,6 @@ async fn a_broken_folder_is_refused_with_every_problem_and_its_file() {
     assert!(Loaded::load(folder.path().join("missing")).is_err());
 }
 
-/// The next notification of `method` (those of other methods are passed over), waiting at
-/// most five seconds.
-async fn next_of(client: &InMemoryClient, method: &str) -> Value {
-    eventually_async(method, Duration::from_secs(5), || async {
-        client
-            .next_notification(Duration::from_millis(200))
-            .await
-            .filter(|notification| notification["method"] == method)
-    })
-    .await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn changes_to_the_folder_are_served_at_once_and_a_broken_one_is_not() {
     let folder = example("reload");
@@ -255,13 +243,13 @@ async fn changes_to_the_folder_are_served_at_once_and_a_broken_one_is_not() {
     client.request("resources/subscribe", json!({"uri": "docs://guide.md"})).await.unwrap();
 
     folder.write("resources/guide.md", "# Guide, edited\n");
-    let updated = next_of(&client, "notifications/resources/updated").await;
+    let updated = next_notification_of(&client, "notifications/resources/updated").await;
     assert_eq!(updated["params"]["uri"], "docs://guide.md");
     let read = client.request("resources/read", json!({"uri": "docs://guide.md"})).await.unwrap();
     assert_eq!(read["contents"][0]["text"], "# Guide, edited\n");
 
     folder.write("prompts/new.md", "A new prompt.\n");
-    next_of(&client, "notifications/prompts/list_changed").await;
+    next_notification_of(&client, "notifications/prompts/list_changed").await;
     let prompts = client.request("prompts/list", json!({})).await.unwrap();
     assert_eq!(prompts["prompts"].as_array().unwrap().len(), 3);
 
@@ -275,7 +263,7 @@ async fn changes_to_the_folder_are_served_at_once_and_a_broken_one_is_not() {
 
     // Fixed, with one tool fewer and the skill edited.
     folder.write("wharf.toml", TOOLS.replace("name = \"fail\"", "name = \"fails\""));
-    next_of(&client, "notifications/tools/list_changed").await;
+    next_notification_of(&client, "notifications/tools/list_changed").await;
     let tools = client.request("tools/list", json!({})).await.unwrap();
     let names: Vec<&str> =
         tools["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap()).collect();
@@ -329,7 +317,7 @@ async fn a_watched_folder_offers_every_kind_from_the_start_and_sessions_see_what
         "prompts/hello.md",
         "---\narguments:\n  - name: who\n    completion: [world, moon]\n---\nHello {who}.\n",
     );
-    next_of(&client, "notifications/prompts/list_changed").await;
+    next_notification_of(&client, "notifications/prompts/list_changed").await;
     let prompts = client.request("prompts/list", json!({})).await.unwrap();
     assert_eq!(prompts["prompts"][0]["name"], "hello");
     let completed = client
@@ -342,13 +330,13 @@ async fn a_watched_folder_offers_every_kind_from_the_start_and_sessions_see_what
     assert_eq!(completed["completion"]["values"], json!(["moon"]));
 
     folder.write("skills/later/SKILL.md", "---\nname: later\ndescription: Came later\n---\n# Later\n");
-    next_of(&client, "notifications/resources/list_changed").await;
+    next_notification_of(&client, "notifications/resources/list_changed").await;
     let skills = client.request("skills/list", json!({})).await.unwrap();
     assert_eq!(skills["skills"][0]["frontmatter"]["name"], "later", "{skills}");
 
     folder
         .write("wharf.toml", "[server]\nname = \"gains\"\n\n[[tools]]\nname = \"hi\"\ncommand = [\"echo\", \"hi\"]\n");
-    next_of(&client, "notifications/tools/list_changed").await;
+    next_notification_of(&client, "notifications/tools/list_changed").await;
     let said = client.request("tools/call", json!({"name": "hi", "arguments": {}})).await.unwrap();
     assert_eq!(text(&said).trim(), "hi");
 }
@@ -615,7 +603,7 @@ async fn a_name_that_is_not_utf8_or_holds_a_control_character_is_left_out_and_th
     let _watching = watch(server, folder.path(), served).unwrap();
     plant(&folder);
     folder.write("resources/added.md", "# Added\n");
-    next_of(&client, "notifications/resources/list_changed").await;
+    next_notification_of(&client, "notifications/resources/list_changed").await;
     let added = client.request("resources/read", json!({"uri": "docs://added.md"})).await.unwrap();
     assert_eq!(added["contents"][0]["text"], "# Added\n");
 }
@@ -730,88 +718,4 @@ fn a_grandchild_that_calls_setsid_is_killed_when_the_server_stops() {
     let waiting = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     waiting.block_on(gone(grandchild, "the grandchild in a session of its own to die with the server"));
     drop((client, answer));
-}
-
-const DICE_TOOLS: &str = r#"
-[[tools]]
-name = "roll"
-description = "Roll a die"
-command = ["python3", "-c", "import json; print(json.dumps({'rolls': [4]}))"]
-output = "json"
-
-[[tools]]
-name = "roll_again"
-description = "Roll again, from the view"
-command = ["python3", "-c", "import json; print(json.dumps({'rolls': [2]}))"]
-output = "json"
-visibility = ["app"]
-"#;
-
-const DICE_VIEW: &str = "---\ntitle: Dice\ntools: [roll, roll_again]\ncsp:\n  connectDomains: [\"https://api.example.com\"]\nprefersBorder: true\n---\n<!DOCTYPE html><p>dice</p>\n";
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn apps_html_files_are_views_linked_to_the_tools_they_name_and_reloaded() {
-    let folder = TempDir::new("views");
-    folder.write("wharf.toml", DICE_TOOLS);
-    folder.write("apps/dice.html", DICE_VIEW);
-    let loaded = Loaded::load(folder.path()).unwrap();
-    assert_eq!(loaded.summary().describe(), "2 tools, 0 prompts, 0 resources, 1 views");
-    let served = loaded.summary().clone();
-    let server = loaded.builder_for_watching().build().unwrap();
-    let (client, _) =
-        InMemoryClient::session(server.clone(), ProtocolVersion::LATEST_SESSION, ClientCapabilities::default())
-            .await
-            .unwrap();
-    let _watching = watch(server, folder.path(), served).unwrap();
-
-    let tools = client.request("tools/list", json!({})).await.unwrap();
-    let meta = |tools: &Value, name: &str| {
-        tools["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == name).unwrap()["_meta"]["ui"].clone()
-    };
-    assert_eq!(meta(&tools, "roll"), json!({"resourceUri": "ui://apps/dice"}));
-    assert_eq!(meta(&tools, "roll_again"), json!({"resourceUri": "ui://apps/dice", "visibility": ["app"]}));
-    let read = client.request("resources/read", json!({"uri": "ui://apps/dice"})).await.unwrap();
-    let contents = &read["contents"][0];
-    assert_eq!(contents["mimeType"], "text/html;profile=mcp-app");
-    assert_eq!(contents["text"], "<!DOCTYPE html><p>dice</p>\n", "the frontmatter is not served");
-    assert_eq!(
-        contents["_meta"]["ui"],
-        json!({"csp": {"connectDomains": ["https://api.example.com"]}, "prefersBorder": true})
-    );
-
-    // Edited while served: subscribers are told, and the new page is read.
-    client.request("resources/subscribe", json!({"uri": "ui://apps/dice"})).await.unwrap();
-    folder.write("apps/dice.html", DICE_VIEW.replace("<p>dice</p>", "<p>dice, edited</p>"));
-    let updated = next_of(&client, "notifications/resources/updated").await;
-    assert_eq!(updated["params"]["uri"], "ui://apps/dice");
-    let read = client.request("resources/read", json!({"uri": "ui://apps/dice"})).await.unwrap();
-    assert_eq!(read["contents"][0]["text"], "<!DOCTYPE html><p>dice, edited</p>\n");
-}
-
-#[test]
-fn a_view_wired_wrong_is_refused_with_its_file() {
-    let refused = |files: &[(&str, &str)]| {
-        let folder = TempDir::new("miswired-view");
-        for (name, text) in files {
-            folder.write(name, text);
-        }
-        Loaded::load(folder.path()).expect_err("refused").to_string()
-    };
-    let unknown_tool =
-        refused(&[("wharf.toml", DICE_TOOLS), ("apps/dice.html", "---\ntools: [roll, nope]\n---\n<p></p>")]);
-    assert!(
-        unknown_tool.contains("dice.html: `tools` names `nope`, which is not a tool of the folder"),
-        "{unknown_tool}"
-    );
-    let wildcard =
-        refused(&[("apps/dice.html", "---\ncsp:\n  frameDomains: [\"https://*.example.com\"]\n---\n<p></p>")]);
-    assert!(wildcard.contains("dice.html: `csp.frameDomains`") && wildcard.contains("wildcard"), "{wildcard}");
-    let twice = refused(&[
-        ("wharf.toml", DICE_TOOLS),
-        ("apps/dice.html", DICE_VIEW),
-        ("apps/other.html", "---\ntools: [roll]\n---\n<p></p>"),
-    ]);
-    assert!(twice.contains("the tool `roll` is drawn by"), "{twice}");
-    let viewless = refused(&[("wharf.toml", DICE_TOOLS)]);
-    assert!(viewless.contains("tool `roll_again`: `visibility` is for a tool with a view"), "{viewless}");
 }

@@ -54,3 +54,15 @@ pub fn eventually_blocking<T>(what: &str, limit: Duration, mut check: impl FnMut
 pub fn until_blocking(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     eventually_blocking(what, limit, || done().then_some(()));
 }
+
+/// The next notification `method` that `client` receives within 5 s, others skipped; panics
+/// naming the method otherwise.
+pub async fn next_notification_of(client: &wharf_server::testing::InMemoryClient, method: &str) -> serde_json::Value {
+    eventually_async(method, Duration::from_secs(5), || async {
+        client
+            .next_notification(Duration::from_millis(200))
+            .await
+            .filter(|notification| notification["method"] == method)
+    })
+    .await
+}
