@@ -3,8 +3,9 @@
 // and reaches `wharf serve --http` through the official TypeScript SDK client here. The host
 // lists the tools, calls the tool with a view, renders its `ui://` view in a sandboxed iframe
 // with the CSP it builds from `_meta.ui`, and the view draws the result and calls its app-only
-// tool through the bridge. A second server (a folder) has a view whose script reaches an origin
-// it did not declare, and the host's CSP blocks it. Screenshots go to WHARF_SCREENSHOTS (or
+// tool through the bridge. The same view renders through `wharf gateway`, behind a namespace. A
+// second server (a folder) has a view whose script reaches an origin it did not declare, and
+// the host's CSP blocks it. Screenshots go to WHARF_SCREENSHOTS (or
 // target/).
 //   WHARF_BIN=... CHROMIUM=/usr/bin/chromium node --test browser.test.mjs
 import { test } from 'node:test';
@@ -143,6 +144,27 @@ test('the demo\'s dice view renders in a real browser and rolls again through it
     await page.screenshot({ path: path.join(screenshots, 'apps-dice-view.png') });
     assert.deepEqual(errors, []);
   }));
+});
+
+test('through wharf gateway, a namespaced mount\'s view renders under the gateway\'s ui:// URI', async () => {
+  const folder = await mkdtemp(path.join(os.tmpdir(), 'wharf-apps-gateway-'));
+  try {
+    const config = path.join(folder, 'gateway.toml');
+    await writeFile(config, `[[mount]]\nname = "dice"\ncommand = [${JSON.stringify(wharf)}, "serve"]\n`);
+    await withServer(['gateway', config], (url) => withHost(url, async (page, errors) => {
+      await page.evaluate(() => window.showTool('dice_roll_dice', { count: 2, sides: 20 }));
+      assert.match(await page.$eval('[data-tool="dice_roll_again"]', (item) => item.textContent), /app only/);
+      assert.equal(await page.$eval('#host-status', (status) => status.textContent), 'Showing ui://dice/wharf-demo/dice');
+      const view = await viewFrame(page);
+      await view.waitForFunction(() => document.querySelectorAll('#dice .die').length === 2, { timeout: 10000 });
+      assert.match(await view.$eval('#total', (total) => total.textContent), /^Total: \d+ \(2d20\)$/);
+      assert.equal(await view.$eval('#status', (status) => status.textContent), 'Connected.');
+      await page.screenshot({ path: path.join(screenshots, 'apps-gateway-view.png') });
+      assert.deepEqual(errors, []);
+    }));
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 });
 
 test('a view that reaches an origin it did not declare is blocked by the host\'s CSP', async () => {

@@ -47,6 +47,9 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
             json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "demo_echo", "arguments": {"message": "stateless"}, "_meta": meta}}),
             json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "nope", "arguments": {}}}),
             json!({"jsonrpc": "2.0", "id": 7, "method": "resources/list"}),
+            json!({"jsonrpc": "2.0", "id": 8, "method": "resources/read", "params": {"uri": "ui://two/wharf-demo/dice"}}),
+            // A view's call by its upstream name: two mounts with views have it.
+            json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "roll_again", "arguments": {"count": 1, "sides": 6}}}),
         ],
     );
     assert_eq!(by_id(&messages, 1)["result"]["serverInfo"]["name"], "wharf-gateway", "{stderr}");
@@ -65,7 +68,7 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
     let repeat =
         by_id(&messages, 2)["result"]["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == "two_repeat");
     assert_eq!(repeat.unwrap()["description"], "Says it again");
-    // The demo's MCP Apps view would lose its `ui://` behind a namespace: it is not offered.
+    // The demo's MCP Apps view keeps its `ui://` behind a namespace, and its tools follow it.
     let uris: Vec<&str> = by_id(&messages, 7)["result"]["resources"]
         .as_array()
         .unwrap()
@@ -73,7 +76,23 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
         .map(|resource| resource["uri"].as_str().unwrap())
         .collect();
     assert!(uris.contains(&"demo+config://app"), "{uris:?}");
-    assert!(!uris.iter().any(|uri| uri.contains("ui://")), "{uris:?}");
+    assert!(uris.contains(&"ui://demo/wharf-demo/dice") && uris.contains(&"ui://two/wharf-demo/dice"), "{uris:?}");
+    let extensions = &by_id(&messages, 1)["result"]["capabilities"]["extensions"];
+    assert!(extensions.get("io.modelcontextprotocol/ui").is_some(), "{extensions}");
+    let tool = |name: &str| {
+        by_id(&messages, 2)["result"]["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == name).cloned()
+    };
+    let roll = tool("two_roll_dice").expect("two_roll_dice is listed");
+    assert_eq!(roll["_meta"]["ui"]["resourceUri"], "ui://two/wharf-demo/dice", "{roll}");
+    assert_eq!(roll["_meta"]["ui/resourceUri"], "ui://two/wharf-demo/dice", "{roll}");
+    let again = tool("demo_roll_again").expect("demo_roll_again is listed");
+    assert_eq!(again["_meta"]["ui"], json!({"resourceUri": "ui://demo/wharf-demo/dice", "visibility": ["app"]}));
+    let view = &by_id(&messages, 8)["result"]["contents"][0];
+    assert_eq!(view["uri"], "ui://two/wharf-demo/dice", "{view}");
+    assert_eq!(view["mimeType"], "text/html;profile=mcp-app");
+    assert!(view["text"].as_str().unwrap_or_default().contains("<html"), "{view}");
+    let ambiguous = by_id(&messages, 9);
+    assert!(ambiguous["error"].is_object() || ambiguous["result"]["isError"] == true, "{ambiguous}");
     assert_eq!(by_id(&messages, 3)["result"]["content"][0]["text"], "through the gateway");
     // The upstream spoke 2026-07-28 to the gateway; the session's client hears 2025-11-25.
     let in_session = &by_id(&messages, 4)["result"];
@@ -85,6 +104,32 @@ fn two_real_servers_behind_one_gateway_on_stdio_in_both_eras() {
     let server_info = &by_id(&messages, 5)["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
     assert_eq!(server_info["name"], "wharf-gateway", "the gateway's own, not the upstream's");
     assert!(by_id(&messages, 6)["error"].is_object() || by_id(&messages, 6)["result"]["isError"] == true);
+}
+
+/// An MCP Apps view calls its server's tools by the names it was written with, which the
+/// namespace changed: a call of a name the gateway does not list reaches the one mount with views
+/// that has it upstream; a name no such mount has stays unknown.
+#[test]
+fn a_views_call_by_its_upstream_name_reaches_its_tool_behind_a_namespace() {
+    let dir = TempDir::new("gateway-view-calls");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    dir.write("gateway.toml", format!("[[mount]]\nname = \"dice\"\ncommand = [{wharf:?}, \"serve\"]\n"));
+    let (messages, stderr) = run_gateway(
+        &dir.join("gateway.toml"),
+        &[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "roll_again", "arguments": {"count": 4, "sides": 6}}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "dice_roll_again", "arguments": {"count": 4, "sides": 6}}}),
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}}),
+        ],
+    );
+    for id in [2, 3] {
+        let rolled = &by_id(&messages, id)["result"];
+        assert_eq!(rolled["structuredContent"]["rolls"].as_array().map(Vec::len), Some(4), "{rolled} {stderr}");
+    }
+    let unknown = by_id(&messages, 4);
+    assert!(unknown["error"]["message"].as_str().unwrap_or_default().contains("no_such_tool"), "{unknown}");
 }
 
 /// A command mount's `cwd` and environment reach its program: `wharf serve .` run in a folder

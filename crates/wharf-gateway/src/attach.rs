@@ -2,6 +2,7 @@
 //! the names its components take on the gateway, at build or while the gateway serves.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::claims::Claims;
@@ -11,7 +12,7 @@ use crate::error::{GatewayError, GatewayErrorKind};
 use crate::kind::Kind;
 use crate::link::Link;
 use crate::mount::Mount;
-use crate::names::uri_prefix;
+use crate::names::UriPrefix;
 use crate::parked::Parking;
 
 /// A mount reached and listed, its names claimed: its components, to add to the server.
@@ -34,12 +35,13 @@ pub(crate) async fn attach(
         return Err(GatewayError::new(GatewayErrorKind::Mount, "a mount needs a name"));
     }
     let namespace = mount.effective_namespace().to_owned();
-    let prefix = uri_prefix(&namespace)
+    let prefix = UriPrefix::new(&namespace)
         .map_err(|why| GatewayError::new(GatewayErrorKind::Mount, format!("the mount `{}`: {why}", mount.name)))?;
     let connection = Arc::new(Connection::open(mount).await?);
     let link = Link { mount: mount.name.as_str().into(), connection, parking: parking.clone() };
     let policy = Arc::new(mount.policy.clone());
-    let upstream = Upstream { link, namespace, separator: separator.to_owned(), prefix: prefix.into(), policy };
+    let upstream =
+        Upstream { link, namespace, separator: separator.to_owned(), prefix, policy, links_views: Arc::default() };
     let listed = list_and_claim(&upstream, claims).await;
     match listed {
         Ok((components, held)) => Ok(Attached { upstream, components, held }),
@@ -73,5 +75,7 @@ async fn list_and_claim(
         }
         held.insert(kind, names);
     }
+    let with_views = upstream.links_views.load(Ordering::Relaxed);
+    claims.lock().unwrap_or_else(PoisonError::into_inner).set_views(mount, with_views);
     Ok((components, held))
 }

@@ -1,7 +1,7 @@
 //! Which mount holds each name on the gateway, kind by kind: a name is held by one mount, and
 //! is given back when that mount stops offering it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::error::{GatewayError, GatewayErrorKind};
 use crate::kind::Kind;
@@ -10,7 +10,16 @@ use crate::names::check_name;
 /// The names taken on the gateway, and by which mount.
 #[derive(Debug, Default)]
 pub(crate) struct Claims {
-    held: HashMap<(Kind, String), String>,
+    held: HashMap<(Kind, String), Holder>,
+    /// The mounts whose tools name MCP Apps views.
+    with_views: HashSet<String>,
+}
+
+/// Who holds a name, and the name upstream.
+#[derive(Debug)]
+struct Holder {
+    mount: String,
+    original: String,
 }
 
 impl Claims {
@@ -25,7 +34,7 @@ impl Claims {
                 )
             })?;
         }
-        match self.held.get(&(kind, name.to_owned())) {
+        match self.held.get(&(kind, name.to_owned())).map(|holder| &holder.mount) {
             Some(other) if other != mount => Err(GatewayError::new(
                 GatewayErrorKind::Collision,
                 format!(
@@ -34,7 +43,8 @@ impl Claims {
                 ),
             )),
             _ => {
-                self.held.insert((kind, name.to_owned()), mount.to_owned());
+                let holder = Holder { mount: mount.to_owned(), original: original.to_owned() };
+                self.held.insert((kind, name.to_owned()), holder);
                 Ok(())
             }
         }
@@ -42,13 +52,33 @@ impl Claims {
 
     /// The mount that holds `name` as a `kind`.
     pub(crate) fn holder(&self, kind: Kind, name: &str) -> Option<&str> {
-        self.held.get(&(kind, name.to_owned())).map(String::as_str)
+        self.held.get(&(kind, name.to_owned())).map(|holder| holder.mount.as_str())
+    }
+
+    /// Records whether `mount`'s tools name MCP Apps views.
+    pub(crate) fn set_views(&mut self, mount: &str, with_views: bool) {
+        if with_views {
+            self.with_views.insert(mount.to_owned());
+        } else {
+            self.with_views.remove(mount);
+        }
+    }
+
+    /// The gateway's name of the one tool called `original` upstream by a mount whose tools
+    /// name views; `None` when no such mount, or more than one, has it.
+    pub(crate) fn tool_of_a_view(&self, original: &str) -> Option<&str> {
+        let mut found = self.held.iter().filter(|((kind, _), holder)| {
+            *kind == Kind::Tool && holder.original == original && self.with_views.contains(&holder.mount)
+        });
+        let ((_, name), _) = found.next()?;
+        found.next().is_none().then_some(name.as_str())
     }
 
     /// Gives back every name `mount` holds: what it held, kind by kind.
     pub(crate) fn release_all(&mut self, mount: &str) -> Vec<(Kind, String)> {
+        self.with_views.remove(mount);
         let released: Vec<(Kind, String)> =
-            self.held.iter().filter(|(_, holder)| *holder == mount).map(|(key, _)| key.clone()).collect();
+            self.held.iter().filter(|(_, holder)| holder.mount == mount).map(|(key, _)| key.clone()).collect();
         for key in &released {
             self.held.remove(key);
         }
@@ -57,7 +87,7 @@ impl Claims {
 
     /// Gives `name` back, if `mount` holds it.
     pub(crate) fn release(&mut self, kind: Kind, name: &str, mount: &str) {
-        if self.held.get(&(kind, name.to_owned())).is_some_and(|holder| holder == mount) {
+        if self.held.get(&(kind, name.to_owned())).is_some_and(|holder| holder.mount == mount) {
             self.held.remove(&(kind, name.to_owned()));
         }
     }

@@ -1,16 +1,18 @@
 //! An upstream as the gateway holds it, and what it offers, kind by kind: each of its tools,
 //! prompts, resources and templates made into the gateway's own under its namespaced name.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use wharf_protocol::VIEW_SCHEME;
 use wharf_server::{Error, PromptDef, ResourceDef, TemplateDef, ToolDef, Update};
 
 use crate::kind::Kind;
 use crate::link::Link;
 use crate::mount::Policy;
-use crate::names::namespaced;
+use crate::names::{UriPrefix, namespaced};
 use crate::proxy;
+use crate::views::{is_view, links_a_view, tool_meta, view_meta};
 
 /// One of the gateway's components standing for an upstream's.
 pub(crate) enum Component {
@@ -60,13 +62,25 @@ pub(crate) struct Upstream {
     pub(crate) link: Link,
     pub(crate) namespace: String,
     pub(crate) separator: String,
-    /// What goes before its resource URIs.
-    pub(crate) prefix: Arc<str>,
+    /// How its resource URIs are listed on the gateway.
+    pub(crate) prefix: UriPrefix,
     /// Which of its tools and prompts are offered, and how.
     pub(crate) policy: Arc<Policy>,
+    /// Whether some of its tools, as last listed, name a view: its tools are listed again with
+    /// its resources, so that a link never names a view that went.
+    pub(crate) links_views: Arc<AtomicBool>,
 }
 
 impl Upstream {
+    /// The URIs of the views the upstream lists now, as it lists them.
+    async fn views(&self, client: &wharf_client::Client) -> Result<BTreeSet<String>, String> {
+        if client.capabilities().resources.is_none() {
+            return Ok(BTreeSet::new());
+        }
+        let resources = client.list_resources().await.map_err(|err| err.to_string())?;
+        Ok(resources.into_iter().filter(is_view).map(|resource| resource.uri).collect())
+    }
+
     /// What the upstream offers of `kind` now, each with the name it takes on the gateway and
     /// the name it has upstream; nothing when the upstream does not offer the kind at all.
     pub(crate) async fn list(&self, kind: Kind) -> Result<Vec<(String, String, Component)>, String> {
@@ -82,25 +96,32 @@ impl Upstream {
         }
         let (link, prefix, policy) = (&self.link, &self.prefix, &self.policy);
         Ok(match kind {
-            Kind::Tool => client
-                .list_tools()
-                .await
-                .map_err(|err| err.to_string())?
-                .into_iter()
-                .filter(|tool| {
-                    let read_only = tool.annotations.as_ref().and_then(|annotations| annotations.read_only_hint);
-                    policy.offers_tool(&tool.name, read_only)
-                })
-                .map(|tool| {
-                    let original = tool.name.clone();
-                    let name = namespaced(&self.namespace, &self.separator, policy.renamed(&original));
-                    let mut proxy = proxy::tool(link, client, tool, name.clone()).scopes(policy.scopes(&original));
-                    if let Some(description) = policy.description(&original) {
-                        proxy = proxy.description(description);
-                    }
-                    (name, original, Component::Tool(proxy))
-                })
-                .collect(),
+            Kind::Tool => {
+                let tools = client.list_tools().await.map_err(|err| err.to_string())?;
+                let links = tools.iter().any(links_a_view);
+                self.links_views.store(links, Ordering::Relaxed);
+                let views = if links { self.views(client).await? } else { BTreeSet::new() };
+                tools
+                    .into_iter()
+                    .filter(|tool| {
+                        let read_only = tool.annotations.as_ref().and_then(|annotations| annotations.read_only_hint);
+                        policy.offers_tool(&tool.name, read_only)
+                    })
+                    .map(|tool| {
+                        let original = tool.name.clone();
+                        let name = namespaced(&self.namespace, &self.separator, policy.renamed(&original));
+                        let meta = tool_meta(&link.mount, &tool, prefix, &views);
+                        let mut proxy = proxy::tool(link, client, tool, name.clone()).scopes(policy.scopes(&original));
+                        if let Some(description) = policy.description(&original) {
+                            proxy = proxy.description(description);
+                        }
+                        if let Some(meta) = meta {
+                            proxy = proxy.meta(meta);
+                        }
+                        (name, original, Component::Tool(proxy))
+                    })
+                    .collect()
+            }
             Kind::Prompt => client
                 .list_prompts()
                 .await
@@ -122,13 +143,15 @@ impl Upstream {
                 .await
                 .map_err(|err| err.to_string())?
                 .into_iter()
-                // An MCP Apps view behind a namespace would lose the `ui://` hosts render by:
-                // it is not offered (see the guide's gateway chapter).
-                .filter(|resource| prefix.is_empty() || !resource.uri.starts_with(VIEW_SCHEME))
-                .map(|resource| {
-                    let (name, original) = (format!("{prefix}{}", resource.uri), resource.uri.clone());
-                    let component = Component::Resource(proxy::resource(link, resource, prefix.clone()));
-                    (name, original, component)
+                .filter_map(|resource| {
+                    let (name, original) = (prefix.outward(&resource.uri), resource.uri.clone());
+                    let meta = if is_view(&resource) {
+                        view_meta(&link.mount, &resource, &name)?
+                    } else {
+                        resource.meta.clone()
+                    };
+                    let component = Component::Resource(proxy::resource(link, resource, name.clone(), prefix, meta));
+                    Some((name, original, component))
                 })
                 .collect(),
             Kind::Template => client
@@ -137,9 +160,8 @@ impl Upstream {
                 .map_err(|err| err.to_string())?
                 .into_iter()
                 .map(|template| {
-                    let (name, original) =
-                        (format!("{prefix}{}", template.uri_template), template.uri_template.clone());
-                    let component = Component::Template(proxy::template(link, client, template, prefix.clone()));
+                    let (name, original) = (prefix.outward(&template.uri_template), template.uri_template.clone());
+                    let component = Component::Template(proxy::template(link, client, template, name.clone(), prefix));
                     (name, original, component)
                 })
                 .collect(),

@@ -19,6 +19,7 @@ use crate::mount::Mount;
 use crate::parked::Parking;
 use crate::subscribe::{SubscribedMounts, Subscriptions};
 use crate::task::StayACall;
+use crate::view_calls::ViewCalls;
 
 /// How long an upstream request waits, parked, for the retry of a 2026-07-28 client that was
 /// asked for input.
@@ -96,6 +97,7 @@ impl Gateway {
         let subscribed = SubscribedMounts::default();
         let health = Health::default();
         builder = builder
+            .layer(ViewCalls { claims: claims.clone() })
             .layer(StayACall { claims: claims.clone() })
             .layer(Subscriptions { mounts: subscribed.clone(), claims: claims.clone() })
             .layer(SessionEnds { health: health.clone() });

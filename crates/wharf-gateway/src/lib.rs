@@ -22,7 +22,9 @@
 //! they are, the upstream's progress coming back and the client's cancellation going on; an
 //! upstream's JSON-RPC error is passed on as it was, and a mount that does not answer is an
 //! error naming it. Resource URIs get the namespace as a scheme prefix: the mount `docs`'s
-//! `file:///a.txt` is `docs+file:///a.txt`, in lists and in what a read returns.
+//! `file:///a.txt` is `docs+file:///a.txt`, in lists and in what a read returns; an MCP Apps
+//! view keeps the `ui://` hosts render: `ui://app/main` is `ui://docs/app/main`, and the tools
+//! that name it name it there.
 //!
 //! # Floors, from the bottom up
 //! 1. `error.rs` ([`GatewayError`], [`GatewayErrorKind`]), `names.rs` (namespaced names within
@@ -34,12 +36,14 @@
 //! 2. `mount.rs` ([`Mount`]: one upstream, its namespace, client options, and what it offers
 //!    to whom), `claims.rs` (which mount holds each name), `parked.rs` (upstream requests
 //!    waiting between a 2026-07-28 client's rounds, and
-//!    the round state that finds them again, on this replica or another).
+//!    the round state that finds them again, on this replica or another), `views.rs` (MCP Apps
+//!    views and the tools that name them, under the gateway's URIs).
 //! 3. `upstream.rs` (reaching a mount; an upstream's failure as the gateway's answer), `task.rs`
 //!    (tasks across the gateway: a mounted call stays a call until its upstream makes a task),
 //!    `step.rs` (what a parked upstream request does next: progress, questions, its answer),
 //!    `elsewhere.rs` (a retry that lands on another replica than the one holding its upstream
-//!    request, carried there and back).
+//!    request, carried there and back), `view_calls.rs` (an MCP Apps view's calls of its
+//!    server's tools by their upstream names).
 //! 4. `connection.rs` (a mount's upstream kept up: down, why, started again), `health.rs`
 //!    ([`Health`]).
 //! 5. `link.rs` (what every proxy of a mount holds).
@@ -65,11 +69,13 @@ mod replica;
 mod claims;
 mod mount;
 mod parked;
+mod views;
 
 mod elsewhere;
 mod step;
 mod task;
 mod upstream;
+mod view_calls;
 
 mod connection;
 mod health;

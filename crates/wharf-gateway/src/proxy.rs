@@ -19,6 +19,7 @@ use wharf_server::{
 
 use crate::forward::{Answer, forward};
 use crate::link::Link;
+use crate::names::UriPrefix;
 use crate::task::ListedTasks;
 
 /// `tool` of the mount, listed as `name` by `client`, its calls forwarded upstream.
@@ -133,11 +134,17 @@ fn completer(
     }
 }
 
-/// `resource` of the mount, listed as its URI behind `prefix`, read upstream.
-pub(crate) fn resource(link: &Link, resource: Resource, prefix: Arc<str>) -> ResourceDef {
+/// `resource` of the mount, listed as `listed` (its URI behind `prefix`) with `meta`, read
+/// upstream.
+pub(crate) fn resource(
+    link: &Link,
+    resource: Resource,
+    listed: String,
+    prefix: &UriPrefix,
+    meta: Option<JsonObject>,
+) -> ResourceDef {
     let upstream_uri: Arc<str> = resource.uri.as_str().into();
-    let listed = format!("{prefix}{}", resource.uri);
-    let link = link.clone();
+    let (link, prefix) = (link.clone(), prefix.clone());
     let mut proxy = ResourceDef::dynamic(listed, resource.name, move |call| {
         let (link, upstream_uri, prefix) = (link.clone(), upstream_uri.clone(), prefix.clone());
         async move { read(&call.context, &link, upstream_uri.to_string(), prefix).await }
@@ -151,18 +158,26 @@ pub(crate) fn resource(link: &Link, resource: Resource, prefix: Arc<str>) -> Res
     if let Some(mime_type) = resource.mime_type {
         proxy = proxy.mime_type(mime_type);
     }
+    if let Some(meta) = meta {
+        proxy = proxy.meta(meta);
+    }
     proxy
 }
 
-/// `template` of the mount, listed behind `prefix` by `client`; a URI it matches is read
-/// upstream without the prefix.
-pub(crate) fn template(link: &Link, client: &Client, template: ResourceTemplate, prefix: Arc<str>) -> TemplateDef {
-    let listed = format!("{prefix}{}", template.uri_template);
-    let for_read = link.clone();
+/// `template` of the mount, listed as `listed` (behind `prefix`) by `client`; a URI it matches
+/// is read upstream as the upstream knows it.
+pub(crate) fn template(
+    link: &Link,
+    client: &Client,
+    template: ResourceTemplate,
+    listed: String,
+    prefix: &UriPrefix,
+) -> TemplateDef {
+    let (for_read, prefix) = (link.clone(), prefix.clone());
     let mut proxy = TemplateDef::new(listed, template.name, move |call| {
         let (link, prefix) = (for_read.clone(), prefix.clone());
         async move {
-            let upstream_uri = call.uri.strip_prefix(&*prefix).unwrap_or(&call.uri).to_owned();
+            let upstream_uri = prefix.inward(&call.uri).unwrap_or(call.uri);
             read(&call.context, &link, upstream_uri, prefix).await
         }
     });
@@ -205,7 +220,7 @@ async fn read(
     context: &RequestContext,
     link: &Link,
     uri: String,
-    prefix: Arc<str>,
+    prefix: UriPrefix,
 ) -> Result<ReadResourceResult, RpcError> {
     let params = serde_json::json!({ "uri": uri });
     let mut read: ReadResourceResult =
@@ -216,7 +231,7 @@ async fn read(
             ResourceContents::Text(text) => &mut text.uri,
             ResourceContents::Blob(blob) => &mut blob.uri,
         };
-        uri.insert_str(0, &prefix);
+        *uri = prefix.outward(uri);
     }
     Ok(read)
 }

@@ -14,12 +14,13 @@ use wharf_server::{Layer, LayerFuture, McpRequest, Next};
 use crate::claims::Claims;
 use crate::connection::Connection;
 use crate::kind::Kind;
+use crate::names::UriPrefix;
 
 /// One mount's side of the subscriptions.
 pub(crate) struct Subscribed {
     pub(crate) mount: Arc<str>,
-    /// What goes before its resource URIs on the gateway.
-    pub(crate) prefix: Arc<str>,
+    /// How its resource URIs are listed on the gateway.
+    pub(crate) prefix: UriPrefix,
     pub(crate) connection: Arc<Connection>,
     /// The URIs a 2026-07-28 upstream is listened to for.
     pub(crate) listened: watch::Sender<BTreeSet<String>>,
@@ -40,8 +41,10 @@ impl Subscriptions {
     /// only such mount.
     fn upstream_of(&self, uri: &str) -> Option<(Arc<Subscribed>, String)> {
         let mounts = self.mounts.read().unwrap_or_else(PoisonError::into_inner);
-        if let Some(mount) = mounts.iter().find(|mount| !mount.prefix.is_empty() && uri.starts_with(&*mount.prefix)) {
-            return Some((mount.clone(), uri[mount.prefix.len()..].to_owned()));
+        for mount in mounts.iter().filter(|mount| !mount.prefix.is_empty()) {
+            if let Some(upstream_uri) = mount.prefix.inward(uri) {
+                return Some((mount.clone(), upstream_uri));
+            }
         }
         let unprefixed: Vec<&Arc<Subscribed>> = mounts.iter().filter(|mount| mount.prefix.is_empty()).collect();
         let holder =

@@ -5,6 +5,7 @@
 //! upstream says was updated is announced to the gateway's subscribers under its gateway URI.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -67,9 +68,7 @@ async fn run(
             match connection.restart().await {
                 Ok(client) => {
                     resubscribe(&connection, &client).await;
-                    for kind in Kind::ALL {
-                        refresh(&server, &upstream, &claims, &mut held, kind).await;
-                    }
+                    refresh(&server, &upstream, &claims, &mut held, &Kind::ALL).await;
                     break;
                 }
                 Err(err) => connection.went_down(err.to_string(), pause),
@@ -106,19 +105,21 @@ async fn follow(
     while let Some(notification) = notifications.next().await {
         let kinds: &[Kind] = match notification {
             ServerNotification::ResourceUpdated(params) => {
-                server.notify_resource_updated(&format!("{}{}", upstream.prefix, params.uri));
+                server.notify_resource_updated(&upstream.prefix.outward(&params.uri));
                 continue;
             }
             ServerNotification::ToolListChanged(_) => &[Kind::Tool],
             ServerNotification::PromptListChanged(_) => &[Kind::Prompt],
+            // Tools that name views follow them: listed again in the same update.
+            ServerNotification::ResourceListChanged(_) if upstream.links_views.load(Ordering::Relaxed) => {
+                &[Kind::Resource, Kind::Template, Kind::Tool]
+            }
             ServerNotification::ResourceListChanged(_) => &[Kind::Resource, Kind::Template],
             // A listen stream starts (again): what changed before it was heard of nowhere.
             ServerNotification::SubscriptionsAcknowledged(_) => &Kind::ALL,
             _ => continue,
         };
-        for &kind in kinds {
-            refresh(server, upstream, claims, held, kind).await;
-        }
+        refresh(server, upstream, claims, held, kinds).await;
     }
     if let Some(listening) = listening {
         listening.abort();
@@ -153,48 +154,58 @@ async fn listen(client: Client, mut listened: watch::Receiver<BTreeSet<String>>)
     }
 }
 
-/// Reads the upstream's list of `kind` again and replaces the gateway's components for it. A
-/// name another mount holds is left out (and logged): the first mount to offer it keeps it.
+/// Reads the upstream's lists of `kinds` again and replaces the gateway's components for them
+/// in one update. A name another mount holds is left out (and logged): the first mount to offer
+/// it keeps it. A list that cannot be read is left as it was.
 async fn refresh(
     server: &Server,
     upstream: &Upstream,
     claims: &Mutex<Claims>,
     held: &mut HashMap<Kind, Vec<String>>,
-    kind: Kind,
+    kinds: &[Kind],
 ) {
-    let listed = match upstream.list(kind).await {
-        Ok(listed) => listed,
-        Err(err) => {
-            tracing::warn!(mount = %upstream.link.mount, %err, kind = kind.label(), "an upstream's changed list could not be read");
-            return;
-        }
-    };
-    let old = held.remove(&kind).unwrap_or_default();
-    let mut kept = Vec::new();
-    let mut components = Vec::new();
-    {
-        let mut claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
-        for name in &old {
-            claims.release(kind, name, &upstream.link.mount);
-        }
-        for (name, original, component) in listed {
-            match claims.claim(kind, &name, &upstream.link.mount, &original) {
-                Ok(()) => {
-                    kept.push(name.clone());
-                    components.push((name, component));
-                }
-                Err(err) => tracing::warn!(%err, "an upstream's new component is left out"),
+    let mut lists = Vec::new();
+    for &kind in kinds {
+        match upstream.list(kind).await {
+            Ok(listed) => lists.push((kind, listed)),
+            Err(err) => {
+                tracing::warn!(mount = %upstream.link.mount, %err, kind = kind.label(), "an upstream's changed list could not be read");
             }
         }
     }
+    let mut old = Vec::new();
+    let mut components = Vec::new();
+    {
+        let mut claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
+        for (kind, listed) in lists {
+            let released = held.remove(&kind).unwrap_or_default();
+            for name in &released {
+                claims.release(kind, name, &upstream.link.mount);
+            }
+            let mut kept = Vec::new();
+            for (name, original, component) in listed {
+                match claims.claim(kind, &name, &upstream.link.mount, &original) {
+                    Ok(()) => {
+                        kept.push(name.clone());
+                        components.push((name, component));
+                    }
+                    Err(err) => tracing::warn!(%err, "an upstream's new component is left out"),
+                }
+            }
+            old.push((kind, released));
+            held.insert(kind, kept);
+        }
+        claims.set_views(&upstream.link.mount, upstream.links_views.load(Ordering::Relaxed));
+    }
     let updated = server.update(|update| {
-        for name in &old {
-            remove(update, kind, name);
+        for (kind, names) in &old {
+            for name in names {
+                remove(update, *kind, name);
+            }
         }
         add_each(update, &upstream.link.mount, components)
     });
     if let Err(err) = updated {
         tracing::warn!(mount = %upstream.link.mount, %err, "the gateway refused an upstream's changed list");
     }
-    held.insert(kind, kept);
 }

@@ -551,3 +551,53 @@ async fn a_clients_own_meta_reaches_the_upstream() {
         }
     }
 }
+
+fn listed_tool(listed: &Value, name: &str) -> Value {
+    listed["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == name).cloned().unwrap_or(Value::Null)
+}
+
+/// An upstream's MCP Apps views keep their `ui://` behind the namespace (`ui://app/...`), the
+/// tools that name them name them there, and when the upstream swaps a view for another while
+/// the gateway serves, the gateway's tools follow in the same update (never naming a view that
+/// went), in either era spoken upstream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_keep_their_scheme_behind_a_namespace_and_tools_follow_them_as_they_change() {
+    const PAGE: &str = "<!DOCTYPE html><html><body>view</body></html>";
+    for revision in [None, Some(ProtocolVersion::V2025_11_25)] {
+        let up = Server::builder("apps", "1.0.0")
+            .resource(ResourceDef::view("ui://dash/main", "main", PAGE))
+            .tool(ToolDef::new("show", || async { "shown" }).view("ui://dash/main"))
+            .build()
+            .unwrap();
+        let mut mount = Mount::server("apps", up.clone()).namespace("app");
+        if let Some(version) = revision {
+            mount = mount.client_options(ClientOptions::default().protocol_version(version));
+        }
+        let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
+        let client = InMemoryClient::latest_session(gateway).await;
+        let label = format!("{revision:?}");
+        let listed = client.request("tools/list", json!({})).await.unwrap();
+        assert_eq!(listed_tool(&listed, "app_show")["_meta"]["ui"]["resourceUri"], "ui://app/dash/main", "{label}");
+        let read = client.request("resources/read", json!({"uri": "ui://app/dash/main"})).await.unwrap();
+        assert_eq!(read["contents"][0]["uri"], "ui://app/dash/main", "{label}");
+        assert_eq!(read["contents"][0]["text"], PAGE, "{label}");
+
+        up.update(|update| {
+            update.remove_tool("show");
+            update.remove_resource("ui://dash/main");
+            update.add_resource(ResourceDef::view("ui://dash/other", "other", PAGE))?;
+            update.add_tool(ToolDef::new("show", || async { "shown elsewhere" }).view("ui://dash/other"))
+        })
+        .unwrap();
+        eventually_async(&format!("app_show follows its view ({label})"), Duration::from_secs(10), || async {
+            let listed = client.request("tools/list", json!({})).await.unwrap();
+            (listed_tool(&listed, "app_show")["_meta"]["ui"]["resourceUri"] == "ui://app/dash/other").then_some(())
+        })
+        .await;
+        let resources = client.request("resources/list", json!({})).await.unwrap();
+        let uris: Vec<&str> =
+            resources["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+        assert_eq!(uris, ["ui://app/dash/other"], "{label}");
+        assert_valid(&client, ProtocolVersion::V2025_11_25);
+    }
+}

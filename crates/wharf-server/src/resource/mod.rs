@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use wharf_protocol::{
-    Completion, Icon, ProtocolVersion, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    Completion, Icon, JsonObject, ProtocolVersion, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
 };
 
 use crate::completion::{CompletionCall, CompletionFn, completion_fn, fixed_completion};
@@ -190,6 +190,13 @@ impl ResourceDef {
     /// The MIME type.
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> ResourceDef {
         self.definition.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets `_meta` on the resource's listing (a view's `_meta.ui` among it, checked by
+    /// `build`); a view's is also sent with its contents.
+    pub fn meta(mut self, meta: JsonObject) -> ResourceDef {
+        self.definition.meta = Some(meta);
         self
     }
 
