@@ -376,8 +376,8 @@ fn run(
     }
     let (server, handle) = runtime.block_on(gateway.build_with_handle()).map_err(|err| err.to_string())?;
     let health = handle.health();
-    runtime.spawn(reload_on_change(args.config.clone(), entries, handle));
-    match &remote.http {
+    runtime.spawn(reload_on_change(args.config.clone(), entries, handle.clone()));
+    let served = match &remote.http {
         None => runtime.block_on(wharf::serve_stdio(server)).map_err(|err| err.to_string()),
         Some(address) => {
             let mounted = args.config.display().to_string();
@@ -387,7 +387,10 @@ fn run(
             let options = options.health_endpoint(HEALTH_PATH, move || (health.all_up(), health.report()));
             wharf_demo::serve_http(runtime, server, listener, options, SERVED.command)
         }
-    }
+    };
+    // The upstreams are told the gateway is going (a program's stdin closed), not just killed.
+    runtime.block_on(handle.close());
+    served
 }
 
 /// How often the file is looked at for changes.

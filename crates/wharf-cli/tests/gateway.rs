@@ -132,6 +132,32 @@ fn a_views_call_by_its_upstream_name_reaches_its_tool_behind_a_namespace() {
     assert!(unknown["error"]["message"].as_str().unwrap_or_default().contains("no_such_tool"), "{unknown}");
 }
 
+/// When the gateway's own input ends, each program it started sees its stdin close and ends as
+/// it would (here a shell writes a file after `wharf serve` returns), rather than being killed.
+#[test]
+fn the_gateway_closes_its_programs_input_when_it_exits() {
+    let dir = TempDir::new("gateway-close");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    let marker = dir.join("ended");
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"up\"\ncommand = [\"sh\", \"-c\", \"\\\"$0\\\" serve && echo ended > \\\"$1\\\"\", {wharf:?}, {marker:?}]\n"
+        ),
+    );
+    let (messages, stderr) = run_gateway(
+        &dir.join("gateway.toml"),
+        &[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "up_echo", "arguments": {"message": "hi"}}}),
+        ],
+    );
+    assert_eq!(by_id(&messages, 2)["result"]["content"][0]["text"], "hi", "{stderr}");
+    let ended = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert_eq!(ended.trim(), "ended", "the program ended on its own: {stderr}");
+}
+
 /// A command mount's `cwd` and environment reach its program: `wharf serve .` run in a folder
 /// (relative to the file) whose command tool prints a variable set by `env` and one taken from
 /// the gateway's environment by `env_from`.

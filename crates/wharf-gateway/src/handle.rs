@@ -181,6 +181,20 @@ impl GatewayHandle {
         true
     }
 
+    /// Stops every mount, for a gateway that is shutting down: each program's stdin is closed
+    /// and it is given a moment to exit before it is killed, each URL upstream's session
+    /// ended, all at once. The server's lists are left as they are.
+    pub async fn close(&self) {
+        self.inner.lazy.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        let mounted: Vec<Mounted> = self.lock().drain().map(|(_, mounted)| mounted).collect();
+        let mut closing = tokio::task::JoinSet::new();
+        for Mounted { watcher, connection } in mounted {
+            watcher.abort();
+            closing.spawn(async move { connection.close().await });
+        }
+        while closing.join_next().await.is_some() {}
+    }
+
     /// Starts watching an attached mount whose components the server has: its list changes,
     /// its subscriptions, its health, its restarts.
     pub(crate) fn register(&self, attached: Attached) {
