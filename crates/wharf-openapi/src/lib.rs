@@ -1,0 +1,34 @@
+//! An HTTP API's OpenAPI 3.0 or 3.1 document made into MCP tools: one per operation, named from
+//! its `operationId` (or its method and path), its arguments' schema from its parameters and
+//! request body, converted to JSON Schema 2020-12 with the document's `$ref`s resolved.
+//!
+//! ```
+//! let document = serde_json::json!({
+//!     "openapi": "3.1.0",
+//!     "info": {"title": "Pets", "version": "1"},
+//!     "paths": {"/pets/{id}": {"get": {
+//!         "operationId": "getPet",
+//!         "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}}],
+//!         "responses": {"200": {"description": "the pet"}}
+//!     }}}
+//! });
+//! let read = wharf_openapi::operations(&document).unwrap();
+//! assert_eq!(read.tools[0].name, "getPet");
+//! assert_eq!(read.tools[0].input_schema["required"], serde_json::json!(["id"]));
+//! ```
+//!
+//! # Floors, from the bottom up
+//! 1. `error.rs` ([`OpenApiError`], [`OpenApiErrorKind`]), `names.rs` (tool names within the
+//!    rules, made unique).
+//! 2. `schema.rs` (a schema of the document as JSON Schema 2020-12).
+//! 3. `operation.rs` ([`operations`]: each operation as an [`OperationTool`]).
+
+mod error;
+mod names;
+
+mod schema;
+
+mod operation;
+
+pub use error::{OpenApiError, OpenApiErrorKind};
+pub use operation::{BodyKind, OperationTool, Operations, Parameter, Place, operations};
