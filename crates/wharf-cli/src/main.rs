@@ -16,6 +16,7 @@
 //!    their written order), `serve.rs` (`wharf serve`: stdio, or HTTP until SIGINT or SIGTERM
 //!    starts a graceful shutdown), `install/config_file.rs` (a client's configuration file read
 //!    and replaced under a lock, never written through a link it did not make),
+//!    `openapi.rs` (`wharf serve --openapi`: an API's document read, its operations the tools),
 //!    `check/schemas.rs` (the official schemas of `mcp-spec/`, compacted and compiled in, and
 //!    the meta-schema), `check/settings.rs`.
 //! 2. `exit.rs` (the documented exit codes), `ask.rs` (a server's question asked at the
@@ -52,6 +53,7 @@ mod install;
 mod list;
 mod login;
 mod new;
+mod openapi;
 mod ordered_json;
 mod remote;
 mod render;
@@ -103,7 +105,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the built-in demo server over stdio (stdin/stdout), or over Streamable HTTP.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Serve the servers a file mounts behind one endpoint, over stdio or Streamable HTTP.
     #[command(after_help = GATEWAY_HELP)]
     Gateway(GatewayArgs),
@@ -255,7 +257,7 @@ const PROMPT_HELP: &str = "Example:\n  wharf prompt code_review language=rust co
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve(args) => serve::serve(args),
+        Command::Serve(args) => serve::serve(*args),
         Command::Gateway(args) => gateway::gateway(args),
         Command::List(args) => list::list(args),
         Command::Call(args) => call::call(args),

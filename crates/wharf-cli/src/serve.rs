@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use crate::openapi::OpenApiArgs;
 use crate::remote::{self, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http};
 
 #[derive(Debug, Args)]
@@ -21,6 +22,8 @@ pub(crate) struct ServeArgs {
     /// Serve the folder as it is now, without reloading it when it changes.
     #[arg(long, requires = "folder")]
     no_watch: bool,
+    #[command(flatten)]
+    pub(crate) openapi: OpenApiArgs,
     #[command(flatten)]
     pub(crate) remote: RemoteArgs,
     /// Installs one layer that passes every request on, to measure what the layer chain costs
@@ -72,9 +75,10 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     if remote.http.is_none() && std::io::stdin().is_terminal() {
         // A person ran `wharf serve` by hand; stdout must stay clean for the protocol, so the
         // explanation goes to stderr.
-        let (what, config) = match &args.folder {
-            Some(folder) => (format!("the folder {}", folder.display()), client_config_for(folder)),
-            None => ("the Wharf demo MCP server".to_owned(), CLIENT_CONFIG.to_owned()),
+        let (what, config) = match (&args.folder, &args.openapi.spec) {
+            (Some(folder), _) => (format!("the folder {}", folder.display()), client_config_for(folder)),
+            (None, Some(spec)) => (format!("the API of {spec}"), CLIENT_CONFIG.to_owned()),
+            (None, None) => ("the Wharf demo MCP server".to_owned(), CLIENT_CONFIG.to_owned()),
         };
         eprintln!(
             "wharf serve: {what}, speaking MCP over stdio.\n\
@@ -86,9 +90,16 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     let mut builder = match folder {
         Some(folder) if args.no_watch => folder.builder(),
         Some(folder) => folder.builder_for_watching(),
+        None if args.openapi.spec.is_some() => match crate::openapi::builder(&args.openapi) {
+            Ok(builder) => builder,
+            Err(message) => {
+                eprintln!("wharf serve: {message}");
+                return ExitCode::FAILURE;
+            }
+        },
         None => wharf_demo::builder(),
     };
-    if remote.auth_issuer.is_some() && args.folder.is_none() {
+    if remote.auth_issuer.is_some() && args.folder.is_none() && args.openapi.spec.is_none() {
         builder = wharf_demo::with_authenticated_tools(builder);
     }
     // Over stdio the transport reads and answers on a thread of its own; the runtime has one
@@ -157,9 +168,10 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
 /// The line that says the server is up: what it serves, at which URL (with the port bound, when
 /// port 0 was asked for), and whose tokens it requires.
 fn banner(args: &ServeArgs, local: SocketAddr) -> String {
-    let what = match &args.folder {
-        Some(folder) => format!("the folder {}", folder.display()),
-        None => "the Wharf demo MCP server".to_owned(),
+    let what = match (&args.folder, &args.openapi.spec) {
+        (Some(folder), _) => format!("the folder {}", folder.display()),
+        (None, Some(spec)) => format!("the API of {spec}"),
+        (None, None) => "the Wharf demo MCP server".to_owned(),
     };
     let auth = auth_summary(&args.remote);
     format!("wharf serve: {what}, at http://{local}/mcp (Streamable HTTP){auth}; Ctrl-C stops it")
@@ -175,7 +187,7 @@ mod tests {
 
     fn serve_args(line: &[&str]) -> ServeArgs {
         match Cli::try_parse_from(line).unwrap().command {
-            Command::Serve(args) => args,
+            Command::Serve(args) => *args,
             other => panic!("not serve: {other:?}"),
         }
     }

@@ -1,7 +1,7 @@
 //! A Markdown file's YAML frontmatter (a `SKILL.md`'s, a prompt file's), read with a YAML 1.2
 //! parser into a JSON object: `yes` stays a string, `1.0` is a number, dates are strings. What
 //! could make reading costly is refused first: more than 64 KiB, aliases, nesting deeper than
-//! 32. The one reader the server (skills), the client (checking a skill it loads against its
+//! 32. A whole YAML document (an OpenAPI description) is read the same way, with room for one. The one reader the server (skills), the client (checking a skill it loads against its
 //! listing) and folders (prompt files) share, so that all three read the same values.
 //!
 //! # Floors, from the bottom up
@@ -11,11 +11,19 @@ use serde_json::{Map, Number, Value};
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
 
-/// The longest frontmatter read.
-const MAX_FRONTMATTER: usize = 64 * 1024;
+/// What a reading may cost, and what the messages call the text read.
+#[derive(Clone, Copy)]
+struct Limits {
+    max_bytes: usize,
+    max_depth: usize,
+    what: &'static str,
+}
 
-/// The deepest nesting of lists and mappings in a frontmatter.
-const MAX_DEPTH: usize = 32;
+/// A frontmatter: at most 64 KiB, nested at most 32 deep.
+const FRONTMATTER: Limits = Limits { max_bytes: 64 * 1024, max_depth: 32, what: "its frontmatter" };
+
+/// A whole document (an OpenAPI description, say): at most 64 MiB, nested at most 128 deep.
+const DOCUMENT: Limits = Limits { max_bytes: 64 * 1024 * 1024, max_depth: 128, what: "the document" };
 
 /// What kind of thing is wrong with a frontmatter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,19 +91,9 @@ pub fn frontmatter_block(text: &str) -> Result<(&str, &str), FrontmatterError> {
 /// body after it.
 pub fn yaml_frontmatter(text: &str) -> Result<(Map<String, Value>, &str), FrontmatterError> {
     let (yaml, body) = frontmatter_block(text)?;
-    check_shape(yaml)?;
-    let documents = YamlLoader::load_from_str(yaml).map_err(|err| {
-        FrontmatterError::new(FrontmatterErrorKind::NotYaml, format!("its frontmatter is not YAML: {err}"))
-    })?;
-    let frontmatter = match documents.as_slice() {
-        [document] => to_json(document)?,
-        [] => Value::Object(Map::new()),
-        _ => {
-            return Err(FrontmatterError::new(
-                FrontmatterErrorKind::NotYaml,
-                "its frontmatter holds more than one YAML document",
-            ));
-        }
+    let frontmatter = match read_yaml(yaml, &FRONTMATTER)? {
+        Some(value) => value,
+        None => Value::Object(Map::new()),
     };
     let Value::Object(frontmatter) = frontmatter else {
         return Err(FrontmatterError::new(
@@ -106,32 +104,61 @@ pub fn yaml_frontmatter(text: &str) -> Result<(Map<String, Value>, &str), Frontm
     Ok((frontmatter, body))
 }
 
-/// Refuses what could make reading the frontmatter costly: more than 64 KiB, aliases (each
-/// would be expanded in full, a few lines could make gigabytes), nesting deeper than 32.
-fn check_shape(yaml: &str) -> Result<(), FrontmatterError> {
-    if yaml.len() > MAX_FRONTMATTER {
-        return Err(FrontmatterError::new(FrontmatterErrorKind::TooCostly, "its frontmatter is longer than 64 KiB"));
+/// A whole YAML document (an OpenAPI description, say) as JSON, read as a frontmatter is, with
+/// room for a document: at most 64 MiB, nested at most 128 deep, without aliases.
+pub fn yaml_document(text: &str) -> Result<Value, FrontmatterError> {
+    read_yaml(text, &DOCUMENT)?
+        .ok_or_else(|| FrontmatterError::new(FrontmatterErrorKind::NotYaml, "the document is empty"))
+}
+
+/// The one YAML document of `yaml` as JSON (`None` for none), within `limits`.
+fn read_yaml(yaml: &str, limits: &Limits) -> Result<Option<Value>, FrontmatterError> {
+    check_shape(yaml, limits)?;
+    let what = limits.what;
+    let documents = YamlLoader::load_from_str(yaml)
+        .map_err(|err| FrontmatterError::new(FrontmatterErrorKind::NotYaml, format!("{what} is not YAML: {err}")))?;
+    match documents.as_slice() {
+        [document] => to_json(document).map(Some),
+        [] => Ok(None),
+        _ => Err(FrontmatterError::new(
+            FrontmatterErrorKind::NotYaml,
+            format!("{what} holds more than one YAML document"),
+        )),
+    }
+}
+
+/// Refuses what could make reading costly: more than the limit's bytes, aliases (each would
+/// be expanded in full, a few lines could make gigabytes), nesting deeper than the limit.
+fn check_shape(yaml: &str, limits: &Limits) -> Result<(), FrontmatterError> {
+    let Limits { max_bytes, max_depth, what } = *limits;
+    if yaml.len() > max_bytes {
+        let size = if max_bytes >= 1024 * 1024 {
+            format!("{} MiB", max_bytes >> 20)
+        } else {
+            format!("{} KiB", max_bytes >> 10)
+        };
+        return Err(FrontmatterError::new(FrontmatterErrorKind::TooCostly, format!("{what} is longer than {size}")));
     }
     let mut parser = Parser::new_from_str(yaml);
     let mut depth = 0usize;
     loop {
         let (event, _) = parser.next_token().map_err(|err| {
-            FrontmatterError::new(FrontmatterErrorKind::NotYaml, format!("its frontmatter is not YAML: {err}"))
+            FrontmatterError::new(FrontmatterErrorKind::NotYaml, format!("{what} is not YAML: {err}"))
         })?;
         match event {
             Event::StreamEnd => return Ok(()),
             Event::Alias(_) => {
                 return Err(FrontmatterError::new(
                     FrontmatterErrorKind::TooCostly,
-                    "its frontmatter uses a YAML alias (`*name`), which is not read",
+                    format!("{what} uses a YAML alias (`*name`), which is not read"),
                 ));
             }
             Event::SequenceStart(..) | Event::MappingStart(..) => {
                 depth += 1;
-                if depth > MAX_DEPTH {
+                if depth > max_depth {
                     return Err(FrontmatterError::new(
                         FrontmatterErrorKind::TooCostly,
-                        format!("its frontmatter nests more than {MAX_DEPTH} levels deep"),
+                        format!("{what} nests more than {max_depth} levels deep"),
                     ));
                 }
             }
@@ -165,24 +192,21 @@ fn to_json(yaml: &Yaml) -> Result<Value, FrontmatterError> {
                     _ => {
                         return Err(FrontmatterError::new(
                             FrontmatterErrorKind::NotAMapping,
-                            "a frontmatter key is not a scalar",
+                            "a mapping's key is not a scalar",
                         ));
                     }
                 };
                 if object.insert(key.clone(), to_json(value)?).is_some() {
                     return Err(FrontmatterError::new(
                         FrontmatterErrorKind::NotAMapping,
-                        format!("the frontmatter key `{key}` appears twice"),
+                        format!("the key `{key}` appears twice in one mapping"),
                     ));
                 }
             }
             Value::Object(object)
         }
         Yaml::Alias(_) | Yaml::BadValue => {
-            return Err(FrontmatterError::new(
-                FrontmatterErrorKind::NotYaml,
-                "the frontmatter uses an alias or a value YAML cannot read",
-            ));
+            return Err(FrontmatterError::new(FrontmatterErrorKind::NotYaml, "an alias, or a value YAML cannot read"));
         }
     })
 }
@@ -206,6 +230,23 @@ mod tests {
                    "long": "folded text\n", "notes": "line one\nline two\n"})
         );
         assert_eq!(body, "# Body\n");
+    }
+
+    #[test]
+    fn a_whole_document_is_read_with_room_for_one() {
+        let text = format!(
+            "openapi: 3.1.0\npaths:\n  /pets:\n    get:\n      operationId: listPets\ndeep: {}1{}\n",
+            "[".repeat(60),
+            "]".repeat(60)
+        );
+        let document = yaml_document(&text).unwrap();
+        assert_eq!(document["paths"]["/pets"]["get"]["operationId"], "listPets");
+        assert_eq!(document["openapi"], "3.1.0");
+        let alias = yaml_document("a: &x 1\nb: *x\n").unwrap_err();
+        assert!(alias.to_string().starts_with("the document uses a YAML alias"), "{alias}");
+        assert_eq!(yaml_document("").unwrap_err().kind(), FrontmatterErrorKind::NotYaml);
+        let deep = format!("x: {}1{}", "[".repeat(130), "]".repeat(130));
+        assert!(yaml_document(&deep).unwrap_err().to_string().contains("128 levels"));
     }
 
     #[test]

@@ -11,6 +11,13 @@ pub enum OpenApiErrorKind {
     NotOpenApi,
     /// A `$ref` names something the document does not have, or outside the document.
     Reference,
+    /// The base URL is not `http` or `https` with a host, or carries a query, a fragment or
+    /// user information.
+    BaseUrl,
+    /// A credential's value could break the request it goes into.
+    Credential,
+    /// The document's URL could not be read.
+    Unreachable,
 }
 
 /// Why a document could not be made into tools: its kind, and a sentence naming where.

@@ -22,6 +22,13 @@
 //!    rules, made unique).
 //! 2. `schema.rs` (a schema of the document as JSON Schema 2020-12).
 //! 3. `operation.rs` ([`operations`]: each operation as an [`OperationTool`]).
+//! 4. `credentials.rs` ([`Credential`], never written out), `encode.rs` (arguments written
+//!    into a path segment, a query, a header, a cookie, a form body, so that none can change
+//!    the path or the host).
+//! 5. `request.rs` ([`BaseUrl`]; one call as its request).
+//! 6. `answer.rs` (an answer as a tool's result), `http.rs` (sending, bounded in time and size).
+//! 7. `openapi.rs` ([`OpenApi`]: the document, where calls go, what they carry, which operations
+//!    are offered, as a server's tools).
 
 mod error;
 mod names;
@@ -30,5 +37,18 @@ mod schema;
 
 mod operation;
 
+mod credentials;
+mod encode;
+
+mod request;
+
+mod answer;
+mod http;
+
+mod openapi;
+
+pub use credentials::Credential;
 pub use error::{OpenApiError, OpenApiErrorKind};
+pub use openapi::OpenApi;
 pub use operation::{BodyKind, OperationTool, Operations, Parameter, Place, operations};
+pub use request::BaseUrl;

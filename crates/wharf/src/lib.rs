@@ -74,8 +74,9 @@
 //! server builds with `default-features = false`. Off by default: `otel`, `auth`, `redis`,
 //! `skills` (the Skills extension), `apps` (MCP Apps views: `ResourceDef::view`, `ToolDef::view`
 //! and `ToolDef::visibility`, checked when the server is built), `client` (an MCP client, `wharf::client`;
-//! `client-oauth` and `client-tls` add OAuth and `https://`) and `gateway` (many servers
-//! mounted under namespaces behind one, `wharf::gateway`).
+//! `client-oauth` and `client-tls` add OAuth and `https://`), `gateway` (many servers
+//! mounted under namespaces behind one, `wharf::gateway`) and `openapi` (an HTTP API's OpenAPI
+//! document as tools, `wharf::openapi`; `openapi-tls` adds `https://` APIs).
 //!
 //! # Crates
 //!
@@ -213,6 +214,16 @@ pub mod redis {
 pub mod gateway {
     pub use wharf_gateway::{Gateway, GatewayError, GatewayErrorKind, GatewayHandle, Health, Mount};
     pub use wharf_server::{Bus, BusError};
+}
+
+/// An HTTP API's OpenAPI 3.0/3.1 document as tools, one per operation, whose calls stay on
+/// their operation's path and the configured host (the `openapi` feature).
+#[cfg(feature = "openapi")]
+pub mod openapi {
+    pub use wharf_openapi::{
+        BaseUrl, BodyKind, Credential, OpenApi, OpenApiError, OpenApiErrorKind, OperationTool, Operations, Parameter,
+        Place, operations,
+    };
 }
 
 /// An MCP client for any server, over stdio or Streamable HTTP, in both eras (the `client`

@@ -1,0 +1,103 @@
+//! `wharf serve --openapi SPEC`: an HTTP API's operations as the tools served, its document
+//! read from a file or fetched once, its calls sent where `--base-url` says, with credentials
+//! read from the environment by name (never from the command line, which other users of the
+//! machine can read, and never printed).
+
+use std::time::Duration;
+
+use clap::Args;
+use wharf::ServerBuilder;
+use wharf::openapi::{Credential, OpenApi};
+
+/// The options of `wharf serve` for an API.
+#[derive(Debug, Args)]
+pub(crate) struct OpenApiArgs {
+    /// Serve an HTTP API instead of the demo: each operation of its OpenAPI 3.0 or 3.1 document
+    /// (a file, or an http(s) URL read once; JSON or YAML) becomes a tool.
+    #[arg(long = "openapi", value_name = "SPEC", conflicts_with = "folder")]
+    pub(crate) spec: Option<String>,
+    /// Where the API's calls go: http(s)://HOST[:PORT][/PREFIX]. Never taken from a tool's
+    /// arguments; required with --openapi unless --openapi-server chooses one of the document's.
+    #[arg(long, value_name = "URL", requires = "spec")]
+    base_url: Option<String>,
+    /// Send the calls to the document's `servers` entry N (0 is the first).
+    #[arg(long, value_name = "N", requires = "spec", conflicts_with = "base_url")]
+    openapi_server: Option<usize>,
+    /// Offer only operations with this tag (repeatable).
+    #[arg(long = "include-tag", value_name = "TAG", requires = "spec")]
+    include_tags: Vec<String>,
+    /// Leave out operations with this tag (repeatable).
+    #[arg(long = "exclude-tag", value_name = "TAG", requires = "spec")]
+    exclude_tags: Vec<String>,
+    /// Offer only this operation, by operationId or tool name (repeatable).
+    #[arg(long = "include-operation", value_name = "ID", requires = "spec")]
+    include_operations: Vec<String>,
+    /// Leave out this operation, by operationId or tool name (repeatable).
+    #[arg(long = "exclude-operation", value_name = "ID", requires = "spec")]
+    exclude_operations: Vec<String>,
+    /// Offer the operations the document marks deprecated too.
+    #[arg(long, requires = "spec")]
+    include_deprecated: bool,
+    /// A header sent with every call (an API key, say), its value read from the environment
+    /// variable ENVVAR: NAME=ENVVAR (repeatable).
+    #[arg(long = "header", value_name = "NAME=ENVVAR", requires = "spec")]
+    headers: Vec<String>,
+    /// Send `Authorization: Bearer` with the token in the environment variable ENVVAR.
+    #[arg(long, value_name = "ENVVAR", requires = "spec")]
+    bearer_env: Option<String>,
+    /// Seconds each call of the API may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, requires = "spec")]
+    api_timeout: u64,
+}
+
+/// The value of the environment variable `name`, or an error naming it (not a value).
+fn from_environment(name: &str, what: &str) -> Result<String, String> {
+    std::env::var(name).map_err(|_| format!("{what} is read from the environment variable {name}, which is not set"))
+}
+
+/// A server builder whose tools are the API's operations.
+pub(crate) fn builder(args: &OpenApiArgs) -> Result<ServerBuilder, String> {
+    let Some(spec) = &args.spec else { return Err("no --openapi document".to_owned()) };
+    let fetched = spec.starts_with("http://") || spec.starts_with("https://");
+    let openapi = if fetched {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|err| format!("could not start the async runtime: {err}"))?;
+        runtime.block_on(OpenApi::fetch(spec))
+    } else {
+        let text =
+            std::fs::read_to_string(spec).map_err(|err| format!("the document {spec} could not be read: {err}"))?;
+        OpenApi::from_text(&text)
+    };
+    let mut openapi = openapi.map_err(|err| format!("{spec}: {err}"))?;
+    openapi = match (&args.base_url, args.openapi_server) {
+        (Some(url), _) => openapi.base_url(url),
+        (None, Some(index)) => openapi.server(index, fetched.then_some(spec.as_str())),
+        (None, None) => {
+            return Err("--openapi needs --base-url URL (or --openapi-server N): where the API's calls go".to_owned());
+        }
+    }
+    .map_err(|err| err.to_string())?;
+    for header in &args.headers {
+        let (name, variable) =
+            header.split_once('=').ok_or_else(|| format!("--header `{header}` is not NAME=ENVVAR"))?;
+        let value = from_environment(variable, &format!("the header {name}"))?;
+        openapi =
+            openapi.credential(Credential::Header { name: name.to_owned(), value }).map_err(|err| err.to_string())?;
+    }
+    if let Some(variable) = &args.bearer_env {
+        let token = from_environment(variable, "the bearer token")?;
+        openapi = openapi.credential(Credential::Bearer(token)).map_err(|err| err.to_string())?;
+    }
+    let openapi = openapi
+        .include_tags(args.include_tags.iter().cloned())
+        .exclude_tags(args.exclude_tags.iter().cloned())
+        .include_operations(args.include_operations.iter().cloned())
+        .exclude_operations(args.exclude_operations.iter().cloned())
+        .include_deprecated(args.include_deprecated)
+        .timeout(Duration::from_secs(args.api_timeout));
+    let (name, version) = openapi.title_and_version();
+    let builder = wharf::Server::builder(name, version);
+    openapi.register(builder).map_err(|err| err.to_string())
+}
