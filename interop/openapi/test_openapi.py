@@ -1,23 +1,31 @@
-"""`wharf serve --openapi` in front of a real API: the FastAPI application of pets_api.py,
-served by uvicorn on a free loopback port, whose own OpenAPI 3.1 document Wharf fetches. The
-official Python SDK client lists and calls every tool, in a 2025 session and on 2026-07-28,
-and gets the API's answers; then attacks (path parameters that try to leave their segment, a
-header value with a line break, an argument the operation does not have) are refused or stay
-on their operation's path, which the API's own request log shows, with the API key configured
-for Wharf on every request and never in Wharf's log.
+"""`wharf serve --openapi` in front of real API servers, driven by the official Python SDK client
+in a 2025 session and on 2026-07-28.
 
-Run with the Python SDK's virtual environment (fastapi and uvicorn installed):
-`python test_openapi.py`; WHARF_BIN names the wharf binary.
+- The FastAPI application of pets_api.py, served by uvicorn on a free loopback port, whose own
+  OpenAPI 3.1 document Wharf fetches: every tool is called and gets the API's answers; then
+  attacks (path parameters that try to leave their segment, a header value with a line break,
+  an argument the operation does not have) are refused or stay on their operation's path, which
+  the API's own request log shows, with the API key configured for Wharf on every request and
+  never in Wharf's log.
+- Prism (npm, in node_modules here) serving store.yaml, a 3.0 document with `$ref`s,
+  `nullable`, `allOf`, `oneOf`, a form body and an API key: Prism checks every request against
+  the document (422 when one does not fit, 401 without the key), so each call it answers was
+  written as the document says.
+
+Run with the Python SDK's virtual environment (fastapi and uvicorn installed) after `npm ci`
+here: `python test_openapi.py`; WHARF_BIN names the wharf binary.
 """
 
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -76,6 +84,16 @@ class PetsApi:
 
 def text(result):
     return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def refused(client, name, arguments):
+    """True when the call is refused before anything is sent: a JSON-RPC error, or an error
+    result."""
+    try:
+        result = await client.call_tool(name, arguments)
+    except MCPError:
+        return True
+    return bool(result.is_error)
 
 
 class OpenApiServer(unittest.IsolatedAsyncioTestCase):
@@ -145,23 +163,14 @@ class OpenApiServer(unittest.IsolatedAsyncioTestCase):
             ("DELETE", f"/pets/{made_id}", ""),
         ])
 
-    async def refused(self, client, name, arguments):
-        """True when the call is refused before anything is sent: a JSON-RPC error, or an
-        error result."""
-        try:
-            result = await client.call_tool(name, arguments)
-        except MCPError:
-            return True
-        return bool(result.is_error)
-
     async def attacks(self, client, api):
         for name in ["../admin", "..%2Fadmin", "a/b", "\u0000", "http://evil.example/admin", "x?y#z"]:
             await client.call_tool("readFile", {"name": name})
         for name in ["..", ".", ""]:
-            self.assertTrue(await self.refused(client, "readFile", {"name": name}), name)
-        self.assertTrue(await self.refused(client, "getPet", {"pet_id": 1, "x-request-id": "a\r\nX-Admin: 1"}))
-        self.assertTrue(await self.refused(client, "getPet", {"pet_id": 1, "host": "evil.example"}))
-        self.assertTrue(await self.refused(client, "getPet", {"pet_id": "1/../../admin"}))
+            self.assertTrue(await refused(client, "readFile", {"name": name}), name)
+        self.assertTrue(await refused(client, "getPet", {"pet_id": 1, "x-request-id": "a\r\nX-Admin: 1"}))
+        self.assertTrue(await refused(client, "getPet", {"pet_id": 1, "host": "evil.example"}))
+        self.assertTrue(await refused(client, "getPet", {"pet_id": "1/../../admin"}))
         seen = api.requests()
         paths = [request["raw_path"] for request in seen]
         self.assertEqual(paths, [
@@ -190,8 +199,110 @@ class OpenApiServer(unittest.IsolatedAsyncioTestCase):
             await self.exercise(api, "auto")
 
 
+class Prism:
+    """`prism mock store.yaml` on a free loopback port (its log in a file), stopped (by pid) at
+    the end."""
+
+    def __enter__(self):
+        self.dir = tempfile.TemporaryDirectory(prefix="wharf-prism-")
+        self.log = open(Path(self.dir.name) / "prism.log", "w+")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        prism = HERE / "node_modules/.bin/prism"
+        self.process = subprocess.Popen(
+            [str(prism), "mock", str(HERE / "store.yaml"), "-h", "127.0.0.1", "-p", str(port), "--errors"],
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        self.base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                with urllib.request.urlopen(f"{self.base}/login", data=b"", timeout=2):
+                    break
+            except urllib.error.HTTPError:
+                break  # it answers (422: the form is missing)
+            except OSError:
+                time.sleep(0.2)
+        else:
+            self.log.seek(0)
+            self.__exit__(None, None, None)
+            raise AssertionError(f"prism did not answer within 60 s: {self.log.read()}")
+        return self
+
+    def verdicts(self):
+        """Prism's verdict on each request since the last call: its validator's lines."""
+        self.log.seek(0)
+        lines = [line for line in self.log.read().splitlines() if "[VALIDATOR]" in line]
+        self.log.seek(0)
+        self.log.truncate()
+        return lines
+
+    def __exit__(self, *_):
+        os.killpg(self.process.pid, 9)
+        self.process.wait(10)
+        self.log.close()
+        self.dir.cleanup()
+
+
+class PrismServer(unittest.IsolatedAsyncioTestCase):
+    async def exercise(self, prism, mode):
+        # Prism itself refuses what does not fit: a limit over the maximum.
+        request = urllib.request.Request(f"{prism.base}/orders?limit=99", headers={"X-Store-Key": "k"})
+        with self.assertRaises(urllib.error.HTTPError) as not_fit:
+            urllib.request.urlopen(request, timeout=10)
+        self.assertEqual(not_fit.exception.code, 422)
+        prism.verdicts()
+        args = ["serve", "--openapi", str(HERE / "store.yaml"), "--base-url", prism.base]
+        without_key = mcp.StdioServerParameters(command=WHARF, args=args)
+        with anyio.fail_after(60):
+            async with mcp.Client(without_key, mode=mode, read_timeout_seconds=15) as client:
+                listed = await client.list_tools()
+                self.assertEqual(sorted(tool.name for tool in listed.tools),
+                                 ["createOrder", "getOrder", "listOrders", "login", "pay"])
+                unauthorized = await client.call_tool("listOrders", {})
+                self.assertTrue(unauthorized.is_error)
+                self.assertIn("401", text(unauthorized))
+        with_key = mcp.StdioServerParameters(
+            command=WHARF, args=args + ["--credential", "store_key=STORE_KEY"], env=dict(os.environ, STORE_KEY="k-9"),
+        )
+        with anyio.fail_after(60):
+            async with mcp.Client(with_key, mode=mode, read_timeout_seconds=15) as client:
+                listed = await client.list_tools()
+                tools = {tool.name: tool for tool in listed.tools}
+                status = tools["listOrders"].input_schema["properties"]["status"]
+                self.assertEqual(status["type"], ["string", "null"])
+                prism.verdicts()
+                orders = await client.call_tool("listOrders", {"status": "placed", "limit": 50})
+                self.assertFalse(orders.is_error, text(orders))
+                self.assertEqual(json.loads(text(orders))[0]["item"], "kettle")
+                placed = await client.call_tool("createOrder", {"body": {"item": "kettle", "quantity": 2, "note": None}})
+                self.assertFalse(placed.is_error, text(placed))
+                self.assertEqual(placed.structured_content["status"], "placed")
+                order = await client.call_tool("getOrder", {"orderId": 7})
+                self.assertEqual(order.structured_content["id"], 7)
+                token = await client.call_tool("login", {"body": {"username": "ada", "password": "p w&x"}})
+                self.assertEqual(token.structured_content, {"token": "tok-1"})
+                paid = await client.call_tool("pay", {"body": {"method": "card", "number": "4111111111111111"}})
+                self.assertEqual(paid.structured_content, {"paid": True})
+                # What the schema refuses never reaches Prism.
+                self.assertTrue(await refused(client, "pay", {"body": {"method": "card", "number": "12"}}))
+                self.assertTrue(await refused(client, "getOrder", {"orderId": 0}))
+                verdicts = prism.verdicts()
+                self.assertEqual(len(verdicts), 5, "\n".join(verdicts))
+                self.assertTrue(all("passed the validation rules" in verdict for verdict in verdicts), "\n".join(verdicts))
+
+    async def test_2025_session(self):
+        with Prism() as prism:
+            await self.exercise(prism, "legacy")
+
+    async def test_2026_stateless(self):
+        with Prism() as prism:
+            await self.exercise(prism, "auto")
+
+
 if __name__ == "__main__":
     outcome = unittest.main(verbosity=2, exit=False).result
     failed = len(outcome.failures) + len(outcome.errors)
-    print(f"openapi (FastAPI): {outcome.testsRun - failed} passed, {failed} failed")
+    print(f"openapi (FastAPI, Prism): {outcome.testsRun - failed} passed, {failed} failed")
     sys.exit(1 if failed or not outcome.testsRun else 0)

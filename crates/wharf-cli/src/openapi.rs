@@ -42,6 +42,11 @@ pub(crate) struct OpenApiArgs {
     /// variable ENVVAR: NAME=ENVVAR (repeatable).
     #[arg(long = "header", value_name = "NAME=ENVVAR", requires = "spec")]
     headers: Vec<String>,
+    /// Send what the document's security scheme SCHEME says (an API key in its header, query or
+    /// cookie; a bearer token; `user:password` for basic), its value read from the environment
+    /// variable ENVVAR: SCHEME=ENVVAR (repeatable).
+    #[arg(long = "credential", value_name = "SCHEME=ENVVAR", requires = "spec")]
+    credentials: Vec<String>,
     /// Send `Authorization: Bearer` with the token in the environment variable ENVVAR.
     #[arg(long, value_name = "ENVVAR", requires = "spec")]
     bearer_env: Option<String>,
@@ -85,6 +90,12 @@ pub(crate) fn builder(args: &OpenApiArgs) -> Result<ServerBuilder, String> {
         let value = from_environment(variable, &format!("the header {name}"))?;
         openapi =
             openapi.credential(Credential::Header { name: name.to_owned(), value }).map_err(|err| err.to_string())?;
+    }
+    for credential in &args.credentials {
+        let (scheme, variable) =
+            credential.split_once('=').ok_or_else(|| format!("--credential `{credential}` is not SCHEME=ENVVAR"))?;
+        let value = from_environment(variable, &format!("the credential of the scheme {scheme}"))?;
+        openapi = openapi.scheme_credential(scheme, value).map_err(|err| err.to_string())?;
     }
     if let Some(variable) = &args.bearer_env {
         let token = from_environment(variable, "the bearer token")?;

@@ -131,6 +131,39 @@ impl OpenApi {
         Ok(self)
     }
 
+    /// Sends `value` as the document's security scheme `scheme` (of `components.securitySchemes`)
+    /// says: an `apiKey` in its header, query parameter or cookie; `http` `bearer` (and OAuth 2 or
+    /// OpenID Connect: a token got elsewhere) as a bearer token; `http` `basic` from `user:password`.
+    pub fn scheme_credential(self, scheme: &str, value: String) -> Result<OpenApi, OpenApiError> {
+        let wrong = |why: String| OpenApiError::new(OpenApiErrorKind::Credential, why);
+        let defined = self
+            .document
+            .pointer(&format!("/components/securitySchemes/{}", scheme.replace('~', "~0").replace('/', "~1")))
+            .ok_or_else(|| wrong(format!("the document has no security scheme `{scheme}`")))?;
+        let field = |key: &str| defined.get(key).and_then(Value::as_str).unwrap_or_default();
+        let credential = match (field("type"), field("in")) {
+            ("apiKey", place) => {
+                let name = field("name").to_owned();
+                match place {
+                    "header" => Credential::Header { name, value },
+                    "query" => Credential::Query { name, value },
+                    "cookie" => Credential::Cookie { name, value },
+                    other => return Err(wrong(format!("the scheme `{scheme}` puts its key in `{other}`, which is no place"))),
+                }
+            }
+            ("http", _) if field("scheme").eq_ignore_ascii_case("basic") => {
+                let (user, password) = value
+                    .split_once(':')
+                    .ok_or_else(|| wrong(format!("the scheme `{scheme}` is basic: its value must be `user:password`")))?;
+                Credential::Basic { user: user.to_owned(), password: password.to_owned() }
+            }
+            ("http", _) if field("scheme").eq_ignore_ascii_case("bearer") => Credential::Bearer(value),
+            ("oauth2" | "openIdConnect", _) => Credential::Bearer(value),
+            (kind, _) => return Err(wrong(format!("the scheme `{scheme}` is of a kind Wharf does not send (`{kind}`)"))),
+        };
+        self.credential(credential)
+    }
+
     /// How long each call may take (30 s unless said).
     pub fn timeout(mut self, timeout: Duration) -> OpenApi {
         self.timeout = timeout;
@@ -304,4 +337,67 @@ async fn call(shared: &Shared, called: &Called, arguments: &JsonObject) -> Resul
         }
     }
     Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn with_schemes() -> OpenApi {
+        OpenApi::from_value(json!({"openapi": "3.0.3", "paths": {}, "components": {"securitySchemes": {
+            "key": {"type": "apiKey", "in": "query", "name": "api_key"},
+            "session": {"type": "apiKey", "in": "cookie", "name": "sid"},
+            "token": {"type": "http", "scheme": "Bearer"},
+            "login": {"type": "http", "scheme": "basic"},
+            "oauth": {"type": "oauth2", "flows": {}},
+            "tls": {"type": "mutualTLS"}
+        }}}))
+    }
+
+    #[test]
+    fn a_security_scheme_says_where_its_credential_goes() {
+        let openapi = with_schemes()
+            .scheme_credential("key", "k".into())
+            .and_then(|o| o.scheme_credential("session", "s".into()))
+            .and_then(|o| o.scheme_credential("token", "t".into()))
+            .and_then(|o| o.scheme_credential("login", "ada:pw".into()))
+            .and_then(|o| o.scheme_credential("oauth", "o".into()))
+            .unwrap();
+        assert_eq!(
+            openapi.credentials,
+            [
+                Credential::Query { name: "api_key".into(), value: "k".into() },
+                Credential::Cookie { name: "sid".into(), value: "s".into() },
+                Credential::Bearer("t".into()),
+                Credential::Basic { user: "ada".into(), password: "pw".into() },
+                Credential::Bearer("o".into()),
+            ]
+        );
+        for (scheme, value, why) in [
+            ("nope", "x", "no security scheme `nope`"),
+            ("login", "no-colon", "user:password"),
+            ("tls", "x", "mutualTLS"),
+            ("token", "a\nb", "control character"),
+        ] {
+            let err = with_schemes().scheme_credential(scheme, value.into()).unwrap_err();
+            assert_eq!(err.kind(), OpenApiErrorKind::Credential);
+            assert!(err.to_string().contains(why), "{err}");
+        }
+    }
+
+    #[test]
+    fn tools_need_a_base_url_and_https_needs_tls() {
+        let err = with_schemes().tools().unwrap_err();
+        assert!(err.to_string().contains("no base URL"), "{err}");
+        let servers = OpenApi::from_value(json!({"openapi": "3.1.0", "paths": {},
+            "servers": [{"url": "/v{major}", "variables": {"major": {"default": "2"}}}]}));
+        let chosen = servers.server(0, Some("http://127.0.0.1:8000/openapi.json")).unwrap();
+        assert_eq!(chosen.base_url.as_ref().unwrap().to_string(), "http://127.0.0.1:8000/v2");
+        if !cfg!(feature = "tls") {
+            let https = with_schemes().base_url("https://api.example").unwrap().tools().unwrap_err();
+            assert!(https.to_string().contains("`tls` feature"), "{https}");
+        }
+    }
 }
