@@ -190,6 +190,13 @@ class OpenApiServer(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(encoded.structured_content, {"name": "..%2Fadmin"})
         api.requests()
 
+    def test_wharf_check_passes(self):
+        with PetsApi() as api:
+            served = [WHARF, "serve", "--openapi", f"{api.base}/openapi.json", "--base-url", api.base]
+            checked = subprocess.run([WHARF, "check", "--", *served], capture_output=True, text=True, timeout=120)
+            self.assertEqual(checked.returncode, 0, checked.stdout + checked.stderr)
+            self.assertRegex(checked.stdout, r"\d+ passed, 0 failed")
+
     async def test_2025_session(self):
         with PetsApi() as api:
             await self.exercise(api, "legacy")

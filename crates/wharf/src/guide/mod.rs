@@ -44,6 +44,8 @@
 //! - [folder]: `wharf serve DIR`, a server from a folder with no Rust written.
 //! - [gateway]: `wharf gateway`, many servers behind one, bridging protocol eras (the `gateway`
 //!   feature).
+//! - [openapi]: `wharf serve --openapi`, an HTTP API's operations as tools (the `openapi`
+//!   feature).
 //!
 //! # Wharf itself
 //!
@@ -51,6 +53,9 @@
 
 #[doc = include_str!("../../guide/gateway.md")]
 pub mod gateway {}
+
+#[doc = include_str!("../../guide/openapi.md")]
+pub mod openapi {}
 
 #[doc = include_str!("../../guide/tools.md")]
 pub mod tools {}
