@@ -113,6 +113,8 @@ fn the_command_line_names_what_is_missing_or_wrong() {
     let unset = run(&["--openapi", &spec, "--base-url", "http://127.0.0.1:9", "--header", "X-Key=WHARF_TEST_UNSET"]);
     assert!(unset.contains("WHARF_TEST_UNSET, which is not set"), "{unset}");
     assert!(run(&["--openapi", &spec, "--openapi-server", "0"]).contains("no `servers` entry 0"));
-    assert!(run(&["--openapi", "/no/such/file.yaml", "--base-url", "http://127.0.0.1:9"]).contains("could not be read"));
+    assert!(
+        run(&["--openapi", "/no/such/file.yaml", "--base-url", "http://127.0.0.1:9"]).contains("could not be read")
+    );
     assert!(run(&["--base-url", "http://127.0.0.1:9"]).contains("--openapi"), "requires the document");
 }

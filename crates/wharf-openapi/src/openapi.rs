@@ -148,18 +148,24 @@ impl OpenApi {
                     "header" => Credential::Header { name, value },
                     "query" => Credential::Query { name, value },
                     "cookie" => Credential::Cookie { name, value },
-                    other => return Err(wrong(format!("the scheme `{scheme}` puts its key in `{other}`, which is no place"))),
+                    other => {
+                        return Err(wrong(format!(
+                            "the scheme `{scheme}` puts its key in `{other}`, which is no place"
+                        )));
+                    }
                 }
             }
             ("http", _) if field("scheme").eq_ignore_ascii_case("basic") => {
-                let (user, password) = value
-                    .split_once(':')
-                    .ok_or_else(|| wrong(format!("the scheme `{scheme}` is basic: its value must be `user:password`")))?;
+                let (user, password) = value.split_once(':').ok_or_else(|| {
+                    wrong(format!("the scheme `{scheme}` is basic: its value must be `user:password`"))
+                })?;
                 Credential::Basic { user: user.to_owned(), password: password.to_owned() }
             }
             ("http", _) if field("scheme").eq_ignore_ascii_case("bearer") => Credential::Bearer(value),
             ("oauth2" | "openIdConnect", _) => Credential::Bearer(value),
-            (kind, _) => return Err(wrong(format!("the scheme `{scheme}` is of a kind Wharf does not send (`{kind}`)"))),
+            (kind, _) => {
+                return Err(wrong(format!("the scheme `{scheme}` is of a kind Wharf does not send (`{kind}`)")));
+            }
         };
         self.credential(credential)
     }

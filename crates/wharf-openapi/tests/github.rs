@@ -19,16 +19,30 @@ fn githubs_description_becomes_valid_tools() {
         .as_object()
         .unwrap()
         .values()
-        .map(|item| ["get", "put", "post", "delete", "options", "head", "patch", "trace"].iter().filter(|m| item.get(**m).is_some()).count())
+        .map(|item| {
+            ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+                .iter()
+                .filter(|m| item.get(**m).is_some())
+                .count()
+        })
         .sum();
     let read = operations(&document).unwrap();
     assert!(operation_count > 900, "{operation_count} operations");
-    assert_eq!(read.tools.len() + read.notes.iter().filter(|note| note.contains("is left out")).count(), operation_count, "{:?}", read.notes);
+    assert_eq!(
+        read.tools.len() + read.notes.iter().filter(|note| note.contains("is left out")).count(),
+        operation_count,
+        "{:?}",
+        read.notes
+    );
     assert!(read.tools.len() > 900, "{} tools; left out: {:?}", read.tools.len(), read.notes);
     let mut names = HashSet::new();
     for tool in &read.tools {
         assert!(names.insert(tool.name.clone()), "{} twice", tool.name);
-        assert!(tool.name.len() <= 64 && tool.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'), "{}", tool.name);
+        assert!(
+            tool.name.len() <= 64 && tool.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+            "{}",
+            tool.name
+        );
         let input = Value::Object(tool.input_schema.clone());
         jsonschema::meta::validate(&input).unwrap_or_else(|err| panic!("{}: {err}", tool.name));
         jsonschema::options()
