@@ -35,6 +35,15 @@ pub(crate) struct OpenApiArgs {
     /// Leave out this operation, by operationId or tool name (repeatable).
     #[arg(long = "exclude-operation", value_name = "ID", requires = "spec")]
     exclude_operations: Vec<String>,
+    /// Offer only operations whose path matches this pattern (`/pets/*`; repeatable).
+    #[arg(long = "include-path", value_name = "GLOB", requires = "spec")]
+    include_paths: Vec<String>,
+    /// Leave out operations whose path matches this pattern (repeatable).
+    #[arg(long = "exclude-path", value_name = "GLOB", requires = "spec")]
+    exclude_paths: Vec<String>,
+    /// Offer only operations of this method (GET, POST, ...; repeatable).
+    #[arg(long = "method", value_name = "METHOD", requires = "spec")]
+    methods: Vec<String>,
     /// Offer the operations the document marks deprecated too.
     #[arg(long, requires = "spec")]
     include_deprecated: bool,
@@ -106,6 +115,9 @@ pub(crate) fn builder(args: &OpenApiArgs) -> Result<ServerBuilder, String> {
         .exclude_tags(args.exclude_tags.iter().cloned())
         .include_operations(args.include_operations.iter().cloned())
         .exclude_operations(args.exclude_operations.iter().cloned())
+        .include_paths(args.include_paths.iter().cloned())
+        .exclude_paths(args.exclude_paths.iter().cloned())
+        .methods(args.methods.iter().cloned())
         .include_deprecated(args.include_deprecated)
         .timeout(Duration::from_secs(args.api_timeout));
     let (name, version) = openapi.title_and_version();

@@ -28,7 +28,7 @@
 //!
 //! # Floors, from the bottom up
 //! 1. `error.rs` ([`GatewayError`], [`GatewayErrorKind`]), `names.rs` (namespaced names within
-//!    the tool-name rules, resource URIs behind a scheme prefix, globs), `kind.rs` (the kinds of
+//!    the tool-name rules, resource URIs behind a scheme prefix), `kind.rs` (the kinds of
 //!    component), `relay.rs` (who answers an upstream's question during one request: the
 //!    client at once, or a queue a 2026-07-28 request parks on), `ids.rs` (ids no one can
 //!    guess), `replica.rs` (the messages between the replicas of a gateway on a

@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 use wharf_client::{ClientOptions, Target};
 use wharf_protocol::Root;
 use wharf_server::Server;
-
-use crate::names::glob_matches;
+use wharf_server::glob_matches;
 
 /// Where an upstream is.
 #[derive(Debug, Clone)]

@@ -78,36 +78,6 @@ impl UriPrefix {
     }
 }
 
-/// True when `name` matches `pattern`, where `*` stands for any characters (none included) and
-/// `?` for one.
-pub(crate) fn glob_matches(pattern: &str, name: &str) -> bool {
-    let (pattern, name): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
-    // The classic two-pointer walk: back up to the last `*` on a mismatch.
-    let (mut at_pattern, mut at_name) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while at_name < name.len() {
-        match pattern.get(at_pattern) {
-            Some('*') => {
-                star = Some((at_pattern, at_name));
-                at_pattern += 1;
-            }
-            Some(&expected) if expected == '?' || expected == name[at_name] => {
-                at_pattern += 1;
-                at_name += 1;
-            }
-            _ => match star {
-                Some((star_at, matched)) => {
-                    at_pattern = star_at + 1;
-                    at_name = matched + 1;
-                    star = Some((star_at, matched + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    pattern[at_pattern..].iter().all(|&rest| rest == '*')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,26 +89,6 @@ mod tests {
         assert!(check_name("docs_search-2").is_ok());
         assert!(check_name("docs.search").unwrap_err().contains('.'));
         assert!(check_name("").is_err() && check_name(&"x".repeat(129)).is_err());
-    }
-
-    #[test]
-    fn globs_match_any_run_with_star_and_one_character_with_question_mark() {
-        for (pattern, name) in [
-            ("*", ""),
-            ("search*", "search"),
-            ("search*", "search_all"),
-            ("*_all", "search_all"),
-            ("s?arch", "search"),
-            ("*e*e*", "deleted"),
-            ("get", "get"),
-        ] {
-            assert!(glob_matches(pattern, name), "{pattern} matches {name}");
-        }
-        for (pattern, name) in
-            [("search*", "research"), ("s?arch", "sarch"), ("get", "gets"), ("*_all", "all"), ("a*b", "ac")]
-        {
-            assert!(!glob_matches(pattern, name), "{pattern} does not match {name}");
-        }
     }
 
     #[test]

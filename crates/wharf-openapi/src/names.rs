@@ -1,6 +1,6 @@
 //! Tool names for operations: the `operationId`, or the method and path when there is none,
 //! kept within the characters and length every client accepts, and made unique in the
-//! document's order.
+//! order of their paths (sorted) and methods.
 
 /// The longest name given: some clients refuse tool names longer than 64 characters.
 pub(crate) const MAX_NAME: usize = 64;

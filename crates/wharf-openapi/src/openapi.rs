@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use wharf_protocol::{CallToolResult, JsonObject};
-use wharf_server::{Args, RpcError, ServerBuilder, ToolDef};
+use wharf_server::{Args, RpcError, ServerBuilder, ToolDef, glob_matches};
 
 use crate::answer::tool_result;
 use crate::credentials::Credential;
@@ -37,6 +37,8 @@ pub struct OpenApi {
     exclude_tags: Vec<String>,
     include_operations: Vec<String>,
     exclude_operations: Vec<String>,
+    include_paths: Vec<String>,
+    exclude_paths: Vec<String>,
     methods: Vec<String>,
     include_deprecated: bool,
 }
@@ -81,6 +83,8 @@ impl OpenApi {
             exclude_tags: Vec::new(),
             include_operations: Vec::new(),
             exclude_operations: Vec::new(),
+            include_paths: Vec::new(),
+            exclude_paths: Vec::new(),
             methods: Vec::new(),
             include_deprecated: false,
         }
@@ -206,6 +210,19 @@ impl OpenApi {
         self
     }
 
+    /// Offers only operations whose path template matches one of `patterns` (`/pets/*`; `*` for
+    /// any characters, `?` for one).
+    pub fn include_paths<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> OpenApi {
+        self.include_paths.extend(patterns.into_iter().map(Into::into));
+        self
+    }
+
+    /// Leaves out operations whose path template matches one of `patterns`.
+    pub fn exclude_paths<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> OpenApi {
+        self.exclude_paths.extend(patterns.into_iter().map(Into::into));
+        self
+    }
+
     /// Offers only operations of these methods (`GET`, `post`, ...).
     pub fn methods<S: Into<String>>(mut self, methods: impl IntoIterator<Item = S>) -> OpenApi {
         self.methods.extend(methods.into_iter().map(|method| method.into().to_ascii_uppercase()));
@@ -221,12 +238,15 @@ impl OpenApi {
     fn offers(&self, tool: &OperationTool) -> bool {
         let names = |list: &[String]| list.iter().any(|id| Some(id) == tool.operation_id.as_ref() || *id == tool.name);
         let tagged = |list: &[String]| tool.tags.iter().any(|tag| list.contains(tag));
+        let matched = |patterns: &[String]| patterns.iter().any(|pattern| glob_matches(pattern, &tool.path));
         (self.include_deprecated || !tool.deprecated)
             && (self.include_tags.is_empty() || tagged(&self.include_tags))
             && !tagged(&self.exclude_tags)
             && (self.include_operations.is_empty() || names(&self.include_operations))
             && !names(&self.exclude_operations)
             && (self.methods.is_empty() || self.methods.contains(&tool.method))
+            && (self.include_paths.is_empty() || matched(&self.include_paths))
+            && !matched(&self.exclude_paths)
     }
 
     /// The tools, and what was left out or renamed (each said in a sentence).
@@ -391,6 +411,30 @@ mod tests {
             assert_eq!(err.kind(), OpenApiErrorKind::Credential);
             assert!(err.to_string().contains(why), "{err}");
         }
+    }
+
+    #[test]
+    fn operations_are_offered_by_tag_id_path_method_and_deprecation() {
+        let document = json!({"openapi": "3.1.0", "paths": {
+            "/pets": {"get": {"operationId": "listPets", "tags": ["pets"]}, "post": {"operationId": "addPet", "tags": ["pets", "write"]}},
+            "/pets/{id}": {"delete": {"operationId": "deletePet", "tags": ["pets", "write"], "deprecated": true}},
+            "/admin/users": {"get": {"operationId": "listUsers", "tags": ["admin"]}}
+        }});
+        let offered = |openapi: OpenApi| -> Vec<String> {
+            let (tools, _) = openapi.base_url("http://127.0.0.1:9").unwrap().tools().unwrap();
+            tools.iter().map(|tool| tool.name().to_owned()).collect()
+        };
+        let all = || OpenApi::from_value(document.clone());
+        // In the order of the paths, sorted, and of the methods within each.
+        assert_eq!(offered(all()), ["listUsers", "listPets", "addPet"]);
+        assert_eq!(offered(all().include_deprecated(true)), ["listUsers", "listPets", "addPet", "deletePet"]);
+        assert_eq!(offered(all().include_tags(["pets"]).exclude_tags(["write"])), ["listPets"]);
+        assert_eq!(offered(all().exclude_paths(["/admin/*"])), ["listPets", "addPet"]);
+        assert_eq!(offered(all().include_paths(["/pets*"]).methods(["get"])), ["listPets"]);
+        assert_eq!(
+            offered(all().include_operations(["addPet", "listUsers"]).exclude_operations(["listUsers"])),
+            ["addPet"]
+        );
     }
 
     #[test]

@@ -86,7 +86,8 @@ pub struct OperationTool {
 /// each said in a sentence naming the operation.
 #[derive(Debug, Clone, Default)]
 pub struct Operations {
-    /// The operations made into tools, in the document's order.
+    /// The operations made into tools, by path (sorted), then by method (GET, PUT, POST,
+    /// DELETE, OPTIONS, HEAD, PATCH, TRACE).
     pub tools: Vec<OperationTool>,
     /// What was left out (an operation that could not be made into a tool) or renamed.
     pub notes: Vec<String>,

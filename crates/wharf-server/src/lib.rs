@@ -40,6 +40,7 @@
 //!    attributes), `client_key.rs` (whom a per-client quota counts a session or task against:
 //!    the principal, else the address), `scopes.rs` (what a component requires, and RFC 6749
 //!    scope tokens), `random.rs` (128-bit hex ids: sessions, tasks, URL elicitations),
+//!    `glob.rs` ([`glob_matches`]: `*` and `?` patterns),
 //!    [`content`] (content blocks and resource contents from raw bytes).
 //! 2. **Data.** `options.rs` ([`ServerOptions`]), `offer.rs` ([`Offer`]: a kind declared in
 //!    the capabilities before any is registered), `error.rs` ([`Error`], opaque with `is_*`
@@ -135,6 +136,7 @@ mod panic;
 mod principal;
 // After `principal`, which it reads.
 mod client_key;
+mod glob;
 mod random;
 mod scopes;
 // Data.
@@ -189,6 +191,7 @@ pub use context::RequestContext;
 pub use context::ask::Input;
 pub use error::{Error, RpcError};
 pub use extensions::Extensions;
+pub use glob::glob_matches;
 pub use layer::{Layer, LayerFuture, McpRequest, McpResponse, Next, OutboundKind, OutboundMessage, Subject, layer_fn};
 pub use offer::Offer;
 pub use options::ServerOptions;
