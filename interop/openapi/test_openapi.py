@@ -8,9 +8,9 @@ in a 2025 session and on 2026-07-28.
   the API's own request log shows, with the API key configured for Wharf on every request and
   never in Wharf's log.
 - Prism (npm, in node_modules here) serving store.yaml, a 3.0 document with `$ref`s,
-  `nullable`, `allOf`, `oneOf`, a form body and an API key: Prism checks every request against
-  the document (422 when one does not fit, 401 without the key), so each call it answers was
-  written as the document says.
+  `nullable`, `allOf`, `oneOf`, form, text and binary bodies and an API key: Prism checks every
+  request against the document (422 when one does not fit, 401 without the key), so each call
+  it answers was written as the document says.
 
 Run with the Python SDK's virtual environment (fastapi and uvicorn installed) after `npm ci`
 here: `python test_openapi.py`; WHARF_BIN names the wharf binary.
@@ -266,7 +266,7 @@ class PrismServer(unittest.IsolatedAsyncioTestCase):
             async with mcp.Client(without_key, mode=mode, read_timeout_seconds=15) as client:
                 listed = await client.list_tools()
                 self.assertEqual(sorted(tool.name for tool in listed.tools),
-                                 ["createOrder", "getOrder", "listOrders", "login", "pay"])
+                                 ["addNote", "createOrder", "getOrder", "listOrders", "login", "pay", "uploadReceipt"])
                 unauthorized = await client.call_tool("listOrders", {})
                 self.assertTrue(unauthorized.is_error)
                 self.assertIn("401", text(unauthorized))
@@ -292,11 +292,16 @@ class PrismServer(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual(token.structured_content, {"token": "tok-1"})
                 paid = await client.call_tool("pay", {"body": {"method": "card", "number": "4111111111111111"}})
                 self.assertEqual(paid.structured_content, {"paid": True})
+                note = await client.call_tool("addNote", {"body": "buy more kettles"})
+                self.assertEqual(note.structured_content, {"kept": True})
+                receipt = await client.call_tool("uploadReceipt", {"orderId": 7, "body": "JVBERi0xLjQK"})
+                self.assertFalse(receipt.is_error, text(receipt))
+                self.assertIn("204", text(receipt))
                 # What the schema refuses never reaches Prism.
                 self.assertTrue(await refused(client, "pay", {"body": {"method": "card", "number": "12"}}))
                 self.assertTrue(await refused(client, "getOrder", {"orderId": 0}))
                 verdicts = prism.verdicts()
-                self.assertEqual(len(verdicts), 5, "\n".join(verdicts))
+                self.assertEqual(len(verdicts), 7, "\n".join(verdicts))
                 self.assertTrue(all("passed the validation rules" in verdict for verdict in verdicts), "\n".join(verdicts))
 
     async def test_2025_session(self):

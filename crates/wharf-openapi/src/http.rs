@@ -74,7 +74,7 @@ impl Http {
         }
         let body = match &prepared.body {
             Some((content_type, bytes)) => {
-                request = request.header(CONTENT_TYPE, *content_type);
+                request = request.header(CONTENT_TYPE, content_type.as_str());
                 Bytes::from(bytes.clone())
             }
             None => Bytes::new(),

@@ -50,5 +50,5 @@ mod openapi;
 pub use credentials::Credential;
 pub use error::{OpenApiError, OpenApiErrorKind};
 pub use openapi::OpenApi;
-pub use operation::{BodyKind, OperationTool, Operations, Parameter, Place, operations};
+pub use operation::{Body, BodyKind, OperationTool, Operations, Parameter, Place, operations};
 pub use request::BaseUrl;

@@ -47,10 +47,26 @@ pub struct Parameter {
 /// How the request body is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyKind {
-    /// `application/json`.
+    /// JSON (`application/json`, `+json`): the argument's value.
     Json,
-    /// `application/x-www-form-urlencoded`.
+    /// `application/x-www-form-urlencoded`: the argument's members.
     Form,
+    /// Text (`text/*`): the argument, a string, as it is.
+    Text,
+    /// Other bytes (`application/octet-stream`, an image): the argument, a base64 string,
+    /// decoded.
+    Bytes,
+}
+
+/// The request body of an operation, and the argument that carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Body {
+    /// How it is written.
+    pub kind: BodyKind,
+    /// The argument's name in the tool's schema.
+    pub argument: String,
+    /// Its `Content-Type`.
+    pub media_type: String,
 }
 
 /// One operation as a tool.
@@ -74,8 +90,8 @@ pub struct OperationTool {
     pub annotations: ToolAnnotations,
     /// The parameters, in the order the document lists them.
     pub parameters: Vec<Parameter>,
-    /// The request body's kind and its argument, when the operation takes one.
-    pub body: Option<(BodyKind, String)>,
+    /// The request body, when the operation takes one.
+    pub body: Option<Body>,
     /// The operation's tags.
     pub tags: Vec<String>,
     /// True when the document marks the operation deprecated.
@@ -196,28 +212,29 @@ fn tool(
     if let Some(request_body) = operation.get("requestBody") {
         let request_body = converter.dereference(request_body)?;
         let content = request_body.get("content").and_then(Value::as_object).cloned().unwrap_or_default();
-        let chosen =
-            content.iter().find(|(media, _)| is_json(media)).map(|(_, media)| (BodyKind::Json, media)).or_else(|| {
-                content
-                    .iter()
-                    .find(|(media, _)| media.starts_with("application/x-www-form-urlencoded"))
-                    .map(|(_, media)| (BodyKind::Form, media))
-            });
-        let Some((kind, media)) = chosen else {
+        // JSON first, then a form, then text, then other bytes; multipart is not sent.
+        let kinds = content.keys().filter_map(|media| body_kind(media).map(|kind| (kind, media)));
+        let Some((kind, media_type)) = kinds.min_by_key(|(kind, _)| *kind as u8) else {
             let types: Vec<&String> = content.keys().collect();
             return Err(OpenApiError::new(
                 OpenApiErrorKind::NotOpenApi,
-                format!("its request body is none of JSON and form data (it is {types:?})"),
+                format!("its request body is of no type Wharf sends (it is {types:?})"),
             ));
         };
-        let mut schema = converter.convert_part(media.get("schema").unwrap_or(&json!({})))?;
+        let media = &content[media_type.as_str()];
+        let mut schema = match kind {
+            BodyKind::Json | BodyKind::Form => converter.convert_part(media.get("schema").unwrap_or(&json!({})))?,
+            BodyKind::Text => json!({"type": "string"}),
+            BodyKind::Bytes => json!({"type": "string", "contentEncoding": "base64", "contentMediaType": media_type}),
+        };
         describe(&mut schema, request_body.get("description"));
         let argument = if properties.contains_key("body") { "request_body" } else { "body" }.to_owned();
         if request_body.get("required") == Some(&Value::Bool(true)) {
             required.push(Value::String(argument.clone()));
         }
         properties.insert(argument.clone(), schema);
-        body = Some((kind, argument));
+        let media_type = if kind == BodyKind::Json { "application/json".to_owned() } else { media_type.clone() };
+        body = Some(Body { kind, argument, media_type });
     }
     let mut input = json!({"type": "object", "properties": properties, "additionalProperties": false});
     if !required.is_empty() {
@@ -279,6 +296,19 @@ fn output_schema(converter: &mut Converter<'_>, operation: &Value) -> Result<Opt
         object.insert("type".to_owned(), kind);
     }
     Ok((object.get("type") == Some(&json!("object"))).then_some(object))
+}
+
+/// How a body of `media` is written; `None` for multipart, which is not sent.
+fn body_kind(media: &str) -> Option<BodyKind> {
+    let essence = media.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    match essence.as_str() {
+        _ if is_json(&essence) => Some(BodyKind::Json),
+        "application/x-www-form-urlencoded" => Some(BodyKind::Form),
+        text if text.starts_with("text/") => Some(BodyKind::Text),
+        multipart if multipart.starts_with("multipart/") => None,
+        "" => None,
+        _ => Some(BodyKind::Bytes),
+    }
 }
 
 /// True for `application/json` and the `+json` types.

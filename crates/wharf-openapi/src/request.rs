@@ -9,6 +9,8 @@ use wharf_protocol::JsonObject;
 use crate::credentials::Credential;
 use crate::encode::{cookie_pair, form_body, header_value, path_segment, percent_encode, query_pairs};
 use crate::error::{OpenApiError, OpenApiErrorKind};
+use serde_json::Value;
+
 use crate::operation::{BodyKind, OperationTool, Place};
 
 /// Where every call goes: `http` or `https`, a host and port, a path prefix; no query,
@@ -66,7 +68,7 @@ pub(crate) struct Prepared {
     pub(crate) path: String,
     pub(crate) headers: Vec<(String, String)>,
     /// The body and its content type.
-    pub(crate) body: Option<(&'static str, Vec<u8>)>,
+    pub(crate) body: Option<(String, Vec<u8>)>,
 }
 
 /// The request `tool` makes for `arguments` (already checked against its schema) at `base`,
@@ -130,10 +132,10 @@ pub(crate) fn prepare(
         headers.push(("Cookie".to_owned(), cookies.join("; ")));
     }
     let body = match &tool.body {
-        Some((kind, argument)) => arguments.get(argument).map(|value| match kind {
-            BodyKind::Json => ("application/json", value.to_string().into_bytes()),
-            BodyKind::Form => ("application/x-www-form-urlencoded", form_body(value).into_bytes()),
-        }),
+        Some(body) => match arguments.get(&body.argument) {
+            Some(value) => Some((body.media_type.clone(), body_bytes(body.kind, &body.argument, value)?)),
+            None => None,
+        },
         None => None,
     };
     let url = if query.is_empty() {
@@ -144,9 +146,22 @@ pub(crate) fn prepare(
     Ok(Prepared { method: tool.method.clone(), url, path, headers, body })
 }
 
+/// The bytes of a body of `kind` for the argument `value`.
+fn body_bytes(kind: BodyKind, argument: &str, value: &Value) -> Result<Vec<u8>, String> {
+    match (kind, value) {
+        (BodyKind::Json, value) => Ok(value.to_string().into_bytes()),
+        (BodyKind::Form, value) => Ok(form_body(value).into_bytes()),
+        (BodyKind::Text, Value::String(text)) => Ok(text.clone().into_bytes()),
+        (BodyKind::Bytes, Value::String(encoded)) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .map_err(|err| format!("the argument `{argument}` is not base64: {err}")),
+        (_, _) => Err(format!("the argument `{argument}` must be a string")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use super::*;
     use crate::operation::operations;
@@ -192,7 +207,7 @@ mod tests {
         assert!(prepared.headers.contains(&("X-Trace".into(), "abc".into())));
         assert!(prepared.headers.contains(&("Authorization".into(), "Bearer t0ken".into())));
         assert!(prepared.headers.contains(&("Cookie".into(), "lang=en%3B%20admin%3D1".into())));
-        assert_eq!(prepared.body, Some(("application/json", br#"{"x":1}"#.to_vec())));
+        assert_eq!(prepared.body, Some(("application/json".to_owned(), br#"{"x":1}"#.to_vec())));
     }
 
     #[test]
@@ -206,6 +221,25 @@ mod tests {
         let prepared = prepare(&tool(), &base, &arguments(json!({"id": "a", "name": "b"})), &[]).unwrap();
         assert_eq!(prepared.url, "http://127.0.0.1:8000/users/a/files/b");
         assert_eq!(prepared.body, None);
+    }
+
+    #[test]
+    fn text_and_bytes_bodies_are_sent_with_their_type() {
+        let document = json!({"openapi": "3.1.0", "paths": {
+            "/notes": {"post": {"operationId": "note", "requestBody": {"content": {"text/markdown": {}, "multipart/form-data": {}}}}},
+            "/blobs": {"put": {"operationId": "blob", "requestBody": {"content": {"application/octet-stream": {}}}}}
+        }});
+        let tools = operations(&document).unwrap().tools;
+        let base = BaseUrl::parse("http://127.0.0.1:9").unwrap();
+        let (blob, note) = (&tools[0], &tools[1]);
+        assert_eq!(note.input_schema["properties"]["body"], json!({"type": "string"}));
+        let sent = prepare(note, &base, &arguments(json!({"body": "# Hi"})), &[]).unwrap();
+        assert_eq!(sent.body, Some(("text/markdown".to_owned(), b"# Hi".to_vec())));
+        assert_eq!(blob.input_schema["properties"]["body"]["contentEncoding"], "base64");
+        let sent = prepare(blob, &base, &arguments(json!({"body": "AAEC"})), &[]).unwrap();
+        assert_eq!(sent.body, Some(("application/octet-stream".to_owned(), vec![0, 1, 2])));
+        let err = prepare(blob, &base, &arguments(json!({"body": "not base64!"})), &[]).unwrap_err();
+        assert!(err.contains("not base64"), "{err}");
     }
 
     #[test]

@@ -96,7 +96,11 @@ fn parameters_and_bodies_are_arguments_placed_as_the_document_says() {
     assert_eq!(list.annotations.read_only_hint, Some(true));
 
     let create = tool("createPet");
-    assert_eq!(create.body.as_ref().map(|(kind, argument)| (*kind, argument.as_str())), Some((BodyKind::Json, "body")));
+    let body = create.body.as_ref().unwrap();
+    assert_eq!(
+        (body.kind, body.argument.as_str(), body.media_type.as_str()),
+        (BodyKind::Json, "body", "application/json")
+    );
     assert_eq!(create.input_schema["required"], json!(["body"]));
     let body = &create.input_schema["properties"]["body"]["allOf"][0];
     assert_eq!(body["properties"]["name"], json!({"type": "string", "examples": ["Rex"]}));
@@ -115,7 +119,7 @@ fn parameters_and_bodies_are_arguments_placed_as_the_document_says() {
     let arguments: Vec<(&str, &str, Place)> =
         put.parameters.iter().map(|p| (p.argument.as_str(), p.name.as_str(), p.place)).collect();
     assert_eq!(arguments, [("id", "id", Place::Query), ("path_id", "id", Place::Path)]);
-    assert_eq!(put.body.as_ref().map(|(kind, _)| *kind), Some(BodyKind::Form));
+    assert_eq!(put.body.as_ref().map(|body| body.kind), Some(BodyKind::Form));
     assert_eq!(put.annotations.idempotent_hint, Some(true));
 
     let delete = tool("deletePet");

@@ -221,8 +221,8 @@ pub mod gateway {
 #[cfg(feature = "openapi")]
 pub mod openapi {
     pub use wharf_openapi::{
-        BaseUrl, BodyKind, Credential, OpenApi, OpenApiError, OpenApiErrorKind, OperationTool, Operations, Parameter,
-        Place, operations,
+        BaseUrl, Body, BodyKind, Credential, OpenApi, OpenApiError, OpenApiErrorKind, OperationTool, Operations,
+        Parameter, Place, operations,
     };
 }
 
