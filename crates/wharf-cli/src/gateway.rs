@@ -51,6 +51,15 @@ struct MountEntry {
     url: Option<String>,
     /// A program and its arguments, started and spoken to on stdio.
     command: Option<Vec<String>>,
+    /// An HTTP API's OpenAPI document (a file, relative to this file, or an http(s) URL): its
+    /// operations are the mount's tools, served in the gateway's process.
+    openapi: Option<String>,
+    /// Where an `openapi` mount's calls go: `http(s)://HOST[:PORT][/PREFIX]`.
+    base_url: Option<String>,
+    /// An `openapi` mount's credentials: each of the document's security schemes named, with
+    /// the gateway's environment variable holding its value.
+    #[serde(default)]
+    credentials: BTreeMap<String, String>,
     /// What its names are listed under; `""` for none.
     namespace: Option<String>,
     /// The only revision spoken to this upstream.
@@ -159,21 +168,36 @@ fn read_config(path: &Path) -> Result<Vec<(MountEntry, Mount)>, Vec<String>> {
 fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<String>) -> Option<Mount> {
     let mut options = ClientOptions::default();
     let is_command = entry.command.is_some();
-    let mount = match (&entry.url, &entry.command) {
-        (Some(url), None) => Some(Mount::url(entry.name.clone(), url.clone())),
-        (None, Some(command)) => match command.split_first() {
+    let mount = match (&entry.url, &entry.command, &entry.openapi) {
+        (Some(url), None, None) => Some(Mount::url(entry.name.clone(), url.clone())),
+        (None, Some(command), None) => match command.split_first() {
             Some((program, args)) => Some(Mount::command(entry.name.clone(), program.clone(), args.to_vec())),
             None => {
                 mistakes.push(format!("{label}: `command` is empty; give the program and its arguments"));
                 None
             }
         },
-        (Some(_), Some(_)) => {
-            mistakes.push(format!("{label}: give `url` or `command`, not both"));
+        (None, None, Some(spec)) => match &entry.base_url {
+            Some(base_url) => match crate::openapi::server_for_mount(spec, base, base_url, &entry.credentials) {
+                Ok(server) => Some(Mount::server(entry.name.clone(), server)),
+                Err(err) => {
+                    mistakes.push(format!("{label}: {err}"));
+                    None
+                }
+            },
+            None => {
+                mistakes.push(format!("{label}: an `openapi` mount needs `base_url`: where the API's calls go"));
+                None
+            }
+        },
+        (None, None, None) => {
+            mistakes.push(format!(
+                "{label}: give `url` (a Streamable HTTP endpoint), `command` (a program) or `openapi` (an API's document)"
+            ));
             None
         }
-        (None, None) => {
-            mistakes.push(format!("{label}: give `url` (a Streamable HTTP endpoint) or `command` (a program)"));
+        _ => {
+            mistakes.push(format!("{label}: give one of `url`, `command` and `openapi`, not several"));
             None
         }
     };
@@ -194,6 +218,11 @@ fn mount_of(entry: &MountEntry, label: &str, base: &Path, mistakes: &mut Vec<Str
     };
     let for_command =
         [("env", !entry.env.is_empty()), ("env_from", !entry.env_from.is_empty()), ("cwd", entry.cwd.is_some())];
+    for (key, given) in [("base_url", entry.base_url.is_some()), ("credentials", !entry.credentials.is_empty())] {
+        if given && entry.openapi.is_none() {
+            mistakes.push(format!("{label}: `{key}` is for an `openapi` mount"));
+        }
+    }
     let for_url = [
         ("oauth", entry.oauth.is_some()),
         ("headers", !entry.headers.is_empty()),

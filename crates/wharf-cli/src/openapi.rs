@@ -1,13 +1,15 @@
-//! `wharf serve --openapi SPEC`: an HTTP API's operations as the tools served, its document
-//! read from a file or fetched once, its calls sent where `--base-url` says, with credentials
-//! read from the environment by name (never from the command line, which other users of the
-//! machine can read, and never printed).
+//! `wharf serve --openapi SPEC` (and a gateway's `openapi` mount): an HTTP API's operations as
+//! the tools served, its document read from a file or fetched once, its calls sent where
+//! `--base-url` says, with credentials read from the environment by name (never from the
+//! command line, which other users of the machine can read, and never printed).
 
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 
 use clap::Args;
-use wharf::ServerBuilder;
 use wharf::openapi::{Credential, OpenApi};
+use wharf::{Server, ServerBuilder};
 
 /// The options of `wharf serve` for an API.
 #[derive(Debug, Args)]
@@ -69,22 +71,68 @@ fn from_environment(name: &str, what: &str) -> Result<String, String> {
     std::env::var(name).map_err(|_| format!("{what} is read from the environment variable {name}, which is not set"))
 }
 
+/// True when `spec` names a document by URL rather than a file.
+fn is_url(spec: &str) -> bool {
+    spec.starts_with("http://") || spec.starts_with("https://")
+}
+
+/// The document `spec` names: a file (relative to `directory`), or a URL fetched once (on a
+/// thread of its own, so that a caller on a runtime can wait for it too).
+fn open(spec: &str, directory: &Path) -> Result<OpenApi, String> {
+    let opened = if is_url(spec) {
+        let spec = spec.to_owned();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+            match runtime {
+                Ok(runtime) => runtime.block_on(OpenApi::fetch(&spec)).map_err(|err| err.to_string()),
+                Err(err) => Err(format!("could not start the async runtime: {err}")),
+            }
+        })
+        .join()
+        .map_err(|_| "fetching the document failed".to_owned())?
+    } else {
+        let path = directory.join(spec);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|err| format!("the document {} could not be read: {err}", path.display()))?;
+        OpenApi::from_text(&text).map_err(|err| err.to_string())
+    };
+    opened.map_err(|err| format!("{spec}: {err}"))
+}
+
+/// `openapi` sending each of `credentials` (security scheme, environment variable) as its
+/// scheme says.
+fn with_credentials<'a>(
+    mut openapi: OpenApi,
+    credentials: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<OpenApi, String> {
+    for (scheme, variable) in credentials {
+        let value = from_environment(variable, &format!("the credential of the scheme {scheme}"))?;
+        openapi = openapi.scheme_credential(scheme, value).map_err(|err| err.to_string())?;
+    }
+    Ok(openapi)
+}
+
+/// A gateway mount's server: the document `spec` (relative to the file's `directory`), its
+/// calls to `base_url`, with `credentials` by security scheme.
+pub(crate) fn server_for_mount(
+    spec: &str,
+    directory: &Path,
+    base_url: &str,
+    credentials: &BTreeMap<String, String>,
+) -> Result<Server, String> {
+    let openapi = open(spec, directory)?.base_url(base_url).map_err(|err| err.to_string())?;
+    let pairs = credentials.iter().map(|(scheme, variable)| (scheme.as_str(), variable.as_str()));
+    let openapi = with_credentials(openapi, pairs)?;
+    let (name, version) = openapi.title_and_version();
+    let builder = openapi.register(wharf::Server::builder(name, version)).map_err(|err| err.to_string())?;
+    builder.build().map_err(|err| err.to_string())
+}
+
 /// A server builder whose tools are the API's operations.
 pub(crate) fn builder(args: &OpenApiArgs) -> Result<ServerBuilder, String> {
     let Some(spec) = &args.spec else { return Err("no --openapi document".to_owned()) };
-    let fetched = spec.starts_with("http://") || spec.starts_with("https://");
-    let openapi = if fetched {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|err| format!("could not start the async runtime: {err}"))?;
-        runtime.block_on(OpenApi::fetch(spec))
-    } else {
-        let text =
-            std::fs::read_to_string(spec).map_err(|err| format!("the document {spec} could not be read: {err}"))?;
-        OpenApi::from_text(&text)
-    };
-    let mut openapi = openapi.map_err(|err| format!("{spec}: {err}"))?;
+    let fetched = is_url(spec);
+    let mut openapi = open(spec, Path::new("."))?;
     openapi = match (&args.base_url, args.openapi_server) {
         (Some(url), _) => openapi.base_url(url),
         (None, Some(index)) => openapi.server(index, fetched.then_some(spec.as_str())),
@@ -100,12 +148,13 @@ pub(crate) fn builder(args: &OpenApiArgs) -> Result<ServerBuilder, String> {
         openapi =
             openapi.credential(Credential::Header { name: name.to_owned(), value }).map_err(|err| err.to_string())?;
     }
+    let mut credentials = Vec::new();
     for credential in &args.credentials {
-        let (scheme, variable) =
+        let pair =
             credential.split_once('=').ok_or_else(|| format!("--credential `{credential}` is not SCHEME=ENVVAR"))?;
-        let value = from_environment(variable, &format!("the credential of the scheme {scheme}"))?;
-        openapi = openapi.scheme_credential(scheme, value).map_err(|err| err.to_string())?;
+        credentials.push(pair);
     }
+    openapi = with_credentials(openapi, credentials)?;
     if let Some(variable) = &args.bearer_env {
         let token = from_environment(variable, "the bearer token")?;
         openapi = openapi.credential(Credential::Bearer(token)).map_err(|err| err.to_string())?;

@@ -203,7 +203,10 @@ fn check_names_each_mistake_of_the_file() {
          [[mount]]\nname = \"old\"\nurl = \"http://127.0.0.1:2/mcp\"\n\n\
          [[mount]]\nname = \"web\"\nurl = \"http://127.0.0.1:3/mcp\"\nenv = { A = \"b\" }\nbearer_from = \"WHARF_TEST_NO_SUCH_VARIABLE\"\n\n\
          [[mount]]\nname = \"local\"\ncommand = [\"x\"]\ncwd = \"no-such-dir\"\ntimeout = 0\nheaders = { B = \"c\" }\nsessions = \"private\"\n\
-         roots = [\"no-such-root\"]\nstart = \"whenever\"\n",
+         roots = [\"no-such-root\"]\nstart = \"whenever\"\n\n\
+         [[mount]]\nname = \"api\"\nopenapi = \"no-such-api.yaml\"\nbase_url = \"http://127.0.0.1:9\"\n\n\
+         [[mount]]\nname = \"api2\"\nopenapi = \"no-such-api.yaml\"\n\n\
+         [[mount]]\nname = \"web2\"\nurl = \"http://127.0.0.1:4/mcp\"\nbase_url = \"http://127.0.0.1:9\"\n",
     );
     let checked = Command::new(env!("CARGO_BIN_EXE_wharf"))
         .args(["gateway", "--check"])
@@ -213,7 +216,11 @@ fn check_names_each_mistake_of_the_file() {
     let stderr = String::from_utf8_lossy(&checked.stderr);
     assert_eq!(checked.status.code(), Some(1), "{stderr}");
     for mistake in [
-        "mount `both`: give `url` or `command`, not both",
+        "mount `both`: give one of `url`, `command` and `openapi`, not several",
+        "mount `api`: the document",
+        "no-such-api.yaml could not be read",
+        "mount `api2`: an `openapi` mount needs `base_url`",
+        "mount `web2`: `base_url` is for an `openapi` mount",
         "mount `empty`: `command` is empty",
         "`revision = \"2024-01-01\"` is none of",
         "mount `old`: another mount has this name",

@@ -92,6 +92,53 @@ fn a_yaml_document_is_served_as_tools_and_bad_arguments_never_leave() {
     assert!(text.starts_with("GET /api/pets/1%2F..%2Fx: the API is unreachable"), "{text}");
 }
 
+/// A gateway's `openapi` mount: the API's operations under the mount's namespace beside a
+/// program's tools, its credentials by security scheme from the environment.
+#[test]
+fn an_openapi_document_is_a_gateway_mount() {
+    let dir = TempDir::new("openapi-gateway");
+    let with_key = DOCUMENT.replace(
+        "components:\n",
+        "components:\n  securitySchemes:\n    key: {type: apiKey, in: header, name: X-Key}\n",
+    );
+    dir.write("pets.yaml", with_key);
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"api\"\nopenapi = \"pets.yaml\"\nbase_url = \"http://127.0.0.1:9\"\n\
+             credentials = {{ key = \"WHARF_TEST_PETS_KEY\" }}\n\n\
+             [[mount]]\nname = \"demo\"\ncommand = [{wharf:?}, \"serve\"]\n"
+        ),
+    );
+    let mut command = Command::new(wharf);
+    command.arg("gateway").arg(dir.join("gateway.toml")).env("WHARF_TEST_PETS_KEY", "k-1").env_remove("RUST_LOG");
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "api_getPet", "arguments": {"id": "7"}}}),
+    ];
+    let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
+    let (stdout, stderr, status) = run_with_input(&mut command, &bytes);
+    assert!(status.success(), "{stderr}");
+    let messages: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let names: Vec<&str> = by_id(&messages, 2)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"api_getPet") && names.contains(&"demo_echo"), "{names:?}");
+    let called = &by_id(&messages, 3)["result"];
+    assert_eq!(called["isError"], true, "{called}");
+    assert!(
+        called["content"][0]["text"].as_str().unwrap().starts_with("GET /pets/7: the API is unreachable"),
+        "{called}"
+    );
+    assert!(!stderr.contains("k-1"), "the key is never logged: {stderr}");
+}
+
 #[test]
 fn the_command_line_names_what_is_missing_or_wrong() {
     let dir = TempDir::new("openapi-mistakes");
