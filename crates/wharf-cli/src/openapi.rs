@@ -46,6 +46,10 @@ pub(crate) struct OpenApiArgs {
     /// Offer only operations of this method (GET, POST, ...; repeatable).
     #[arg(long = "method", value_name = "METHOD", requires = "spec")]
     methods: Vec<String>,
+    /// Follow the document's references to other documents (files beside it, or URLs), which
+    /// are refused otherwise.
+    #[arg(long, requires = "spec")]
+    allow_external_refs: bool,
     /// Offer the operations the document marks deprecated too.
     #[arg(long, requires = "spec")]
     include_deprecated: bool,
@@ -76,26 +80,27 @@ fn is_url(spec: &str) -> bool {
     spec.starts_with("http://") || spec.starts_with("https://")
 }
 
-/// The document `spec` names: a file (relative to `directory`), or a URL fetched once (on a
-/// thread of its own, so that a caller on a runtime can wait for it too).
-fn open(spec: &str, directory: &Path) -> Result<OpenApi, String> {
-    let opened = if is_url(spec) {
-        let spec = spec.to_owned();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
-            match runtime {
-                Ok(runtime) => runtime.block_on(OpenApi::fetch(&spec)).map_err(|err| err.to_string()),
-                Err(err) => Err(format!("could not start the async runtime: {err}")),
+/// The document `spec` names: a file (relative to `directory`), or a URL fetched once; the
+/// documents its references name too when `follow` says (read on a thread of its own, so that
+/// a caller on a runtime can wait for it too).
+fn open(spec: &str, directory: &Path, follow: bool) -> Result<OpenApi, String> {
+    let (spec_owned, path) = (spec.to_owned(), directory.join(spec));
+    let opened = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|err| format!("could not start the async runtime: {err}"))?;
+        runtime.block_on(async {
+            let openapi =
+                if is_url(&spec_owned) { OpenApi::fetch(&spec_owned).await } else { OpenApi::from_file(&path) };
+            match openapi {
+                Ok(openapi) if follow => openapi.follow_external_refs().await.map_err(|err| err.to_string()),
+                other => other.map_err(|err| err.to_string()),
             }
         })
-        .join()
-        .map_err(|_| "fetching the document failed".to_owned())?
-    } else {
-        let path = directory.join(spec);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|err| format!("the document {} could not be read: {err}", path.display()))?;
-        OpenApi::from_text(&text).map_err(|err| err.to_string())
-    };
+    })
+    .join()
+    .map_err(|_| "reading the document failed".to_owned())?;
     opened.map_err(|err| format!("{spec}: {err}"))
 }
 
@@ -120,7 +125,7 @@ pub(crate) fn server_for_mount(
     base_url: &str,
     credentials: &BTreeMap<String, String>,
 ) -> Result<Server, String> {
-    let openapi = open(spec, directory)?.base_url(base_url).map_err(|err| err.to_string())?;
+    let openapi = open(spec, directory, false)?.base_url(base_url).map_err(|err| err.to_string())?;
     let pairs = credentials.iter().map(|(scheme, variable)| (scheme.as_str(), variable.as_str()));
     let openapi = with_credentials(openapi, pairs)?;
     let (name, version) = openapi.title_and_version();
@@ -132,7 +137,7 @@ pub(crate) fn server_for_mount(
 pub(crate) fn builder(args: &OpenApiArgs) -> Result<ServerBuilder, String> {
     let Some(spec) = &args.spec else { return Err("no --openapi document".to_owned()) };
     let fetched = is_url(spec);
-    let mut openapi = open(spec, Path::new("."))?;
+    let mut openapi = open(spec, Path::new("."), args.allow_external_refs)?;
     openapi = match (&args.base_url, args.openapi_server) {
         (Some(url), _) => openapi.base_url(url),
         (None, Some(index)) => openapi.server(index, fetched.then_some(spec.as_str())),

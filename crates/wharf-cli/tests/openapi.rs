@@ -92,6 +92,36 @@ fn a_yaml_document_is_served_as_tools_and_bad_arguments_never_leave() {
     assert!(text.starts_with("GET /api/pets/1%2F..%2Fx: the API is unreachable"), "{text}");
 }
 
+/// A reference to another document is refused (its operation left out, the log saying why)
+/// unless `--allow-external-refs`, which reads the file beside the document.
+#[test]
+fn references_to_other_documents_are_followed_only_when_allowed() {
+    let dir = TempDir::new("openapi-external");
+    dir.write("api/pets.yaml", DOCUMENT.replace("'#/components/schemas/Pet'", "'../shared/pet.yaml#/Pet'"));
+    dir.write("shared/pet.yaml", "Pet:\n  type: object\n  properties:\n    age: {type: integer}\n");
+    let list = |extra: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_wharf"));
+        command.args(["serve", "--openapi"]).arg(dir.join("api/pets.yaml")).args(["--base-url", "http://127.0.0.1:9"]);
+        command.args(extra).env_remove("RUST_LOG").env_remove("WHARF_LOG");
+        let input = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        ];
+        let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
+        let (stdout, stderr, status) = run_with_input(&mut command, &bytes);
+        assert!(status.success(), "{stderr}");
+        let messages: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+        (by_id(&messages, 2)["result"]["tools"].clone(), stderr)
+    };
+    let (refused, stderr) = list(&[]);
+    // No tool at all: the server offers none, and `tools/list` has no result.
+    assert!(refused.as_array().is_none_or(Vec::is_empty), "{refused} {stderr}");
+    assert!(stderr.contains("outside the document"), "{stderr}");
+    let (followed, stderr) = list(&["--allow-external-refs"]);
+    assert_eq!(followed[0]["outputSchema"]["properties"]["age"], json!({"type": "integer"}), "{stderr}");
+}
+
 /// A gateway's `openapi` mount: the API's operations under the mount's namespace beside a
 /// program's tools, its credentials by security scheme from the environment.
 #[test]

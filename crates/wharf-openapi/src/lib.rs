@@ -27,7 +27,8 @@
 //!    the path or the host).
 //! 5. `request.rs` ([`BaseUrl`]; one call as its request).
 //! 6. `answer.rs` (an answer as a tool's result), `http.rs` (sending, bounded in time and size).
-//! 7. `openapi.rs` ([`OpenApi`]: the document, where calls go, what they carry, which operations
+//! 7. `bundle.rs` (the documents references name, read when allowed and made part of the root).
+//! 8. `openapi.rs` ([`OpenApi`]: the document, where calls go, what they carry, which operations
 //!    are offered, as a server's tools).
 
 mod error;
@@ -44,6 +45,8 @@ mod request;
 
 mod answer;
 mod http;
+
+mod bundle;
 
 mod openapi;
 

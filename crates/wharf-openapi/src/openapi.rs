@@ -9,6 +9,7 @@ use wharf_protocol::{CallToolResult, JsonObject};
 use wharf_server::{Args, RpcError, ServerBuilder, ToolDef, glob_matches};
 
 use crate::answer::tool_result;
+use crate::bundle::{Location, bundle};
 use crate::credentials::Credential;
 use crate::error::{OpenApiError, OpenApiErrorKind};
 use crate::http::Http;
@@ -29,6 +30,8 @@ const MAX_DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
 #[derive(Debug, Clone)]
 pub struct OpenApi {
     document: Value,
+    /// Where the document was read from, when known.
+    location: Option<Location>,
     base_url: Option<BaseUrl>,
     credentials: Vec<Credential>,
     timeout: Duration,
@@ -68,13 +71,45 @@ impl OpenApi {
     pub async fn fetch(url: &str) -> Result<OpenApi, OpenApiError> {
         let unreachable = |why: String| OpenApiError::new(OpenApiErrorKind::Unreachable, why);
         let text = Http::new().map_err(unreachable)?.fetch(url, MAX_DOCUMENT_BYTES).await.map_err(unreachable)?;
-        OpenApi::from_text(&text)
+        let mut openapi = OpenApi::from_text(&text)?;
+        openapi.location = Some(Location::Url(url.to_owned()));
+        Ok(openapi)
+    }
+
+    /// The document in the file at `path` (JSON or YAML).
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<OpenApi, OpenApiError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|err| {
+            OpenApiError::new(
+                OpenApiErrorKind::Unreachable,
+                format!("the document {} could not be read: {err}", path.display()),
+            )
+        })?;
+        let mut openapi = OpenApi::from_text(&text)?;
+        openapi.location = Some(Location::File(path.to_path_buf()));
+        Ok(openapi)
+    }
+
+    /// Follows the references to other documents (files beside a document read from a file, or
+    /// URLs), which are refused otherwise: each is read once and made part of this one (at
+    /// most 64; a document read from a URL never reaches a file). Needs the document's place:
+    /// [`OpenApi::from_file`] or [`OpenApi::fetch`].
+    pub async fn follow_external_refs(mut self) -> Result<OpenApi, OpenApiError> {
+        let location = self.location.clone().ok_or_else(|| {
+            OpenApiError::new(
+                OpenApiErrorKind::Reference,
+                "references to other documents are followed only for a document read from a file or a URL",
+            )
+        })?;
+        self.document = bundle(std::mem::take(&mut self.document), &location).await?;
+        Ok(self)
     }
 
     /// A document already read.
     pub fn from_value(document: Value) -> OpenApi {
         OpenApi {
             document,
+            location: None,
             base_url: None,
             credentials: Vec::new(),
             timeout: TIMEOUT,

@@ -56,7 +56,10 @@ impl<'a> Converter<'a> {
         let Some(pointer) = reference.strip_prefix('#') else {
             return Err(OpenApiError::new(
                 OpenApiErrorKind::Reference,
-                format!("`{reference}` is outside the document, and references outside it are not followed"),
+                format!(
+                    "`{reference}` is outside the document, and references outside it are followed only when \
+                     allowed (`--allow-external-refs`, `OpenApi::follow_external_refs`)"
+                ),
             ));
         };
         self.document.pointer(pointer).ok_or_else(|| {
