@@ -190,6 +190,33 @@ class OpenApiServer(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(encoded.structured_content, {"name": "..%2Fadmin"})
         api.requests()
 
+    async def test_over_streamable_http(self):
+        with PetsApi() as api, tempfile.TemporaryFile(mode="w+") as log:
+            args = ["serve", "--openapi", f"{api.base}/openapi.json", "--base-url", api.base,
+                    "--header", "X-Api-Key=PETS_API_KEY", "--http", "127.0.0.1:0"]
+            process = subprocess.Popen([WHARF, *args], env=dict(os.environ, PETS_API_KEY=API_KEY),
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+            try:
+                url, deadline = None, time.monotonic() + 20
+                while url is None and time.monotonic() < deadline and process.poll() is None:
+                    time.sleep(0.05)
+                    log.seek(0)
+                    found = re.search(r"(http://127\.0\.0\.1:\d+/mcp) \(Streamable HTTP\)", log.read())
+                    url = found and found.group(1)
+                log.seek(0)
+                self.assertTrue(url, f"no URL from wharf serve --http: {log.read()}")
+                log.seek(0)
+                self.assertIn("the API of", log.read())
+                for mode in ["legacy", "auto"]:
+                    with anyio.fail_after(60):
+                        async with mcp.Client(url, mode=mode, read_timeout_seconds=15) as client:
+                            api.requests()
+                            await self.calls(client, api)
+                            await self.attacks(client, api)
+            finally:
+                process.kill()
+                process.wait(10)
+
     def test_wharf_check_passes(self):
         with PetsApi() as api:
             served = [WHARF, "serve", "--openapi", f"{api.base}/openapi.json", "--base-url", api.base]
