@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use serde_json::{Value, json};
-use wharf_testkit::process::run_with_input;
+use wharf_testkit::process::run_json_lines;
 use wharf_testkit::temp_dir::TempDir;
 
 /// Runs `wharf gateway CONFIG`, writes `input` (one message per line) to its stdin, closes it,
@@ -13,10 +13,7 @@ use wharf_testkit::temp_dir::TempDir;
 fn run_gateway(config: &std::path::Path, input: &[Value]) -> (Vec<Value>, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_wharf"));
     command.arg("gateway").arg(config).env_remove("RUST_LOG").env_remove("WHARF_LOG");
-    let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
-    let (stdout, stderr, status) = run_with_input(&mut command, &bytes);
-    assert!(status.success(), "wharf gateway exited with {status}: {stderr}");
-    (stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect(), stderr)
+    run_json_lines(&mut command, input)
 }
 
 fn by_id(messages: &[Value], id: i64) -> &Value {
@@ -184,10 +181,7 @@ fn a_command_mount_runs_in_its_directory_with_its_environment() {
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "here_greeting", "arguments": {}}}),
     ];
-    let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
-    let (stdout, stderr, status) = run_with_input(&mut command, &bytes);
-    assert!(status.success(), "{stderr}");
-    let messages: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let (messages, stderr) = run_json_lines(&mut command, &input);
     let text = by_id(&messages, 2)["result"]["content"][0]["text"].as_str().unwrap_or_default().trim().to_owned();
     assert_eq!(text, "Hello, Ada", "{stderr}");
 }
@@ -217,7 +211,7 @@ fn check_names_each_mistake_of_the_file() {
     assert_eq!(checked.status.code(), Some(1), "{stderr}");
     for mistake in [
         "mount `both`: give one of `url`, `command` and `openapi`, not several",
-        "mount `api`: the document",
+        "mount `api`: no-such-api.yaml: the document",
         "no-such-api.yaml could not be read",
         "mount `api2`: an `openapi` mount needs `base_url`",
         "mount `web2`: `base_url` is for an `openapi` mount",

@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use serde_json::{Value, json};
-use wharf_testkit::process::run_with_input;
+use wharf_testkit::process::run_json_lines;
 use wharf_testkit::temp_dir::TempDir;
 
 const DOCUMENT: &str = "openapi: 3.0.3
@@ -65,10 +65,7 @@ fn a_yaml_document_is_served_as_tools_and_bad_arguments_never_leave() {
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "getPet", "arguments": {"id": "1", "host": "evil.example"}}}),
         json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "getPet", "arguments": {"id": "1/../x"}}}),
     ];
-    let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
-    let (stdout, stderr, status) = run_with_input(&mut command, &bytes);
-    assert!(status.success(), "{stderr}");
-    let messages: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let (messages, _) = run_json_lines(&mut command, &input);
     assert_eq!(by_id(&messages, 1)["result"]["serverInfo"], json!({"name": "Pets", "version": "2.0.0"}));
     let tools = by_id(&messages, 2)["result"]["tools"].as_array().unwrap();
     assert_eq!(tools.len(), 1, "the deprecated operation is left out: {tools:?}");
@@ -108,10 +105,7 @@ fn references_to_other_documents_are_followed_only_when_allowed() {
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
             json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
         ];
-        let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
-        let (stdout, stderr, status) = run_with_input(&mut command, &bytes);
-        assert!(status.success(), "{stderr}");
-        let messages: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+        let (messages, stderr) = run_json_lines(&mut command, &input);
         (by_id(&messages, 2)["result"]["tools"].clone(), stderr)
     };
     let (refused, stderr) = list(&[]);
@@ -149,10 +143,7 @@ fn an_openapi_document_is_a_gateway_mount() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "api_getPet", "arguments": {"id": "7"}}}),
     ];
-    let bytes: Vec<u8> = input.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
-    let (stdout, stderr, status) = run_with_input(&mut command, &bytes);
-    assert!(status.success(), "{stderr}");
-    let messages: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let (messages, stderr) = run_json_lines(&mut command, &input);
     let names: Vec<&str> = by_id(&messages, 2)["result"]["tools"]
         .as_array()
         .unwrap()

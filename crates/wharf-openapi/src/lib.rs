@@ -26,8 +26,9 @@
 //!    into a path segment, a query, a header, a cookie, a form body, so that none can change
 //!    the path or the host).
 //! 5. `request.rs` ([`BaseUrl`]; one call as its request).
-//! 6. `answer.rs` (an answer as a tool's result), `http.rs` (sending, bounded in time and size).
-//! 7. `bundle.rs` (the documents references name, read when allowed and made part of the root).
+//! 6. `http.rs` (sending a request, bounded in time and size).
+//! 7. `answer.rs` (an answer as a tool's result), `bundle.rs` (the documents references name,
+//!    read when allowed and made part of the root).
 //! 8. `openapi.rs` ([`OpenApi`]: the document, where calls go, what they carry, which operations
 //!    are offered, as a server's tools).
 

@@ -126,6 +126,20 @@ pub fn run_with_input(command: &mut Command, input: &[u8]) -> (String, String, s
     )
 }
 
+/// Runs `command` with `messages` written to its stdin as JSON lines; the messages it wrote on
+/// stdout (each line parsed), and its stderr. Panics, with its stderr, when it does not exit
+/// successfully.
+pub fn run_json_lines(command: &mut Command, messages: &[serde_json::Value]) -> (Vec<serde_json::Value>, String) {
+    let input: Vec<u8> = messages.iter().flat_map(|message| format!("{message}\n").into_bytes()).collect();
+    let (stdout, stderr, status) = run_with_input(command, &input);
+    assert!(status.success(), "{command:?} exited with {status}: {stderr}");
+    let written = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}")))
+        .collect();
+    (written, stderr)
+}
+
 impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.child.kill();
