@@ -13,6 +13,20 @@ use crate::schema::Converter;
 /// The methods an OpenAPI path item may have, in the order operations are read.
 const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
+/// Header parameters that are not arguments: `Accept`, `Content-Type` and `Authorization`
+/// (which OpenAPI says to ignore), and those that frame the request.
+const RESERVED_HEADERS: [&str; 9] = [
+    "accept",
+    "content-type",
+    "authorization",
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "cookie",
+    "te",
+];
+
 /// The longest description given a tool, in characters: summary and description together.
 const MAX_DESCRIPTION: usize = 1024;
 
@@ -190,6 +204,11 @@ fn tool(
         };
         if name.is_empty() {
             return Err(OpenApiError::new(OpenApiErrorKind::NotOpenApi, "a parameter has no name"));
+        }
+        // OpenAPI says to ignore these three; the others would let an argument steer the
+        // request itself (which virtual host, how long the body is).
+        if place == Place::Header && RESERVED_HEADERS.iter().any(|reserved| reserved.eq_ignore_ascii_case(&name)) {
+            continue;
         }
         let schema = parameter
             .get("schema")

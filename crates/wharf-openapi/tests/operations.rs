@@ -18,7 +18,9 @@ fn document() -> Value {
                     "tags": ["pets"],
                     "parameters": [
                         {"$ref": "#/components/parameters/Limit"},
-                        {"name": "kind", "in": "query", "schema": {"type": "string", "enum": ["cat", "dog"], "nullable": true}}
+                        {"name": "kind", "in": "query", "schema": {"type": "string", "enum": ["cat", "dog"], "nullable": true}},
+                        {"name": "Host", "in": "header", "schema": {"type": "string"}},
+                        {"name": "Content-Type", "in": "header", "schema": {"type": "string"}}
                     ],
                     "responses": {"200": {"description": "pets", "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Pet"}}}}}}
                 },
@@ -92,6 +94,9 @@ fn parameters_and_bodies_are_arguments_placed_as_the_document_says() {
         json!({"type": ["string", "null"], "enum": ["cat", "dog", null]})
     );
     assert!(list.input_schema.get("required").is_none());
+    // Headers that frame the request, or that OpenAPI says to ignore, are no arguments.
+    let arguments: Vec<&String> = list.input_schema["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(arguments, ["kind", "limit"]);
     assert_eq!(list.output_schema, None, "an array is not an output schema");
     assert_eq!(list.annotations.read_only_hint, Some(true));
 
