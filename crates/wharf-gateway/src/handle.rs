@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use tokio::task::AbortHandle;
 use wharf_server::{Layer, LayerFuture, McpRequest, Next, Server, SessionEnd};
@@ -17,6 +18,11 @@ use crate::mount::Mount;
 use crate::parked::Parking;
 use crate::subscribe::{Subscribed, SubscribedMounts};
 use crate::watch;
+
+/// How long a gateway that stops gives its upstreams, all together, to end on their own: a
+/// client that started the gateway waits for it to exit, and some programs never end at
+/// their input's end.
+const CLOSE_GRACE: Duration = Duration::from_millis(800);
 
 /// Changes the mounts of a gateway while it serves; from
 /// [`Gateway::build_with_handle`](crate::Gateway::build_with_handle). Cheap to clone.
@@ -182,8 +188,9 @@ impl GatewayHandle {
     }
 
     /// Stops every mount, for a gateway that is shutting down: each program's stdin is closed
-    /// and it is given a moment to exit before it is killed, each URL upstream's session
-    /// ended, all at once. The server's lists are left as they are.
+    /// and it is given a moment to exit, each URL upstream's session ended, all at once; what
+    /// is still running 0.8 s later is killed. The server's lists are left as they
+    /// are.
     pub async fn close(&self) {
         self.inner.lazy.lock().unwrap_or_else(PoisonError::into_inner).clear();
         let mounted: Vec<Mounted> = self.lock().drain().map(|(_, mounted)| mounted).collect();
@@ -192,7 +199,9 @@ impl GatewayHandle {
             watcher.abort();
             closing.spawn(async move { connection.close().await });
         }
-        while closing.join_next().await.is_some() {}
+        let all_closed = async { while closing.join_next().await.is_some() {} };
+        // The closes still running are aborted with the set, which kills their programs.
+        let _ = tokio::time::timeout(CLOSE_GRACE, all_closed).await;
     }
 
     /// Starts watching an attached mount whose components the server has: its list changes,
