@@ -52,7 +52,9 @@
 //!    cancellation, stream control, principal, client address and, only when middleware is
 //!    installed, the transport's own data), `task/time.rs`, `task/record.rs`, `task/store.rs`
 //!    ([`TaskStore`]; the bounded [`MemoryTaskStore`] makes room with the biggest owner's
-//!    finished tasks), `bus.rs` ([`Bus`]: channels between the instances of a deployment), `task/running_tasks.rs` (the tasks running here, and the quota of
+//!    finished tasks), `idempotency/` (keys of calls that take effect once, and the
+//!    [`IdempotencyStore`] they are claimed in; after `task/store.rs`, whose future type its
+//!    methods return), `bus.rs` ([`Bus`]: channels between the instances of a deployment), `task/running_tasks.rs` (the tasks running here, and the quota of
 //!    unfinished tasks per owner), `events.rs` (list changes, resource updates and task
 //!    changes, broadcast); `schema/` (argument schemas from `schemars`: `shape.rs` and
 //!    `shape/fused.rs` check plain schemas straight from the client's text, in one pass with
@@ -156,6 +158,8 @@ mod wire;
 mod input;
 mod session_events;
 mod task;
+// After task/store.rs, whose future type its stores return.
+mod idempotency;
 // The request context, over what it needs of its server.
 mod context;
 mod server_core;
@@ -192,6 +196,10 @@ pub use context::ask::Input;
 pub use error::{Error, RpcError};
 pub use extensions::Extensions;
 pub use glob::glob_matches;
+pub use idempotency::{
+    Claimed, IDEMPOTENCY_KEY_META, IdempotencyStore, IdempotencyStoreError, MemoryIdempotencyStore,
+    arguments_fingerprint, derived_key,
+};
 pub use layer::{Layer, LayerFuture, McpRequest, McpResponse, Next, OutboundKind, OutboundMessage, Subject, layer_fn};
 pub use offer::Offer;
 pub use options::ServerOptions;
