@@ -52,9 +52,7 @@
 //!    cancellation, stream control, principal, client address and, only when middleware is
 //!    installed, the transport's own data), `task/time.rs`, `task/record.rs`, `task/store.rs`
 //!    ([`TaskStore`]; the bounded [`MemoryTaskStore`] makes room with the biggest owner's
-//!    finished tasks), `idempotency/` (keys of calls that take effect once, and the
-//!    [`IdempotencyStore`] they are claimed in; after `task/store.rs`, whose future type its
-//!    methods return), `bus.rs` ([`Bus`]: channels between the instances of a deployment), `task/running_tasks.rs` (the tasks running here, and the quota of
+//!    finished tasks), `bus.rs` ([`Bus`]: channels between the instances of a deployment), `task/running_tasks.rs` (the tasks running here, and the quota of
 //!    unfinished tasks per owner), `events.rs` (list changes, resource updates and task
 //!    changes, broadcast); `schema/` (argument schemas from `schemars`: `shape.rs` and
 //!    `shape/fused.rs` check plain schemas straight from the client's text, in one pass with
@@ -74,7 +72,8 @@
 //!    lacks, which become an `InputRequiredResult`), `task/mod.rs` ([`TaskSupport`], the tasks
 //!    running here, input through `tasks/update`, a 2025-11-25 task `input_required` while its
 //!    handler awaits the client, cooperative cancellation), `session_events.rs` (which server
-//!    events a 2025 session hears of).
+//!    events a 2025 session hears of), `idempotency/` (keys of calls that take effect once, digests of canonical JSON as
+//!    `input/digest.rs` makes them, and the [`IdempotencyStore`] they are claimed in).
 //! 4. **The request context.** `server_core.rs` (what a request needs of its server: options,
 //!    sealer, state), `context/mod.rs` ([`RequestContext`]), `context/outbound.rs` (progress,
 //!    logging, notifications and requests the handler sends, marked `related-task` for a
@@ -158,7 +157,7 @@ mod wire;
 mod input;
 mod session_events;
 mod task;
-// After task/store.rs, whose future type its stores return.
+// After input/ and task/store.rs, whose digests and future type it uses.
 mod idempotency;
 // The request context, over what it needs of its server.
 mod context;

@@ -1,73 +1,25 @@
 //! What an idempotent call is known by: the key the client sends in `_meta`, or one derived
 //! from who calls, the tool and its arguments; and the fingerprint of the arguments, which a
-//! later call with the same key must match.
+//! later call with the same key must match. Both are digests of canonical JSON (`input/digest.rs`,
+//! which `requestState` uses too), so the order of a client's object members changes neither.
 
 use serde_json::Value;
-use sha2::{Digest, Sha256};
+
+use crate::input::digest;
 
 /// The `_meta` member in which a client names a call's idempotency key (a string).
 pub const IDEMPOTENCY_KEY_META: &str = "wharf/idempotencyKey";
 
-/// The arguments as one canonical text: object members sorted by name at every depth (whatever
-/// order a map keeps them in), no spaces, strings and numbers as JSON writes them.
-fn canonical(arguments: &Value) -> String {
-    let mut text = String::new();
-    write_canonical(arguments, &mut text);
-    text
-}
-
-fn write_canonical(value: &Value, text: &mut String) {
-    match value {
-        Value::Object(members) => {
-            let mut sorted: Vec<(&String, &Value)> = members.iter().collect();
-            sorted.sort_by_key(|(name, _)| *name);
-            text.push('{');
-            for (at, (name, member)) in sorted.into_iter().enumerate() {
-                if at > 0 {
-                    text.push(',');
-                }
-                text.push_str(&Value::String(name.clone()).to_string());
-                text.push(':');
-                write_canonical(member, text);
-            }
-            text.push('}');
-        }
-        Value::Array(items) => {
-            text.push('[');
-            for (at, item) in items.iter().enumerate() {
-                if at > 0 {
-                    text.push(',');
-                }
-                write_canonical(item, text);
-            }
-            text.push(']');
-        }
-        scalar => text.push_str(&scalar.to_string()),
-    }
-}
-
 /// The fingerprint of a call of `tool` with `arguments`: two calls have the same one exactly
 /// when they name the same tool with the same arguments, whatever the order of their members.
 pub fn arguments_fingerprint(tool: &str, arguments: &Value) -> String {
-    let mut hash = Sha256::new();
-    hash.update(tool.as_bytes());
-    hash.update([0]);
-    hash.update(canonical(arguments).as_bytes());
-    hex(&hash.finalize())
+    digest::of(&[Value::from(tool), arguments.clone()])
 }
 
 /// The key of a call of `tool` with `arguments` by `caller` (a principal, or a session), for a
 /// tool whose calls are known by what they do rather than by a key the client sends.
 pub fn derived_key(caller: &str, tool: &str, arguments: &Value) -> String {
-    let mut hash = Sha256::new();
-    hash.update(caller.as_bytes());
-    hash.update([0]);
-    hash.update(arguments_fingerprint(tool, arguments).as_bytes());
-    format!("derived:{}", hex(&hash.finalize()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    format!("derived:{}", digest::of(&[Value::from(caller), Value::from(tool), arguments.clone()]))
 }
 
 #[cfg(test)]
@@ -87,8 +39,6 @@ mod tests {
         );
         assert_ne!(arguments_fingerprint("pay", &one), arguments_fingerprint("refund", &one));
         assert_eq!(arguments_fingerprint("pay", &one).len(), 64);
-        let nested = json!({"b": [{"y": 1, "x": 2}], "a": "\"q\""});
-        assert_eq!(canonical(&nested), r#"{"a":"\"q\"","b":[{"x":2,"y":1}]}"#);
     }
 
     #[test]

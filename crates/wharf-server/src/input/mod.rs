@@ -6,7 +6,7 @@
 //! `requestState`, sealed by [`seal`] and bound to the method, a digest of the parameters, the
 //! principal and an expiry.
 
-mod digest;
+pub(crate) mod digest;
 pub(crate) mod seal;
 
 use std::collections::BTreeMap;
