@@ -115,7 +115,7 @@ pub(crate) fn prepare_builder(
         builder = builder.layer(telemetry.layer());
     }
     if let Some(redis) = redis {
-        builder = builder.task_store(redis.task_store());
+        builder = builder.task_store(redis.task_store()).idempotency_store(redis.idempotency_store());
     }
     let keys = match std::env::var(STATE_KEYS_VARIABLE) {
         Ok(keys) => request_state_keys(&keys).map_err(|err| format!("{STATE_KEYS_VARIABLE}: {err}"))?,

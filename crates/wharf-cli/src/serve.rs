@@ -22,6 +22,14 @@ pub(crate) struct ServeArgs {
     /// Serve the folder as it is now, without reloading it when it changes.
     #[arg(long, requires = "folder")]
     no_watch: bool,
+    /// Append the demo's notes (the `note_add` tool, `demo://notes`) to this file, which
+    /// instances on one machine may share; without it they are kept in memory.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["folder", "spec"])]
+    demo_notes: Option<std::path::PathBuf>,
+    /// How long the demo's `note_add` remembers an idempotency key and the answer it gave, in
+    /// seconds: a repeated call within it is answered without a second note.
+    #[arg(long, value_name = "SECONDS", default_value_t = 86_400, value_parser = clap::value_parser!(u64).range(1..))]
+    idempotency_ttl: u64,
     #[command(flatten)]
     pub(crate) openapi: OpenApiArgs,
     #[command(flatten)]
@@ -97,7 +105,10 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         },
-        None => wharf_demo::builder(),
+        None => wharf_demo::builder_with(&wharf_demo::DemoOptions {
+            notes_file: args.demo_notes.clone(),
+            idempotency_ttl: std::time::Duration::from_secs(args.idempotency_ttl),
+        }),
     };
     if remote.auth_issuer.is_some() && args.folder.is_none() && args.openapi.spec.is_none() {
         builder = wharf_demo::with_authenticated_tools(builder);

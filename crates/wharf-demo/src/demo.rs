@@ -1,6 +1,7 @@
 //! The built-in demo server that `wharf serve` runs: the seed examples (echo, calculator,
 //! code review, app config, user profiles) plus tools that show progress, logging,
-//! elicitation and sampling, and an MCP Apps view (`dice/`).
+//! elicitation and sampling, an MCP Apps view (`dice/`) and notes added once per key
+//! (`notes.rs`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -8,6 +9,8 @@ use std::time::Duration;
 use wharf::protocol::{CreateMessageParams, ElicitAction, ElicitParams, ElicitSchema, LoggingLevel, PrimitiveSchema};
 use wharf::task::TaskSupport;
 use wharf::{Args, PromptDef, RequestContext, ResourceDef, RpcError, Server, TemplateDef, ToolDef};
+
+use crate::notes::{Notes, note_tool_and_resource};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct EchoArgs {
@@ -163,9 +166,31 @@ pub fn server() -> Result<Server, wharf::Error> {
 /// A resource that changes whenever it is read, and whose subscribers `tick` tells.
 const CLOCK: &str = "demo://clock";
 
+/// What the demo can be told on the command line.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    /// The file `note_add` appends to (`--demo-notes`); in memory without one.
+    pub notes_file: Option<std::path::PathBuf>,
+    /// How long `note_add` keeps an idempotency key (`--idempotency-ttl`).
+    pub idempotency_ttl: Duration,
+}
+
+impl Default for DemoOptions {
+    fn default() -> DemoOptions {
+        DemoOptions { notes_file: None, idempotency_ttl: Duration::from_secs(24 * 60 * 60) }
+    }
+}
+
 /// The demo server, before it is built.
 pub fn builder() -> wharf::ServerBuilder {
+    builder_with(&DemoOptions::default())
+}
+
+/// The demo server as `options` say, before it is built.
+pub fn builder_with(options: &DemoOptions) -> wharf::ServerBuilder {
     let (dice_view, dice_tools) = crate::dice::view_and_tools();
+    let notes = std::sync::Arc::new(Notes::new(options.notes_file.clone()));
+    let (note_tool, notes_resource) = note_tool_and_resource(notes, options.idempotency_ttl);
     Server::builder("wharf-demo", env!("CARGO_PKG_VERSION"))
         .title("Wharf demo server")
         .description("The examples Wharf was built from: tools, prompts and resources in every protocol revision")
@@ -204,6 +229,8 @@ pub fn builder() -> wharf::ServerBuilder {
             })
             .description("Tell the subscribers of demo://clock that it changed (on every instance of a fleet)"),
         )
+        .tool(note_tool)
+        .resource(notes_resource)
         .tools(dice_tools)
         .resource(dice_view)
         .prompt(

@@ -9,7 +9,8 @@
 //! A file imports only from floors below its own.
 //!
 //! 1. `dice/` (the MCP Apps view `ui://wharf-demo/dice`, `view.html`, and its two tools,
-//!    `roll_dice` and the app-only `roll_again`).
+//!    `roll_dice` and the app-only `roll_again`), `notes.rs` (`note_add`, a side effect that
+//!    takes place once per idempotency key, and `demo://notes`).
 //! 2. `demo.rs` (the demo server: the seed examples plus tools that show progress, logging,
 //!    elicitation and sampling), `ballast.rs` (one small block of every size up to 1 KiB, held
 //!    by the stdio read thread, so that mimalloc never finds a page emptied by a request).
@@ -20,9 +21,11 @@
 mod ballast;
 mod demo;
 mod dice;
+mod notes;
 mod serving;
 
-pub use demo::{ADMIN_SCOPE, builder, server, with_authenticated_tools};
+pub use demo::{ADMIN_SCOPE, DemoOptions, builder, builder_with, server, with_authenticated_tools};
+pub use notes::NOTES;
 pub use serving::{serve_http, serve_stdio};
 
 // Every request allocates a handful of small objects, which mimalloc serves faster than the

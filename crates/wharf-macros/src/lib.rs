@@ -57,7 +57,9 @@ use proc_macro::TokenStream;
 /// Options: `name = "..."` (default: the function's name in snake_case), `title = "..."`,
 /// `description = "..."` (default: the doc comment), `read_only`, `destructive`,
 /// `idempotent`, `open_world`, `icon = "https://..."`, `task = "optional" | "required"`,
-/// `scopes = ["..."]`; with the `apps` feature, `ui = "ui://..."` (the MCP Apps view that
+/// `idempotency = "client" | "derived"` (each call takes effect once per key: the one the
+/// client sends in `_meta["wharf/idempotencyKey"]`, or with `"derived"` one made from the
+/// caller and the arguments when it sends none), `scopes = ["..."]`; with the `apps` feature, `ui = "ui://..."` (the MCP Apps view that
 /// renders its results) and `visibility = ["model", "app"]` (who may call it).
 /// A `Json<T>` (or `Result<Json<T>, E>`) return type declares `T` as the output schema.
 ///

@@ -33,6 +33,17 @@ impl Keys {
         format!("{}:{{{id}}}:task", self.prefix)
     }
 
+    /// The record of an idempotency key (its fingerprint, then its outcome). The key is its
+    /// hash tag, shared with its lease, so that one script reaches both.
+    pub(crate) fn idempotency(&self, key: &str) -> String {
+        format!("{}:{{{key}}}:idempotency", self.prefix)
+    }
+
+    /// The lease of an idempotency key's running call.
+    pub(crate) fn idempotency_lease(&self, key: &str) -> String {
+        format!("{}:{{{key}}}:idempotency-lease", self.prefix)
+    }
+
     /// The ids of one owner's tasks, for `tasks/list`.
     pub(crate) fn tasks_of(&self, owner: &str) -> String {
         format!("{}:tasks-of:{owner}", self.prefix)

@@ -21,7 +21,9 @@
 //!    `tasks.rs` ([`RedisTaskStore`], a [`wharf_server::TaskStore`]: records as JSON strings
 //!    expiring with their `ttlMs`, a set of ids per owner, leases, and `tasks/cancel` and
 //!    `tasks/update` signalled on a channel to the instance running the task), `bus.rs`
-//!    ([`RedisBus`], a [`wharf_server::Bus`] on pub/sub).
+//!    ([`RedisBus`], a [`wharf_server::Bus`] on pub/sub), `idempotency.rs`
+//!    ([`RedisIdempotencyStore`], a [`wharf_server::IdempotencyStore`]: a hash per key and a
+//!    lease beside it, each step one script).
 //!
 //! ```no_run
 //! # fn demo(server: wharf_server::Server) -> Result<(), wharf_redis::RedisError> {
@@ -35,6 +37,7 @@
 
 mod bus;
 mod connection;
+mod idempotency;
 mod keys;
 mod sessions;
 mod state_key;
@@ -43,5 +46,6 @@ mod tasks;
 
 pub use bus::RedisBus;
 pub use connection::{Redis, RedisError, RedisErrorKind};
+pub use idempotency::RedisIdempotencyStore;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;

@@ -7,6 +7,7 @@ use wharf_protocol::{Icon, Implementation};
 
 use crate::error::Error;
 use crate::extensions::Extensions;
+use crate::idempotency::{IdempotencyStore, MemoryIdempotencyStore};
 use crate::input::seal::{Sealer, StateKey};
 use crate::layer::Layer;
 use crate::offer::Offer;
@@ -31,6 +32,7 @@ impl Server {
             errors: Vec::new(),
             state_keys: Vec::new(),
             task_store: None,
+            idempotency_store: None,
             layers: Vec::new(),
         }
     }
@@ -49,6 +51,7 @@ pub struct ServerBuilder {
     /// Sealing keys, the first seals; empty means a random key for this process.
     state_keys: Vec<StateKey>,
     task_store: Option<Arc<dyn TaskStore>>,
+    idempotency_store: Option<Arc<dyn IdempotencyStore>>,
     layers: Vec<Box<dyn Layer>>,
 }
 
@@ -108,6 +111,14 @@ impl ServerBuilder {
     /// Where task records are kept. Default: a [`MemoryTaskStore`] for 10,000 live tasks.
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> ServerBuilder {
         self.task_store = Some(store);
+        self
+    }
+
+    /// Where the keys of tools with [`Idempotency`](crate::Idempotency) are claimed. Default: a
+    /// [`MemoryIdempotencyStore`] of 10,000 keys and results of up to 1 MiB, good for one
+    /// process; instances behind one load balancer need a store they share (Redis).
+    pub fn idempotency_store(mut self, store: Arc<dyn IdempotencyStore>) -> ServerBuilder {
+        self.idempotency_store = Some(store);
         self
     }
 
@@ -221,6 +232,7 @@ impl ServerBuilder {
             state: self.state,
             sealer,
             tasks,
+            idempotency: self.idempotency_store.unwrap_or_else(|| Arc::new(MemoryIdempotencyStore::default())),
             layers: self.layers,
         })
     }

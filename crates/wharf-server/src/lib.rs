@@ -196,8 +196,8 @@ pub use error::{Error, RpcError};
 pub use extensions::Extensions;
 pub use glob::glob_matches;
 pub use idempotency::{
-    Claimed, IDEMPOTENCY_KEY_META, IdempotencyStore, IdempotencyStoreError, MemoryIdempotencyStore,
-    arguments_fingerprint, derived_key,
+    Claimed, IDEMPOTENCY_KEY_META, IDEMPOTENCY_TOOL_META, IDEMPOTENT_REPLAY_META, Idempotency, IdempotencyStore,
+    IdempotencyStoreError, MemoryIdempotencyStore, arguments_fingerprint, derived_key,
 };
 pub use layer::{Layer, LayerFuture, McpRequest, McpResponse, Next, OutboundKind, OutboundMessage, Subject, layer_fn};
 pub use offer::Offer;

@@ -14,6 +14,7 @@ use crate::context::RequestContext;
 use crate::error::Error;
 use crate::events::{ListKind, ServerEvent};
 use crate::extensions::Extensions;
+use crate::idempotency::IdempotencyStore;
 use crate::input::seal::{Sealer, StateKey};
 use crate::layer::Layer;
 use crate::options::ServerOptions;
@@ -52,6 +53,8 @@ struct Shared {
     /// Bumped to end every open `subscriptions/listen` stream gracefully.
     subscriptions_epoch: watch::Sender<u64>,
     tasks: Tasks,
+    /// Where the keys of idempotent calls are claimed.
+    idempotency: Arc<dyn IdempotencyStore>,
     layers: Vec<Box<dyn Layer>>,
 }
 
@@ -64,6 +67,7 @@ pub(crate) struct ServerParts {
     pub(crate) state: Extensions,
     pub(crate) sealer: Sealer,
     pub(crate) tasks: Tasks,
+    pub(crate) idempotency: Arc<dyn IdempotencyStore>,
     pub(crate) layers: Vec<Box<dyn Layer>>,
 }
 
@@ -90,6 +94,7 @@ impl Server {
                 sealer: parts.sealer,
                 subscriptions_epoch: watch::channel(0).0,
                 tasks: parts.tasks,
+                idempotency: parts.idempotency,
                 layers: parts.layers,
             }),
         })
@@ -147,6 +152,11 @@ impl Server {
 
     pub(crate) fn tasks(&self) -> &Tasks {
         &self.shared.tasks
+    }
+
+    /// Where the keys of idempotent calls are claimed.
+    pub(crate) fn idempotency(&self) -> &Arc<dyn IdempotencyStore> {
+        &self.shared.idempotency
     }
 
     pub(crate) fn events(&self) -> broadcast::Sender<ServerEvent> {

@@ -155,6 +155,16 @@ pub mod task {
     };
 }
 
+/// Tool calls that take effect once: a tool with [`Idempotency`](idempotency::Idempotency)
+/// has each call's key claimed in an [`IdempotencyStore`](idempotency::IdempotencyStore)
+/// before its handler runs, and a repeated call answered with the first one's result.
+pub mod idempotency {
+    pub use wharf_server::{
+        Claimed, IDEMPOTENCY_KEY_META, IDEMPOTENCY_TOOL_META, IDEMPOTENT_REPLAY_META, Idempotency, IdempotencyStore,
+        IdempotencyStoreError, MemoryIdempotencyStore, arguments_fingerprint, derived_key,
+    };
+}
+
 /// Middleware at the MCP request level: [`Layer`](middleware::Layer)s added with
 /// [`ServerBuilder::layer`] see every request, in both eras and on every transport, and the
 /// built-in ones limit rates, time out tools, bound concurrency and keep an audit log.
@@ -205,7 +215,9 @@ pub mod http {
 /// [`HttpOptions::session_store`](crate::http::HttpOptions::session_store).
 #[cfg(feature = "redis")]
 pub mod redis {
-    pub use wharf_redis::{Redis, RedisBus, RedisError, RedisErrorKind, RedisSessionStore};
+    pub use wharf_redis::{
+        Redis, RedisBus, RedisError, RedisErrorKind, RedisIdempotencyStore, RedisSessionStore, RedisTaskStore,
+    };
 }
 
 /// A gateway that mounts MCP servers (programs, URLs, servers in this process) under

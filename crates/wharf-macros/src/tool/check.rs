@@ -58,6 +58,14 @@ pub(crate) fn check(spec: &ToolSpec, sig: &syn::Signature, place: Place) -> syn:
     {
         errors.add(task.span(), "`task` is \"optional\" or \"required\"");
     }
+    if let Some(idempotency) = &spec.options.idempotency
+        && !matches!(idempotency.value().as_str(), "client" | "derived")
+    {
+        errors.add(
+            idempotency.span(),
+            "`idempotency` is \"client\" (the key the client sends) or \"derived\" (the client's key, else one derived from the caller and the arguments)",
+        );
+    }
     if let Some(ui) = &spec.options.ui {
         let uri = ui.value();
         if uri.strip_prefix("ui://").is_none_or(|rest| rest.is_empty() || rest.contains(char::is_whitespace)) {

@@ -114,6 +114,14 @@ pub(crate) fn tool_def(
         };
         settings.push(quote! { .task_support(::wharf::task::TaskSupport::#support) });
     }
+    if let Some(idempotency) = &options.idempotency {
+        let policy = if idempotency.value() == "derived" {
+            quote! { derived }
+        } else {
+            quote! { client_key }
+        };
+        settings.push(quote! { .idempotency(::wharf::idempotency::Idempotency::#policy()) });
+    }
     if let Some(ui) = &options.ui {
         settings.push(quote! { .view(#ui) });
     }

@@ -20,6 +20,9 @@ pub(crate) struct ToolOptions {
     pub(crate) open_world: bool,
     pub(crate) icons: Vec<LitStr>,
     pub(crate) task: Option<LitStr>,
+    /// `idempotency = "client" | "derived"`: where the key of a call that takes effect once
+    /// comes from.
+    pub(crate) idempotency: Option<LitStr>,
     pub(crate) scopes: Vec<LitStr>,
     /// `ui = "ui://..."`: the MCP Apps view that renders the tool's results.
     pub(crate) ui: Option<LitStr>,
@@ -27,8 +30,7 @@ pub(crate) struct ToolOptions {
     pub(crate) visibility: Option<Vec<LitStr>>,
 }
 
-const TOOL_OPTIONS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, icon, task, scopes, ui, visibility";
+const TOOL_OPTIONS: &str = "name, title, description, read_only, destructive, idempotent, open_world, icon, task, idempotency, scopes, ui, visibility";
 
 impl ToolOptions {
     pub(crate) fn parse(attr: TokenStream) -> syn::Result<ToolOptions> {
@@ -41,6 +43,7 @@ impl ToolOptions {
                 "description" => options.description = Some(meta.value()?.parse()?),
                 "icon" => options.icons.push(meta.value()?.parse()?),
                 "task" => options.task = Some(meta.value()?.parse()?),
+                "idempotency" => options.idempotency = Some(meta.value()?.parse()?),
                 "scopes" => options.scopes = crate::scopes::parse(&meta.value()?.parse()?)?,
                 "ui" => options.ui = Some(meta.value()?.parse()?),
                 "visibility" => options.visibility = Some(string_list(&meta.value()?.parse()?, "visibility")?),

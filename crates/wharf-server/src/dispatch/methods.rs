@@ -170,7 +170,7 @@ pub(super) async fn call_tool(
 
 /// Adapts a tool result to the revision: structured content that a revision cannot carry is
 /// dropped, keeping (or adding) its text mirror.
-fn tool_result_for(version: ProtocolVersion, mut result: CallToolResult) -> CallToolResult {
+pub(super) fn tool_result_for(version: ProtocolVersion, mut result: CallToolResult) -> CallToolResult {
     let Some(structured) = &result.structured_content else { return result };
     let keep = version.era() == Era::Stateless || (version.has_structured_output() && structured.is_object());
     let mirrored = result.content.iter().any(|block| matches!(block, wharf_protocol::ContentBlock::Text(_)));

@@ -5,6 +5,7 @@
 //! - this file: eras, `_meta` checks, `initialize`, capability gating, the method table;
 //! - [`methods`]: the methods both eras share;
 //! - [`tasks`]: `tools/call` as a task, and the `tasks/*` methods;
+//! - [`idempotent`]: `tools/call` of a tool whose calls take effect once;
 //! - [`finish`]: encoding results per revision;
 //! - [`outcome`]: the one response every request gets, a panic's included;
 //! - [`batch`]: JSON-RPC batches (2025-03-26);
@@ -15,6 +16,7 @@
 pub(crate) mod batch;
 pub(crate) mod client_messages;
 mod finish;
+mod idempotent;
 mod methods;
 pub(crate) mod mirrored;
 pub(crate) mod outcome;
@@ -423,7 +425,7 @@ async fn serve(
                 };
                 check_scopes(&*tool, context.principal())?;
                 match tasks::call_route(context, &tool, &params)? {
-                    CallRoute::Direct => Ok(start_call(context, &tool, params)?),
+                    CallRoute::Direct if tool.idempotency.is_none() => Ok(start_call(context, &tool, params)?),
                     route => Err((route, tool, params)),
                 }
             };
@@ -434,10 +436,15 @@ async fn serve(
                     let outcome = started.finish(context).await;
                     out.complete_or_input(context, outcome)
                 }
-                Err((CallRoute::StatelessTask, tool, params)) => {
-                    Box::pin(tasks::call_tool_or_task(server, context, tool, params, &out)).await
+                Err((route, tool, params)) if tool.idempotency.is_some() => {
+                    Box::pin(idempotent::call(server, context, tool, params, route, &out)).await
                 }
-                Err((_, tool, params)) => Box::pin(tasks::session_task(server, context, tool, params, &out)).await,
+                Err((CallRoute::StatelessTask, tool, params)) => {
+                    Box::pin(tasks::call_tool_or_task(server, context, tool, params, &out, None)).await
+                }
+                Err((_, tool, params)) => {
+                    Box::pin(tasks::session_task(server, context, tool, params, &out, None)).await
+                }
             }
         }
         // The task methods and listen streams are boxed: their futures are large and rare, and

@@ -12,10 +12,12 @@ use wharf_protocol::{
 };
 
 use super::finish::Finisher;
+use super::idempotent::{became_task, release, settle};
 use super::methods::call_tool;
 use crate::client_key::client_key;
 use crate::context::RequestContext;
 use crate::error::RpcError;
+use crate::idempotency::HeldKey;
 use crate::layer::ToolFacts;
 use crate::panic::CatchUnwind;
 use crate::principal::Principal;
@@ -88,7 +90,7 @@ pub(super) fn tool_facts(server: &Server, request: &ClientRequest) -> (ToolFacts
 }
 
 /// True when the client capabilities declare the tasks extension.
-fn declares_tasks(capabilities: &wharf_protocol::ClientCapabilities) -> bool {
+pub(super) fn declares_tasks(capabilities: &wharf_protocol::ClientCapabilities) -> bool {
     capabilities.extensions.as_ref().is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION))
 }
 
@@ -196,19 +198,23 @@ fn require_tasks(context: &RequestContext) -> Result<(), RpcError> {
 
 /// A call of a tool that may run as a task: answered directly when the client has no tasks
 /// or the handler finishes (or asks for input) at its first poll; otherwise the handler goes
-/// on as a task and the answer is `CreateTaskResult`.
+/// on as a task and the answer is `CreateTaskResult`. A held idempotency key is finished with
+/// the outcome, or with the task.
 pub(super) async fn call_tool_or_task(
     server: &Server,
     context: &RequestContext,
     tool: Arc<ToolDef>,
     params: Box<CallToolParams>,
     out: &Finisher<'_>,
+    held: Option<HeldKey>,
 ) -> Result<Vec<u8>, RpcError> {
     if let Err(missing) = require_tasks(context) {
         if tool.task_support == TaskSupport::Required {
+            release(held).await;
             return Err(missing);
         }
         let outcome = call_tool(context, &tool, params).await;
+        settle(held, context, &outcome).await;
         return out.complete_or_input(context, outcome);
     }
     let task_context = context.clone();
@@ -232,15 +238,21 @@ pub(super) async fn call_tool_or_task(
         }
     };
     match first {
-        Poll::Ready(Ok(outcome)) => return out.complete_or_input(context, outcome),
+        Poll::Ready(Ok(outcome)) => {
+            settle(held, context, &outcome).await;
+            return out.complete_or_input(context, outcome);
+        }
         Poll::Ready(Err(panic)) => {
-            return Err(RpcError::internal(format!("Internal error: the handler panicked: {panic}")));
+            let error = RpcError::internal(format!("Internal error: the handler panicked: {panic}"));
+            settle(held, context, &Err(error.clone())).await;
+            return Err(error);
         }
         Poll::Pending => {}
     }
     // Input is gathered before a task exists: a handler that asked for some while it also
     // waits on something else gets its answers first.
     if let Some(required) = context.input_required()? {
+        release(held).await;
         return Ok(out.input_required(&required));
     }
     let owner = context.principal().map(|principal| principal.as_str().to_owned());
@@ -250,6 +262,7 @@ pub(super) async fn call_tool_or_task(
         .create(owner, counted_against, context.cancellation().clone(), server.events(), None, Era::Stateless)
         .await?;
     context.attach_task(running.clone());
+    became_task(held, &record.task_id, false).await;
     run_task(server, &record, running, work);
     Ok(out.task_created(&record))
 }
@@ -271,7 +284,7 @@ where
 }
 
 /// Who owns a 2025-11-25 task: the principal when there is one, else the session.
-fn session_owner(context: &RequestContext) -> String {
+pub(super) fn session_owner(context: &RequestContext) -> String {
     match context.principal() {
         Some(principal) => format!("principal:{}", principal.as_str()),
         None => format!("session:{}", context.session_id()),
@@ -289,13 +302,14 @@ fn quota_owner(context: &RequestContext) -> Option<Arc<str>> {
 }
 
 /// A 2025-11-25 task-augmented `tools/call`: the task starts at once and the answer is
-/// `CreateTaskResult {task}`.
+/// `CreateTaskResult {task}`. A held idempotency key is finished with the task.
 pub(super) async fn session_task(
     server: &Server,
     context: &RequestContext,
     tool: Arc<ToolDef>,
     mut params: Box<CallToolParams>,
     out: &Finisher<'_>,
+    held: Option<HeldKey>,
 ) -> Result<Vec<u8>, RpcError> {
     let requested_ttl = params
         .task
@@ -304,10 +318,18 @@ pub(super) async fn session_task(
         .map(std::time::Duration::from_millis);
     let counted_against = quota_owner(context);
     let cancel = context.cancellation().clone();
-    let (record, running) = server
+    let created = server
         .tasks()
         .create(Some(session_owner(context)), counted_against, cancel, server.events(), requested_ttl, Era::Session)
-        .await?;
+        .await;
+    let (record, running) = match created {
+        Ok(created) => created,
+        Err(error) => {
+            release(held).await;
+            return Err(error);
+        }
+    };
+    became_task(held, &record.task_id, true).await;
     context.became_task(record.task_id.clone(), running.clone());
     let task_context = context.clone();
     let work = CatchUnwind::new(async move { call_tool(&task_context, &tool, params).await });

@@ -10,6 +10,10 @@ use crate::input::digest;
 /// The `_meta` member in which a client names a call's idempotency key (a string).
 pub const IDEMPOTENCY_KEY_META: &str = "wharf/idempotencyKey";
 
+/// The `_meta` member (`true`) of a result answered from a key's record rather than by running
+/// the handler again.
+pub const IDEMPOTENT_REPLAY_META: &str = "wharf/idempotentReplay";
+
 /// The fingerprint of a call of `tool` with `arguments`: two calls have the same one exactly
 /// when they name the same tool with the same arguments, whatever the order of their members.
 pub fn arguments_fingerprint(tool: &str, arguments: &Value) -> String {

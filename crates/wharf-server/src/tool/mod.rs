@@ -12,6 +12,7 @@ use serde_json::Value;
 use wharf_protocol::{Era, Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotations, ToolExecution};
 
 use crate::error::Error;
+use crate::idempotency::{IDEMPOTENCY_TOOL_META, Idempotency};
 use crate::schema::{ArgumentReader, ArgumentSchema, schema_for};
 use crate::scopes::Scopes;
 use crate::task::TaskSupport;
@@ -50,6 +51,8 @@ pub struct ToolDef {
     /// Whether the handler reads the arguments (it takes `Args`), so that checking them can be
     /// left to that read: a handler that never reads them still has them checked.
     pub(crate) reads_arguments: ArgumentReader,
+    /// How its calls take effect once, when it says.
+    pub(crate) idempotency: Option<Idempotency>,
 }
 
 impl ToolDef {
@@ -76,6 +79,7 @@ impl ToolDef {
             scopes: Scopes::default(),
             header_params: Vec::new(),
             task_support: TaskSupport::Forbidden,
+            idempotency: None,
         }
     }
 
@@ -126,6 +130,15 @@ impl ToolDef {
             TaskSupport::Optional => Some(ToolExecution { task_support: Some("optional".to_owned()) }),
             TaskSupport::Required => Some(ToolExecution { task_support: Some("required".to_owned()) }),
         };
+        self
+    }
+
+    /// Makes each call take effect once per idempotency key (see [`Idempotency`]): the key is
+    /// claimed before the handler runs, and a repeated call is answered with the first one's
+    /// result. The tool's `_meta["wharf/idempotency"]` tells clients. A tool whose calls are
+    /// harmless to repeat needs none: mark it `idempotentHint` instead.
+    pub fn idempotency(mut self, idempotency: Idempotency) -> ToolDef {
+        self.idempotency = Some(idempotency);
         self
     }
 
@@ -213,6 +226,11 @@ impl ToolDef {
         }
         self.header_params = header_params(&self.definition.input_schema)
             .map_err(|message| Error::registration(format!("tool `{name}`: {message}")))?;
+        if let Some(idempotency) = &self.idempotency {
+            // Set here rather than by `idempotency()`, so that a later `meta()` keeps it.
+            let meta = self.definition.meta.get_or_insert_with(JsonObject::new);
+            meta.insert(IDEMPOTENCY_TOOL_META.to_owned(), idempotency.advertised());
+        }
         Ok(())
     }
 }

@@ -5,6 +5,7 @@
 #[cfg(feature = "apps")]
 mod apps;
 mod faults;
+mod idempotency;
 mod input;
 mod listen;
 mod middleware;
