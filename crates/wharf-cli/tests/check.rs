@@ -126,6 +126,7 @@ fn a_flawed_server_gets_every_flaw_reported_and_its_hang_is_cut_short() {
     }
     let warnings = with_outcome(&report, "warn").join("\n");
     assert!(warnings.contains("malformed JSON: no answer"), "{warnings}");
+    assert!(warnings.contains("wipe: repeated calls: destructive, yet neither idempotentHint nor idempotency keys"));
     assert!(with_outcome(&report, "pass").iter().any(|pass| pass.contains("echo: call")));
     assert!(
         with_outcome(&report, "skip").iter().any(|skip| skip.contains("2026-07-28")),

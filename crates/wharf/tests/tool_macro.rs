@@ -342,3 +342,30 @@ mod views {
         );
     }
 }
+
+/// Sends an invoice, once per key.
+#[tool(destructive, idempotency = "derived")]
+async fn send_invoice(to: String, state: wharf::State<std::sync::Arc<std::sync::atomic::AtomicUsize>>) -> String {
+    let sent = state.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    format!("invoice {sent} to {to}")
+}
+
+#[tokio::test]
+async fn a_tool_with_idempotency_takes_effect_once_per_key() {
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let server = Server::builder("invoices", "1").state(sent.clone()).tool(send_invoice_tool()).build().unwrap();
+    let client = InMemoryClient::latest_session(server).await;
+    let listed = client.request("tools/list", json!({})).await.unwrap();
+    assert_eq!(listed["tools"][0]["_meta"]["wharf/idempotency"]["key"], "derived");
+    let text = |result: Value| result["content"][0]["text"].clone();
+    let call =
+        |key: &str| json!({"name": "send_invoice", "arguments": {"to": "ada"}, "_meta": {"wharf/idempotencyKey": key}});
+    assert_eq!(text(client.request("tools/call", call("a")).await.unwrap()), "invoice 1 to ada");
+    assert_eq!(text(client.request("tools/call", call("a")).await.unwrap()), "invoice 1 to ada");
+    assert_eq!(text(client.request("tools/call", call("b")).await.unwrap()), "invoice 2 to ada");
+    // Without a key, the key is derived from the arguments: the same call is sent once.
+    let plain = json!({"name": "send_invoice", "arguments": {"to": "bob"}});
+    assert_eq!(text(client.request("tools/call", plain.clone()).await.unwrap()), "invoice 3 to bob");
+    assert_eq!(text(client.request("tools/call", plain).await.unwrap()), "invoice 3 to bob");
+    assert_eq!(sent.load(std::sync::atomic::Ordering::SeqCst), 3);
+}

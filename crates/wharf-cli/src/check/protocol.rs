@@ -384,6 +384,7 @@ async fn tool_checks(
     if let Some(ui) = ui {
         apps::view_checks(report, section, client, name, ui, timeout).await;
     }
+    repeat_check(report, section, name, tool);
     if settings.no_calls {
         return;
     }
@@ -457,6 +458,30 @@ async fn tool_checks(
             };
             report.add_timed(section, format!("{name}: invalid arguments"), outcome, detail, took);
         }
+    }
+}
+
+/// For a tool marked destructive: whether a call repeated by a client that lost its answer
+/// runs twice. A warning unless the tool is marked `idempotentHint` or takes idempotency keys
+/// (Wharf's `_meta["wharf/idempotency"]`).
+fn repeat_check(report: &mut Report, section: &str, name: &str, tool: &Value) {
+    let hint = |hint: &str| tool.pointer(&format!("/annotations/{hint}")) == Some(&Value::Bool(true));
+    if !hint("destructiveHint") || hint("readOnlyHint") {
+        return;
+    }
+    let check = format!("{name}: repeated calls");
+    if hint("idempotentHint") {
+        report.add(section, check, Outcome::Pass, "destructive, and marked idempotentHint");
+    } else if let Some(keys) = tool.pointer("/_meta/wharf~1idempotency") {
+        report.add(section, check, Outcome::Pass, format!("destructive, and takes idempotency keys ({keys})"));
+    } else {
+        report.add(
+            section,
+            check,
+            Outcome::Warn,
+            "destructive, yet neither idempotentHint nor idempotency keys: a client that repeats a call whose answer \
+             was lost (a timeout, a dropped connection) makes it take effect twice; see Wharf's `idempotency`",
+        );
     }
 }
 
