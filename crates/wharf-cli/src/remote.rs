@@ -83,6 +83,12 @@ pub(crate) struct RemoteArgs {
     /// keep apart.
     #[arg(long, value_name = "PREFIX", default_value = "wharf", requires = "redis")]
     pub(crate) redis_prefix: String,
+    /// Hand no client more than N tokens of a tool result at once (counted as `wharf tokens`
+    /// counts): a larger result is answered with its first part and a link to the whole, which
+    /// the client reads in pages of at most N tokens (resources/read of wharf-result://ID?page=K),
+    /// for an hour, as the principal or session that made the call. Claude Code takes 25000.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1024..))]
+    pub(crate) max_result_tokens: Option<u64>,
 }
 
 /// What is served, as the resource metadata and messages name it.
@@ -115,7 +121,14 @@ pub(crate) fn prepare_builder(
         builder = builder.layer(telemetry.layer());
     }
     if let Some(redis) = redis {
-        builder = builder.task_store(redis.task_store()).idempotency_store(redis.idempotency_store());
+        builder = builder
+            .task_store(redis.task_store())
+            .idempotency_store(redis.idempotency_store())
+            .result_store(redis.result_store());
+    }
+    if let Some(tokens) = args.max_result_tokens {
+        let tokens = usize::try_from(tokens).unwrap_or(usize::MAX);
+        builder = builder.max_result(wharf::results::ResultBudget::tokens(tokens));
     }
     let keys = match std::env::var(STATE_KEYS_VARIABLE) {
         Ok(keys) => request_state_keys(&keys).map_err(|err| format!("{STATE_KEYS_VARIABLE}: {err}"))?,

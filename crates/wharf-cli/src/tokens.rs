@@ -18,8 +18,8 @@ use crate::server_args::{ServerArgs, runtime, take_target};
 use crate::terminal_text::escaped;
 
 /// The tokenizer: GPT-4o's and later OpenAI models'; other vendors' tokenizers count within a
-/// few percent of it on JSON and English.
-const ENCODING: &str = "o200k_base";
+/// few percent of it on JSON and English. Result budgets count with the same one.
+const ENCODING: &str = wharf::results::TOKEN_ENCODING;
 
 #[derive(Debug, Args)]
 pub(crate) struct TokensArgs {
@@ -63,7 +63,7 @@ pub(crate) struct Costs {
 
 /// Counts `text` with the tokenizer.
 fn count(text: &str) -> usize {
-    tiktoken::get_encoding(ENCODING).map_or(0, |encoding| encoding.count(text))
+    wharf::results::count_tokens(text)
 }
 
 fn compact(value: &Value) -> String {

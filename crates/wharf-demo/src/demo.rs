@@ -230,6 +230,7 @@ pub fn builder_with(options: &DemoOptions) -> wharf::ServerBuilder {
             .description("Tell the subscribers of demo://clock that it changed (on every instance of a fleet)"),
         )
         .tool(note_tool)
+        .tool(crate::report::long_report_tool())
         .resource(notes_resource)
         .tools(dice_tools)
         .resource(dice_view)

@@ -10,7 +10,8 @@
 //!
 //! 1. `dice/` (the MCP Apps view `ui://wharf-demo/dice`, `view.html`, and its two tools,
 //!    `roll_dice` and the app-only `roll_again`), `notes.rs` (`note_add`, a side effect that
-//!    takes place once per idempotency key, and `demo://notes`).
+//!    takes place once per idempotency key, and `demo://notes`), `report.rs` (`long_report`,
+//!    text as long as asked, to see a result over a client's budget read in pages).
 //! 2. `demo.rs` (the demo server: the seed examples plus tools that show progress, logging,
 //!    elicitation and sampling), `ballast.rs` (one small block of every size up to 1 KiB, held
 //!    by the stdio read thread, so that mimalloc never finds a page emptied by a request).
@@ -22,6 +23,7 @@ mod ballast;
 mod demo;
 mod dice;
 mod notes;
+mod report;
 mod serving;
 
 pub use demo::{ADMIN_SCOPE, DemoOptions, builder, builder_with, server, with_authenticated_tools};

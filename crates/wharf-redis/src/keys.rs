@@ -44,6 +44,17 @@ impl Keys {
         format!("{}:{{{key}}}:idempotency-lease", self.prefix)
     }
 
+    /// What is known of a large result (who may read it, its size, its pages). The result's id
+    /// is its hash tag, shared with its pages.
+    pub(crate) fn result(&self, id: &str) -> String {
+        format!("{}:{{{id}}}:result", self.prefix)
+    }
+
+    /// The pages of a large result, a list.
+    pub(crate) fn result_pages(&self, id: &str) -> String {
+        format!("{}:{{{id}}}:result-pages", self.prefix)
+    }
+
     /// The ids of one owner's tasks, for `tasks/list`.
     pub(crate) fn tasks_of(&self, owner: &str) -> String {
         format!("{}:tasks-of:{owner}", self.prefix)

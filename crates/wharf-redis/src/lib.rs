@@ -23,7 +23,8 @@
 //!    `tasks/update` signalled on a channel to the instance running the task), `bus.rs`
 //!    ([`RedisBus`], a [`wharf_server::Bus`] on pub/sub), `idempotency.rs`
 //!    ([`RedisIdempotencyStore`], a [`wharf_server::IdempotencyStore`]: a hash per key and a
-//!    lease beside it, each step one script).
+//!    lease beside it, each step one script), `results.rs` ([`RedisResultStore`], a
+//!    [`wharf_server::ResultStore`]: a hash and a list of pages per result, expiring together).
 //!
 //! ```no_run
 //! # fn demo(server: wharf_server::Server) -> Result<(), wharf_redis::RedisError> {
@@ -39,6 +40,7 @@ mod bus;
 mod connection;
 mod idempotency;
 mod keys;
+mod results;
 mod sessions;
 mod state_key;
 mod subscription;
@@ -47,5 +49,6 @@ mod tasks;
 pub use bus::RedisBus;
 pub use connection::{Redis, RedisError, RedisErrorKind};
 pub use idempotency::RedisIdempotencyStore;
+pub use results::RedisResultStore;
 pub use sessions::RedisSessionStore;
 pub use tasks::RedisTaskStore;

@@ -2,6 +2,7 @@
 //! registration problems are collected and reported together.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use wharf_protocol::{Icon, Implementation};
 
@@ -9,6 +10,7 @@ use crate::error::Error;
 use crate::extensions::Extensions;
 use crate::idempotency::{IdempotencyStore, MemoryIdempotencyStore};
 use crate::input::seal::{Sealer, StateKey};
+use crate::large_result::{LargeResults, ResultBudget, ResultStore, pages_template};
 use crate::layer::Layer;
 use crate::offer::Offer;
 use crate::options::ServerOptions;
@@ -33,6 +35,7 @@ impl Server {
             state_keys: Vec::new(),
             task_store: None,
             idempotency_store: None,
+            large_results: LargeResults::default(),
             layers: Vec::new(),
         }
     }
@@ -52,6 +55,7 @@ pub struct ServerBuilder {
     state_keys: Vec<StateKey>,
     task_store: Option<Arc<dyn TaskStore>>,
     idempotency_store: Option<Arc<dyn IdempotencyStore>>,
+    large_results: LargeResults,
     layers: Vec<Box<dyn Layer>>,
 }
 
@@ -119,6 +123,38 @@ impl ServerBuilder {
     /// process; instances behind one load balancer need a store they share (Redis).
     pub fn idempotency_store(mut self, store: Arc<dyn IdempotencyStore>) -> ServerBuilder {
         self.idempotency_store = Some(store);
+        self
+    }
+
+    /// The most of a tool result any client is handed at once, for tools that set no budget of
+    /// their own ([`ToolDef::max_result`](crate::ToolDef::max_result)): a result over it is
+    /// answered with a preview and a `resource_link` to the whole, which the caller reads in
+    /// pages (`resources/read` of `wharf-result://ID?page=N`, each page within the budget).
+    /// Off by default.
+    pub fn max_result(mut self, budget: ResultBudget) -> ServerBuilder {
+        self.large_results.default = Some(budget);
+        self
+    }
+
+    /// The most of a tool result the clients whose `clientInfo.name` matches `pattern` (`*`
+    /// and `?` wildcards) take: it caps the tool's and the server's budget, and applies alone
+    /// where they set none. Claude Code, for one, refuses results over 25,000 tokens.
+    pub fn max_result_for_client(mut self, pattern: impl Into<String>, budget: ResultBudget) -> ServerBuilder {
+        self.large_results.per_client.push((pattern.into(), budget));
+        self
+    }
+
+    /// Where results over their budget are kept to be read in pages. Default: a
+    /// [`MemoryResultStore`] of 256 MiB, good for one process; instances behind one load
+    /// balancer need a store they share (Redis).
+    pub fn result_store(mut self, store: Arc<dyn ResultStore>) -> ServerBuilder {
+        self.large_results.store = store;
+        self
+    }
+
+    /// How long a result over its budget can be read (default: an hour).
+    pub fn result_pages_ttl(mut self, ttl: Duration) -> ServerBuilder {
+        self.large_results.ttl = ttl;
         self
     }
 
@@ -197,7 +233,7 @@ impl ServerBuilder {
     }
 
     /// Finishes the server, or reports every registration problem at once.
-    pub fn build(self) -> Result<Server, Error> {
+    pub fn build(mut self) -> Result<Server, Error> {
         #[cfg(feature = "apps")]
         let errors = {
             let mut errors = self.errors;
@@ -221,6 +257,12 @@ impl ServerBuilder {
                 .map_err(|err| Error::registration(format!("no random source for the request state key: {err}")))?,
         };
         let sealer = Sealer::new(sealing, keys.collect());
+        let budgeted =
+            self.large_results.configured() || self.registry.tools.values().any(|tool| tool.max_result.is_some());
+        if budgeted {
+            // The pages of results over a budget are read through a template of their own.
+            self.registry.add(pages_template(self.large_results.store.clone()))?;
+        }
         let task_store = self.task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::new(10_000)));
         let options = &self.options;
         let tasks = Tasks::new(task_store, options.task_ttl, options.task_poll_interval, options.max_tasks_per_owner);
@@ -232,6 +274,7 @@ impl ServerBuilder {
             state: self.state,
             sealer,
             tasks,
+            large_results: self.large_results,
             idempotency: self.idempotency_store.unwrap_or_else(|| Arc::new(MemoryIdempotencyStore::default())),
             layers: self.layers,
         })

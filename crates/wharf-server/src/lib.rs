@@ -72,8 +72,12 @@
 //!    lacks, which become an `InputRequiredResult`), `task/mod.rs` ([`TaskSupport`], the tasks
 //!    running here, input through `tasks/update`, a 2025-11-25 task `input_required` while its
 //!    handler awaits the client, cooperative cancellation), `session_events.rs` (which server
-//!    events a 2025 session hears of), `idempotency/` (keys of calls that take effect once, digests of canonical JSON as
-//!    `input/digest.rs` makes them, and the [`IdempotencyStore`] they are claimed in).
+//!    events a 2025 session hears of), `idempotency/` (calls that take effect once: keys, digests of canonical JSON as
+//!    `input/digest.rs` makes them; [`Idempotency`]; the [`IdempotencyStore`] they are claimed
+//!    in; a key held while its call runs), `large_result/` (results of any size: `tokens.rs`
+//!    with the `token-count` feature, [`ResultBudget`], the [`ResultStore`], `spill.rs` fitting
+//!    a result to a budget, `settings.rs`; its `owner.rs` and `pages.rs` sit above the request
+//!    context and the resources they use).
 //! 4. **The request context.** `server_core.rs` (what a request needs of its server: options,
 //!    sealer, state), `context/mod.rs` ([`RequestContext`]), `context/outbound.rs` (progress,
 //!    logging, notifications and requests the handler sends, marked `related-task` for a
@@ -101,8 +105,10 @@
 //! 7. **Request handling.** `dispatch/`: `finish.rs` (the per-revision finisher: `resultType`,
 //!    `serverInfo`, cache hints), `mirrored.rs` (the `Mcp-Param-*` check, for transports with
 //!    headers), `skills.rs` (the Skills extension's methods, answered from the catalog),
-//!    `methods.rs` (the methods both eras share; one generic `list`; the scope check),
-//!    `tasks.rs` (`tools/call` as a task, the `tasks/*` methods); `listen.rs`
+//!    `methods.rs` (the methods both eras share; one generic `list`; the scope check; a result
+//!    fitted to its client's budget), `settle.rs` (ending the idempotency key a call holds),
+//!    `tasks.rs` (`tools/call` as a task, the `tasks/*` methods), `idempotent.rs` (a call of a
+//!    tool with [`Idempotency`]: claimed, run or answered from the record); `listen.rs`
 //!    (`subscriptions/listen`); `dispatch/mod.rs` (era classification, `initialize`, stateless
 //!    `_meta` checks, capability gating, the method table; with layers installed the request
 //!    goes through them first and the dispatcher ends the chain), `outcome.rs` (the one
@@ -159,6 +165,7 @@ mod session_events;
 mod task;
 // After input/ and task/store.rs, whose digests and future type it uses.
 mod idempotency;
+mod large_result;
 // The request context, over what it needs of its server.
 mod context;
 mod server_core;
@@ -199,6 +206,11 @@ pub use idempotency::{
     Claimed, IDEMPOTENCY_KEY_META, IDEMPOTENCY_TOOL_META, IDEMPOTENT_REPLAY_META, Idempotency, IdempotencyStore,
     IdempotencyStoreError, MemoryIdempotencyStore, arguments_fingerprint, derived_key,
 };
+pub use large_result::{
+    MemoryResultStore, RESULT_SUMMARY_META, ResultBudget, ResultStore, ResultStoreError, SpilledPage, SpilledResult,
+};
+#[cfg(feature = "token-count")]
+pub use large_result::{TOKEN_ENCODING, count_tokens};
 pub use layer::{Layer, LayerFuture, McpRequest, McpResponse, Next, OutboundKind, OutboundMessage, Subject, layer_fn};
 pub use offer::Offer;
 pub use options::ServerOptions;

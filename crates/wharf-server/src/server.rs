@@ -16,6 +16,7 @@ use crate::events::{ListKind, ServerEvent};
 use crate::extensions::Extensions;
 use crate::idempotency::IdempotencyStore;
 use crate::input::seal::{Sealer, StateKey};
+use crate::large_result::settings::LargeResults;
 use crate::layer::Layer;
 use crate::options::ServerOptions;
 use crate::prompt::PromptDef;
@@ -55,6 +56,7 @@ struct Shared {
     tasks: Tasks,
     /// Where the keys of idempotent calls are claimed.
     idempotency: Arc<dyn IdempotencyStore>,
+    large_results: LargeResults,
     layers: Vec<Box<dyn Layer>>,
 }
 
@@ -68,6 +70,7 @@ pub(crate) struct ServerParts {
     pub(crate) sealer: Sealer,
     pub(crate) tasks: Tasks,
     pub(crate) idempotency: Arc<dyn IdempotencyStore>,
+    pub(crate) large_results: LargeResults,
     pub(crate) layers: Vec<Box<dyn Layer>>,
 }
 
@@ -95,6 +98,7 @@ impl Server {
                 subscriptions_epoch: watch::channel(0).0,
                 tasks: parts.tasks,
                 idempotency: parts.idempotency,
+                large_results: parts.large_results,
                 layers: parts.layers,
             }),
         })
@@ -415,6 +419,10 @@ impl ServerCore for Shared {
 
     fn state(&self) -> &Extensions {
         &self.state
+    }
+
+    fn large_results(&self) -> &LargeResults {
+        &self.large_results
     }
 
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::extensions::Extensions;
 use crate::input::seal::Sealer;
+use crate::large_result::settings::LargeResults;
 use crate::layer::Layer;
 use crate::options::ServerOptions;
 
@@ -20,6 +21,8 @@ pub(crate) trait ServerCore: Send + Sync + 'static {
     fn sealer(&self) -> &Sealer;
     /// The shared state handlers take with `State<S>`.
     fn state(&self) -> &Extensions;
+    /// The budgets of tool results, and where results over them are kept.
+    fn large_results(&self) -> &LargeResults;
     /// The server itself, for handlers that ask for it.
     fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
 }

@@ -165,6 +165,18 @@ pub mod idempotency {
     };
 }
 
+/// Results of any size: a [`ResultBudget`](results::ResultBudget) per server
+/// ([`ServerBuilder::max_result`]), per tool ([`ToolDef::max_result`]) or per client
+/// ([`ServerBuilder::max_result_for_client`]); a result over it is answered with a preview and
+/// a `resource_link` to the whole, read in pages from a [`ResultStore`](results::ResultStore).
+pub mod results {
+    pub use wharf_server::{
+        MemoryResultStore, RESULT_SUMMARY_META, ResultBudget, ResultStore, ResultStoreError, SpilledPage, SpilledResult,
+    };
+    #[cfg(feature = "token-count")]
+    pub use wharf_server::{TOKEN_ENCODING, count_tokens};
+}
+
 /// Middleware at the MCP request level: [`Layer`](middleware::Layer)s added with
 /// [`ServerBuilder::layer`] see every request, in both eras and on every transport, and the
 /// built-in ones limit rates, time out tools, bound concurrency and keep an audit log.
@@ -216,7 +228,8 @@ pub mod http {
 #[cfg(feature = "redis")]
 pub mod redis {
     pub use wharf_redis::{
-        Redis, RedisBus, RedisError, RedisErrorKind, RedisIdempotencyStore, RedisSessionStore, RedisTaskStore,
+        Redis, RedisBus, RedisError, RedisErrorKind, RedisIdempotencyStore, RedisResultStore, RedisSessionStore,
+        RedisTaskStore,
     };
 }
 

@@ -11,13 +11,14 @@ use serde_json::Value;
 use wharf_protocol::{CallToolParams, CallToolResult, Era, ErrorCode, TASKS_EXTENSION};
 
 use super::finish::Finisher;
-use super::methods::{StartedCall, start_call, tool_result_for};
+use super::methods::{Fitting, StartedCall, start_call, tool_result_for};
+use super::settle::{release, settle};
 use super::tasks::{self, CallRoute};
 use crate::context::RequestContext;
 use crate::error::RpcError;
 use crate::idempotency::{
     Claimed, HeldKey, IDEMPOTENCY_KEY_META, IDEMPOTENT_REPLAY_META, IdempotencyStoreError, KeySource, Recorded,
-    RecordedTask, arguments_fingerprint, derived_key,
+    arguments_fingerprint, derived_key,
 };
 use crate::input::digest;
 use crate::panic::CatchUnwind;
@@ -72,7 +73,7 @@ pub(super) async fn call(
         match claimed {
             Claimed::Run => break,
             Claimed::Finished(recorded) => {
-                return replay(server, context, &key, &recorded, &route, policy.wait, out).await;
+                return replay(server, context, &tool, &key, &recorded, &route, policy.wait, out).await;
             }
             Claimed::Running if started.elapsed() + pause <= policy.wait => {
                 tokio::time::sleep(pause).await;
@@ -144,18 +145,25 @@ async fn route_call(
                 }
             };
             let outcome = match started {
-                StartedCall::Running(future) => match CatchUnwind::new(future).await {
-                    Ok(outcome) => outcome,
-                    Err(panic) => Err(RpcError::internal(format!("Internal error: the handler panicked: {panic}"))),
-                },
+                StartedCall::Running(future, fitting) => {
+                    let outcome = match CatchUnwind::new(future).await {
+                        Ok(outcome) => outcome,
+                        Err(panic) => Err(RpcError::internal(format!("Internal error: the handler panicked: {panic}"))),
+                    };
+                    (outcome, fitting)
+                }
                 refused @ StartedCall::Refused(_) => {
                     release(held).await;
                     let outcome = refused.finish(context).await;
                     return out.complete_or_input(context, outcome);
                 }
             };
+            let (outcome, fitting) = outcome;
             settle(held, context, &outcome).await;
-            let outcome = outcome.map(|result| tool_result_for(context.protocol_version(), result));
+            let mut outcome = outcome.map(|result| tool_result_for(context.protocol_version(), result));
+            if let (Ok(result), Some(fitting)) = (&mut outcome, fitting) {
+                *result = fitting.fit(context, std::mem::take(result)).await;
+            }
             if let Ok(result) = &outcome
                 && result.is_error == Some(true)
             {
@@ -168,43 +176,12 @@ async fn route_call(
     }
 }
 
-/// Ends a held key with the call's outcome: recorded, unless the call asked the client for
-/// input first (it runs again with the answers, under the same key).
-pub(super) async fn settle(
-    held: Option<HeldKey>,
-    context: &RequestContext,
-    outcome: &Result<CallToolResult, RpcError>,
-) {
-    let Some(held) = held else { return };
-    let asked_for_input = context.lacks_input() || outcome.as_ref().is_err_and(RpcError::is_input_required);
-    if asked_for_input {
-        return held.release().await;
-    }
-    let recorded = match outcome {
-        Ok(result) => Recorded::Result(result.clone()),
-        Err(error) => Recorded::Error(error.clone().into_object()),
-    };
-    held.finish(&recorded).await;
-}
-
-/// Gives a held key back.
-pub(super) async fn release(held: Option<HeldKey>) {
-    if let Some(held) = held {
-        held.release().await;
-    }
-}
-
-/// Ends a held key with the task the call became.
-pub(super) async fn became_task(held: Option<HeldKey>, task_id: &str, session_owned: bool) {
-    if let Some(held) = held {
-        held.finish(&Recorded::Task(RecordedTask { id: task_id.to_owned(), session_owned })).await;
-    }
-}
-
 /// Answers a call whose key holds a recorded outcome, without running the handler.
+#[allow(clippy::too_many_arguments, reason = "the call's parts, each needed once")]
 async fn replay(
     server: &Server,
     context: &RequestContext,
+    tool: &ToolDef,
     key: &CallKey,
     recorded: &str,
     route: &CallRoute,
@@ -219,7 +196,7 @@ async fn replay(
         )));
     };
     let task = match recorded {
-        Recorded::Result(result) => return Ok(out.complete(replayed(context, result))),
+        Recorded::Result(result) => return Ok(out.complete(replayed(context, tool, result).await)),
         Recorded::Error(error) => return Err(RpcError::from(error)),
         Recorded::Task(task) => task,
     };
@@ -259,12 +236,16 @@ async fn replay(
         .result
         .and_then(|result| serde_json::from_value::<CallToolResult>(result).ok())
         .ok_or_else(|| RpcError::internal(format!("Internal error: task `{}` was cancelled", task.id)))?;
-    Ok(out.complete(replayed(context, result)))
+    Ok(out.complete(replayed(context, tool, result).await))
 }
 
-/// A recorded result as the request's revision sees it, marked as answered from the record.
-fn replayed(context: &RequestContext, result: CallToolResult) -> CallToolResult {
+/// A recorded result as the request's revision sees it and fitted to its client's budget,
+/// marked as answered from the record.
+async fn replayed(context: &RequestContext, tool: &ToolDef, result: CallToolResult) -> CallToolResult {
     let mut result = tool_result_for(context.protocol_version(), result);
+    if let Some(fitting) = Fitting::of(context, tool) {
+        result = fitting.fit(context, result).await;
+    }
     result.meta.get_or_insert_with(Default::default).insert(IDEMPOTENT_REPLAY_META.to_owned(), Value::Bool(true));
     if result.is_error == Some(true) {
         context.mark_tool_error();

@@ -13,6 +13,7 @@ use wharf_protocol::{
 use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
 use crate::context::RequestContext;
 use crate::error::RpcError;
+use crate::large_result::{ResultBudget, Spill, owner_of};
 use crate::principal::Principal;
 use crate::prompt::{PromptDef, prompt_for};
 use crate::registry::{Component, Registry, page};
@@ -105,17 +106,57 @@ pub(super) fn find_tool<'r>(registry: &'r Registry, name: &str) -> Result<&'r Ar
 
 /// A tool call whose arguments were read: its handler's future, or the answer it already has.
 pub(super) enum StartedCall {
-    Running(ToolFuture),
+    /// The handler's future, and the budget its result must fit when one is set.
+    Running(ToolFuture, Option<Box<Fitting>>),
     /// Arguments the tool refused, as a tool error result (2025-11-25 and later).
     Refused(CallToolResult),
 }
 
+/// What fitting a call's result to its client's budget needs of the call.
+pub(super) struct Fitting {
+    budget: ResultBudget,
+    tool: String,
+    has_output_schema: bool,
+}
+
+impl Fitting {
+    /// The budget of a call of `tool` from `context`'s client; `None` when none is set, which
+    /// is all a call without budgets pays for them.
+    pub(super) fn of(context: &RequestContext, tool: &ToolDef) -> Option<Box<Fitting>> {
+        let client = || context.client_info().map(|info| info.name.as_str());
+        let budget = context.server_core().large_results().budget_for(tool.max_result, client)?;
+        Some(Box::new(Fitting {
+            budget,
+            tool: tool.definition.name.clone(),
+            has_output_schema: tool.definition.output_schema.is_some(),
+        }))
+    }
+
+    /// `result` as it fits the budget: large blocks kept to be read in pages.
+    pub(super) async fn fit(&self, context: &RequestContext, result: CallToolResult) -> CallToolResult {
+        let settings = context.server_core().large_results();
+        let spill = Spill {
+            store: &settings.store,
+            ttl: settings.ttl,
+            owner: owner_of(context),
+            tool: &self.tool,
+            version: context.protocol_version(),
+            has_output_schema: self.has_output_schema,
+        };
+        spill.fit(result, self.budget).await
+    }
+}
+
 impl StartedCall {
-    /// The call's result, adapted to the request's revision; a tool error is marked on the
-    /// context, for middleware to see.
+    /// The call's result, adapted to the request's revision and fitted to its client's budget;
+    /// a tool error is marked on the context, for middleware to see.
     pub(super) async fn finish(self, context: &RequestContext) -> Result<CallToolResult, RpcError> {
         let result = match self {
-            StartedCall::Running(future) => tool_result_for(context.protocol_version(), future.await?),
+            StartedCall::Running(future, None) => tool_result_for(context.protocol_version(), future.await?),
+            StartedCall::Running(future, Some(fitting)) => {
+                let result = tool_result_for(context.protocol_version(), future.await?);
+                Box::pin(fitting.fit(context, result)).await
+            }
             StartedCall::Refused(result) => result,
         };
         if result.is_error == Some(true) {
@@ -153,7 +194,7 @@ pub(super) fn start_call(
     };
     let call = ToolCall { name: &tool.definition.name, schema, arguments: Some(arguments), context };
     match tool.handler.call(call) {
-        Ok(future) => Ok(StartedCall::Running(future)),
+        Ok(future) => Ok(StartedCall::Running(future, Fitting::of(context, tool))),
         Err(Rejection::InvalidArguments(message)) => invalid_arguments(message),
         Err(Rejection::Rpc(error)) => Err(error),
     }

@@ -5,7 +5,8 @@
 //! - this file: eras, `_meta` checks, `initialize`, capability gating, the method table;
 //! - [`methods`]: the methods both eras share;
 //! - [`tasks`]: `tools/call` as a task, and the `tasks/*` methods;
-//! - [`idempotent`]: `tools/call` of a tool whose calls take effect once;
+//! - [`idempotent`]: `tools/call` of a tool whose calls take effect once, and [`settle`] the
+//!   key such a call holds, on every route;
 //! - [`finish`]: encoding results per revision;
 //! - [`outcome`]: the one response every request gets, a panic's included;
 //! - [`batch`]: JSON-RPC batches (2025-03-26);
@@ -20,6 +21,7 @@ mod idempotent;
 mod methods;
 pub(crate) mod mirrored;
 pub(crate) mod outcome;
+mod settle;
 #[cfg(feature = "skills")]
 mod skills;
 mod tasks;

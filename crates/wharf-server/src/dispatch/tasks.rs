@@ -12,8 +12,8 @@ use wharf_protocol::{
 };
 
 use super::finish::Finisher;
-use super::idempotent::{became_task, release, settle};
 use super::methods::call_tool;
+use super::settle::{became_task, release, settle};
 use crate::client_key::client_key;
 use crate::context::RequestContext;
 use crate::error::RpcError;

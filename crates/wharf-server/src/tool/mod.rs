@@ -13,6 +13,7 @@ use wharf_protocol::{Era, Icon, JsonObject, ProtocolVersion, Tool, ToolAnnotatio
 
 use crate::error::Error;
 use crate::idempotency::{IDEMPOTENCY_TOOL_META, Idempotency};
+use crate::large_result::ResultBudget;
 use crate::schema::{ArgumentReader, ArgumentSchema, schema_for};
 use crate::scopes::Scopes;
 use crate::task::TaskSupport;
@@ -53,6 +54,8 @@ pub struct ToolDef {
     pub(crate) reads_arguments: ArgumentReader,
     /// How its calls take effect once, when it says.
     pub(crate) idempotency: Option<Idempotency>,
+    /// The most of a result a client is handed at once, when it says.
+    pub(crate) max_result: Option<ResultBudget>,
 }
 
 impl ToolDef {
@@ -80,6 +83,7 @@ impl ToolDef {
             header_params: Vec::new(),
             task_support: TaskSupport::Forbidden,
             idempotency: None,
+            max_result: None,
         }
     }
 
@@ -139,6 +143,15 @@ impl ToolDef {
     /// harmless to repeat needs none: mark it `idempotentHint` instead.
     pub fn idempotency(mut self, idempotency: Idempotency) -> ToolDef {
         self.idempotency = Some(idempotency);
+        self
+    }
+
+    /// The most of this tool's result a client is handed at once, in place of the server's
+    /// ([`ServerBuilder::max_result`](crate::ServerBuilder::max_result)): a result over it is
+    /// answered with a preview (its first part, or the summary the result puts in
+    /// `_meta["wharf/summary"]`) and a link to the whole, read in pages.
+    pub fn max_result(mut self, budget: ResultBudget) -> ToolDef {
+        self.max_result = Some(budget);
         self
     }
 

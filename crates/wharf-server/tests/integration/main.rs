@@ -7,6 +7,7 @@ mod apps;
 mod faults;
 mod idempotency;
 mod input;
+mod large_results;
 mod listen;
 mod middleware;
 mod middleware_chain;
