@@ -18,6 +18,8 @@ from mcp.client.streamable_http import streamable_http_client
 HERE = Path(__file__).resolve().parent
 WHARF = os.environ.get("WHARF_BIN", str(HERE / "../../target/debug/wharf"))
 SERVER = mcp.StdioServerParameters(command=WHARF, args=["serve"])
+# The fleet's instances hand out at most 25,000 tokens of a result at once, as Claude Code takes.
+BUDGETED = mcp.StdioServerParameters(command=WHARF, args=["serve", "--max-result-tokens", "25000"])
 URL = os.environ.get("WHARF_MCP_URL")
 
 
@@ -125,6 +127,50 @@ class StatelessEra(Common, unittest.IsolatedAsyncioTestCase):
             self.assertEqual(client.protocol_version, "2026-07-28")
             self.assertEqual(client.server_info.name, "wharf-demo")
             await self.exercise(client)
+
+
+def report(lines):
+    """What the demo's `long_report` writes: line i is its number, a space and a sentence."""
+    return "".join(f"{i:07d} the quick brown fox jumps over the lazy dog, once more.\n" for i in range(1, lines + 1))
+
+
+class LargeResults(unittest.IsolatedAsyncioTestCase):
+    """A 2 MiB result over a 25,000-token budget: a preview and a `resource_link`, whose pages the
+    client reads (each within the budget) and puts together into the original bytes. Over HTTP
+    the fleet's round robin reads each page through another instance than the call."""
+
+    async def read_whole(self, client):
+        expected = report(32768)
+        result = await client.call_tool("long_report", {"lines": 32768})
+        links = [block for block in result.content if block.type == "resource_link"]
+        self.assertEqual(len(links), 1, result)
+        self.assertEqual(links[0].size, len(expected))
+        preview = result.content[0].text
+        self.assertTrue(expected.startswith(preview.split("\n\n[")[0]), preview[-300:])
+        uri = str(links[0].uri)
+        self.assertIn(f"{uri}?page=1", preview)
+        pages, whole, page = None, [], 1
+        while pages is None or page <= pages:
+            read = await client.read_resource(f"{uri}?page={page}")
+            contents = read.contents[0]
+            self.assertLessEqual(len(contents.text.encode()), 25000, "a page holds at most 25,000 tokens")
+            whole.append(contents.text)
+            pages = contents.meta["wharf/pages"]
+            page += 1
+        self.assertGreater(pages, 80)
+        self.assertEqual("".join(whole), expected, "the pages put together are the original bytes")
+
+    def budgeted(self):
+        return streamable_http_client(URL) if URL else BUDGETED
+
+    async def test_a_2025_session_reads_a_large_result_in_pages(self):
+        async with mcp.Client(self.budgeted(), mode="legacy") as client:
+            await self.read_whole(client)
+
+    async def test_2026_requests_read_a_large_result_in_pages(self):
+        async with mcp.Client(self.budgeted(), mode="auto") as client:
+            self.assertEqual(client.protocol_version, "2026-07-28")
+            await self.read_whole(client)
 
 
 if __name__ == "__main__":

@@ -3,12 +3,11 @@
 //! key are refused with -32602, keys derived from the text do the same without one, and after
 //! `--idempotency-ttl` the call runs again. The notes file is read after each run.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wharf_testkit::process::run_json_lines;
+use wharf_testkit::process::{JsonLines, run_json_lines};
 use wharf_testkit::temp_dir::TempDir;
 
 fn note(id: u64, text: &str, key: Option<&str>) -> Value {
@@ -100,41 +99,11 @@ fn a_key_adds_one_note_in_2026_07_28_requests() {
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "tea\n");
 }
 
-/// `wharf serve` with piped stdin and stdout, written and read one line at a time.
-struct Conversation {
-    child: std::process::Child,
-    stdout: BufReader<std::process::ChildStdout>,
-}
-
-impl Conversation {
-    fn ask(&mut self, message: &Value) -> Value {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{message}").unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}"))
-    }
-}
-
-impl Drop for Conversation {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn after_the_ttl_the_call_runs_again() {
     let dir = TempDir::new("notes-ttl");
     let notes = dir.join("notes.txt");
-    let mut child = serve(&notes, &["--idempotency-ttl", "1"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut talk = Conversation { child, stdout };
+    let mut talk = JsonLines::spawn(&mut serve(&notes, &["--idempotency-ttl", "1"]));
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "wire", "version": "1"}}});
     assert_eq!(talk.ask(&init)["result"]["protocolVersion"], "2024-11-05");
     let first = talk.ask(&note(1, "again", Some("a")));

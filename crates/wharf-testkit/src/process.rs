@@ -140,6 +140,53 @@ pub fn run_json_lines(command: &mut Command, messages: &[serde_json::Value]) -> 
     (written, stderr)
 }
 
+/// A child that speaks JSON lines on stdin and stdout, asked one request at a time; killed
+/// and reaped when dropped.
+#[derive(Debug)]
+pub struct JsonLines {
+    child: Child,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl JsonLines {
+    /// Spawns `command` with piped stdin and stdout (stderr discarded).
+    pub fn spawn(command: &mut Command) -> JsonLines {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| panic!("{command:?}: {err}"));
+        let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        JsonLines { child, stdout }
+    }
+
+    /// Writes `message` as a line and gives the response with its id (messages before it,
+    /// such as notifications, are passed over).
+    pub fn ask(&mut self, message: &serde_json::Value) -> serde_json::Value {
+        use std::io::Write;
+        let stdin = self.child.stdin.as_mut().expect("stdin is piped");
+        writeln!(stdin, "{message}").expect("the child reads its stdin");
+        loop {
+            let mut line = String::new();
+            let read = self.stdout.read_line(&mut line).expect("the child's stdout reads");
+            assert!(read > 0, "the child ended before answering {message}");
+            let answer: serde_json::Value =
+                serde_json::from_str(&line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}"));
+            if answer.get("method").is_none() && answer["id"] == message["id"] {
+                return answer;
+            }
+        }
+    }
+}
+
+impl Drop for JsonLines {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.child.kill();
