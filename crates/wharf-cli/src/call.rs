@@ -31,6 +31,10 @@ pub(crate) struct CallArgs {
     /// name `wharf bench` once used, works too.)
     #[arg(long, alias = "args", value_name = "JSON")]
     args_json: Option<String>,
+    /// Send KEY as the call's idempotency key (`_meta["wharf/idempotencyKey"]`): a server that
+    /// honours it answers a repeat of the call with the first one's result.
+    #[arg(long, value_name = "KEY")]
+    idempotency_key: Option<String>,
     #[command(flatten)]
     output: OutputArgs,
     #[command(flatten)]
@@ -116,7 +120,12 @@ pub(crate) fn call(mut args: CallArgs) -> ExitCode {
         };
         let (progress, steps) = mpsc::unbounded_channel();
         let bar = tokio::spawn(progress_bar(steps, std::io::stderr().is_terminal()));
-        let options = RequestOptions::default().progress(progress);
+        let mut options = RequestOptions::default().progress(progress);
+        if let Some(key) = &args.idempotency_key {
+            let mut meta = serde_json::Map::new();
+            meta.insert(wharf::idempotency::IDEMPOTENCY_KEY_META.to_owned(), serde_json::Value::from(key.as_str()));
+            options = options.meta(meta);
+        }
         let result = client.call_tool_with(&tool, arguments, &options).await;
         drop(options);
         let _ = bar.await;

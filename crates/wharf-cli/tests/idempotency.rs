@@ -1,7 +1,10 @@
 //! Wire tests of the demo's `note_add` over stdio, raw JSON lines both ways: a key makes a
 //! call take effect once in a 2025 session and in 2026-07-28 requests, other arguments under a
 //! key are refused with -32602, keys derived from the text do the same without one, and after
-//! `--idempotency-ttl` the call runs again. The notes file is read after each run.
+//! `--idempotency-ttl` the call runs again; over HTTP, `wharf call --idempotency-key` repeats a
+//! call that the server answers from the record. The notes file is read after each run.
+
+mod support;
 
 use std::process::Command;
 use std::time::Duration;
@@ -118,4 +121,26 @@ fn after_the_ttl_the_call_runs_again() {
         talk.ask(&json!({"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": "demo://notes"}}));
     assert_eq!(read["result"]["contents"][0]["text"], "again\nagain\n", "{read}");
     assert_eq!(read["result"]["contents"][0]["mimeType"], "text/plain");
+}
+
+#[test]
+fn wharf_call_sends_an_idempotency_key_over_http() {
+    let dir = TempDir::new("notes-http");
+    let notes = dir.join("notes.txt");
+    let notes_arg = notes.to_str().unwrap();
+    let server = support::Serving::start("127.0.0.1:0", &["--demo-notes", notes_arg], "warn");
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let call = || {
+        let output = Command::new(env!("CARGO_BIN_EXE_wharf"))
+            .args(["call", &url, "note_add", "text=once", "--idempotency-key", "http-1", "--json"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()
+    };
+    let (first, second) = (call(), call());
+    assert_eq!(first["structuredContent"], second["structuredContent"]);
+    assert_eq!(first["_meta"].get("wharf/idempotentReplay"), None, "{first}");
+    assert_eq!(second["_meta"]["wharf/idempotentReplay"], true, "{second}");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "once\n");
 }

@@ -145,7 +145,7 @@ impl ServerBuilder {
     }
 
     /// Where results over their budget are kept to be read in pages. Default: a
-    /// [`MemoryResultStore`] of 256 MiB, good for one process; instances behind one load
+    /// [`MemoryResultStore`](crate::MemoryResultStore) of 256 MiB, good for one process; instances behind one load
     /// balancer need a store they share (Redis).
     pub fn result_store(mut self, store: Arc<dyn ResultStore>) -> ServerBuilder {
         self.large_results.store = store;

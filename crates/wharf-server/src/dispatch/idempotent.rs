@@ -181,7 +181,7 @@ async fn route_call(
 async fn replay(
     server: &Server,
     context: &RequestContext,
-    tool: &ToolDef,
+    tool: &Arc<ToolDef>,
     key: &CallKey,
     recorded: &str,
     route: &CallRoute,
@@ -241,7 +241,7 @@ async fn replay(
 
 /// A recorded result as the request's revision sees it and fitted to its client's budget,
 /// marked as answered from the record.
-async fn replayed(context: &RequestContext, tool: &ToolDef, result: CallToolResult) -> CallToolResult {
+async fn replayed(context: &RequestContext, tool: &Arc<ToolDef>, result: CallToolResult) -> CallToolResult {
     let mut result = tool_result_for(context.protocol_version(), result);
     if let Some(fitting) = Fitting::of(context, tool) {
         result = fitting.fit(context, result).await;

@@ -13,7 +13,7 @@ use wharf_protocol::{
 use crate::completion::{CompletionCall, MAX_COMPLETION_VALUES};
 use crate::context::RequestContext;
 use crate::error::RpcError;
-use crate::large_result::{ResultBudget, Spill, owner_of};
+use crate::large_result::{ResultBudget, Spill, fits, owner_of};
 use crate::principal::Principal;
 use crate::prompt::{PromptDef, prompt_for};
 use crate::registry::{Component, Registry, page};
@@ -107,7 +107,7 @@ pub(super) fn find_tool<'r>(registry: &'r Registry, name: &str) -> Result<&'r Ar
 /// A tool call whose arguments were read: its handler's future, or the answer it already has.
 pub(super) enum StartedCall {
     /// The handler's future, and the budget its result must fit when one is set.
-    Running(ToolFuture, Option<Box<Fitting>>),
+    Running(ToolFuture, Option<Fitting>),
     /// Arguments the tool refused, as a tool error result (2025-11-25 and later).
     Refused(CallToolResult),
 }
@@ -115,35 +115,35 @@ pub(super) enum StartedCall {
 /// What fitting a call's result to its client's budget needs of the call.
 pub(super) struct Fitting {
     budget: ResultBudget,
-    tool: String,
-    has_output_schema: bool,
+    tool: Arc<ToolDef>,
 }
 
 impl Fitting {
     /// The budget of a call of `tool` from `context`'s client; `None` when none is set, which
     /// is all a call without budgets pays for them.
-    pub(super) fn of(context: &RequestContext, tool: &ToolDef) -> Option<Box<Fitting>> {
+    pub(super) fn of(context: &RequestContext, tool: &Arc<ToolDef>) -> Option<Fitting> {
         let client = || context.client_info().map(|info| info.name.as_str());
         let budget = context.server_core().large_results().budget_for(tool.max_result, client)?;
-        Some(Box::new(Fitting {
-            budget,
-            tool: tool.definition.name.clone(),
-            has_output_schema: tool.definition.output_schema.is_some(),
-        }))
+        Some(Fitting { budget, tool: tool.clone() })
     }
 
-    /// `result` as it fits the budget: large blocks kept to be read in pages.
+    /// `result` as it fits the budget: large blocks kept to be read in pages. A result that
+    /// fits is measured without copying it, and returned as it is.
     pub(super) async fn fit(&self, context: &RequestContext, result: CallToolResult) -> CallToolResult {
+        let has_output_schema = self.tool.definition.output_schema.is_some();
+        if fits(&result, self.budget, has_output_schema) {
+            return result;
+        }
         let settings = context.server_core().large_results();
         let spill = Spill {
             store: &settings.store,
             ttl: settings.ttl,
             owner: owner_of(context),
-            tool: &self.tool,
+            tool: &self.tool.definition.name,
             version: context.protocol_version(),
-            has_output_schema: self.has_output_schema,
+            has_output_schema,
         };
-        spill.fit(result, self.budget).await
+        Box::pin(spill.fit(result, self.budget)).await
     }
 }
 
@@ -155,7 +155,7 @@ impl StartedCall {
             StartedCall::Running(future, None) => tool_result_for(context.protocol_version(), future.await?),
             StartedCall::Running(future, Some(fitting)) => {
                 let result = tool_result_for(context.protocol_version(), future.await?);
-                Box::pin(fitting.fit(context, result)).await
+                fitting.fit(context, result).await
             }
             StartedCall::Refused(result) => result,
         };
@@ -172,7 +172,7 @@ impl StartedCall {
 #[allow(clippy::boxed_local, reason = "the params stay boxed to keep the request small; only members move out")]
 pub(super) fn start_call(
     context: &RequestContext,
-    tool: &ToolDef,
+    tool: &Arc<ToolDef>,
     params: Box<CallToolParams>,
 ) -> Result<StartedCall, RpcError> {
     let invalid_arguments = |message: String| {
@@ -203,7 +203,7 @@ pub(super) fn start_call(
 /// Calls `tool` with the call's arguments, for callers that own the tool.
 pub(super) async fn call_tool(
     context: &RequestContext,
-    tool: &ToolDef,
+    tool: &Arc<ToolDef>,
     params: Box<CallToolParams>,
 ) -> Result<CallToolResult, RpcError> {
     start_call(context, tool, params)?.finish(context).await

@@ -55,6 +55,12 @@ impl ResultBudget {
         }
     }
 
+    /// True when `bytes` of anything fit the budget whatever it counts (a token is at least a
+    /// byte); false says only that counting is needed.
+    pub(crate) fn fits_bytes(&self, bytes: usize) -> bool {
+        bytes <= self.limit
+    }
+
     /// True when `parts` fit the budget.
     pub(crate) fn fits(&self, parts: &[&str]) -> bool {
         self.measure(parts) <= self.limit

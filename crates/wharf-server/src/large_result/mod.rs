@@ -20,7 +20,7 @@ pub(crate) use owner::owner_of;
 pub(crate) use pages::pages_template;
 pub(crate) use settings::LargeResults;
 pub use spill::RESULT_SUMMARY_META;
-pub(crate) use spill::Spill;
+pub(crate) use spill::{Spill, fits};
 pub use store::{MemoryResultStore, ResultStore, ResultStoreError, SpilledPage, SpilledResult};
 #[cfg(feature = "token-count")]
 pub use tokens::{TOKEN_ENCODING, count_tokens};

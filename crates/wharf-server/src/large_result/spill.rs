@@ -40,6 +40,38 @@ struct Taken {
     mime_type: Option<String>,
 }
 
+/// True when `result` fits `budget`: measured in bytes without copying anything, and counted
+/// in tokens only when it is over the budget in bytes.
+pub(crate) fn fits(result: &CallToolResult, budget: ResultBudget, has_output_schema: bool) -> bool {
+    let structured = result.structured_content.as_ref().filter(|_| !has_output_schema);
+    let mut bytes: usize = result.content.iter().filter_map(block_body).map(str::len).sum();
+    if let Some(structured) = structured {
+        let mut counted = ByteCount(0);
+        // Writing into a counter cannot fail.
+        let _ = serde_json::to_writer(&mut counted, structured);
+        bytes += counted.0;
+    }
+    if budget.fits_bytes(bytes) {
+        return true;
+    }
+    let structured = structured.map(Value::to_string);
+    budget.fits(&measured(result, structured.as_deref()))
+}
+
+/// A writer that only counts.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The parts of `result` a budget counts.
 fn measured<'a>(result: &'a CallToolResult, structured: Option<&'a str>) -> Vec<&'a str> {
     let mut parts: Vec<&str> = result.content.iter().filter_map(block_body).collect();
@@ -123,13 +155,13 @@ fn preview_of(text: &str, bytes: usize) -> &str {
 impl Spill<'_> {
     /// `result` as it fits `budget`; unchanged when it already does.
     pub(crate) async fn fit(&self, mut result: CallToolResult, budget: ResultBudget) -> CallToolResult {
+        if fits(&result, budget, self.has_output_schema) {
+            return result;
+        }
         let structured = match &result.structured_content {
             Some(structured) if !self.has_output_schema => Some(structured.to_string()),
             _ => None,
         };
-        if budget.fits(&measured(&result, structured.as_deref())) {
-            return result;
-        }
         let Ok(id) = crate::random::hex_id() else {
             return CallToolResult::error(
                 "The result is larger than this client takes, and no random source was there to keep it",

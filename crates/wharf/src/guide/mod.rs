@@ -27,6 +27,8 @@
 //! - [state]: state shared by every tool, and data per session.
 //! - [asking_the_user]: elicitation, sampling and roots, written once for both eras.
 //! - [tasks]: tool calls that outlive their request.
+//! - [exactly_once_and_large_results]: calls that take effect once per idempotency key, and
+//!   results over a client's budget read in pages.
 //! - [testing]: a server driven in memory, in both eras.
 //!
 //! # Serving it
@@ -86,6 +88,9 @@ pub mod asking_the_user {}
 
 #[doc = include_str!("../../guide/tasks.md")]
 pub mod tasks {}
+
+#[doc = include_str!("../../guide/exactly_once_and_large_results.md")]
+pub mod exactly_once_and_large_results {}
 
 #[doc = include_str!("../../guide/testing.md")]
 pub mod testing {}
