@@ -59,7 +59,7 @@ fn the_demo_passes_over_stdio_in_both_eras() {
     let names = names(&report);
     for wanted in [
         "echo: call",
-        "echo: invalid arguments",
+        "echo: constraints",
         "calculator: schemas",
         "malformed JSON",
         "string id kept",
@@ -152,4 +152,25 @@ fn a_server_whose_views_are_wired_wrong_fails_naming_each_tool() {
     assert!(passes.contains("good: view: `ui://app/ok`"), "{passes}");
     assert!(passes.contains("good: call"), "{passes}");
     assert!(!failures.contains("good:"), "the well-wired tool fails nothing:\n{failures}");
+}
+
+#[test]
+fn sample_arguments_from_a_file_are_used_and_a_wrong_one_is_named() {
+    let dir = wharf_testkit::temp_dir::TempDir::new("args-file");
+    dir.write("args.json", r#"{"calculator": {"operation": "divide", "a": 1, "b": 0}, "echo": {"message": 5}}"#);
+    let file = dir.join("args.json");
+    let output = check(&["--json", "--args-file", file.to_str().unwrap(), "--", env!("CARGO_BIN_EXE_wharf"), "serve"]);
+    let report = report(&output);
+    let passes = with_outcome(&report, "pass").join("\n");
+    assert!(passes.contains("calculator: call: the tool reported an error: Division by zero"), "{passes}");
+    let warnings = with_outcome(&report, "warn").join("\n");
+    assert!(
+        warnings.contains("echo: sample arguments: the sample arguments from --args-file do not match"),
+        "{warnings}"
+    );
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"echo": "not an object"}"#).unwrap();
+    let refused = check(&["--args-file", bad.to_str().unwrap(), "--", env!("CARGO_BIN_EXE_wharf"), "serve"]);
+    assert_eq!(refused.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("the arguments of `echo` are not an object"));
 }

@@ -180,3 +180,48 @@ async fn the_client_drives_the_official_sdk_servers_over_both_transports_in_both
         }
     }
 }
+
+/// `wharf check` against `interop/py/lax_server.py` (the official Python SDK's low-level
+/// server), whose tools each ignore one constraint of their own schema: each is found, named
+/// by tool, argument and constraint, in both eras; the tool that ignores nothing passes.
+#[test]
+#[ignore = "needs the SDKs in interop/, which scripts/test installs"]
+fn wharf_check_names_each_constraint_a_tool_ignores() {
+    let dir = interop();
+    let output = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .args(["check", "--json", "--quiet-server", "--"])
+        .arg(format!("{dir}/py/.venv/bin/python"))
+        .arg(format!("{dir}/py/lax_server.py"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "a failed check exits 1: {}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let checks = report["checks"].as_array().unwrap();
+    let with = |outcome: &str| -> Vec<String> {
+        checks
+            .iter()
+            .filter(|check| check["outcome"] == outcome && check["section"] != "wire (stdio)")
+            .map(|check| format!("{} | {}", check["name"].as_str().unwrap(), check["detail"].as_str().unwrap()))
+            .collect()
+    };
+    let failures = with("fail");
+    let mut names: Vec<&str> = failures.iter().map(|failure| failure.split(" | ").next().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "paint: color enum",
+            "paint: color enum",
+            "set_volume: level maximum 10",
+            "set_volume: level maximum 10",
+            "tag: name pattern ^[a-z]{2,8}$",
+            "tag: name pattern ^[a-z]{2,8}$",
+        ],
+        "one failure per ignored constraint, in each era: {failures:#?}"
+    );
+    assert!(failures.iter().any(|failure| failure.contains("`level` = 11 breaks `maximum 10`, yet the tool ran")));
+    let passes = with("pass");
+    assert!(passes.iter().any(|pass| pass.starts_with("strict: constraints | 5 of 5 probes refused")), "{passes:#?}");
+    // The pattern's tool was called with a name made to match it, and ran.
+    assert!(passes.iter().any(|pass| pass.starts_with("tag: call")), "{passes:#?}");
+}

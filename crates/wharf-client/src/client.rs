@@ -346,6 +346,9 @@ impl Client {
         mut params: Value,
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
+        if let Some(max_total) = options.progress_extends_to {
+            return Box::pin(self.request_extended_by_progress(method, params, options, max_total)).await;
+        }
         if options.returns_input_required {
             return self.request_raw(method, params, options).await;
         }
@@ -375,6 +378,44 @@ impl Client {
             };
         }
         Err(ClientError::invalid(format!("`{method}` still asked for input after {MAX_INPUT_ROUNDS} rounds")))
+    }
+
+    /// A request whose timeout counts from its last progress notification, given up on after
+    /// `max_total` in all: the request is dropped (and so cancelled) when either passes.
+    async fn request_extended_by_progress(
+        &self,
+        method: &str,
+        params: Value,
+        options: &RequestOptions,
+        max_total: std::time::Duration,
+    ) -> Result<Box<RawValue>, ClientError> {
+        let idle = options.timeout.unwrap_or(self.inner.connection.options.timeout);
+        let (heard, mut progress) = tokio::sync::mpsc::unbounded_channel();
+        let listener = options.progress.clone();
+        let mut inner = options.clone();
+        inner.progress = Some(heard);
+        inner.progress_extends_to = None;
+        inner.timeout = Some(max_total.max(idle));
+        let request = self.request_resolving(method, params, &inner);
+        let mut request = std::pin::pin!(request);
+        let mut quiet_until = tokio::time::Instant::now() + idle;
+        loop {
+            tokio::select! {
+                answer = &mut request => return answer,
+                Some(step) = progress.recv() => {
+                    quiet_until = tokio::time::Instant::now() + idle;
+                    if let Some(listener) = &listener {
+                        let _ = listener.send(step);
+                    }
+                }
+                () = tokio::time::sleep_until(quiet_until) => {
+                    return Err(ClientError::new(
+                        crate::ErrorKind::Timeout,
+                        format!("no answer to `{method}` and no progress within {idle:?}"),
+                    ));
+                }
+            }
+        }
     }
 
     /// Remembers which arguments of each tool go into `Mcp-Param-*` headers, and takes out

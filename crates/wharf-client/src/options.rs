@@ -244,6 +244,9 @@ pub struct RequestOptions {
     pub(crate) meta: Option<JsonObject>,
     pub(crate) scope: Scope,
     pub(crate) returns_input_required: bool,
+    /// With progress, the longest the request may take in all: each progress notification
+    /// starts the timeout again, up to this.
+    pub(crate) progress_extends_to: Option<Duration>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -256,6 +259,7 @@ impl std::fmt::Debug for RequestOptions {
             .field("log", &self.scope.log.is_some())
             .field("owner", &self.scope.owner)
             .field("returns_input_required", &self.returns_input_required)
+            .field("progress_extends_to", &self.progress_extends_to)
             .finish()
     }
 }
@@ -270,6 +274,15 @@ impl RequestOptions {
     /// Waits this long for the answer instead of the client's timeout.
     pub fn timeout(mut self, timeout: Duration) -> RequestOptions {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Lets progress extend the deadline: the timeout counts from the last progress
+    /// notification rather than from the start, and the request is given up on anyway once
+    /// `max_total` has passed (as the official SDKs' `resetTimeoutOnProgress` and
+    /// `maxTotalTimeout`). Asks for progress when no listener was given.
+    pub fn progress_extends_timeout(mut self, max_total: Duration) -> RequestOptions {
+        self.progress_extends_to = Some(max_total);
         self
     }
 

@@ -1,11 +1,14 @@
 //! Arguments for a tool, made from its `inputSchema`: valid ones (every required property
-//! given a value its schema allows) and invalid ones (a required property of the wrong type),
+//! given a value its schema allows: its `const`, `default`, first of `examples` or `enum`, a
+//! number within its bounds and a multiple of `multipleOf`, a string in its `format` or
+//! matching its `pattern`) and invalid ones (a required property of the wrong type),
 //! each confirmed against the schema before it is sent, so that the check judges the server,
 //! not the generator. What is made is capped (a string's length, an array's items, the values
 //! in all), whatever the schema asks: the schema is the server's.
 
 use serde_json::{Map, Value, json};
 
+use crate::check::pattern::strings_matching;
 use crate::check::schemas::matches_schema;
 
 /// How deep the generator follows nested schemas.
@@ -36,6 +39,13 @@ pub(crate) fn valid_arguments(schema: &Value) -> Result<Value, String> {
         Ok(()) => Ok(arguments),
         Err(_) => Err("no arguments its schema accepts could be made".to_owned()),
     }
+}
+
+/// A value the schema at `pointer` (in `root`) accepts, when one can be made.
+pub(crate) fn value_for(root: &Value, pointer: &str) -> Option<Value> {
+    let schema = root.pointer(pointer)?;
+    let mut maker = Maker { root, values: 0, capped: None };
+    maker.value_for(schema, 0).filter(|_| maker.capped.is_none())
 }
 
 /// Arguments the schema rejects, and what is wrong with them; `None` when the schema accepts
@@ -121,6 +131,11 @@ impl Maker<'_> {
         if let Some(default) = schema.get("default") {
             return Some(default.clone());
         }
+        if let Some(example) = schema.get("examples").and_then(Value::as_array).and_then(|examples| examples.first())
+            && matches_schema(schema, example).is_ok()
+        {
+            return Some(example.clone());
+        }
         if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|values| values.first()) {
             return Some(first.clone());
         }
@@ -181,8 +196,21 @@ impl Maker<'_> {
     }
 }
 
-/// A number within the schema's bounds, 1 when they allow it.
+/// A number within the schema's bounds, 1 when they allow it, and a multiple of `multipleOf`.
 fn number(schema: &Value) -> f64 {
+    let value = bounded(schema);
+    match schema.get("multipleOf").and_then(Value::as_f64).filter(|step| *step > 0.0) {
+        Some(step) => {
+            let multiple = (value / step).ceil() * step;
+            let high = schema.get("maximum").and_then(Value::as_f64).unwrap_or(f64::INFINITY);
+            if multiple <= high { multiple } else { (value / step).floor() * step }
+        }
+        None => value,
+    }
+}
+
+/// A number within the schema's bounds, 1 when they allow it.
+fn bounded(schema: &Value) -> f64 {
     let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
     let low = bound("minimum").or_else(|| bound("exclusiveMinimum").map(|low| low + 1.0));
     let high = bound("maximum").or_else(|| bound("exclusiveMaximum").map(|high| high - 1.0));
@@ -199,6 +227,15 @@ fn number(schema: &Value) -> f64 {
 /// A string in the schema's format, of `least` characters at least (what `minLength` asks,
 /// within the cap) and at most `maxLength`.
 fn string(schema: &Value, least: usize) -> String {
+    let most = schema.get("maxLength").and_then(Value::as_u64).map(|max| max as usize);
+    if let Some(made) = schema.get("pattern").and_then(Value::as_str).and_then(|pattern| strings_matching(pattern).ok())
+    {
+        let fits =
+            |text: &String| text.chars().count() >= least && most.is_none_or(|most| text.chars().count() <= most);
+        if let Some(text) = made.into_iter().find(fits) {
+            return text;
+        }
+    }
     let mut text = match schema.get("format").and_then(Value::as_str) {
         Some("email") => "wharf-check@example.com".to_owned(),
         Some("uri") | Some("url") | Some("uri-reference") | Some("iri") => "https://example.com/".to_owned(),
@@ -247,7 +284,14 @@ mod tests {
         assert!(invalid_arguments(&json!({"type": "object"})).is_none(), "anything goes");
         let strict = json!({"type": "object", "additionalProperties": false});
         assert_eq!(invalid_arguments(&strict).unwrap().1, "an argument it does not declare");
-        assert!(valid_arguments(&json!({"type": "object", "required": ["p"], "properties": {"p": {"type": "string", "pattern": "^[0-9]+$"}}})).is_err());
+        let digits = json!({"type": "object", "required": ["p"], "properties": {"p": {"type": "string", "pattern": "^[0-9]+$"}}});
+        assert_eq!(valid_arguments(&digits).unwrap(), json!({"p": "0"}), "a pattern is matched");
+        let odd = json!({"type": "object", "required": ["p"], "properties": {"p": {"type": "string", "pattern": "^(?=x)y$"}}});
+        assert!(valid_arguments(&odd).is_err(), "a look-ahead is not generated");
+        let stepped = json!({"type": "object", "required": ["n"], "properties": {"n": {"type": "number", "minimum": 2, "multipleOf": 0.75}}});
+        assert_eq!(valid_arguments(&stepped).unwrap()["n"], 2.25);
+        let example = json!({"type": "object", "required": ["id"], "properties": {"id": {"type": "string", "pattern": "^\\p{Lu}\\d$", "examples": ["Ä1"]}}});
+        assert_eq!(valid_arguments(&example).unwrap()["id"], "Ä1", "an example the schema accepts");
     }
 
     #[test]

@@ -16,6 +16,7 @@ use wharf::protocol::{
 
 use crate::answers::answering_capabilities;
 use crate::check::notifications::Observed;
+use crate::check::probes::{self, Probe as ConstraintProbe};
 use crate::check::report::{Outcome, Report};
 use crate::check::settings::{Elicitation, Settings};
 use crate::check::{apps, generate, schemas};
@@ -394,71 +395,82 @@ async fn tool_checks(
     }
     let destructive = tool.pointer("/annotations/destructiveHint") == Some(&Value::Bool(true))
         && tool.pointer("/annotations/readOnlyHint") != Some(&Value::Bool(true));
-    if destructive && !settings.include_destructive {
+    let call_valid = !destructive || settings.include_destructive;
+    let probe = !destructive || settings.probe_destructive;
+    if !call_valid {
         report.add(section, format!("{name}: call"), Outcome::Skip, "destructive (--include-destructive calls it)");
+    }
+    if !call_valid && !probe {
+        report.add(
+            section,
+            format!("{name}: constraints"),
+            Outcome::Skip,
+            "destructive (--probe-destructive probes it)",
+        );
         return;
     }
-    let (valid, invalid) = match arguments_for(&input, timeout).await {
+    let sample = settings.sample_arguments.get(name).cloned();
+    let made = match arguments_for(&input, sample.clone(), timeout).await {
         Ok(made) => made,
         Err(why) => {
             report.add(section, format!("{name}: call"), Outcome::Skip, why.clone());
-            report.add(section, format!("{name}: invalid arguments"), Outcome::Skip, why);
+            report.add(section, format!("{name}: constraints"), Outcome::Skip, why);
             return;
         }
     };
-    match valid {
-        Err(why) => report.add(section, format!("{name}: call"), Outcome::Skip, why),
-        Ok(arguments) => {
-            let refused_before = refused.load(Ordering::Relaxed);
-            let started = Instant::now();
-            let answer = call(client, name, &arguments, timeout).await;
-            let took = started.elapsed();
-            let was_refused = refused.load(Ordering::Relaxed) > refused_before;
-            let (outcome, detail) = match answer {
-                Ok(result)
-                    if has_view
-                        && result.get("isError") != Some(&Value::Bool(true))
-                        && apps::gives_no_text(&result) =>
-                {
-                    (
-                        Outcome::Fail,
-                        "the tool has a view but its result gives the model no text: hosts without views show only \
-                     `content` (SEP-1865)"
-                            .to_owned(),
-                    )
-                }
-                Ok(result) => valid_call_outcome(client.protocol_version(), &result, output.as_ref()),
-                Err(err) if err.kind() == ErrorKind::Rpc && was_refused => (
-                    Outcome::Warn,
-                    format!(
-                        "{err} (wharf check had declined the server's question: see --elicitation, --sampling-reply)"
+    if let (Some(_), Err(why)) = (&sample, &made.valid) {
+        report.add(section, format!("{name}: sample arguments"), Outcome::Warn, why.clone());
+    }
+    if call_valid {
+        match &made.valid {
+            Err(why) => report.add(section, format!("{name}: call"), Outcome::Skip, why.clone()),
+            Ok(arguments) => {
+                let refused_before = refused.load(Ordering::Relaxed);
+                let started = Instant::now();
+                let answer = call(client, name, arguments, settings, timeout).await;
+                let took = started.elapsed();
+                let was_refused = refused.load(Ordering::Relaxed) > refused_before;
+                let (outcome, detail) = match answer {
+                    Ok(result)
+                        if has_view
+                            && result.get("isError") != Some(&Value::Bool(true))
+                            && apps::gives_no_text(&result) =>
+                    {
+                        (
+                            Outcome::Fail,
+                            "the tool has a view but its result gives the model no text: hosts without views show only \
+                         `content` (SEP-1865)"
+                                .to_owned(),
+                        )
+                    }
+                    Ok(result) => valid_call_outcome(client.protocol_version(), &result, output.as_ref()),
+                    Err(err) if err.kind() == ErrorKind::Rpc && was_refused => (
+                        Outcome::Warn,
+                        format!(
+                            "{err} (wharf check had declined the server's question: see --elicitation, --sampling-reply)"
+                        ),
                     ),
-                ),
-                Err(err) => (Outcome::Fail, format!("{arguments}: {err}")),
-            };
-            report.add_timed(section, format!("{name}: call"), outcome, detail, took);
+                    Err(err) => (Outcome::Fail, format!("{arguments}: {err}")),
+                };
+                report.add_timed(section, format!("{name}: call"), outcome, detail, took);
+            }
         }
     }
-    match invalid {
-        None => report.add(section, format!("{name}: invalid arguments"), Outcome::Skip, "its schema accepts anything"),
-        Some((arguments, why)) => {
-            let started = Instant::now();
-            let answer = call(client, name, &arguments, timeout).await;
-            let took = started.elapsed();
-            let (outcome, detail) = match answer {
-                Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
-                    (Outcome::Pass, format!("{why}: a tool error (isError)"))
-                }
-                Ok(_) => (Outcome::Warn, format!("{why}: accepted ({arguments})")),
-                Err(err) if err.code() == Some(ErrorCode::INVALID_PARAMS) => (Outcome::Pass, format!("{why}: -32602")),
-                Err(err) if err.kind() == ErrorKind::Rpc => {
-                    (Outcome::Warn, format!("{why}: {err}; -32602 or a tool error expected"))
-                }
-                Err(err) => (Outcome::Fail, format!("{why}: {err}")),
-            };
-            report.add_timed(section, format!("{name}: invalid arguments"), outcome, detail, took);
-        }
+    if !probe {
+        report.add(
+            section,
+            format!("{name}: constraints"),
+            Outcome::Skip,
+            "destructive (--probe-destructive probes it)",
+        );
+        return;
     }
+    if made.probes.is_empty() {
+        // Nothing to probe constraint by constraint: one set of arguments the schema refuses.
+        invalid_call(report, section, client, name, made.invalid, settings, timeout).await;
+        return;
+    }
+    probe_calls(report, section, client, name, &made.probes, settings, timeout).await;
 }
 
 /// For a tool marked destructive: whether a call repeated by a client that lost its answer
@@ -485,16 +497,31 @@ fn repeat_check(report: &mut Report, section: &str, name: &str, tool: &Value) {
     }
 }
 
-/// A tool's valid arguments (or why there are none) and invalid ones, made from its schema on
-/// a blocking thread and given up on at `timeout`: the work is capped, but the schema is the
-/// server's, and the check's deadline holds for its own work too.
-async fn arguments_for(
-    input: &Value,
-    timeout: Duration,
-) -> Result<(Result<Value, String>, Option<(Value, String)>), String> {
+/// What a tool is called with: valid arguments (or why there are none), invalid ones, and
+/// probes of each constraint.
+struct Made {
+    valid: Result<Value, String>,
+    invalid: Option<(Value, String)>,
+    probes: Vec<ConstraintProbe>,
+}
+
+/// A tool's arguments, made from its schema on a blocking thread and given up on at `timeout`:
+/// the work is capped, but the schema is the server's, and the check's deadline holds for its
+/// own work too. `sample`, from `--args-file`, stands for the valid arguments when given (and
+/// is said to be wrong when the schema refuses it).
+async fn arguments_for(input: &Value, sample: Option<Value>, timeout: Duration) -> Result<Made, String> {
     let input = input.clone();
-    let making =
-        tokio::task::spawn_blocking(move || (generate::valid_arguments(&input), generate::invalid_arguments(&input)));
+    let making = tokio::task::spawn_blocking(move || {
+        let valid = match sample {
+            Some(sample) => match schemas::matches_schema(&input, &sample) {
+                Ok(()) => Ok(sample),
+                Err(why) => Err(format!("the sample arguments from --args-file do not match the schema: {why}")),
+            },
+            None => generate::valid_arguments(&input),
+        };
+        let probes = valid.as_ref().map(|valid| probes::probes(&input, valid)).unwrap_or_default();
+        Made { invalid: generate::invalid_arguments(&input), valid, probes }
+    });
     match tokio::time::timeout(timeout, making).await {
         Ok(Ok(made)) => Ok(made),
         Ok(Err(failed)) => Err(format!("making arguments from its schema failed: {failed}")),
@@ -502,12 +529,114 @@ async fn arguments_for(
     }
 }
 
-async fn call(client: &Client, name: &str, arguments: &Value, timeout: Duration) -> Result<Value, ClientError> {
+/// One call with arguments the schema refuses: a refusal passes, acceptance is a warning.
+async fn invalid_call(
+    report: &mut Report,
+    section: &str,
+    client: &Client,
+    name: &str,
+    invalid: Option<(Value, String)>,
+    settings: &Settings,
+    timeout: Duration,
+) {
+    let Some((arguments, why)) = invalid else {
+        report.add(section, format!("{name}: invalid arguments"), Outcome::Skip, "its schema accepts anything");
+        return;
+    };
+    let started = Instant::now();
+    let answer = call(client, name, &arguments, settings, timeout).await;
+    let took = started.elapsed();
+    let (outcome, detail) = match answer {
+        Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+            (Outcome::Pass, format!("{why}: a tool error (isError)"))
+        }
+        Ok(_) => (Outcome::Warn, format!("{why}: accepted ({arguments})")),
+        Err(err) if err.code() == Some(ErrorCode::INVALID_PARAMS) => (Outcome::Pass, format!("{why}: -32602")),
+        Err(err) if err.kind() == ErrorKind::Rpc => {
+            (Outcome::Warn, format!("{why}: {err}; -32602 or a tool error expected"))
+        }
+        Err(err) => (Outcome::Fail, format!("{why}: {err}")),
+    };
+    report.add_timed(section, format!("{name}: invalid arguments"), outcome, detail, took);
+}
+
+/// A probe as the summary lists it: `a` and its constraint, or the constraint alone where it
+/// names its member (`required`, `additionalProperties`).
+fn probe_name(probe: &ConstraintProbe) -> String {
+    if probe.constraint.starts_with("required") || probe.constraint.starts_with("additionalProperties") {
+        probe.constraint.clone()
+    } else {
+        format!("`{}` {}", probe.argument, probe.constraint)
+    }
+}
+
+/// Calls the tool once per probe: each must be refused (-32602 or a tool error). A tool that
+/// runs with a value its schema forbids fails, naming the argument and the constraint (a
+/// `format`, which JSON Schema leaves to the validator, only warns); the refused ones are
+/// counted in one line.
+async fn probe_calls(
+    report: &mut Report,
+    section: &str,
+    client: &Client,
+    name: &str,
+    probes: &[ConstraintProbe],
+    settings: &Settings,
+    timeout: Duration,
+) {
+    let started = Instant::now();
+    let mut refused = Vec::new();
+    for probe in probes {
+        let answer = call(client, name, &probe.arguments, settings, timeout).await;
+        let check = format!("{name}: {} {}", probe.argument, probe.constraint);
+        let value = probes::shown(probe);
+        match answer {
+            Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => refused.push(probe_name(probe)),
+            Err(err) if err.code() == Some(ErrorCode::INVALID_PARAMS) => refused.push(probe_name(probe)),
+            Ok(_) if probe.format_only => report.add(
+                section,
+                check,
+                Outcome::Warn,
+                format!(
+                    "`{}` = {value} is not {}, yet the tool ran (formats are asserted at the validator's choice)",
+                    probe.argument, probe.constraint
+                ),
+            ),
+            Ok(_) => report.add(
+                section,
+                check,
+                Outcome::Fail,
+                format!("`{}` = {value} breaks `{}`, yet the tool ran with it", probe.argument, probe.constraint),
+            ),
+            Err(err) if err.kind() == ErrorKind::Rpc => report.add(
+                section,
+                check,
+                Outcome::Warn,
+                format!("`{}` = {value}: {err}; -32602 or a tool error expected", probe.argument),
+            ),
+            Err(err) => report.add(section, check, Outcome::Fail, format!("`{}` = {value}: {err}", probe.argument)),
+        }
+    }
+    // The ones refused, in one line; each one accepted has a line of its own above.
+    if !refused.is_empty() {
+        let detail = format!("{} of {} probes refused ({})", refused.len(), probes.len(), refused.join(", "));
+        let detail = crate::render::cut(&detail, 400).to_string();
+        report.add_timed(section, format!("{name}: constraints"), Outcome::Pass, detail, started.elapsed());
+    }
+}
+
+async fn call(
+    client: &Client,
+    name: &str,
+    arguments: &Value,
+    settings: &Settings,
+    timeout: Duration,
+) -> Result<Value, ClientError> {
     let params = json!({"name": name, "arguments": arguments});
     // A progress token, so that a server that reports progress does, and its notifications
-    // are checked too.
+    // are checked too; each progress notification extends the deadline, up to --max-timeout.
     let (progress, _listening) = tokio::sync::mpsc::unbounded_channel();
-    let options = RequestOptions::default().timeout(timeout).progress(progress);
+    let options =
+        RequestOptions::default().timeout(timeout).progress(progress).progress_extends_timeout(settings.max_timeout);
     client.request_with("tools/call", params, &options).await
 }
 

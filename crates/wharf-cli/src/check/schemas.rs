@@ -90,6 +90,16 @@ pub(crate) fn matches_schema(schema: &Value, instance: &Value) -> Result<(), Str
     if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
 }
 
+/// Checks `instance` against a schema the server advertised, its `format`s asserted too.
+pub(crate) fn matches_schema_with_formats(schema: &Value, instance: &Value) -> Result<(), String> {
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .map_err(|err| format!("the schema does not compile: {err}"))?;
+    let errors: Vec<String> = validator.iter_errors(instance).take(3).map(|err| err.to_string()).collect();
+    if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

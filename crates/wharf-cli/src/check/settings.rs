@@ -19,5 +19,11 @@ pub(crate) struct Settings {
     pub(crate) elicitation: Elicitation,
     pub(crate) sampling_reply: Option<String>,
     pub(crate) include_destructive: bool,
+    /// Probe the constraints of destructive tools too.
+    pub(crate) probe_destructive: bool,
     pub(crate) no_calls: bool,
+    /// The longest a call may take when its progress keeps extending its deadline.
+    pub(crate) max_timeout: std::time::Duration,
+    /// Arguments to call tools with, by tool name (`--args-file`).
+    pub(crate) sample_arguments: std::collections::BTreeMap<String, serde_json::Value>,
 }
