@@ -50,7 +50,9 @@ mod check;
 mod exit;
 mod gateway;
 mod install;
+mod lint;
 mod list;
+mod lock;
 mod login;
 mod new;
 mod openapi;
@@ -60,6 +62,7 @@ mod render;
 mod serve;
 mod server_args;
 mod suggest;
+mod surface;
 mod terminal_text;
 mod tokens;
 mod typed_args;
@@ -73,7 +76,9 @@ use crate::call::{CallArgs, PromptArgs, ReadArgs};
 use crate::check::CheckArgs;
 use crate::gateway::GatewayArgs;
 use crate::install::InstallArgs;
+use crate::lint::LintArgs;
 use crate::list::ListArgs;
+use crate::lock::LockArgs;
 use crate::login::{LoginArgs, LogoutArgs};
 use crate::new::NewArgs;
 use crate::serve::ServeArgs;
@@ -124,6 +129,10 @@ enum Command {
     /// Check any MCP server: lifecycle, schemas, every tool, bad input; a report card.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
+    /// What some real clients refuse or mangle in a server's tools, names and descriptions.
+    Lint(LintArgs),
+    /// Write a server's surface to mcp.lock, or check it against the file (--check) for CI.
+    Lock(LockArgs),
     /// What a server's tools, prompts and resources cost in a model's context, in tokens.
     #[command(after_help = TOKENS_HELP)]
     Tokens(TokensArgs),
@@ -265,6 +274,8 @@ fn main() -> ExitCode {
         Command::Prompt(args) => call::prompt(args),
         Command::Check(args) => check::check(args),
         Command::Tokens(args) => tokens::tokens(args),
+        Command::Lint(args) => lint::lint(args),
+        Command::Lock(args) => lock::lock(args),
         Command::Bench(args) => bench::bench(args),
         Command::New(args) => new::new(args),
         Command::Install(args) => install::install(args),

@@ -8,13 +8,14 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use wharf::client::{Client, ClientError};
 
 use crate::answers::Declining;
 use crate::exit;
 use crate::render;
 use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::surface::listed;
 use crate::terminal_text::escaped;
 
 /// The tokenizer: GPT-4o's and later OpenAI models'; other vendors' tokenizers count within a
@@ -100,27 +101,6 @@ pub(crate) fn tokens(mut args: TokensArgs) -> ExitCode {
             ExitCode::from(exit::TOOL_ERROR)
         }
         _ => ExitCode::SUCCESS,
-    }
-}
-
-/// Every listing the server offers, as `(name, definition)` pairs.
-async fn listed(client: &Client, method: &str, key: &str, name: &str) -> Result<Vec<(String, Value)>, ClientError> {
-    let mut items = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let params = match &cursor {
-            Some(cursor) => json!({"cursor": cursor}),
-            None => json!({}),
-        };
-        let page = client.request(method, params).await?;
-        for item in page.get(key).and_then(Value::as_array).into_iter().flatten() {
-            let label = item.get(name).and_then(Value::as_str).unwrap_or_default().to_owned();
-            items.push((label, item.clone()));
-        }
-        match page.get("nextCursor").and_then(Value::as_str) {
-            Some(next) if Some(next) != cursor.as_deref() && items.len() < 100_000 => cursor = Some(next.to_owned()),
-            _ => return Ok(items),
-        }
     }
 }
 

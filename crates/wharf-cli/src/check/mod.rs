@@ -26,6 +26,7 @@ use wharf::client::Target;
 
 use crate::exit;
 use crate::server_args::{ServerArgs, runtime, take_target};
+pub(crate) use generate::valid_arguments;
 use report::Report;
 use settings::{Elicitation, Settings};
 
