@@ -46,6 +46,7 @@ mod auth_args;
 mod bench;
 mod browser;
 mod call;
+mod cassette;
 mod check;
 mod exit;
 mod gateway;
@@ -73,6 +74,9 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::bench::BenchArgs;
 use crate::call::{CallArgs, PromptArgs, ReadArgs};
+use crate::cassette::record::RecordArgs;
+use crate::cassette::replay::ReplayArgs;
+use crate::cassette::verify::VerifyArgs;
 use crate::check::CheckArgs;
 use crate::gateway::GatewayArgs;
 use crate::install::InstallArgs;
@@ -129,6 +133,12 @@ enum Command {
     /// Check any MCP server: lifecycle, schemas, every tool, bad input; a report card.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
+    /// Record a session with a server over stdio to a cassette, passing every message on.
+    Record(RecordArgs),
+    /// Serve a cassette as a server over stdio: recorded answers to matching requests.
+    Replay(ReplayArgs),
+    /// Send a cassette's client side to a server and compare its answers with the recorded ones.
+    Verify(VerifyArgs),
     /// What some real clients refuse or mangle in a server's tools, names and descriptions.
     Lint(LintArgs),
     /// Write a server's surface to mcp.lock, or check it against the file (--check) for CI.
@@ -275,6 +285,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check::check(args),
         Command::Tokens(args) => tokens::tokens(args),
         Command::Lint(args) => lint::lint(args),
+        Command::Record(args) => cassette::record::record(args),
+        Command::Replay(args) => cassette::replay::replay(args),
+        Command::Verify(args) => cassette::verify::verify(args),
         Command::Lock(args) => lock::lock(args),
         Command::Bench(args) => bench::bench(args),
         Command::New(args) => new::new(args),

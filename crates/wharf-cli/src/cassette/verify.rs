@@ -1,0 +1,277 @@
+//! `wharf verify CASSETTE -- CMD`: the recorded client side sent to a server, in order, and each
+//! answer compared with the recorded one (volatile members aside: ids, tokens, `requestState`,
+//! times, `_meta`). The server's questions are answered as the client answered them then.
+//! Differences are reported (text, `--json`, `--junit FILE`) and exit 1; `--update` rewrites
+//! the cassette with what the server answers now.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::{Entry, Side, describe, header, normalized, read};
+use crate::exit;
+
+#[derive(Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// The cassette `wharf record` wrote.
+    #[arg(value_name = "CASSETTE")]
+    cassette: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// Also write the report as JUnit XML to this file, for CI.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Rewrite the cassette with the server's answers now.
+    #[arg(long)]
+    update: bool,
+    /// Seconds to wait for each answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    timeout: u64,
+    /// The server, speaking MCP over stdio: everything after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+/// One request's verdict.
+#[derive(Debug, serde::Serialize)]
+struct Verdict {
+    request: String,
+    same: bool,
+    /// What differs, when something does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    difference: Option<String>,
+}
+
+/// The first place two normalized values differ, as a JSON pointer and both sides.
+fn difference(path: &str, recorded: &Value, now: &Value) -> Option<String> {
+    match (recorded, now) {
+        (Value::Object(before), Value::Object(after)) => {
+            for key in before.keys().chain(after.keys()) {
+                let (old, new) = (before.get(key).unwrap_or(&Value::Null), after.get(key).unwrap_or(&Value::Null));
+                if let Some(found) = difference(&format!("{path}/{key}"), old, new) {
+                    return Some(found);
+                }
+            }
+            None
+        }
+        (Value::Array(before), Value::Array(after)) if before.len() == after.len() => before
+            .iter()
+            .zip(after)
+            .enumerate()
+            .find_map(|(at, (old, new))| difference(&format!("{path}/{at}"), old, new)),
+        _ if recorded == now => None,
+        _ => Some(format!(
+            "{}: recorded {}, now {}",
+            if path.is_empty() { "/" } else { path },
+            crate::render::cut(&recorded.to_string(), 120),
+            crate::render::cut(&now.to_string(), 120)
+        )),
+    }
+}
+
+/// The server's lines as they come.
+struct Server {
+    child: std::process::Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Server {
+    fn send(&mut self, message: &Value) -> bool {
+        let stdin = self.child.stdin.as_mut().expect("stdin is piped");
+        writeln!(stdin, "{message}").and_then(|()| stdin.flush()).is_ok()
+    }
+
+    fn next(&mut self, deadline: Instant) -> Option<Value> {
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            let line = self.lines.recv_timeout(left).ok()?;
+            if let Ok(message) = serde_json::from_str(&line) {
+                return Some(message);
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The client's recorded answer to the recorded server question like `question` (the same
+/// method), the earliest not used yet.
+fn recorded_answer(entries: &[Entry], question: &Value, used: &mut Vec<usize>) -> Option<Value> {
+    let method = question.get("method")?;
+    entries.iter().enumerate().find_map(|(at, entry)| {
+        if entry.from != Side::Server || !entry.is_request() || entry.message.get("method") != Some(method) {
+            return None;
+        }
+        let answer = entries.iter().position(|answer| {
+            answer.from == Side::Client && answer.is_answer() && answer.message["id"] == entry.message["id"]
+        })?;
+        if used.contains(&answer) {
+            return None;
+        }
+        used.push(answer);
+        let _ = at;
+        Some(entries[answer].message.clone())
+    })
+}
+
+pub(crate) fn verify(args: VerifyArgs) -> ExitCode {
+    let entries = match read(&args.cassette) {
+        Ok(entries) => entries,
+        Err(why) => {
+            eprintln!("wharf verify: {why}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let (program, rest) = args.command.split_first().expect("clap requires a command");
+    let mut child = match Command::new(program)
+        .args(rest)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(err) => {
+            eprintln!("wharf verify: {program}: {err}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (lines, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut server = Server { child, lines: receiver };
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let started = Instant::now();
+    let mut verdicts = Vec::new();
+    let mut rerecorded: Vec<Entry> = Vec::new();
+    let mut used_answers = Vec::new();
+    let stamp = |started: Instant| u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    for (at, entry) in entries.iter().enumerate() {
+        // The client's answers to the server's questions are sent when the server asks.
+        if entry.from != Side::Client || entry.is_answer() {
+            continue;
+        }
+        if !server.send(&entry.message) {
+            verdicts.push(Verdict {
+                request: describe(&entry.message),
+                same: false,
+                difference: Some("the server stopped reading".to_owned()),
+            });
+            break;
+        }
+        rerecorded.push(Entry { from: Side::Client, at_ms: stamp(started), message: entry.message.clone() });
+        if !entry.is_request() {
+            continue;
+        }
+        let id = &entry.message["id"];
+        let recorded = entries[at + 1..]
+            .iter()
+            .find(|later| later.from == Side::Server && later.is_answer() && &later.message["id"] == id);
+        let deadline = Instant::now() + timeout;
+        let answer = loop {
+            let Some(message) = server.next(deadline) else { break None };
+            rerecorded.push(Entry { from: Side::Server, at_ms: stamp(started), message: message.clone() });
+            if message.get("method").is_some() && message.get("id").is_some() {
+                // A question: answered as the client answered it when recorded.
+                let mut reply = recorded_answer(&entries, &message, &mut used_answers).unwrap_or_else(
+                    || json!({"jsonrpc": "2.0", "error": {"code": -32601, "message": "not in the cassette"}}),
+                );
+                reply["id"] = message["id"].clone();
+                server.send(&reply);
+                rerecorded.push(Entry { from: Side::Client, at_ms: stamp(started), message: reply });
+                continue;
+            }
+            if message.get("method").is_none() && &message["id"] == id {
+                break Some(message);
+            }
+        };
+        let request = describe(&entry.message);
+        let verdict = match (recorded, answer) {
+            (_, None) => Verdict { request, same: false, difference: Some(format!("no answer within {timeout:?}")) },
+            (None, Some(_)) => Verdict { request, same: true, difference: None },
+            (Some(recorded), Some(now)) => {
+                let (before, after) = (normalized(&recorded.message), normalized(&now));
+                let found = difference("", &before, &after);
+                Verdict { request, same: found.is_none(), difference: found }
+            }
+        };
+        verdicts.push(verdict);
+    }
+    drop(server);
+    let differ = verdicts.iter().filter(|verdict| !verdict.same).count();
+    if args.json {
+        println!("{}", json!({"verdicts": verdicts, "same": verdicts.len() - differ, "differ": differ}));
+    } else {
+        for verdict in &verdicts {
+            match &verdict.difference {
+                None => println!("  same  {}", verdict.request),
+                Some(what) => println!("  DIFF  {}: {what}", verdict.request),
+            }
+        }
+        println!("{} requests: {} the same, {differ} different", verdicts.len(), verdicts.len() - differ);
+    }
+    if let Some(path) = &args.junit {
+        let mut xml = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"wharf verify\" tests=\"{}\" failures=\"{differ}\">\n",
+            verdicts.len()
+        );
+        for verdict in &verdicts {
+            let name = escape(&verdict.request);
+            match &verdict.difference {
+                None => xml.push_str(&format!("  <testcase name=\"{name}\"/>\n")),
+                Some(what) => xml.push_str(&format!(
+                    "  <testcase name=\"{name}\"><failure message=\"{}\"/></testcase>\n",
+                    escape(what)
+                )),
+            }
+        }
+        xml.push_str("</testsuite>\n");
+        if let Err(err) = std::fs::write(path, xml) {
+            eprintln!("wharf verify: {}: {err}", path.display());
+            return ExitCode::from(exit::USAGE);
+        }
+    }
+    if args.update {
+        let mut text = header("stdio", &args.command) + "\n";
+        for entry in &rerecorded {
+            text.push_str(&entry.line());
+            text.push('\n');
+        }
+        if let Err(err) = std::fs::write(&args.cassette, text) {
+            eprintln!("wharf verify: {}: {err}", args.cassette.display());
+            return ExitCode::from(exit::USAGE);
+        }
+        eprintln!("wharf verify: rewrote {}", args.cassette.display());
+        return ExitCode::SUCCESS;
+    }
+    if differ == 0 { ExitCode::SUCCESS } else { ExitCode::from(exit::TOOL_ERROR) }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
