@@ -127,7 +127,8 @@
 //!    writer, server events to the session), `stdio.rs` ([`serve_stdio_with`]: stdin read by a
 //!    thread with blocking calls, which may run a setup of the binary's, such as
 //!    `wharf-demo`'s allocator ballast); then [`testing`] ([`testing::InMemoryClient`], which
-//!    drives a server through the real line transport in memory).
+//!    drives a server through the real line transport in memory), and [`cassette`] (a
+//!    recorded session read, and sent to a server through that client to compare its answers).
 
 // The floors of the crate docs above, from the bottom up; a file imports only from the floors
 // below its own and from the files listed before it on its own floor. A folder is declared on
@@ -189,7 +190,8 @@ mod listen;
 // What a transport may use of everything above.
 #[doc(hidden)]
 pub mod contract;
-// Transports, and the in-memory client over them.
+// Transports, the in-memory client over them, and cassettes replayed through it.
+pub mod cassette;
 pub mod testing;
 mod transport;
 

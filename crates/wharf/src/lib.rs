@@ -266,7 +266,7 @@ pub mod client {
 }
 
 #[doc(inline)]
-pub use wharf_server::{content, testing};
+pub use wharf_server::{cassette, content, testing};
 
 /// The MCP wire types, for every protocol revision.
 #[doc(inline)]

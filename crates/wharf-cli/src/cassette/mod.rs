@@ -1,6 +1,7 @@
 //! Cassettes: an MCP session recorded one message a line, to be served back or checked against
-//! a server. From the bottom up: this file (the format, redaction, and what is volatile in a
-//! message), `record.rs` (`wharf record`: a transparent stdio proxy that writes the cassette),
+//! a server. From the bottom up: this file (redaction, and how a request is matched; the
+//! format, and what is volatile in a message, are `wharf::cassette`'s, which replays cassettes
+//! in memory), `record.rs` (`wharf record`: a transparent stdio proxy that writes the cassette),
 //! `replay.rs` (`wharf replay`: the cassette served as a server), `verify.rs` (`wharf verify`:
 //! the recorded client side sent to a server, and the answers compared).
 
@@ -8,83 +9,20 @@ pub(crate) mod record;
 pub(crate) mod replay;
 pub(crate) mod verify;
 
-use std::path::Path;
-
 use serde_json::{Map, Value, json};
+pub(crate) use wharf::cassette::{
+    CASSETTE_VERSION, Cassette, CassetteEntry as Entry, CassetteSide as Side, describe_request as describe,
+    first_difference, normalized,
+};
 
-/// The cassette format's version, in its first line.
-pub(crate) const CASSETTE_VERSION: u64 = 1;
-
-/// Who sent a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Side {
-    Client,
-    Server,
-}
-
-impl Side {
-    fn as_str(self) -> &'static str {
-        match self {
-            Side::Client => "client",
-            Side::Server => "server",
-        }
-    }
-}
-
-/// One recorded message.
-#[derive(Debug, Clone)]
-pub(crate) struct Entry {
-    pub(crate) from: Side,
-    /// Milliseconds since the recording began.
-    pub(crate) at_ms: u64,
-    pub(crate) message: Value,
-}
-
-impl Entry {
-    pub(crate) fn line(&self) -> String {
-        json!({"t": self.at_ms, "from": self.from.as_str(), "message": self.message}).to_string()
-    }
-
-    /// A request: a method and an id.
-    pub(crate) fn is_request(&self) -> bool {
-        self.message.get("method").is_some() && self.message.get("id").is_some()
-    }
-
-    /// An answer: an id, and no method.
-    pub(crate) fn is_answer(&self) -> bool {
-        self.message.get("method").is_none() && self.message.get("id").is_some()
-    }
+/// The entries of the cassette at `path`, or what is wrong with it.
+pub(crate) fn read(path: &std::path::Path) -> Result<Vec<Entry>, String> {
+    Cassette::read(path).map(|cassette| cassette.entries)
 }
 
 /// The first line of a cassette.
 pub(crate) fn header(transport: &str, command: &[String]) -> String {
     json!({"cassette": CASSETTE_VERSION, "transport": transport, "command": command}).to_string()
-}
-
-/// The entries of the cassette at `path`, or what is wrong with it.
-pub(crate) fn read(path: &Path) -> Result<Vec<Entry>, String> {
-    let text = std::fs::read_to_string(path).map_err(|err| format!("{}: {err}", path.display()))?;
-    let mut lines = text.lines();
-    let first: Value = lines
-        .next()
-        .and_then(|line| serde_json::from_str(line).ok())
-        .ok_or_else(|| format!("{}: not a cassette (its first line is not a header)", path.display()))?;
-    if first.get("cassette").and_then(Value::as_u64) != Some(CASSETTE_VERSION) {
-        return Err(format!("{}: not a cassette of version {CASSETTE_VERSION}", path.display()));
-    }
-    let mut entries = Vec::new();
-    for (number, line) in lines.enumerate().filter(|(_, line)| !line.trim().is_empty()) {
-        let value: Value =
-            serde_json::from_str(line).map_err(|err| format!("{}: line {}: {err}", path.display(), number + 2))?;
-        let from = match value.get("from").and_then(Value::as_str) {
-            Some("client") => Side::Client,
-            Some("server") => Side::Server,
-            _ => return Err(format!("{}: line {}: no `from`", path.display(), number + 2)),
-        };
-        let at_ms = value.get("t").and_then(Value::as_u64).unwrap_or(0);
-        entries.push(Entry { from, at_ms, message: value.get("message").cloned().unwrap_or(Value::Null) });
-    }
-    Ok(entries)
 }
 
 /// What is left out of a recorded message by default: argument and `_meta` members whose names
@@ -133,35 +71,6 @@ fn redact_members(object: &mut Map<String, Value>, named: &[String]) {
     }
 }
 
-/// Members that differ from one run to the next: ids, tokens, sealed state, times.
-const VOLATILE: [&str; 10] = [
-    "requestState",
-    "progressToken",
-    "taskId",
-    "createdAt",
-    "lastUpdatedAt",
-    "sessionId",
-    "timestamp",
-    "written_at_ms",
-    "process",
-    "_meta",
-];
-
-/// `value` without its volatile members, at any depth, for comparing two runs.
-pub(crate) fn normalized(value: &Value) -> Value {
-    match value {
-        Value::Object(object) => Value::Object(
-            object
-                .iter()
-                .filter(|(key, _)| !VOLATILE.contains(&key.as_str()))
-                .map(|(key, value)| (key.clone(), normalized(value)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(normalized).collect()),
-        other => other.clone(),
-    }
-}
-
 /// Methods matched by name alone: what one client sends in them (its name, its capabilities)
 /// says nothing of what it asks.
 const LIFECYCLE: [&str; 3] = ["initialize", "server/discover", "ping"];
@@ -178,18 +87,6 @@ pub(crate) fn request_key(message: &Value) -> (String, Value) {
         Some(params) => normalized(params),
     };
     (method, params)
-}
-
-/// A request as a person names it: its method, and the tool, prompt or resource.
-pub(crate) fn describe(message: &Value) -> String {
-    let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
-    let params = message.get("params");
-    let name =
-        ["name", "uri"].iter().find_map(|key| params.and_then(|params| params.get(*key)).and_then(Value::as_str));
-    match name {
-        Some(name) => format!("{method} {name}"),
-        None => method.to_owned(),
-    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::{Entry, Side, describe, header, normalized, read};
+use super::{Entry, Side, describe, first_difference, header, normalized, read};
 use crate::exit;
 
 #[derive(Debug, Args)]
@@ -46,33 +46,6 @@ struct Verdict {
     /// What differs, when something does.
     #[serde(skip_serializing_if = "Option::is_none")]
     difference: Option<String>,
-}
-
-/// The first place two normalized values differ, as a JSON pointer and both sides.
-fn difference(path: &str, recorded: &Value, now: &Value) -> Option<String> {
-    match (recorded, now) {
-        (Value::Object(before), Value::Object(after)) => {
-            for key in before.keys().chain(after.keys()) {
-                let (old, new) = (before.get(key).unwrap_or(&Value::Null), after.get(key).unwrap_or(&Value::Null));
-                if let Some(found) = difference(&format!("{path}/{key}"), old, new) {
-                    return Some(found);
-                }
-            }
-            None
-        }
-        (Value::Array(before), Value::Array(after)) if before.len() == after.len() => before
-            .iter()
-            .zip(after)
-            .enumerate()
-            .find_map(|(at, (old, new))| difference(&format!("{path}/{at}"), old, new)),
-        _ if recorded == now => None,
-        _ => Some(format!(
-            "{}: recorded {}, now {}",
-            if path.is_empty() { "/" } else { path },
-            crate::render::cut(&recorded.to_string(), 120),
-            crate::render::cut(&now.to_string(), 120)
-        )),
-    }
 }
 
 /// The server's lines as they come.
@@ -228,7 +201,7 @@ pub(crate) fn verify(args: VerifyArgs) -> ExitCode {
             (None, Some(_)) => Verdict { request, same: true, difference: None },
             (Some(recorded), Some(now)) => {
                 let (before, after) = (normalized(&recorded.message), normalized(&now));
-                let found = difference("", &before, &after);
+                let found = first_difference("", &before, &after);
                 Verdict { request, same: found.is_none(), difference: found }
             }
         };
