@@ -154,7 +154,7 @@ async fn call_findings(client: &Client, surface: &Surface) -> Vec<Finding> {
             continue;
         }
         let input = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
-        let Ok(arguments) = crate::check::valid_arguments(&input) else { continue };
+        let Ok(arguments) = crate::check::generate::valid_arguments(&input) else { continue };
         let options = RequestOptions::default().timeout(std::time::Duration::from_secs(10));
         let Ok(result) =
             client.request_with("tools/call", json!({"name": name, "arguments": arguments}), &options).await

@@ -18,23 +18,31 @@
 //!    and replaced under a lock, never written through a link it did not make),
 //!    `openapi.rs` (`wharf serve --openapi`: an API's document read, its operations the tools),
 //!    `check/schemas.rs` (the official schemas of `mcp-spec/`, compacted and compiled in, and
-//!    the meta-schema), `check/settings.rs`.
+//!    the meta-schema), `check/settings.rs`, `check/pattern.rs` (strings matching a `pattern`,
+//!    for the common subset of regular expressions), `cassette/mod.rs` (redaction, and how a
+//!    request is matched; the format is `wharf::cassette`'s).
 //! 2. `exit.rs` (the documented exit codes), `ask.rs` (a server's question asked at the
 //!    terminal, each field read by its schema), `auth_args.rs` (the token file, the scopes to
 //!    ask for, whether a command may open the browser), `render.rs` (tables, content, binary
 //!    saved to new files, never through a link; a tool's own text raw only with `--raw` or off
 //!    a terminal), `check/report.rs` (a table, JSON or JUnit), `check/generate.rs` (valid and
-//!    invalid arguments from a schema, each confirmed against it, their sizes capped).
+//!    invalid arguments from a schema, each confirmed against it, their sizes capped),
+//!    `cassette/record.rs` (`wharf record`: a stdio proxy writing the cassette),
+//!    `cassette/replay.rs` (`wharf replay`), `cassette/verify.rs` (`wharf verify`).
 //! 3. `answers.rs` (the server's questions declined, or asked when a person is there; sampling
 //!    refused), `server_args.rs` (a server named by a URL first or a command after `--`, with
 //!    headers, bearer token or OAuth, revision and timeout), `new.rs` (`wharf new`: the
 //!    templates under `templates/`, included at build time), `install.rs` (`wharf install`:
 //!    each client's file and shape), `check/notifications.rs` (each notification validated
 //!    against its definition), `check/raw.rs` (malformed lines and bodies sent below the
-//!    client).
+//!    client), `check/probes.rs` (arguments breaking one constraint at a time, each confirmed
+//!    to pass with that constraint taken out), `surface.rs` (every listing a server offers,
+//!    fetched whole).
 //! 4. **The commands.** `gateway.rs` (`wharf gateway`: the servers a file mounts, behind one
 //!    endpoint), `list.rs`, `call.rs` (`call`, `read`, `prompt`), `tokens.rs` (the
-//!    catalog counted with the `o200k_base` tokenizer), `bench.rs` (a bounded load generator
+//!    catalog counted with the `o200k_base` tokenizer), `lint.rs` (`wharf lint`: what real
+//!    clients refuse, each rule with its source), `lock.rs` (`wharf lock`: the surface in
+//!    `mcp.lock`, differences classed breaking or additive), `bench.rs` (a bounded load generator
 //!    reading the server's CPU and memory from `/proc`), `login.rs` (`wharf login` and
 //!    `logout`), `check/protocol.rs` (the checks through the client, per era).
 //! 5. `check/mod.rs` (`wharf check`).

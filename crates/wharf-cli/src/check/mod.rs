@@ -8,7 +8,7 @@
 //! each finding as pass, warn, fail or skip.
 
 mod apps;
-mod generate;
+pub(crate) mod generate;
 mod notifications;
 mod pattern;
 mod probes;
@@ -26,7 +26,6 @@ use wharf::client::Target;
 
 use crate::exit;
 use crate::server_args::{ServerArgs, runtime, take_target};
-pub(crate) use generate::valid_arguments;
 use report::Report;
 use settings::{Elicitation, Settings};
 

@@ -400,14 +400,16 @@ async fn tool_checks(
     if !call_valid {
         report.add(section, format!("{name}: call"), Outcome::Skip, "destructive (--include-destructive calls it)");
     }
-    if !call_valid && !probe {
+    if !probe {
         report.add(
             section,
             format!("{name}: constraints"),
             Outcome::Skip,
             "destructive (--probe-destructive probes it)",
         );
-        return;
+        if !call_valid {
+            return;
+        }
     }
     let sample = settings.sample_arguments.get(name).cloned();
     let made = match arguments_for(&input, sample.clone(), timeout).await {
@@ -457,12 +459,6 @@ async fn tool_checks(
         }
     }
     if !probe {
-        report.add(
-            section,
-            format!("{name}: constraints"),
-            Outcome::Skip,
-            "destructive (--probe-destructive probes it)",
-        );
         return;
     }
     if made.probes.is_empty() {
