@@ -390,32 +390,14 @@ impl Client {
         max_total: std::time::Duration,
     ) -> Result<Box<RawValue>, ClientError> {
         let idle = options.timeout.unwrap_or(self.inner.connection.options.timeout);
-        let (heard, mut progress) = tokio::sync::mpsc::unbounded_channel();
+        let (heard, progress) = tokio::sync::mpsc::unbounded_channel();
         let listener = options.progress.clone();
         let mut inner = options.clone();
         inner.progress = Some(heard);
         inner.progress_extends_to = None;
         inner.timeout = Some(max_total.max(idle));
         let request = self.request_resolving(method, params, &inner);
-        let mut request = std::pin::pin!(request);
-        let mut quiet_until = tokio::time::Instant::now() + idle;
-        loop {
-            tokio::select! {
-                answer = &mut request => return answer,
-                Some(step) = progress.recv() => {
-                    quiet_until = tokio::time::Instant::now() + idle;
-                    if let Some(listener) = &listener {
-                        let _ = listener.send(step);
-                    }
-                }
-                () = tokio::time::sleep_until(quiet_until) => {
-                    return Err(ClientError::new(
-                        crate::ErrorKind::Timeout,
-                        format!("no answer to `{method}` and no progress within {idle:?}"),
-                    ));
-                }
-            }
-        }
+        crate::progress_deadline::extended_by_progress(method, idle, request, progress, listener).await
     }
 
     /// Remembers which arguments of each tool go into `Mcp-Param-*` headers, and takes out

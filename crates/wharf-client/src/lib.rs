@@ -37,7 +37,8 @@
 //!    loopback port bound before the flow, the browser sent to the authorization URL, each
 //!    connection served on its own), `oauth/file_store.rs` (tokens in a 0600 file in a 0700
 //!    directory, replaced whole; lock files never opened through a link), `options.rs`
-//!    ([`Target`], [`ClientOptions`], [`RequestOptions`]).
+//!    ([`Target`], [`ClientOptions`], [`RequestOptions`]), `progress_deadline.rs` (a request
+//!    whose timeout each progress notification starts again).
 //! 6. `transport/http.rs` (one POST per message, answered with JSON or a stream; the session
 //!    id; the GET stream of a session; a cut stream resumed with `Last-Event-ID`; 2026-07-28's
 //!    `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers; DELETE on close), `oauth/mod.rs`.
@@ -55,6 +56,7 @@ mod handler;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 mod options;
+mod progress_deadline;
 mod request_meta;
 mod router;
 mod skills;
