@@ -75,19 +75,9 @@ pub struct CassetteDifference {
 }
 
 /// Members that differ from one run to the next: ids and tokens, sealed state, times, `_meta`
-/// (server info), and the demo's own stamps.
-const VOLATILE: [&str; 10] = [
-    "requestState",
-    "progressToken",
-    "taskId",
-    "createdAt",
-    "lastUpdatedAt",
-    "sessionId",
-    "timestamp",
-    "written_at_ms",
-    "process",
-    "_meta",
-];
+/// (server info).
+const VOLATILE: [&str; 8] =
+    ["requestState", "progressToken", "taskId", "createdAt", "lastUpdatedAt", "sessionId", "timestamp", "_meta"];
 
 /// `value` without its volatile members, at any depth, for comparing two runs.
 pub fn normalized(value: &Value) -> Value {

@@ -25,6 +25,8 @@ pub(crate) struct Probe {
     pub(crate) argument: String,
     /// The constraint broken, as the schema says it (`maximum 10`).
     pub(crate) constraint: String,
+    /// The value that breaks it, short, for a report (`(left out)` for a missing member).
+    pub(crate) shown: String,
     /// A `format`, which JSON Schema 2020-12 only asserts when a validator chooses to: a tool
     /// that accepts such a value is warned of, not failed.
     pub(crate) format_only: bool,
@@ -149,7 +151,11 @@ impl Prober<'_> {
             matches_schema(self.root, &arguments).is_err() && matches_schema(&relaxed, &arguments).is_ok()
         };
         if broken {
-            self.made.push(Probe { arguments, argument: path_text(path), constraint, format_only });
+            let shown = value_at(&arguments, path).map_or_else(
+                || "(left out)".to_owned(),
+                |value| crate::render::cut(&value.to_string(), 60).to_string(),
+            );
+            self.made.push(Probe { arguments, argument: path_text(path), constraint, shown, format_only });
         }
     }
 
@@ -375,27 +381,6 @@ pub(crate) fn probes(schema: &Value, valid: &Value) -> Vec<Probe> {
     let mut prober = Prober { root: schema, valid, made: Vec::new() };
     prober.object(&root_pointer, &[], 0);
     prober.made
-}
-
-/// What a probe's value is, for a report: short.
-pub(crate) fn shown(probe: &Probe) -> String {
-    let value = probe_value(probe).map(|value| value.to_string()).unwrap_or_else(|| "(left out)".to_owned());
-    crate::render::cut(&value, 60).to_string()
-}
-
-fn probe_value(probe: &Probe) -> Option<&Value> {
-    let mut value = &probe.arguments;
-    for part in probe.argument.split('.') {
-        let (key, index) = match part.split_once('[') {
-            Some((key, rest)) => (key, rest.trim_end_matches(']').parse::<usize>().ok()),
-            None => (part, None),
-        };
-        value = value.get(key)?;
-        if let Some(index) = index {
-            value = value.get(index)?;
-        }
-    }
-    Some(value)
 }
 
 #[cfg(test)]

@@ -584,7 +584,7 @@ async fn probe_calls(
     for probe in probes {
         let answer = call(client, name, &probe.arguments, settings, timeout).await;
         let check = format!("{name}: {} {}", probe.argument, probe.constraint);
-        let value = probes::shown(probe);
+        let value = &probe.shown;
         match answer {
             Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => refused.push(probe_name(probe)),
             Err(err) if err.code() == Some(ErrorCode::INVALID_PARAMS) => refused.push(probe_name(probe)),
