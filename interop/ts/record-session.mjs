@@ -2,8 +2,10 @@
 // `wharf record`: in a 2025-11-25 session (SDK v1) and in 2026-07-28 (SDK v2, auto mode), each
 // lists the tools, calls `echo`, `countdown` (with progress) and `greet_interactively` (an
 // elicitation: a question in the session, an input round in 2026-07-28), and reads
-// `config://app`. Writes DIR/session-2025.cassette and DIR/session-2026.cassette, and what the
-// client got in DIR/session-*.results.json, for interop/py/replay_cassettes.py to compare.
+// `config://app`; over stdio (`wharf record -- wharf serve`), then over Streamable HTTP
+// (`wharf record --url` in front of `wharf serve --http`). Writes DIR/session-ERA.cassette and
+// DIR/session-http-ERA.cassette, and what the client got in DIR/session-*.results.json, for
+// interop/py/replay_cassettes.py to compare.
 //
 //   node record-session.mjs DIR
 import fs from 'node:fs';
@@ -11,9 +13,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { spawn } from 'node:child_process';
+
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -42,6 +47,35 @@ async function session(client) {
   return { tools, echo, countdown: text(countdown), progress, greeting, config };
 }
 
+/** Runs `wharf ARGS` for the length of `body(url)`, the URL read from the line of its stderr
+ * that names it (10 s at most); the process is killed at the end whatever happened. */
+async function withWharf(args, body) {
+  const child = spawn(wharf, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let stderr = '';
+  try {
+    const url = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL from wharf ${args[0]} in 10 s: ${stderr}`)), 10000);
+      child.once('error', reject);
+      exited.then((code) => reject(new Error(`wharf ${args[0]} exited (${code}): ${stderr}`)));
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const found = stderr.match(/at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(Streamable HTTP\)/);
+        if (found) {
+          clearTimeout(timer);
+          resolve(found[1]);
+        }
+      });
+    });
+    return await body(url);
+  } finally {
+    child.kill('SIGKILL');
+    let timer;
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 10000)))]);
+    clearTimeout(timer);
+  }
+}
+
 async function record(era, client, transport) {
   await client.connect(transport);
   try {
@@ -55,12 +89,33 @@ async function record(era, client, transport) {
 }
 
 const answer = async () => ({ action: 'accept', content: { name: 'Ada' } });
-const v1 = new ClientV1({ name: 'record-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
-v1.setRequestHandler(ElicitRequestSchema, answer);
-await record('2025', v1, new StdioV1(server('2025')));
-const v2 = new ClientV2(
-  { name: 'record-v2', version: '2.0.0' },
-  { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } },
-);
-v2.setRequestHandler('elicitation/create', answer);
-await record('2026', v2, new StdioV2(server('2026')));
+const clientV1 = () => {
+  const client = new ClientV1({ name: 'record-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, answer);
+  return client;
+};
+const clientV2 = () => {
+  const client = new ClientV2(
+    { name: 'record-v2', version: '2.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' } },
+  );
+  client.setRequestHandler('elicitation/create', answer);
+  return client;
+};
+await record('2025', clientV1(), new StdioV1(server('2025')));
+await record('2026', clientV2(), new StdioV2(server('2026')));
+
+// Over Streamable HTTP: the proxy in front of `wharf serve --http`, an Authorization header
+// sent that the cassette must not keep.
+const headers = { Authorization: 'Bearer not-for-the-cassette' };
+await withWharf(['serve', '--http', '127.0.0.1:0'], async (upstream) => {
+  for (const [era, client, Transport] of [['2025', clientV1(), HttpV1], ['2026', clientV2(), HttpV2]]) {
+    const cassette = path.join(dir, `session-http-${era}.cassette`);
+    await withWharf(['record', '-o', cassette, '--url', upstream], (proxy) =>
+      record(`http-${era}`, client, new Transport(new URL(proxy), { requestInit: { headers } })),
+    );
+    if (fs.readFileSync(cassette, 'utf8').includes('not-for-the-cassette')) {
+      throw new Error(`${cassette} keeps the Authorization header`);
+    }
+  }
+});

@@ -27,8 +27,9 @@
 //!    saved to new files, never through a link; a tool's own text raw only with `--raw` or off
 //!    a terminal), `check/report.rs` (a table, JSON or JUnit), `check/generate.rs` (valid and
 //!    invalid arguments from a schema, each confirmed against it, their sizes capped),
-//!    `cassette/record.rs` (`wharf record`: a stdio proxy writing the cassette),
-//!    `cassette/replay.rs` (`wharf replay`), `cassette/verify.rs` (`wharf verify`).
+//!    `cassette/tape.rs` (the cassette being written: each message's revision and session),
+//!    `cassette/tee.rs` (a response body passed on while its messages are written),
+//!    `cassette/replayer.rs` (what answers a replayed request).
 //! 3. `answers.rs` (the server's questions declined, or asked when a person is there; sampling
 //!    refused), `server_args.rs` (a server named by a URL first or a command after `--`, with
 //!    headers, bearer token or OAuth, revision and timeout), `new.rs` (`wharf new`: the
@@ -37,14 +38,18 @@
 //!    against its definition), `check/raw.rs` (malformed lines and bodies sent below the
 //!    client), `check/probes.rs` (arguments breaking one constraint at a time, each confirmed
 //!    to pass with that constraint taken out), `surface.rs` (every listing a server offers,
-//!    fetched whole).
+//!    fetched whole), `cassette/loopback.rs` (the local HTTP servers of `record` and `replay`:
+//!    loopback addresses, the `Host` and `Origin` guard, the accept loop).
 //! 4. **The commands.** `gateway.rs` (`wharf gateway`: the servers a file mounts, behind one
 //!    endpoint), `list.rs`, `call.rs` (`call`, `read`, `prompt`), `tokens.rs` (the
 //!    catalog counted with the `o200k_base` tokenizer), `lint.rs` (`wharf lint`: what real
 //!    clients refuse, each rule with its source), `lock.rs` (`wharf lock`: the surface in
 //!    `mcp.lock`, differences classed breaking or additive), `bench.rs` (a bounded load generator
 //!    reading the server's CPU and memory from `/proc`), `login.rs` (`wharf login` and
-//!    `logout`), `check/protocol.rs` (the checks through the client, per era).
+//!    `logout`), `check/protocol.rs` (the checks through the client, per era),
+//!    `cassette/record.rs` and `cassette/record_http.rs` (`wharf record`: a stdio or HTTP
+//!    proxy writing the cassette), `cassette/replay.rs` and `cassette/replay_http.rs` (`wharf
+//!    replay` over stdio or HTTP), `cassette/verify.rs` (`wharf verify`).
 //! 5. `check/mod.rs` (`wharf check`).
 //! 6. `main.rs`: parses and dispatches.
 
@@ -141,9 +146,9 @@ enum Command {
     /// Check any MCP server: lifecycle, schemas, every tool, bad input; a report card.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
-    /// Record a session with a server over stdio to a cassette, passing every message on.
+    /// Record sessions with a server (over stdio, or HTTP with --url) to a cassette, passing every message on.
     Record(RecordArgs),
-    /// Serve a cassette as a server over stdio: recorded answers to matching requests.
+    /// Serve a cassette as a server (over stdio, or HTTP with --http): recorded answers to matching requests.
     Replay(ReplayArgs),
     /// Send a cassette's client side to a server and compare its answers with the recorded ones.
     Verify(VerifyArgs),

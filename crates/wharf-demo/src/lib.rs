@@ -28,7 +28,7 @@ mod serving;
 
 pub use demo::{ADMIN_SCOPE, DemoOptions, builder, builder_with, server, with_authenticated_tools};
 pub use notes::NOTES;
-pub use serving::{serve_http, serve_stdio};
+pub use serving::{serve_http, serve_stdio, shutdown_signal};
 
 // Every request allocates a handful of small objects, which mimalloc serves faster than the
 // system allocator; its v2 line, because the Rust binding calls aligned entry points that v3

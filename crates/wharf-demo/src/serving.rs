@@ -33,8 +33,8 @@ pub fn serve_http(
     Ok(())
 }
 
-/// Completes on SIGINT (Ctrl-C) or SIGTERM, saying so.
-async fn shutdown_signal(command: String) {
+/// Completes on SIGINT (Ctrl-C) or SIGTERM, saying so (as `command`) on stderr.
+pub async fn shutdown_signal(command: String) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};

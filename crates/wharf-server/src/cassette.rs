@@ -33,6 +33,15 @@ pub struct CassetteEntry {
     pub at_ms: u64,
     /// The message.
     pub message: Value,
+    /// The protocol revision it was sent in, when known: what the session negotiated, or what
+    /// a 2026-07-28 request names.
+    pub era: Option<String>,
+    /// The 2025 session it belongs to over HTTP (its `Mcp-Session-Id`); none over stdio and
+    /// for stateless requests. JSON-RPC ids are unique only within one session.
+    pub session: Option<String>,
+    /// Over HTTP, the exchange that carried it, secrets redacted: the request's method, path and
+    /// headers for the client's messages, the status and headers for the server's.
+    pub http: Option<Value>,
 }
 
 impl CassetteEntry {
@@ -46,13 +55,30 @@ impl CassetteEntry {
         self.message.get("method").is_none() && self.message.get("id").is_some()
     }
 
+    /// An entry of `message` sent by `from` at `at_ms`, with nothing known of its era, session
+    /// or HTTP exchange.
+    pub fn new(from: CassetteSide, at_ms: u64, message: Value) -> CassetteEntry {
+        CassetteEntry { from, at_ms, message, era: None, session: None, http: None }
+    }
+
     /// The entry's line in a cassette.
     pub fn line(&self) -> String {
         let from = match self.from {
             CassetteSide::Client => "client",
             CassetteSide::Server => "server",
         };
-        serde_json::json!({"t": self.at_ms, "from": from, "message": self.message}).to_string()
+        let mut line = serde_json::json!({"t": self.at_ms, "from": from});
+        for (key, value) in [
+            ("era", self.era.clone().map(Value::from)),
+            ("session", self.session.clone().map(Value::from)),
+            ("http", self.http.clone()),
+        ] {
+            if let Some(value) = value {
+                line[key] = value;
+            }
+        }
+        line["message"] = self.message.clone();
+        line.to_string()
     }
 }
 
@@ -152,8 +178,15 @@ impl Cassette {
                 Some("server") => CassetteSide::Server,
                 _ => return Err(format!("line {}: no `from`", number + 2)),
             };
-            let at_ms = value.get("t").and_then(Value::as_u64).unwrap_or(0);
-            entries.push(CassetteEntry { from, at_ms, message: value.get("message").cloned().unwrap_or(Value::Null) });
+            let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+            entries.push(CassetteEntry {
+                from,
+                at_ms: value.get("t").and_then(Value::as_u64).unwrap_or(0),
+                message: value.get("message").cloned().unwrap_or(Value::Null),
+                era: text("era"),
+                session: text("session"),
+                http: value.get("http").cloned(),
+            });
         }
         Ok(Cassette { header, entries })
     }
@@ -162,6 +195,22 @@ impl Cassette {
     pub fn read(path: &Path) -> Result<Cassette, String> {
         let text = std::fs::read_to_string(path).map_err(|err| format!("{}: {err}", path.display()))?;
         Cassette::parse(&text).map_err(|why| format!("{}: {why}", path.display()))
+    }
+
+    /// The cassette cut into its sessions, in the order each began: one for each `Mcp-Session-Id`
+    /// recorded over HTTP, and one for the messages of no session (all of a stdio recording; the
+    /// stateless requests of an HTTP one). Each is replayed or verified on a connection of its
+    /// own, since JSON-RPC ids are unique only within a session.
+    pub fn sessions(&self) -> Vec<Cassette> {
+        let mut sessions: Vec<Cassette> = Vec::new();
+        for entry in &self.entries {
+            let found = sessions.iter_mut().find(|session| session.entries[0].session == entry.session);
+            match found {
+                Some(session) => session.entries.push(entry.clone()),
+                None => sessions.push(Cassette { header: self.header.clone(), entries: vec![entry.clone()] }),
+            }
+        }
+        sessions
     }
 
     /// The client's recorded answer to the server's recorded questions of `method`, in order.
@@ -184,9 +233,18 @@ impl Cassette {
             .collect()
     }
 
-    /// Sends the recorded client side to `server` in memory, in order, and returns the answers
-    /// that differ from the recorded ones: empty when the server still answers as recorded.
+    /// Sends the recorded client side to `server` in memory, in order, each session on a
+    /// connection of its own ([`Cassette::sessions`]), and returns the answers that differ from
+    /// the recorded ones: empty when the server still answers as recorded.
     pub async fn verify(&self, server: Server) -> Vec<CassetteDifference> {
+        let mut differences = Vec::new();
+        for session in self.sessions() {
+            differences.extend(session.verify_one_session(server.clone()).await);
+        }
+        differences
+    }
+
+    async fn verify_one_session(&self, server: Server) -> Vec<CassetteDifference> {
         let client = InMemoryClient::connect(server);
         let answers: std::sync::Mutex<std::collections::HashMap<String, Vec<Value>>> = std::sync::Mutex::default();
         let recorded_answers: std::collections::HashMap<String, Vec<Value>> =

@@ -256,8 +256,8 @@ pub mod openapi {
 #[cfg(feature = "client")]
 pub mod client {
     pub use wharf_client::{
-        Answer, Client, ClientError, ClientHandler, ClientOptions, ErrorKind, LoadedSkill, NoHandler, Notifications,
-        PreparedRequest, RequestOptions, StderrMode, Target, unsupported,
+        Answer, Client, ClientError, ClientHandler, ClientOptions, ErrorKind, HttpConnector, LoadedSkill, NoHandler,
+        Notifications, PreparedRequest, RequestOptions, StderrMode, Target, http_connector, unsupported,
     };
 
     /// OAuth 2.1 authorization for the client (the `client-oauth` feature).

@@ -1,12 +1,23 @@
-//! Cassettes: an MCP session recorded one message a line, to be served back or checked against
-//! a server. From the bottom up: this file (redaction, and how a request is matched; the
-//! format, and what is volatile in a message, are `wharf::cassette`'s, which replays cassettes
-//! in memory), `record.rs` (`wharf record`: a transparent stdio proxy that writes the cassette),
-//! `replay.rs` (`wharf replay`: the cassette served as a server), `verify.rs` (`wharf verify`:
-//! the recorded client side sent to a server, and the answers compared).
+//! Cassettes: MCP sessions recorded one message a line, to be served back or checked against a
+//! server. From the bottom up: this file (redaction, and how a request is matched; the format,
+//! and what is volatile in a message, are `wharf::cassette`'s, which replays cassettes in
+//! memory), `loopback.rs` (the local HTTP servers' address, guard and accept loop), `tape.rs`
+//! (the cassette being written, with each message's revision and session), `tee.rs` (a response
+//! body passed on while its messages are written), `record.rs` and `record_http.rs` (`wharf
+//! record`: a transparent stdio or HTTP proxy), `replayer.rs` (what answers a replayed
+//! request), `replay.rs` and `replay_http.rs` (`wharf replay`: the cassette served as a server
+//! over stdio or HTTP), `verify.rs` (`wharf verify`:
+//! each recorded session's client side sent to a server, and the answers compared).
+
+mod loopback;
+mod tape;
+mod tee;
 
 pub(crate) mod record;
+mod record_http;
 pub(crate) mod replay;
+mod replay_http;
+mod replayer;
 pub(crate) mod verify;
 
 use serde_json::{Map, Value, json};
@@ -14,11 +25,6 @@ pub(crate) use wharf::cassette::{
     CASSETTE_VERSION, Cassette, CassetteEntry as Entry, CassetteSide as Side, describe_request as describe,
     first_difference, normalized,
 };
-
-/// The entries of the cassette at `path`, or what is wrong with it.
-pub(crate) fn read(path: &std::path::Path) -> Result<Vec<Entry>, String> {
-    Cassette::read(path).map(|cassette| cassette.entries)
-}
 
 /// The first line of a cassette.
 pub(crate) fn header(transport: &str, command: &[String]) -> String {

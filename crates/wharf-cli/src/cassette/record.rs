@@ -2,18 +2,18 @@
 //! `wharf record`) speaks to CMD through it; every line each way is passed on unchanged and
 //! written to the cassette, secrets redacted (argument and `_meta` members named like
 //! passwords, tokens, secrets and API keys, and those named with `--redact-*`). The proxy ends
-//! when the server does, with its exit status.
+//! when the server does, with its exit status. With `--url`, the HTTP proxy of
+//! `record_http.rs` records instead.
 
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::PoisonError;
 
 use clap::Args;
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use super::{Entry, Redaction, Side, header};
+use super::tape::Tape;
+use super::{Redaction, Side};
 use crate::exit;
 use crate::server_args::runtime;
 
@@ -28,49 +28,36 @@ pub(crate) struct RecordArgs {
     /// Also redact the tool argument of this name, at any depth (repeatable).
     #[arg(long = "redact-argument", value_name = "NAME")]
     redact_arguments: Vec<String>,
+    /// Record a server over Streamable HTTP at this URL instead: clients call the proxy, at the
+    /// same path on the address `--listen` names.
+    #[arg(long, value_name = "URL", conflicts_with = "command", required_unless_present = "command")]
+    url: Option<String>,
+    /// Where the HTTP proxy listens (a loopback address; port 0 picks a free one).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:0", requires = "url")]
+    listen: String,
     /// The server, speaking MCP over stdio: everything after `--`.
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
 }
 
-/// Where entries go, in the order they passed.
-struct Tape {
-    file: std::fs::File,
-    started: Instant,
-    redaction: Redaction,
-}
-
-impl Tape {
-    fn write(&mut self, from: Side, line: &str) {
-        use std::io::Write;
-        let message = match serde_json::from_str::<Value>(line) {
-            Ok(message) => self.redaction.apply(message),
-            // A line that is not JSON is kept as it was, as a string.
-            Err(_) => Value::from(line),
-        };
-        let at_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let entry = Entry { from, at_ms, message };
-        let _ = writeln!(self.file, "{}", entry.line());
-    }
-}
-
 pub(crate) fn record(args: RecordArgs) -> ExitCode {
-    let file = match std::fs::File::create(&args.output) {
-        Ok(file) => file,
-        Err(err) => {
-            eprintln!("wharf record: {}: {err}", args.output.display());
+    let redaction = Redaction { meta_keys: args.redact_meta.clone(), arguments: args.redact_arguments.clone() };
+    let (transport, recorded) = match &args.url {
+        Some(url) => ("http", vec![url.clone()]),
+        None => ("stdio", args.command.clone()),
+    };
+    let tape = match Tape::create(&args.output, transport, &recorded, redaction) {
+        Ok(tape) => tape,
+        Err(why) => {
+            eprintln!("wharf record: {why}");
             return ExitCode::from(exit::USAGE);
         }
     };
-    let redaction = Redaction { meta_keys: args.redact_meta.clone(), arguments: args.redact_arguments.clone() };
-    let mut tape = Tape { file, started: Instant::now(), redaction };
-    {
-        use std::io::Write;
-        let _ = writeln!(tape.file, "{}", header("stdio", &args.command));
+    if let Some(url) = &args.url {
+        return super::record_http::record_http(url, &args.listen, &args.output, tape);
     }
-    let tape = Arc::new(Mutex::new(tape));
     runtime().block_on(async move {
-        let (program, rest) = args.command.split_first().expect("clap requires a command");
+        let (program, rest) = args.command.split_first().expect("clap requires a command or a URL");
         let mut child = match tokio::process::Command::new(program)
             .args(rest)
             .stdin(Stdio::piped())
@@ -91,7 +78,7 @@ pub(crate) fn record(args: RecordArgs) -> ExitCode {
         let upstream = tokio::spawn(async move {
             let mut lines = BufReader::new(tokio::io::stdin()).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                client_tape.lock().unwrap_or_else(std::sync::PoisonError::into_inner).write(Side::Client, &line);
+                client_tape.lock().unwrap_or_else(PoisonError::into_inner).write_line(Side::Client, &line);
                 if to_server.write_all(format!("{line}\n").as_bytes()).await.is_err() {
                     break;
                 }
@@ -105,7 +92,7 @@ pub(crate) fn record(args: RecordArgs) -> ExitCode {
             let mut lines = BufReader::new(from_server).lines();
             let mut stdout = tokio::io::stdout();
             while let Ok(Some(line)) = lines.next_line().await {
-                server_tape.lock().unwrap_or_else(std::sync::PoisonError::into_inner).write(Side::Server, &line);
+                server_tape.lock().unwrap_or_else(PoisonError::into_inner).write_line(Side::Server, &line);
                 if stdout.write_all(format!("{line}\n").as_bytes()).await.is_err() {
                     break;
                 }

@@ -1,5 +1,5 @@
-//! `wharf verify CASSETTE -- CMD`: the recorded client side sent to a server, in order, and each
-//! answer compared with the recorded one (volatile members aside: ids, tokens, `requestState`,
+//! `wharf verify CASSETTE -- CMD`: the recorded client side sent to a server, in order, each
+//! recorded session to a server started for it, and each answer compared with the recorded one (volatile members aside: ids, tokens, `requestState`,
 //! times, `_meta`). The server's questions are answered as the client answered them then.
 //! Differences are reported (text, `--json`, `--junit FILE`) and exit 1; `--update` rewrites
 //! the cassette with what the server answers now.
@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::{Entry, Side, describe, first_difference, header, normalized, read};
+use super::{Cassette, Entry, Side, describe, first_difference, header, normalized};
 use crate::exit;
 
 #[derive(Debug, Args)]
@@ -106,28 +106,16 @@ fn recorded_answer(entries: &[Entry], question: &Value, used: &mut Vec<usize>) -
     })
 }
 
-pub(crate) fn verify(args: VerifyArgs) -> ExitCode {
-    let entries = match read(&args.cassette) {
-        Ok(entries) => entries,
-        Err(why) => {
-            eprintln!("wharf verify: {why}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
-    let (program, rest) = args.command.split_first().expect("clap requires a command");
-    let mut child = match Command::new(program)
+/// Starts the server `command` over stdio.
+fn start(command: &[String]) -> Result<Server, String> {
+    let (program, rest) = command.split_first().expect("clap requires a command");
+    let mut child = Command::new(program)
         .args(rest)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-    {
-        Ok(child) => child,
-        Err(err) => {
-            eprintln!("wharf verify: {program}: {err}");
-            return ExitCode::from(exit::USAGE);
-        }
-    };
+        .map_err(|err| format!("{program}: {err}"))?;
     let stdout = child.stdout.take().expect("stdout is piped");
     let (lines, receiver) = mpsc::channel();
     std::thread::spawn(move || {
@@ -137,19 +125,32 @@ pub(crate) fn verify(args: VerifyArgs) -> ExitCode {
             }
         }
     });
-    let mut server = Server { child, lines: receiver };
-    let timeout = Duration::from_secs(args.timeout.max(1));
-    let started = Instant::now();
-    let mut verdicts = Vec::new();
-    let mut rerecorded: Vec<Entry> = Vec::new();
+    Ok(Server { child, lines: receiver })
+}
+
+/// What a session's verification found: a verdict per request, and what passed, for `--update`.
+#[derive(Default)]
+struct Verified {
+    verdicts: Vec<Verdict>,
+    rerecorded: Vec<Entry>,
+}
+
+/// Sends the client side of one recorded session (`entries`) to `server`, and compares.
+fn verify_session(entries: &[Entry], mut server: Server, timeout: Duration, started: Instant, found: &mut Verified) {
+    let session = entries.first().and_then(|entry| entry.session.clone());
+    let stamp = |from: Side, message: Value| {
+        let mut entry = Entry::new(from, u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX), message);
+        entry.session.clone_from(&session);
+        entry
+    };
     let mut used_answers = Vec::new();
-    let stamp = |started: Instant| u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     // The `requestState` the server sealed last: a later round sends it back, not the recorded
     // one, which the recording server sealed with a key of its own.
     let mut live_state: Option<Value> = None;
     for (at, entry) in entries.iter().enumerate() {
-        // The client's answers to the server's questions are sent when the server asks.
-        if entry.from != Side::Client || entry.is_answer() {
+        // The client's answers to the server's questions are sent when the server asks; an
+        // HTTP exchange without a message (a GET, a DELETE) has nothing to send.
+        if entry.from != Side::Client || entry.is_answer() || !entry.message.is_object() {
             continue;
         }
         let mut outgoing = entry.message.clone();
@@ -159,14 +160,14 @@ pub(crate) fn verify(args: VerifyArgs) -> ExitCode {
             outgoing["params"]["requestState"] = state.clone();
         }
         if !server.send(&outgoing) {
-            verdicts.push(Verdict {
+            found.verdicts.push(Verdict {
                 request: describe(&entry.message),
                 same: false,
                 difference: Some("the server stopped reading".to_owned()),
             });
             break;
         }
-        rerecorded.push(Entry { from: Side::Client, at_ms: stamp(started), message: outgoing });
+        found.rerecorded.push(stamp(Side::Client, outgoing));
         if !entry.is_request() {
             continue;
         }
@@ -177,15 +178,15 @@ pub(crate) fn verify(args: VerifyArgs) -> ExitCode {
         let deadline = Instant::now() + timeout;
         let answer = loop {
             let Some(message) = server.next(deadline) else { break None };
-            rerecorded.push(Entry { from: Side::Server, at_ms: stamp(started), message: message.clone() });
+            found.rerecorded.push(stamp(Side::Server, message.clone()));
             if message.get("method").is_some() && message.get("id").is_some() {
                 // A question: answered as the client answered it when recorded.
-                let mut reply = recorded_answer(&entries, &message, &mut used_answers).unwrap_or_else(
+                let mut reply = recorded_answer(entries, &message, &mut used_answers).unwrap_or_else(
                     || json!({"jsonrpc": "2.0", "error": {"code": -32601, "message": "not in the cassette"}}),
                 );
                 reply["id"] = message["id"].clone();
                 server.send(&reply);
-                rerecorded.push(Entry { from: Side::Client, at_ms: stamp(started), message: reply });
+                found.rerecorded.push(stamp(Side::Client, reply));
                 continue;
             }
             if message.get("method").is_none() && &message["id"] == id {
@@ -205,9 +206,32 @@ pub(crate) fn verify(args: VerifyArgs) -> ExitCode {
                 Verdict { request, same: found.is_none(), difference: found }
             }
         };
-        verdicts.push(verdict);
+        found.verdicts.push(verdict);
     }
-    drop(server);
+}
+
+pub(crate) fn verify(args: VerifyArgs) -> ExitCode {
+    let cassette = match Cassette::read(&args.cassette) {
+        Ok(cassette) => cassette,
+        Err(why) => {
+            eprintln!("wharf verify: {why}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let started = Instant::now();
+    let mut found = Verified::default();
+    // Each recorded session on a server of its own, as a client would meet it.
+    for session in cassette.sessions() {
+        match start(&args.command) {
+            Ok(server) => verify_session(&session.entries, server, timeout, started, &mut found),
+            Err(why) => {
+                eprintln!("wharf verify: {why}");
+                return ExitCode::from(exit::USAGE);
+            }
+        }
+    }
+    let Verified { verdicts, rerecorded } = found;
     let differ = verdicts.iter().filter(|verdict| !verdict.same).count();
     if args.json {
         println!("{}", json!({"verdicts": verdicts, "same": verdicts.len() - differ, "differ": differ}));

@@ -10,13 +10,19 @@ use crate::error::ClientError;
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The connector: rustls over TCP with the `tls` feature, plain TCP without.
 #[cfg(feature = "tls")]
-pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+pub type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+/// The connector: rustls over TCP with the `tls` feature, plain TCP without.
 #[cfg(not(feature = "tls"))]
-pub(crate) type Connector = HttpConnector;
+pub type Connector = HttpConnector;
 
+/// A connector for `http://` and `https://` URLs, with the system's root certificates.
+///
+/// # Errors
+/// When the system has no root certificates.
 #[cfg(feature = "tls")]
-pub(crate) fn connector() -> Result<Connector, ClientError> {
+pub fn connector() -> Result<Connector, ClientError> {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_connect_timeout(Some(CONNECT_TIMEOUT));
@@ -29,8 +35,12 @@ pub(crate) fn connector() -> Result<Connector, ClientError> {
         .wrap_connector(http))
 }
 
+/// A connector for `http://` URLs.
+///
+/// # Errors
+/// Never without the `tls` feature; the signature is the same with it.
 #[cfg(not(feature = "tls"))]
-pub(crate) fn connector() -> Result<Connector, ClientError> {
+pub fn connector() -> Result<Connector, ClientError> {
     let mut http = HttpConnector::new();
     http.set_connect_timeout(Some(CONNECT_TIMEOUT));
     http.set_nodelay(true);
