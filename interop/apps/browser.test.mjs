@@ -10,7 +10,6 @@
 //   WHARF_BIN=... CHROMIUM=/usr/bin/chromium node --test browser.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -21,6 +20,8 @@ import { build } from 'esbuild';
 import puppeteer from 'puppeteer-core';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
+import { withWharf } from '../ts/with-wharf.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const wharf = process.env.WHARF_BIN ?? path.join(root, 'target/debug/wharf');
@@ -28,29 +29,7 @@ const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const screenshots = process.env.WHARF_SCREENSHOTS ?? path.join(root, 'target');
 
 /** `wharf ARGS --http 127.0.0.1:0` for the length of `body(url)`, killed at the end. */
-async function withServer(args, body) {
-  const child = spawn(wharf, [...args, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  let stderr = '';
-  try {
-    const url = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL from wharf in 10 s: ${stderr}`)), 10000);
-      exited.then((code) => reject(new Error(`wharf exited (${code}): ${stderr}`)));
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-        const found = stderr.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp) \(Streamable HTTP\)/);
-        if (found) {
-          clearTimeout(timer);
-          resolve(found[1]);
-        }
-      });
-    });
-    return await body(url);
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
+const withServer = (args, body) => withWharf(wharf, [...args, '--http', '127.0.0.1:0'], body);
 
 /** The host's files over HTTP on a loopback port: host.html, host.mjs and the bridge bundle. */
 async function withHostPage(body) {

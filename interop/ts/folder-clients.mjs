@@ -7,7 +7,6 @@
 // `node --test folder-clients.mjs`; WHARF_BIN names the wharf binary.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -21,6 +20,8 @@ import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/s
 import { PromptListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
+
+import { withWharf } from './with-wharf.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const wharf = process.env.WHARF_BIN ?? path.join(here, '../../target/debug/wharf');
@@ -45,34 +46,8 @@ async function withFolderCopy(body) {
   }
 }
 
-/** `wharf serve FOLDER --http 127.0.0.1:0` for the length of `body(url)`: the URL is read from
- * its stderr (10 s at most), and the process is killed at the end whatever happened. */
-async function withHttpServer(folder, body) {
-  const child = spawn(wharf, ['serve', folder, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  let stderr = '';
-  try {
-    const url = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL from wharf serve --http in 10 s: ${stderr}`)), 10000);
-      child.once('error', reject);
-      exited.then((code) => reject(new Error(`wharf serve --http exited (${code}): ${stderr}`)));
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-        const found = stderr.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp) \(Streamable HTTP\)/);
-        if (found) {
-          clearTimeout(timer);
-          resolve(found[1]);
-        }
-      });
-    });
-    return await body(url);
-  } finally {
-    child.kill('SIGKILL');
-    let timer;
-    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 10000)))]);
-    clearTimeout(timer);
-  }
-}
+/** `wharf serve FOLDER --http 127.0.0.1:0` for the length of `body(url)`. */
+const withHttpServer = (folder, body) => withWharf(wharf, ['serve', folder, '--http', '127.0.0.1:0'], body);
 
 const text = (result) => result.content.filter((block) => block.type === 'text').map((block) => block.text).join('\n');
 

@@ -13,12 +13,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { spawn } from 'node:child_process';
-
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+
+import { withWharf } from './with-wharf.mjs';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -45,35 +45,6 @@ async function session(client) {
   const greeting = text(await client.callTool({ name: 'greet_interactively', arguments: {} }));
   const config = (await client.readResource({ uri: 'config://app' })).contents[0].text;
   return { tools, echo, countdown: text(countdown), progress, greeting, config };
-}
-
-/** Runs `wharf ARGS` for the length of `body(url)`, the URL read from the line of its stderr
- * that names it (10 s at most); the process is killed at the end whatever happened. */
-async function withWharf(args, body) {
-  const child = spawn(wharf, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  let stderr = '';
-  try {
-    const url = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL from wharf ${args[0]} in 10 s: ${stderr}`)), 10000);
-      child.once('error', reject);
-      exited.then((code) => reject(new Error(`wharf ${args[0]} exited (${code}): ${stderr}`)));
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-        const found = stderr.match(/at (http:\/\/127\.0\.0\.1:\d+\/mcp) \(Streamable HTTP\)/);
-        if (found) {
-          clearTimeout(timer);
-          resolve(found[1]);
-        }
-      });
-    });
-    return await body(url);
-  } finally {
-    child.kill('SIGKILL');
-    let timer;
-    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 10000)))]);
-    clearTimeout(timer);
-  }
 }
 
 async function record(era, client, transport) {
@@ -108,10 +79,10 @@ await record('2026', clientV2(), new StdioV2(server('2026')));
 // Over Streamable HTTP: the proxy in front of `wharf serve --http`, an Authorization header
 // sent that the cassette must not keep.
 const headers = { Authorization: 'Bearer not-for-the-cassette' };
-await withWharf(['serve', '--http', '127.0.0.1:0'], async (upstream) => {
+await withWharf(wharf, ['serve', '--http', '127.0.0.1:0'], async (upstream) => {
   for (const [era, client, Transport] of [['2025', clientV1(), HttpV1], ['2026', clientV2(), HttpV2]]) {
     const cassette = path.join(dir, `session-http-${era}.cassette`);
-    await withWharf(['record', '-o', cassette, '--url', upstream], (proxy) =>
+    await withWharf(wharf, ['record', '-o', cassette, '--url', upstream], (proxy) =>
       record(`http-${era}`, client, new Transport(new URL(proxy), { requestInit: { headers } })),
     );
     if (fs.readFileSync(cassette, 'utf8').includes('not-for-the-cassette')) {
