@@ -3,7 +3,6 @@
 //! `--check` reads the file and names each mistake.
 
 use std::collections::{BTreeMap, HashSet};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -16,7 +15,7 @@ use wharf::client::oauth::OAuth;
 use wharf::gateway::{Gateway, GatewayHandle, Health, Mount};
 use wharf::protocol::ProtocolVersion;
 
-use crate::remote::{self, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http};
+use crate::remote::{self, Reached, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http};
 
 /// `wharf gateway`'s arguments.
 #[derive(Debug, Args)]
@@ -406,15 +405,15 @@ fn run(
     let (server, handle) = runtime.block_on(gateway.build_with_handle()).map_err(|err| err.to_string())?;
     let health = handle.health();
     runtime.spawn(reload_on_change(args.config.clone(), entries, handle.clone()));
-    let served = match &remote.http {
+    let served = match remote.listen() {
         None => runtime.block_on(wharf::serve_stdio(server)).map_err(|err| err.to_string()),
-        Some(address) => {
+        Some(listen) => {
             let mounted = args.config.display().to_string();
-            let banner = |local: SocketAddr| banner(&mounted, &health, lazy, remote, local);
-            let prepared = prepare_http(address, remote, &SERVED, redis.as_ref(), telemetry, banner);
-            let (listener, options) = runtime.block_on(prepared)?;
+            let banner = |reached: &Reached| banner(&mounted, &health, lazy, remote, reached);
+            let prepared = prepare_http(listen, remote, &SERVED, redis.as_ref(), telemetry, banner);
+            let (listening, options) = runtime.block_on(prepared)?;
             let options = options.health_endpoint(HEALTH_PATH, move || (health.all_up(), health.report()));
-            wharf_demo::serve_http(runtime, server, listener, options, SERVED.command)
+            wharf_demo::serve_http(runtime, listening.serve(server, options), SERVED.command)
         }
     };
     // The upstreams are told the gateway is going (a program's stdin closed), not just killed.
@@ -507,12 +506,13 @@ async fn mount_each(
 const HEALTH_PATH: &str = "/health";
 
 /// The line that says the gateway is up: its mounts, its URL, whose tokens it requires.
-fn banner(config: &str, health: &Health, lazy: usize, remote: &RemoteArgs, local: SocketAddr) -> String {
+fn banner(config: &str, health: &Health, lazy: usize, remote: &RemoteArgs, reached: &Reached) -> String {
     let mounts = health.report()["mounts"].as_array().map_or(0, Vec::len);
     let lazy = if lazy > 0 { format!(" ({lazy} to start with the first request)") } else { String::new() };
     let auth = auth_summary(remote);
     format!(
-        "wharf gateway: the {mounts} mounts{lazy} of {config}, at http://{local}/mcp (Streamable HTTP), health at \
-         http://{local}{HEALTH_PATH}{auth}; Ctrl-C stops it"
+        "wharf gateway: the {mounts} mounts{lazy} of {config}, at {} (Streamable HTTP), health at {}{auth}; Ctrl-C stops it",
+        reached.url("/mcp"),
+        reached.url(HEALTH_PATH)
     )
 }

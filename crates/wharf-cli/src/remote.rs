@@ -11,18 +11,29 @@ use clap::Args;
 
 /// The options of serving, as both commands take them.
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("listening").args(["http", "unix"]))]
 pub(crate) struct RemoteArgs {
     /// Serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (127.0.0.1:8080,
     /// localhost:8080, [::1]:8080; port 0 picks a free one).
     #[arg(long, value_name = "HOST:PORT", value_parser = http_address)]
     pub(crate) http: Option<String>,
+    /// Serve over Streamable HTTP on a Unix socket at PATH instead (clients: `unix:PATH`): the
+    /// file is made owner-only (0600, in a 0700 directory when the directory is made), refused
+    /// if a live server has it, removed when the server stops; each request acts for the
+    /// connecting user (`unix:uid:UID`).
+    #[arg(long, value_name = "PATH", conflicts_with = "http")]
+    pub(crate) unix: Option<std::path::PathBuf>,
+    /// Let only this user id in over --unix (repeatable; others get 403). Without it, whoever
+    /// can open the socket file may connect: its owner, unless its mode is changed.
+    #[arg(long = "unix-allow-uid", value_name = "UID", requires = "unix")]
+    pub(crate) unix_allowed_uids: Vec<u32>,
     /// A Host name the HTTP server also answers to, besides the loopback names: needed when
     /// clients reach it by another name. Repeat for several.
-    #[arg(long = "allowed-host", value_name = "NAME", requires = "http")]
+    #[arg(long = "allowed-host", value_name = "NAME", requires = "listening")]
     pub(crate) allowed_hosts: Vec<String>,
     /// A host name browser pages may call from (their Origin), besides the loopback names.
     /// Repeat for several.
-    #[arg(long = "allowed-origin", value_name = "NAME", requires = "http")]
+    #[arg(long = "allowed-origin", value_name = "NAME", requires = "listening")]
     pub(crate) allowed_origins: Vec<String>,
     /// Log one audit record per tool, prompt and resource request to stderr (target
     /// `wharf::audit`): who called what and how it ended, never argument values.
@@ -37,7 +48,7 @@ pub(crate) struct RemoteArgs {
     /// need what /mcp needs: nothing, or with --auth-issuer a token the issuer gave (or, when
     /// WHARF_METRICS_TOKEN is set, that token instead, which alone opens them then:
     /// `Authorization: Bearer TOKEN`, Prometheus's `authorization` setting).
-    #[arg(long, requires = "http")]
+    #[arg(long, requires = "listening")]
     pub(crate) metrics: bool,
     /// Require an OAuth 2.1 access token from this issuer on every HTTP request: the server
     /// becomes a resource server, finds the issuer's keys from its URL alone, publishes its
@@ -45,7 +56,7 @@ pub(crate) struct RemoteArgs {
     /// `demo:admin` of its own. A granted scope also covers the narrower ones below it after a
     /// `:` (a token granting `demo` may use what needs `demo:admin`), as the 2026-07-28
     /// specification asks; --auth-exact-scopes turns that off.
-    #[arg(long, value_name = "URL", requires = "http")]
+    #[arg(long, value_name = "URL", requires = "listening")]
     pub(crate) auth_issuer: Option<String>,
     /// The URL clients call this MCP endpoint at, which tokens must be issued for (their
     /// `aud`): http://HOST:PORT/mcp as bound by default; set it behind a proxy or a public name.
@@ -77,7 +88,7 @@ pub(crate) struct RemoteArgs {
     /// state of 2026-07-28 input rounds is shared through it too (made by the first instance,
     /// kept at PREFIX:request-state-key), so Redis must answer at start.
     /// A password goes in the URL (redis://:PASSWORD@HOST:PORT/) and is never logged.
-    #[arg(long, value_name = "URL", requires = "http")]
+    #[arg(long, value_name = "URL", requires = "listening")]
     pub(crate) redis: Option<String>,
     /// The prefix of every Redis key this server writes, so that servers sharing one Redis
     /// keep apart.
@@ -252,17 +263,70 @@ async fn shared_request_state_key(redis: &wharf::redis::Redis) -> Result<(String
     ))
 }
 
-/// The listener at `address` and the HTTP options the arguments describe for `served`; the
-/// banner `banner` makes of the bound address is printed once listening, and an error names
+/// Where an endpoint is to listen: a TCP address (`--http`) or a Unix socket (`--unix`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Listen<'a> {
+    Tcp(&'a str),
+    Unix(&'a std::path::Path),
+}
+
+/// A bound endpoint's listener, to serve a server on.
+pub(crate) enum Listening {
+    Tcp(tokio::net::TcpListener),
+    Unix(tokio::net::UnixListener),
+}
+
+impl Listening {
+    /// The server served on it, with `options`.
+    pub(crate) fn serve(self, server: wharf::Server, options: wharf::HttpOptions) -> wharf::http::Serve {
+        match self {
+            Listening::Tcp(listener) => wharf::http::serve(listener, server).options(options),
+            Listening::Unix(listener) => wharf::http::serve_unix(listener, server).options(options),
+        }
+    }
+}
+
+/// Where a bound endpoint is reached, as its banner names it.
+#[derive(Debug, Clone)]
+pub(crate) enum Reached {
+    Tcp(SocketAddr),
+    Unix(std::path::PathBuf),
+}
+
+impl Reached {
+    /// Where `path` is reached: `http://HOST:PORT/PATH`; over a Unix socket, `unix:SOCKET`
+    /// for the MCP endpoint (what `wharf call` takes) and `unix:SOCKET at PATH` for others.
+    pub(crate) fn url(&self, path: &str) -> String {
+        match self {
+            Reached::Tcp(local) => format!("http://{local}{path}"),
+            Reached::Unix(socket) if path == "/mcp" => format!("unix:{}", socket.display()),
+            Reached::Unix(socket) => format!("unix:{} at {path}", socket.display()),
+        }
+    }
+}
+
+impl RemoteArgs {
+    /// Where to listen, when not on stdio.
+    pub(crate) fn listen(&self) -> Option<Listen<'_>> {
+        match (&self.http, &self.unix) {
+            (Some(address), _) => Some(Listen::Tcp(address)),
+            (None, Some(path)) => Some(Listen::Unix(path)),
+            (None, None) => None,
+        }
+    }
+}
+
+/// The listener `listen` names and the HTTP options the arguments describe for `served`; the
+/// banner `banner` makes of where it is reached is printed once listening, and an error names
 /// the address.
 pub(crate) async fn prepare_http(
-    address: &str,
+    listen: Listen<'_>,
     args: &RemoteArgs,
     served: &Served,
     redis: Option<&wharf::redis::Redis>,
     telemetry: Option<Arc<wharf::otel::Telemetry>>,
-    banner: impl FnOnce(SocketAddr) -> String,
-) -> Result<(tokio::net::TcpListener, wharf::HttpOptions), String> {
+    banner: impl FnOnce(&Reached) -> String,
+) -> Result<(Listening, wharf::HttpOptions), String> {
     let mut options = wharf::HttpOptions::default();
     if let Some(telemetry) = telemetry.filter(|_| args.metrics) {
         options = options.metrics_endpoint("/metrics", move || telemetry.prometheus_text());
@@ -278,21 +342,34 @@ pub(crate) async fn prepare_http(
     for origin in &args.allowed_origins {
         options = options.add_allowed_origin(origin);
     }
+    for uid in &args.unix_allowed_uids {
+        options = options.allow_unix_uid(*uid);
+    }
     if let Some(redis) = redis {
         options = options.session_store(redis.session_store());
     }
-    let listener = bind(address).await?;
-    let local = listener.local_addr().map_err(|err| format!("cannot listen on {address}: {err}"))?;
+    let (listening, reached) = match listen {
+        Listen::Tcp(address) => {
+            let listener = bind(address).await?;
+            let local = listener.local_addr().map_err(|err| format!("cannot listen on {address}: {err}"))?;
+            if let Some(warning) = unreachable_warning(local, &options) {
+                eprintln!("{}: warning: {warning}", served.command);
+            }
+            (Listening::Tcp(listener), Reached::Tcp(local))
+        }
+        Listen::Unix(path) => {
+            let listener = wharf::http::bind_unix(path)
+                .map_err(|err| format!("cannot listen on the Unix socket {}: {err}", path.display()))?;
+            (Listening::Unix(listener), Reached::Unix(path.to_owned()))
+        }
+    };
     if let Some(issuer) = &args.auth_issuer {
-        let auth = resource_server(issuer, local, args, served)?;
+        let auth = resource_server(issuer, &reached, args, served)?;
         check_issuer(&auth, issuer, args.auth_lazy, served.command).await?;
         options = options.authenticate(auth);
     }
-    if let Some(warning) = unreachable_warning(local, &options) {
-        eprintln!("{}: warning: {warning}", served.command);
-    }
-    eprintln!("{}", banner(local));
-    Ok((listener, options))
+    eprintln!("{}", banner(&reached));
+    Ok((listening, options))
 }
 
 /// How long the issuer's metadata and keys may take at start.
@@ -325,21 +402,27 @@ async fn check_issuer(
 }
 
 /// The OAuth resource server `--auth-issuer` and its companions describe, for an endpoint
-/// listening at `local`.
+/// reached at `reached`.
 pub(crate) fn resource_server(
     issuer: &str,
-    local: SocketAddr,
+    reached: &Reached,
     args: &RemoteArgs,
     served: &Served,
 ) -> Result<wharf::auth::ResourceServer, String> {
-    let resource = match &args.auth_resource {
-        Some(resource) => resource.clone(),
-        None if local.ip().is_unspecified() => {
+    let resource = match (&args.auth_resource, reached) {
+        (Some(resource), _) => resource.clone(),
+        (None, Reached::Tcp(local)) if local.ip().is_unspecified() => {
             return Err(format!(
                 "listening on {local}, so the URL clients use is not known: name it with --auth-resource URL"
             ));
         }
-        None => format!("http://{local}/mcp"),
+        (None, Reached::Tcp(local)) => format!("http://{local}/mcp"),
+        (None, Reached::Unix(socket)) => {
+            return Err(format!(
+                "listening on the Unix socket {}, which has no URL tokens can be issued for: name one with --auth-resource URL",
+                socket.display()
+            ));
+        }
     };
     let mut scopes_supported = args.auth_scopes.clone();
     scopes_supported.extend(served.scopes.iter().map(|scope| (*scope).to_owned()));

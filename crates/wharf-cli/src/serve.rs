@@ -2,13 +2,12 @@
 //! its options (auth, Redis, telemetry, audit).
 
 use std::io::IsTerminal;
-use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::Args;
 
 use crate::openapi::OpenApiArgs;
-use crate::remote::{self, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http};
+use crate::remote::{self, Reached, RemoteArgs, Served, auth_summary, prepare_builder, prepare_http};
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
@@ -80,7 +79,7 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if remote.http.is_none() && std::io::stdin().is_terminal() {
+    if remote.listen().is_none() && std::io::stdin().is_terminal() {
         // A person ran `wharf serve` by hand; stdout must stay clean for the protocol, so the
         // explanation goes to stderr.
         let (what, config) = match (&args.folder, &args.openapi.spec) {
@@ -113,10 +112,13 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     if remote.auth_issuer.is_some() && args.folder.is_none() && args.openapi.spec.is_none() {
         builder = wharf_demo::with_authenticated_tools(builder);
     }
+    if remote.unix.is_some() && args.folder.is_none() && args.openapi.spec.is_none() {
+        builder = wharf_demo::with_whoami(builder);
+    }
     // Over stdio the transport reads and answers on a thread of its own; the runtime has one
     // thread for the requests that wait, which the demo's handlers rarely do, so more workers
     // would only add wake-ups. HTTP serves many connections at once and uses every core.
-    let runtime = match &remote.http {
+    let runtime = match remote.listen() {
         None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
         Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
     };
@@ -162,13 +164,15 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
         }
         _ => None,
     };
-    let outcome = match &remote.http {
+    let outcome = match remote.listen() {
         None => wharf_demo::serve_stdio(&runtime, server),
-        Some(address) => {
-            let banner = |local| banner(&args, local);
-            let prepared = prepare_http(address, remote, &SERVED, redis.as_ref(), telemetry.clone(), banner);
+        Some(listen) => {
+            let banner = |reached: &Reached| banner(&args, reached);
+            let prepared = prepare_http(listen, remote, &SERVED, redis.as_ref(), telemetry.clone(), banner);
             match runtime.block_on(prepared) {
-                Ok((listener, options)) => wharf_demo::serve_http(&runtime, server, listener, options, SERVED.command),
+                Ok((listening, options)) => {
+                    wharf_demo::serve_http(&runtime, listening.serve(server, options), SERVED.command)
+                }
                 Err(message) => Err(message),
             }
         }
@@ -178,14 +182,14 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
 
 /// The line that says the server is up: what it serves, at which URL (with the port bound, when
 /// port 0 was asked for), and whose tokens it requires.
-fn banner(args: &ServeArgs, local: SocketAddr) -> String {
+fn banner(args: &ServeArgs, reached: &Reached) -> String {
     let what = match (&args.folder, &args.openapi.spec) {
         (Some(folder), _) => format!("the folder {}", folder.display()),
         (None, Some(spec)) => format!("the API of {spec}"),
         (None, None) => "the Wharf demo MCP server".to_owned(),
     };
     let auth = auth_summary(&args.remote);
-    format!("wharf serve: {what}, at http://{local}/mcp (Streamable HTTP){auth}; Ctrl-C stops it")
+    format!("wharf serve: {what}, at {} (Streamable HTTP){auth}; Ctrl-C stops it", reached.url("/mcp"))
 }
 
 #[cfg(test)]
@@ -217,11 +221,11 @@ mod tests {
     fn the_auth_flags_make_a_resource_server_for_the_bound_address_or_the_named_url() {
         let issuer = "http://127.0.0.1:9";
         let args = serve_args(&["wharf", "serve", "--http", "0.0.0.0:0", "--auth-issuer", issuer]);
-        let public: SocketAddr = "0.0.0.0:8080".parse().unwrap();
-        let refused = resource_server(issuer, public, &args.remote, &SERVED).unwrap_err();
+        let public = Reached::Tcp("0.0.0.0:8080".parse().unwrap());
+        let refused = resource_server(issuer, &public, &args.remote, &SERVED).unwrap_err();
         assert!(refused.contains("--auth-resource"), "{refused}");
-        let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-        let bound = resource_server(issuer, loopback, &args.remote, &SERVED).unwrap();
+        let loopback = Reached::Tcp("127.0.0.1:8080".parse().unwrap());
+        let bound = resource_server(issuer, &loopback, &args.remote, &SERVED).unwrap();
         assert_eq!(bound.resource().as_str(), "http://127.0.0.1:8080/mcp");
         let named = serve_args(&[
             "wharf",
@@ -236,14 +240,21 @@ mod tests {
             "mcp",
         ]);
         assert_eq!(
-            resource_server(issuer, public, &named.remote, &SERVED).unwrap().resource().as_str(),
+            resource_server(issuer, &public, &named.remote, &SERVED).unwrap().resource().as_str(),
             "https://mcp.example.com/mcp"
         );
         let untrusted =
             serve_args(&["wharf", "serve", "--http", "127.0.0.1:0", "--auth-issuer", "http://id.example.com"]);
-        let refused = resource_server("http://id.example.com", loopback, &untrusted.remote, &SERVED).unwrap_err();
+        let refused = resource_server("http://id.example.com", &loopback, &untrusted.remote, &SERVED).unwrap_err();
         assert!(refused.contains("neither https nor a loopback"), "{refused}");
         assert!(Cli::try_parse_from(["wharf", "serve", "--auth-issuer", issuer]).is_err(), "auth needs --http");
+        // Over a Unix socket, auth works, with the URL tokens are issued for named.
+        let unix = serve_args(&["wharf", "serve", "--unix", "/tmp/wharf.sock", "--auth-issuer", issuer]);
+        let socket = Reached::Unix("/tmp/wharf.sock".into());
+        let refused = resource_server(issuer, &socket, &unix.remote, &SERVED).unwrap_err();
+        assert!(refused.contains("--auth-resource"), "{refused}");
+        assert!(Cli::try_parse_from(["wharf", "serve", "--unix", "a.sock", "--http", "127.0.0.1:0"]).is_err());
+        assert!(Cli::try_parse_from(["wharf", "serve", "--unix-allow-uid", "5"]).is_err(), "needs --unix");
         assert!(
             Cli::try_parse_from(["wharf", "serve", "--redis", "redis://127.0.0.1/"]).is_err(),
             "Redis needs --http"
@@ -284,10 +295,10 @@ mod tests {
 
     #[test]
     fn the_banner_names_the_bound_url_and_whose_tokens_it_requires() {
-        let local: SocketAddr = "127.0.0.1:41234".parse().unwrap();
+        let local = Reached::Tcp("127.0.0.1:41234".parse().unwrap());
         let plain = serve_args(&["wharf", "serve", "--http", "127.0.0.1:0"]);
         assert_eq!(
-            banner(&plain, local),
+            banner(&plain, &local),
             "wharf serve: the Wharf demo MCP server, at http://127.0.0.1:41234/mcp (Streamable HTTP); Ctrl-C stops it"
         );
         let guarded = serve_args(&[
@@ -303,12 +314,12 @@ mod tests {
             "read",
         ]);
         assert_eq!(
-            banner(&guarded, local),
+            banner(&guarded, &local),
             "wharf serve: the Wharf demo MCP server, at http://127.0.0.1:41234/mcp (Streamable HTTP); OAuth on: \
              tokens from http://127.0.0.1:9/realms/main, scopes mcp read required; Ctrl-C stops it"
         );
         let open = serve_args(&["wharf", "serve", "--http", "127.0.0.1:0", "--auth-issuer", "http://127.0.0.1:9"]);
-        assert!(banner(&open, local).contains("; OAuth on: tokens from http://127.0.0.1:9, no scope required;"));
+        assert!(banner(&open, &local).contains("; OAuth on: tokens from http://127.0.0.1:9, no scope required;"));
     }
 
     /// The scope hierarchy is said in `--help`, with the flag that turns it off, and the
@@ -328,13 +339,13 @@ mod tests {
             "http://127.0.0.1:9",
             "--auth-exact-scopes",
         ]);
-        let local: SocketAddr = "127.0.0.1:41234".parse().unwrap();
+        let local = Reached::Tcp("127.0.0.1:41234".parse().unwrap());
         assert!(
-            banner(&exact, local).contains("no scope required, scopes matched exactly;"),
+            banner(&exact, &local).contains("no scope required, scopes matched exactly;"),
             "{}",
-            banner(&exact, local)
+            banner(&exact, &local)
         );
-        assert!(resource_server("http://127.0.0.1:9", local, &exact.remote, &SERVED).is_ok());
+        assert!(resource_server("http://127.0.0.1:9", &local, &exact.remote, &SERVED).is_ok());
         assert!(
             Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--auth-exact-scopes"]).is_err(),
             "exact scopes need an issuer"
@@ -343,8 +354,8 @@ mod tests {
 
     #[test]
     fn a_public_address_with_only_loopback_hosts_is_warned_about() {
-        let public: SocketAddr = "0.0.0.0:8080".parse().unwrap();
-        let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let public: std::net::SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        let loopback: std::net::SocketAddr = "127.0.0.1:8080".parse().unwrap();
         let defaults = wharf::HttpOptions::default();
         let warning = unreachable_warning(public, &defaults).expect("a warning");
         assert!(warning.contains("0.0.0.0:8080") && warning.contains("--allowed-host"), "{warning}");

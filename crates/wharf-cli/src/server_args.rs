@@ -49,10 +49,10 @@ fn parse_version(text: &str) -> Result<ProtocolVersion, String> {
     })
 }
 
-/// Where the server is, from the command's words: an `http(s)://` first word is the URL and
-/// is taken off; otherwise the command after `--`.
+/// Where the server is, from the command's words: an `http(s)://` or `unix:PATH` first word is
+/// the URL and is taken off; otherwise the command after `--`.
 pub(crate) fn take_target(words: &mut Vec<String>, server: &ServerArgs) -> Result<Target, String> {
-    let url = words.first().filter(|word| word.starts_with("http://") || word.starts_with("https://")).cloned();
+    let url = words.first().filter(|word| is_server_url(word)).cloned();
     match (url, server.command.split_first()) {
         (Some(_), Some(_)) => Err("name the server once: a URL or `-- COMMAND`, not both".to_owned()),
         (Some(url), None) => {
@@ -60,10 +60,15 @@ pub(crate) fn take_target(words: &mut Vec<String>, server: &ServerArgs) -> Resul
             Ok(Target::url(url))
         }
         (None, Some((program, args))) => Ok(Target::command(program, args)),
-        (None, None) => Err("no server: give its URL (http://HOST:PORT/mcp) first, or its command after `--` \
-                              (wharf list -- python3 server.py)"
+        (None, None) => Err("no server: give its URL (http://HOST:PORT/mcp, or unix:PATH for a Unix socket) first, \
+                              or its command after `--` (wharf list -- python3 server.py)"
             .to_owned()),
     }
+}
+
+/// True for what names a server by where it listens: `http://`, `https://`, `unix:PATH`.
+pub(crate) fn is_server_url(word: &str) -> bool {
+    word.starts_with("http://") || word.starts_with("https://") || word.starts_with("unix:")
 }
 
 impl ServerArgs {

@@ -67,9 +67,10 @@ pub use error::{ClientError, ErrorKind};
 pub use handler::{Answer, ClientHandler, NoHandler, unsupported};
 pub use options::{ClientOptions, RequestOptions, Target};
 pub use skills::LoadedSkill;
-/// The HTTP connector the client uses (`https://` too with the `tls` feature; connecting
-/// bounded in time), for a program that also sends HTTP of its own, as `wharf record` does.
+/// The HTTP connector the client uses (`https://` too with the `tls` feature, or a Unix
+/// socket; connecting bounded in time), for a program that also sends HTTP of its own, as
+/// `wharf record` does.
 #[cfg(feature = "http")]
-pub use transport::connector::{Connector as HttpConnector, connector as http_connector};
+pub use transport::connector::{Connector as HttpConnector, Stream as HttpStream, connector as http_connector};
 pub use transport::stdio::StderrMode;
 pub use wharf_protocol as protocol;

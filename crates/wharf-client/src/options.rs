@@ -25,7 +25,8 @@ pub enum Target {
         /// Its arguments.
         args: Vec<String>,
     },
-    /// A Streamable HTTP endpoint (`http://` or, with the `tls` feature, `https://`).
+    /// A Streamable HTTP endpoint (`http://` or, with the `tls` feature, `https://`), or
+    /// `unix:PATH`: the endpoint `/mcp` on the Unix socket at PATH.
     Url(String),
 }
 
@@ -38,6 +39,12 @@ impl Target {
     /// An HTTP endpoint.
     pub fn url(url: impl Into<String>) -> Target {
         Target::Url(url.into())
+    }
+
+    /// The endpoint `/mcp` of a server on the Unix socket at `path` (`wharf serve --unix`,
+    /// `wharf_http::serve_unix`).
+    pub fn unix(path: impl AsRef<std::path::Path>) -> Target {
+        Target::Url(format!("unix:{}", path.as_ref().display()))
     }
 }
 

@@ -158,6 +158,24 @@ pub fn with_authenticated_tools(builder: wharf::ServerBuilder) -> wharf::ServerB
     )
 }
 
+/// Adds `whoami`, which says who the server takes the caller to be: over a Unix socket, the
+/// connecting user (`unix:uid:UID`, with its uid, gid and pid).
+pub fn with_whoami(builder: wharf::ServerBuilder) -> wharf::ServerBuilder {
+    builder.tool(
+        ToolDef::new("whoami", |context: RequestContext| async move {
+            match context.principal() {
+                None => "No principal: this request was not authenticated".to_owned(),
+                Some(principal) => {
+                    let claims = principal.claims().map(|claims| serde_json::Value::Object(claims.clone()));
+                    format!("{} {}", principal.as_str(), claims.unwrap_or_default())
+                }
+            }
+        })
+        .description("Say who the server takes the caller to be")
+        .read_only(),
+    )
+}
+
 /// Builds the demo server.
 pub fn server() -> Result<Server, wharf::Error> {
     builder().build()

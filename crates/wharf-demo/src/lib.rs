@@ -26,7 +26,7 @@ mod notes;
 mod report;
 mod serving;
 
-pub use demo::{ADMIN_SCOPE, DemoOptions, builder, builder_with, server, with_authenticated_tools};
+pub use demo::{ADMIN_SCOPE, DemoOptions, builder, builder_with, server, with_authenticated_tools, with_whoami};
 pub use notes::NOTES;
 pub use serving::{serve_http, serve_stdio, shutdown_signal};
 

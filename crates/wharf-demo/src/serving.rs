@@ -12,22 +12,12 @@ pub fn serve_stdio(runtime: &Runtime, server: Server) -> Result<(), String> {
     runtime.block_on(wharf::stdio::serve_stdio_with(server, options)).map_err(|err| err.to_string())
 }
 
-/// Serves `server` over Streamable HTTP on `listener` until SIGINT or SIGTERM, then answers the
-/// requests in flight and returns; `command` starts what it says then (`wharf serve`).
-pub fn serve_http(
-    runtime: &Runtime,
-    server: Server,
-    listener: tokio::net::TcpListener,
-    options: wharf::HttpOptions,
-    command: &str,
-) -> Result<(), String> {
+/// Serves `serve` (a server on a TCP listener or a Unix socket, with its options) over
+/// Streamable HTTP until SIGINT or SIGTERM, then answers the requests in flight and returns;
+/// `command` starts what it says then (`wharf serve`).
+pub fn serve_http(runtime: &Runtime, serve: wharf::http::Serve, command: &str) -> Result<(), String> {
     runtime
-        .block_on(
-            wharf::http::serve(listener, server)
-                .options(options)
-                .with_graceful_shutdown(shutdown_signal(command.to_owned()))
-                .into_future(),
-        )
+        .block_on(serve.with_graceful_shutdown(shutdown_signal(command.to_owned())).into_future())
         .map_err(|err| err.to_string())?;
     eprintln!("{command}: stopped");
     Ok(())

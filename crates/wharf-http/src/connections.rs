@@ -5,8 +5,6 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::net::TcpStream;
-
 use wharf_server::contract::client_key;
 
 /// How many connections are open, in all and from each client address.
@@ -74,9 +72,10 @@ impl Drop for ConnectionSlot {
 }
 
 impl Refusal {
-    /// Answers the connection 503 and closes it, without reading what it sent and without
-    /// waiting for it: what the socket does not take at once is not sent.
-    pub(crate) fn refuse(self, stream: TcpStream) {
+    /// The 503 a refused connection is answered with before it is closed, without reading
+    /// what it sent and without waiting for it: what the socket does not take at once is not
+    /// sent.
+    pub(crate) fn response(self) -> String {
         let message = match self {
             Refusal::Total(limit) => format!(
                 "Service unavailable: the server has {limit} connections open, its limit \
@@ -87,12 +86,11 @@ impl Refusal {
                  (HttpOptions::max_connections_per_address); close one or try again later\n"
             ),
         };
-        let response = format!(
+        format!(
             "HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\nretry-after: 1\r\ncontent-type: text/plain\r\n\
              content-length: {}\r\n\r\n{message}",
             message.len()
-        );
-        let _ = stream.try_write(response.as_bytes());
+        )
     }
 }
 

@@ -22,7 +22,8 @@
 //!    `standalone.rs` (a session's standalone stream: its queue, held by one GET at a time; a
 //!    new GET takes it over, keeping the stream's id and numbering), `connections.rs` (what
 //!    `serve` keeps open: connections bounded in all and per address, one past either
-//!    answered 503 unread; idle ones closed by hyper's timer for a request's head).
+//!    answered 503 unread; idle ones closed by hyper's timer for a request's head), `unix.rs`
+//!    (a Unix socket made owner-only, [`UnixPeer`]: the peer's credentials as its principal).
 //! 2. **Sessions and options.** `options.rs` ([`HttpOptions`]), `session_record.rs` (a session
 //!    as the store keeps it, and an instance's copy made or brought up to date from it),
 //!    `sessions.rs` (random ids, idle expiry, the cap with oldest-idle eviction of the client
@@ -40,8 +41,9 @@
 //! 7. **Routing.** `post.rs` (POSTs routed by era and session).
 //! 8. **The endpoint.** `service.rs` ([`McpService`], the `tower::Service`: the guards first,
 //!    then authentication, then routing by method).
-//! 9. **Serving.** `serve.rs` ([`serve`]: the accept loop, and the graceful shutdown that lets
-//!    each connection finish the request it is answering).
+//! 9. **Serving.** `serve.rs` ([`serve`] on TCP and [`serve_unix`] on a Unix socket: the
+//!    accept loop, and the graceful shutdown that lets each connection finish the request it is
+//!    answering).
 
 mod auth;
 mod body;
@@ -52,6 +54,8 @@ mod request_parts;
 mod session_store;
 mod sse;
 mod standalone;
+#[cfg(unix)]
+mod unix;
 
 mod options;
 mod session_record;
@@ -78,6 +82,10 @@ pub use body::McpBody;
 pub use events::{EventStore, MemoryEventStore};
 pub use options::HttpOptions;
 pub use request_parts::{HttpParts, HttpRequest};
+#[cfg(unix)]
+pub use serve::serve_unix;
 pub use serve::{Serve, WithGracefulShutdown, serve};
 pub use service::McpService;
 pub use session_store::{Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession};
+#[cfg(unix)]
+pub use unix::{UnixPeer, bind_unix};

@@ -42,6 +42,7 @@ pub struct HttpOptions {
     pub(crate) max_connections_per_address: usize,
     pub(crate) idle_timeout: Duration,
     pub(crate) event_store_total_bytes: usize,
+    pub(crate) unix_allowed_uids: Option<Vec<u32>>,
 }
 
 /// The content type of the Prometheus text exposition format.
@@ -117,6 +118,7 @@ impl Default for HttpOptions {
             max_connections_per_address: 200,
             idle_timeout: Duration::from_secs(10),
             event_store_total_bytes: 64 * 1024 * 1024,
+            unix_allowed_uids: None,
         }
     }
 }
@@ -403,6 +405,14 @@ impl HttpOptions {
     /// from any event no longer kept. Default 64 MiB.
     pub fn event_store_total_bytes(mut self, bytes: usize) -> HttpOptions {
         self.event_store_total_bytes = bytes;
+        self
+    }
+
+    /// Lets the user `uid` in over a Unix socket ([`serve_unix`](crate::serve_unix)); once one
+    /// is named, a peer of any other uid is answered 403 on every request. By default any user
+    /// that can open the socket file (mode 0600: its owner) is let in.
+    pub fn allow_unix_uid(mut self, uid: u32) -> HttpOptions {
+        self.unix_allowed_uids.get_or_insert_with(Vec::new).push(uid);
         self
     }
 }

@@ -89,6 +89,15 @@ pub(crate) fn forbidden(refusal: Refusal) -> Response<McpBody> {
     refuse(StatusCode::FORBIDDEN, ErrorCode::INVALID_REQUEST, message)
 }
 
+/// 403 for a Unix socket peer whose user the options do not let in.
+pub(crate) fn peer_not_allowed(uid: u32) -> Response<McpBody> {
+    refuse(
+        StatusCode::FORBIDDEN,
+        ErrorCode::INVALID_REQUEST,
+        format!("Forbidden: the user {uid} is not allowed on this socket"),
+    )
+}
+
 pub(crate) fn method_not_allowed() -> Response<McpBody> {
     let mut response = refuse(
         StatusCode::METHOD_NOT_ALLOWED,

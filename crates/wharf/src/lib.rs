@@ -220,6 +220,8 @@ pub mod http {
         MemoryEventStore, Relayed, Serve, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession,
         WithGracefulShutdown, serve,
     };
+    #[cfg(unix)]
+    pub use wharf_http::{UnixPeer, bind_unix, serve_unix};
 }
 
 /// Stores on Redis or Valkey shared by several instances of a server behind a load balancer

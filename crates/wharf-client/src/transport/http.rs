@@ -48,6 +48,24 @@ const ANSWERS_POSTED_AT_ONCE: usize = 4;
 #[cfg(feature = "oauth")]
 const MAX_AUTHORIZATIONS: u32 = 3;
 
+/// The URL requests over a Unix socket name: the socket is the server's, whatever the host.
+const UNIX_ENDPOINT: &str = "http://localhost/mcp";
+
+/// The socket path of a `unix:PATH` target.
+fn unix_socket(url: &str) -> Option<&str> {
+    url.strip_prefix("unix:").filter(|path| !path.is_empty())
+}
+
+#[cfg(unix)]
+fn unix_connector(path: &str) -> Result<Connector, ClientError> {
+    Connector::unix(path)
+}
+
+#[cfg(not(unix))]
+fn unix_connector(_: &str) -> Result<Connector, ClientError> {
+    Err(ClientError::connect("unix: targets need a Unix system"))
+}
+
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_HEADER: &str = "last-event-id";
@@ -91,6 +109,11 @@ impl HttpLink {
             Some(oauth) => Some(Arc::new(crate::oauth::OAuthState::new(oauth, url).map_err(ClientError::connect)?)),
             None => None,
         };
+        // A Unix socket's endpoint is reached at /mcp, named `localhost` as a local server expects.
+        let (url, connector) = match unix_socket(url) {
+            Some(path) => (UNIX_ENDPOINT, unix_connector(path)?),
+            None => (url, connector()?),
+        };
         let url: Uri = url.parse().map_err(|err| ClientError::connect(format!("`{url}` is not a URL: {err}")))?;
         match url.scheme_str() {
             Some("http") => {}
@@ -101,7 +124,7 @@ impl HttpLink {
         let shared = Arc::new(Shared {
             // Idle connections are dropped before servers drop theirs (Wharf's after 10 s, Node's
             // after 5 s), so a request is rarely sent on a connection the server is closing.
-            client: Client::builder(TokioExecutor::new()).pool_idle_timeout(IDLE_CONNECTION_KEPT).build(connector()?),
+            client: Client::builder(TokioExecutor::new()).pool_idle_timeout(IDLE_CONNECTION_KEPT).build(connector),
             url,
             headers,
             session: Mutex::default(),
