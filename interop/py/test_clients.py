@@ -1,6 +1,7 @@
 """Drives `wharf serve` over stdio with the official Python SDK, in a 2025 session and with
 2026-07-28 stateless requests. With WHARF_MCP_URL set, the client speaks Streamable HTTP to that
-URL instead (scripts/test points it at a fleet of instances behind nginx). Run with
+URL instead (scripts/test points it at a fleet of instances behind nginx); with WHARF_MCP_UNIX,
+to `wharf serve --unix` on that socket, through httpx's `uds` transport. Run with
 `python test_clients.py` (exit status 0 when all pass).
 """
 
@@ -11,6 +12,7 @@ import sys
 import unittest
 from pathlib import Path
 
+import httpx2
 import mcp
 from mcp import types
 from mcp.client.streamable_http import streamable_http_client
@@ -20,12 +22,21 @@ WHARF = os.environ.get("WHARF_BIN", str(HERE / "../../target/debug/wharf"))
 SERVER = mcp.StdioServerParameters(command=WHARF, args=["serve"])
 # The fleet's instances hand out at most 25,000 tokens of a result at once, as Claude Code takes.
 BUDGETED = mcp.StdioServerParameters(command=WHARF, args=["serve", "--max-result-tokens", "25000"])
-URL = os.environ.get("WHARF_MCP_URL")
+UNIX = os.environ.get("WHARF_MCP_UNIX")
+URL = "http://localhost/mcp" if UNIX else os.environ.get("WHARF_MCP_URL")
+
+
+def over_http():
+    """The SDK's Streamable HTTP transport to URL: over the Unix socket UNIX when it is set."""
+    if not UNIX:
+        return streamable_http_client(URL)
+    socket = httpx2.AsyncClient(transport=httpx2.AsyncHTTPTransport(uds=UNIX), timeout=httpx2.Timeout(30, read=300))
+    return streamable_http_client(URL, http_client=socket)
 
 
 def server():
     """What the client connects to: `wharf serve` over stdio, or the HTTP endpoint at URL."""
-    return streamable_http_client(URL) if URL else SERVER
+    return over_http() if URL else SERVER
 
 
 def text(result):
@@ -161,7 +172,7 @@ class LargeResults(unittest.IsolatedAsyncioTestCase):
         self.assertEqual("".join(whole), expected, "the pages put together are the original bytes")
 
     def budgeted(self):
-        return streamable_http_client(URL) if URL else BUDGETED
+        return over_http() if URL else BUDGETED
 
     async def test_a_2025_session_reads_a_large_result_in_pages(self):
         async with mcp.Client(self.budgeted(), mode="legacy") as client:

@@ -1,7 +1,8 @@
 // Drives `wharf serve` over stdio with the official TypeScript SDK clients: v1 (2025 sessions)
 // and v2 (2025 sessions, and 2026-07-28 stateless requests after `server/discover`). With
 // WHARF_MCP_URL set, the same clients speak Streamable HTTP to that URL instead (scripts/test
-// points it at a fleet of instances behind nginx).
+// points it at a fleet of instances behind nginx); with WHARF_MCP_UNIX, to `wharf serve --unix`
+// on that socket, through Node's `socketPath`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -17,14 +18,16 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+
+import { unixTarget } from './unix-fetch.mjs';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const wharf = process.env.WHARF_BIN ?? path.join(here, '../../target/debug/wharf');
 const server = { command: wharf, args: ['serve'], stderr: 'inherit' };
-const url = process.env.WHARF_MCP_URL;
-const transportV1 = () => (url ? new HttpV1(new URL(url)) : new StdioV1(server));
-const transportV2 = () => (url ? new HttpV2(new URL(url)) : new StdioV2(server));
+const url = unixTarget?.url ?? process.env.WHARF_MCP_URL;
+const transportV1 = () => (url ? new HttpV1(new URL(url), unixTarget?.options) : new StdioV1(server));
+const transportV2 = () => (url ? new HttpV2(new URL(url), unixTarget?.options) : new StdioV2(server));
 const capabilities = { elicitation: { form: {} }, sampling: {} };
 
 function text(result) {

@@ -2,7 +2,8 @@
 // the answer is a preview and a `resource_link`; the client reads every page (each within the
 // budget) and the pages put together are the original bytes. Over stdio the server is
 // `wharf serve --max-result-tokens 25000`; with WHARF_MCP_URL set, the fleet behind nginx (whose
-// instances have the same budget), where round robin reads each page through another instance.
+// instances have the same budget), where round robin reads each page through another instance;
+// with WHARF_MCP_UNIX, `wharf serve --unix` on that socket with the same budget.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -12,12 +13,14 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+
+import { unixTarget } from './unix-fetch.mjs';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const wharf = process.env.WHARF_BIN ?? path.join(here, '../../target/debug/wharf');
 const server = { command: wharf, args: ['serve', '--max-result-tokens', '25000'], stderr: 'inherit' };
-const url = process.env.WHARF_MCP_URL;
+const url = unixTarget?.url ?? process.env.WHARF_MCP_URL;
 const LINES = 32768;
 
 /** What the demo's `long_report` writes: line i is its number, a space and a sentence. */
@@ -53,7 +56,7 @@ async function readWhole(client) {
 
 test('TypeScript SDK v1 reads a large result in pages (2025 session)', async () => {
   const client = new ClientV1({ name: 'large-v1', version: '1.0.0' }, { capabilities: {} });
-  await client.connect(url ? new HttpV1(new URL(url)) : new StdioV1(server));
+  await client.connect(url ? new HttpV1(new URL(url), unixTarget?.options) : new StdioV1(server));
   try {
     await readWhole(client);
   } finally {
@@ -66,7 +69,7 @@ test('TypeScript SDK v2 reads a large result in pages (2026-07-28)', async () =>
     { name: 'large-v2', version: '2.0.0' },
     { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
-  await client.connect(url ? new HttpV2(new URL(url)) : new StdioV2(server));
+  await client.connect(url ? new HttpV2(new URL(url), unixTarget?.options) : new StdioV2(server));
   try {
     assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
     await readWhole(client);
