@@ -37,14 +37,18 @@ fn pack_relocations_of_the_shipped_binary() {
 fn main() {
     pack_relocations_of_the_shipped_binary();
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
-    for revision in REVISIONS {
-        // The repository's one copy of the schemas, at its root (mcp-spec/README.md).
-        let source = format!("../../mcp-spec/{revision}/schema.json");
+    // The repository's one copy of the schemas, at its root (mcp-spec/README.md): each
+    // revision's, and the Server Card draft's.
+    let sources = REVISIONS
+        .iter()
+        .map(|revision| (format!("../../mcp-spec/{revision}/schema.json"), format!("{revision}.json")))
+        .chain([("../../mcp-spec/ext-server-card/schema.json".to_owned(), "server-card.json".to_owned())]);
+    for (source, compacted) in sources {
         println!("cargo::rerun-if-changed={source}");
         let text = std::fs::read_to_string(&source).unwrap_or_else(|err| panic!("{source}: {err}"));
         let mut schema: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{source}: {err}"));
         without_prose(&mut schema);
         let compact = serde_json::to_string(&schema).expect("a JSON value serializes");
-        std::fs::write(Path::new(&out).join(format!("{revision}.json")), compact).expect("OUT_DIR is writable");
+        std::fs::write(Path::new(&out).join(compacted), compact).expect("OUT_DIR is writable");
     }
 }

@@ -18,7 +18,8 @@
 //!    and replaced under a lock, never written through a link it did not make),
 //!    `openapi.rs` (`wharf serve --openapi`: an API's document read, its operations the tools),
 //!    `check/schemas.rs` (the official schemas of `mcp-spec/`, compacted and compiled in, and
-//!    the meta-schema), `check/settings.rs`, `check/pattern.rs` (strings matching a `pattern`,
+//!    the meta-schema), `check/settings.rs`, `check/connected.rs` (what the check learnt of the
+//!    server once connected), `check/pattern.rs` (strings matching a `pattern`,
 //!    for the common subset of regular expressions), `cassette/mod.rs` (redaction, and how a
 //!    request is matched; the format is `wharf::cassette`'s).
 //! 2. `exit.rs` (the documented exit codes), `ask.rs` (a server's question asked at the
@@ -46,7 +47,8 @@
 //!    clients refuse, each rule with its source), `lock.rs` (`wharf lock`: the surface in
 //!    `mcp.lock`, differences classed breaking or additive), `bench.rs` (a bounded load generator
 //!    reading the server's CPU and memory from `/proc`), `login.rs` (`wharf login` and
-//!    `logout`), `check/protocol.rs` (the checks through the client, per era),
+//!    `logout`), `check/protocol.rs` (the checks through the client, per era), `check/card.rs`
+//!    (an HTTP server's Server Card held against what it says once connected),
 //!    `cassette/record.rs` and `cassette/record_http.rs` (`wharf record`: a stdio or HTTP
 //!    proxy writing the cassette), `cassette/replay.rs` and `cassette/replay_http.rs` (`wharf
 //!    replay` over stdio or HTTP), `cassette/verify.rs` (`wharf verify`).

@@ -23,6 +23,16 @@ pub(crate) struct RemoteArgs {
     /// connecting user (`unix:uid:UID`).
     #[arg(long, value_name = "PATH", conflicts_with = "http")]
     pub(crate) unix: Option<std::path::PathBuf>,
+    /// Publish no Server Card. By default an HTTP server publishes one (SEP-2127, a draft of
+    /// the MCP specification) at <endpoint>/server-card and an AI Catalog naming it at
+    /// /.well-known/ai-catalog.json: its name, title, version and description, its URL and the
+    /// revisions it speaks, for anyone to read, even with --auth-issuer.
+    #[arg(long, requires = "http")]
+    pub(crate) no_server_card: bool,
+    /// The Server Card's name, in reverse-DNS form (com.example/weather); by default
+    /// local/NAME, NAME the server's.
+    #[arg(long, value_name = "NAME", requires = "http", conflicts_with = "no_server_card")]
+    pub(crate) server_card_name: Option<String>,
     /// Let only this user id in over --unix (repeatable; others get 403). Without it, whoever
     /// can open the socket file may connect: its owner, unless its mode is changed.
     #[arg(long = "unix-allow-uid", value_name = "UID", requires = "unix")]
@@ -347,6 +357,18 @@ pub(crate) async fn prepare_http(
     }
     if let Some(redis) = redis {
         options = options.session_store(redis.session_store());
+    }
+    if matches!(listen, Listen::Tcp(_)) && !args.no_server_card {
+        let mut card = wharf::http::ServerCard::new();
+        if let Some(name) = &args.server_card_name {
+            card = card.name(name);
+        }
+        // The URL tokens are issued for is the one clients use; without it, the card names the
+        // URL its request came to.
+        if let Some(resource) = &args.auth_resource {
+            card = card.url(resource);
+        }
+        options = options.server_card(card);
     }
     let (listening, reached) = match listen {
         Listen::Tcp(address) => {

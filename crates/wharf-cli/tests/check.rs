@@ -91,6 +91,17 @@ fn the_demo_passes_over_http_and_junit_is_written() {
     {
         assert!(names.iter().any(|name| name == wanted), "no check {wanted}: {names:?}");
     }
+    // The Server Card wharf serve publishes agrees with what it says once connected.
+    let card: Vec<(&str, &str)> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|check| check["section"] == "server card")
+        .map(|check| (check["name"].as_str().unwrap(), check["outcome"].as_str().unwrap()))
+        .collect();
+    let every =
+        ["fetched", "media type", "schema", "version", "name", "revisions", "revalidation", "CORS", "AI Catalog"];
+    assert_eq!(card, every.map(|name| (name, "pass")), "{:#?}", report["checks"]);
     let xml = dir.read("report.xml");
     assert!(xml.starts_with("<?xml") && xml.contains("<testsuite name=\"wire (http)\""), "{xml}");
     assert!(xml.contains("failures=\"0\""));

@@ -23,7 +23,9 @@
 //!    new GET takes it over, keeping the stream's id and numbering), `connections.rs` (what
 //!    `serve` keeps open: connections bounded in all and per address, one past either
 //!    answered 503 unread; idle ones closed by hyper's timer for a request's head), `unix.rs`
-//!    (a Unix socket made owner-only, [`UnixPeer`]: the peer's credentials as its principal).
+//!    (a Unix socket made owner-only, [`UnixPeer`]: the peer's credentials as its principal),
+//!    `server_card.rs` ([`ServerCard`]: the card and its AI Catalog entry, made from the
+//!    server's own description).
 //! 2. **Sessions and options.** `options.rs` ([`HttpOptions`]), `session_record.rs` (a session
 //!    as the store keeps it, and an instance's copy made or brought up to date from it),
 //!    `sessions.rs` (random ids, idle expiry, the cap with oldest-idle eviction of the client
@@ -35,7 +37,8 @@
 //! 5. **The endpoint's state.** `shared.rs` (what every request of an endpoint shares; the 2025
 //!    session a request names, which answers only the principal that opened it; the closing
 //!    signal that ends standalone streams and listeners in a graceful shutdown), `metrics.rs`
-//!    (the metrics path, behind the same guards and authentication).
+//!    (the metrics path, behind the same guards and authentication), `discovery.rs` (the Server
+//!    Card and the AI Catalog served to anyone: entity tags, 304, CORS).
 //! 6. **Requests.** `respond.rs` (running a request into a JSON or SSE response), `streams.rs`
 //!    (GET streams and resumption, DELETE).
 //! 7. **Routing.** `post.rs` (POSTs routed by era and session).
@@ -57,6 +60,8 @@ mod standalone;
 #[cfg(unix)]
 mod unix;
 
+mod server_card;
+
 mod options;
 mod session_record;
 mod sessions;
@@ -64,6 +69,8 @@ mod sessions;
 mod guard;
 
 mod reply;
+
+mod discovery;
 
 mod metrics;
 mod shared;
@@ -85,6 +92,7 @@ pub use request_parts::{HttpParts, HttpRequest};
 #[cfg(unix)]
 pub use serve::serve_unix;
 pub use serve::{Serve, WithGracefulShutdown, serve};
+pub use server_card::ServerCard;
 pub use service::McpService;
 pub use session_store::{Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession};
 #[cfg(unix)]

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::auth::Authenticator;
+use super::server_card::ServerCard;
 use super::session_store::SessionStore;
 
 /// Limits and protections of the Streamable HTTP transport.
@@ -43,6 +44,7 @@ pub struct HttpOptions {
     pub(crate) idle_timeout: Duration,
     pub(crate) event_store_total_bytes: usize,
     pub(crate) unix_allowed_uids: Option<Vec<u32>>,
+    pub(crate) server_card: Option<ServerCard>,
 }
 
 /// The content type of the Prometheus text exposition format.
@@ -119,6 +121,7 @@ impl Default for HttpOptions {
             idle_timeout: Duration::from_secs(10),
             event_store_total_bytes: 64 * 1024 * 1024,
             unix_allowed_uids: None,
+            server_card: None,
         }
     }
 }
@@ -413,6 +416,15 @@ impl HttpOptions {
     /// that can open the socket file (mode 0600: its owner) is let in.
     pub fn allow_unix_uid(mut self, uid: u32) -> HttpOptions {
         self.unix_allowed_uids.get_or_insert_with(Vec::new).push(uid);
+        self
+    }
+
+    /// Publishes the server's Server Card (SEP-2127, a draft) at `<endpoint>/server-card` and
+    /// `/.well-known/mcp/server-card.json`, and an AI Catalog naming it at
+    /// `/.well-known/ai-catalog.json`: public documents, even when the endpoint authenticates,
+    /// cacheable (a strong `ETag`, 304), open to every origin. Off by default.
+    pub fn server_card(mut self, card: ServerCard) -> HttpOptions {
+        self.server_card = Some(card);
         self
     }
 }

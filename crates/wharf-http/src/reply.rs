@@ -16,7 +16,7 @@ use super::options::HttpOptions;
 use wharf_server::contract::RpcError;
 use wharf_server::contract::encode_error;
 
-fn with_body(status: StatusCode, content_type: Option<&'static str>, body: McpBody) -> Response<McpBody> {
+pub(crate) fn with_body(status: StatusCode, content_type: Option<&'static str>, body: McpBody) -> Response<McpBody> {
     let mut response = Response::new(body);
     *response.status_mut() = status;
     if let Some(content_type) = content_type {

@@ -13,6 +13,7 @@ use http::{Method, Request, Response};
 use wharf_server::contract::Server;
 
 use crate::body::McpBody;
+use crate::discovery;
 use crate::events::{EventStore, MemoryEventStore};
 use crate::options::HttpOptions;
 use crate::sessions::SessionTable;
@@ -70,10 +71,12 @@ impl McpService {
     }
 
     /// True when `path` is a document the endpoint serves to anyone beside its own path (the
-    /// protected resource metadata of [`HttpOptions::authenticate`]): an app that mounts the
-    /// service routes those paths to it too.
+    /// protected resource metadata of [`HttpOptions::authenticate`], the Server Card and AI
+    /// Catalog of [`HttpOptions::server_card`]): an app that mounts the service routes those
+    /// paths to it too.
     pub fn publishes(&self, path: &str) -> bool {
         self.shared.options.auth.as_ref().is_some_and(|auth| auth.0.public_document(path).is_some())
+            || discovery::publishes(&self.shared.options, path)
     }
 
     /// Begins a graceful shutdown of the endpoint: open standalone streams end and
@@ -116,6 +119,9 @@ where
         && let Some(document) = auth.0.public_document(request.uri().path())
     {
         return reply::public_document(&shared.options, &request, document);
+    }
+    if let Some(response) = discovery::answer(&shared.options, &shared.server, &request) {
+        return response;
     }
     if let Err(refusal) = guard::check(&shared.options, request.headers()) {
         tracing::warn!(?refusal, "refusing a request from an unexpected host or origin");

@@ -58,6 +58,22 @@ fn validator(version: ProtocolVersion, definition: &str) -> Arc<jsonschema::Vali
     compiled
 }
 
+/// Checks `card` against the Server Card draft's schema (`mcp-spec/ext-server-card`), its
+/// formats asserted; the errors, if any.
+pub fn check_server_card(card: &Value) -> Result<(), String> {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| {
+        let path = spec_dir().join("ext-server-card/schema.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        let document: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        let root = json!({"$schema": document["$schema"], "$ref": "#/$defs/ServerCard", "$defs": document["$defs"]});
+        jsonschema::options().should_validate_formats(true).build(&root).unwrap_or_else(|err| panic!("{err}"))
+    });
+    let errors: Vec<String> =
+        validator.iter_errors(card).map(|err| format!("{} at {}", err, err.instance_path())).collect();
+    if errors.is_empty() { Ok(()) } else { Err(format!("ServerCard: {}", errors.join("; "))) }
+}
+
 /// Checks `value` against `definition` in the schema of `version`; the errors, if any.
 pub fn check(version: ProtocolVersion, definition: &str, value: &Value) -> Result<(), String> {
     let validator = validator(version, definition);

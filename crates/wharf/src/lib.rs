@@ -217,8 +217,8 @@ pub mod stdio {
 pub mod http {
     pub use wharf_http::{
         AuthFuture, AuthRefusal, Authenticator, EventStore, HttpOptions, HttpParts, HttpRequest, McpBody, McpService,
-        MemoryEventStore, Relayed, Serve, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession,
-        WithGracefulShutdown, serve,
+        MemoryEventStore, Relayed, Serve, ServerCard, SessionChange, SessionLimits, SessionStore, SessionStoreError,
+        StoredSession, WithGracefulShutdown, serve,
     };
     #[cfg(unix)]
     pub use wharf_http::{UnixPeer, bind_unix, serve_unix};

@@ -4,10 +4,13 @@
 //! Schema meta-schema, calls every tool with valid arguments and then with arguments that
 //! break one constraint of its schema at a time (`probes.rs`; strings for a `pattern` from
 //! `pattern.rs`), progress extending a call's deadline, checks the MCP Apps
-//! view a tool names, sends what a client should not (raw), and reports
-//! each finding as pass, warn, fail or skip.
+//! view a tool names, sends what a client should not (raw), holds an HTTP server's Server Card
+//! against what it says once connected (`card.rs`), and reports each finding as pass, warn,
+//! fail or skip.
 
 mod apps;
+mod card;
+mod connected;
 pub(crate) mod generate;
 mod notifications;
 mod pattern;
@@ -108,15 +111,19 @@ pub(crate) fn check(mut args: CheckArgs) -> ExitCode {
     };
     let mut report = Report { server: target.to_string(), checks: Vec::new() };
     let runtime = runtime();
-    let stateless = runtime.block_on(protocol::run(&mut report, &target, &args.server, &settings, timeout));
-    if let Some(stateless) = stateless {
+    let connected = runtime.block_on(protocol::run(&mut report, &target, &args.server, &settings, timeout));
+    if let Some(connected) = connected {
+        let stateless = connected.stateless;
         runtime.block_on(async {
             match &target {
                 Target::Command { program, args: arguments } => {
                     raw::stdio(&mut report, program, arguments, stateless, timeout, args.server.quiet_server()).await
                 }
                 Target::Url(url) => {
-                    raw::http(&mut report, url, stateless, &args.server.raw_headers(url), timeout).await
+                    raw::http(&mut report, url, stateless, &args.server.raw_headers(url), timeout).await;
+                    if url.starts_with("http://") || url.starts_with("https://") {
+                        card::check(&mut report, url, &target, &args.server, connected, timeout).await;
+                    }
                 }
             }
         });

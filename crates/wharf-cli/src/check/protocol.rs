@@ -15,6 +15,7 @@ use wharf::protocol::{
 };
 
 use crate::answers::answering_capabilities;
+use crate::check::connected::Connected;
 use crate::check::notifications::Observed;
 use crate::check::probes::{self, Probe as ConstraintProbe};
 use crate::check::report::{Outcome, Report};
@@ -81,7 +82,7 @@ pub(crate) async fn run(
     server: &ServerArgs,
     settings: &Settings,
     timeout: Duration,
-) -> Option<bool> {
+) -> Option<Connected> {
     let refused = Arc::new(AtomicUsize::new(0));
     let handler = || CheckHandler {
         elicitation: settings.elicitation,
@@ -109,6 +110,11 @@ pub(crate) async fn run(
     let era =
         if first.era() == Era::Stateless { "stateless, after server/discover" } else { "a session, after initialize" };
     report.add_timed("lifecycle", "connect", Outcome::Pass, format!("speaks {newest} ({era})"), started.elapsed());
+    let mut connected = Connected {
+        stateless: newest.era() == Era::Stateless,
+        info: first.server_info(),
+        revisions: first.discover_result().map(|discover| discover.supported_versions.clone()).unwrap_or_default(),
+    };
     let mut eras = vec![(first.clone(), observed)];
     if server.protocol_version().is_none() {
         if let Some(discover) = first.discover_result() {
@@ -141,6 +147,10 @@ pub(crate) async fn run(
         }
     }
     for (client, observed) in &eras {
+        let spoken = client.protocol_version().as_str().to_owned();
+        if !connected.revisions.contains(&spoken) {
+            connected.revisions.push(spoken);
+        }
         era_checks(report, client, settings, timeout, &refused).await;
         let (anomalies, total) = client.anomalies();
         let section = section(client);
@@ -164,7 +174,7 @@ pub(crate) async fn run(
         }
         client.close().await;
     }
-    Some(newest.era() == Era::Stateless)
+    Some(connected)
 }
 
 /// The client keeps the first hundred anomalies.

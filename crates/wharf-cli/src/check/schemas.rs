@@ -83,6 +83,22 @@ pub(crate) fn is_json_schema(schema: &Value) -> Result<(), String> {
     Err(errors.join("; "))
 }
 
+/// Checks a Server Card against the draft's schema (`mcp-spec/ext-server-card`), its formats
+/// asserted; the first errors when it does not conform.
+pub(crate) fn server_card_errors(card: &Value) -> Result<(), String> {
+    static VALIDATOR: std::sync::OnceLock<Result<jsonschema::Validator, String>> = std::sync::OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| {
+        let document: Value = serde_json::from_str(include_str!(concat!(env!("OUT_DIR"), "/server-card.json")))
+            .map_err(|err| err.to_string())?;
+        let schema = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#/$defs/ServerCard",
+            "$defs": document["$defs"]});
+        jsonschema::options().should_validate_formats(true).build(&schema).map_err(|err| err.to_string())
+    });
+    let validator = validator.as_ref().map_err(|err| format!("the Server Card schema does not compile: {err}"))?;
+    let errors: Vec<String> = validator.iter_errors(card).take(3).map(|err| err.to_string()).collect();
+    if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
+}
+
 /// Checks `instance` against a schema the server advertised.
 pub(crate) fn matches_schema(schema: &Value, instance: &Value) -> Result<(), String> {
     let validator = jsonschema::validator_for(schema).map_err(|err| format!("the schema does not compile: {err}"))?;
