@@ -1,5 +1,6 @@
-//! The bearer token of a request: from its one `Authorization: Bearer` header (RFC 6750 §2.1),
-//! never from the query string, with its syntax checked before anyone decodes it.
+//! The access token of a request: from its one `Authorization` header, `Bearer` (RFC 6750 §2.1)
+//! or, when the server takes them, `DPoP` (RFC 9449 §7.1), never from the query string, with
+//! its syntax checked before anyone decodes it.
 
 use http::HeaderMap;
 use http::header::AUTHORIZATION;
@@ -8,11 +9,22 @@ use wharf_http::AuthRefusal;
 /// The longest token accepted; longer ones are refused before they are decoded.
 pub(crate) const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
-/// The token a request presents. No `Authorization` header, or another scheme than `Bearer`,
-/// is a request without credentials (401 without an error code); two headers, an empty or
-/// ill-formed token, or a token in the query string as well, a malformed request (400); an
-/// oversized token an invalid one (401).
-pub(crate) fn token<'a>(headers: &'a HeaderMap, query: Option<&str>) -> Result<&'a str, AuthRefusal> {
+/// How a request presents its token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    Bearer,
+    Dpop,
+}
+
+/// The token a request presents, and its scheme. No `Authorization` header, or another scheme
+/// than `Bearer` (and `DPoP` when `dpop`), is a request without credentials (401 without an
+/// error code); two headers, an empty or ill-formed token, or a token in the query string as
+/// well, a malformed request (400); an oversized token an invalid one (401).
+pub(crate) fn token<'a>(
+    headers: &'a HeaderMap,
+    query: Option<&str>,
+    dpop: bool,
+) -> Result<(Scheme, &'a str), AuthRefusal> {
     let mut values = headers.get_all(AUTHORIZATION).iter();
     let Some(value) = values.next() else {
         return Err(AuthRefusal::missing());
@@ -22,9 +34,13 @@ pub(crate) fn token<'a>(headers: &'a HeaderMap, query: Option<&str>) -> Result<&
     }
     let value = value.to_str().map_err(|_| AuthRefusal::invalid_request("the Authorization header is not text"))?;
     let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
-    if !scheme.eq_ignore_ascii_case("bearer") {
+    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
+        Scheme::Bearer
+    } else if dpop && scheme.eq_ignore_ascii_case("dpop") {
+        Scheme::Dpop
+    } else {
         return Err(AuthRefusal::missing());
-    }
+    };
     let token = token.trim_start_matches(' ');
     if token.is_empty() || !is_token68(token) {
         return Err(AuthRefusal::invalid_request("the bearer token is not a token68 value"));
@@ -35,7 +51,7 @@ pub(crate) fn token<'a>(headers: &'a HeaderMap, query: Option<&str>) -> Result<&
     if token.len() > MAX_TOKEN_BYTES {
         return Err(AuthRefusal::invalid_token("the token is too long"));
     }
-    Ok(token)
+    Ok((scheme, token))
 }
 
 /// RFC 7235 `token68`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
@@ -65,23 +81,26 @@ mod tests {
         headers
     }
 
-    fn code(result: Result<&str, AuthRefusal>) -> Option<&'static str> {
+    fn code(result: Result<(Scheme, &str), AuthRefusal>) -> Option<&'static str> {
         result.unwrap_err().error_code()
     }
 
     #[test]
     fn one_bearer_header_is_read_and_everything_else_refused() {
         let good = headers(&["Bearer abc.DEF-_~+/9=="]);
-        assert_eq!(token(&good, None).unwrap(), "abc.DEF-_~+/9==");
-        assert_eq!(token(&headers(&["bearer  abc"]), None).unwrap(), "abc");
-        assert_eq!(code(token(&HeaderMap::new(), Some("access_token=abc"))), None, "the query is never read");
-        assert_eq!(code(token(&headers(&["Basic YW5uOnB3"]), None)), None);
-        assert_eq!(code(token(&headers(&["Bearer a", "Bearer b"]), None)), Some("invalid_request"));
-        assert_eq!(code(token(&headers(&["Bearer"]), None)), Some("invalid_request"));
-        assert_eq!(code(token(&headers(&["Bearer a b"]), None)), Some("invalid_request"));
-        assert_eq!(code(token(&headers(&["Bearer ===="]), None)), Some("invalid_request"));
-        assert_eq!(code(token(&good, Some("x=1&access_token=abc"))), Some("invalid_request"));
+        assert_eq!(token(&good, None, false).unwrap(), (Scheme::Bearer, "abc.DEF-_~+/9=="));
+        assert_eq!(token(&headers(&["bearer  abc"]), None, false).unwrap(), (Scheme::Bearer, "abc"));
+        // `DPoP` only where the server takes it; elsewhere it is no credentials at all.
+        assert_eq!(token(&headers(&["DPoP abc"]), None, true).unwrap(), (Scheme::Dpop, "abc"));
+        assert_eq!(code(token(&headers(&["DPoP abc"]), None, false)), None);
+        assert_eq!(code(token(&HeaderMap::new(), Some("access_token=abc"), false)), None, "the query is never read");
+        assert_eq!(code(token(&headers(&["Basic YW5uOnB3"]), None, false)), None);
+        assert_eq!(code(token(&headers(&["Bearer a", "Bearer b"]), None, false)), Some("invalid_request"));
+        assert_eq!(code(token(&headers(&["Bearer"]), None, false)), Some("invalid_request"));
+        assert_eq!(code(token(&headers(&["Bearer a b"]), None, false)), Some("invalid_request"));
+        assert_eq!(code(token(&headers(&["Bearer ===="]), None, false)), Some("invalid_request"));
+        assert_eq!(code(token(&good, Some("x=1&access_token=abc"), false)), Some("invalid_request"));
         let long = format!("Bearer {}", "a".repeat(MAX_TOKEN_BYTES + 1));
-        assert_eq!(code(token(&headers(&[&long]), None)), Some("invalid_token"));
+        assert_eq!(code(token(&headers(&[&long]), None, false)), Some("invalid_token"));
     }
 }

@@ -7,7 +7,7 @@ use wharf_protocol::JsonObject;
 
 /// The signature algorithms accepted: asymmetric only, so no key published for verifying can
 /// also sign, and never `none`.
-const ALLOWED: [Algorithm; 7] = [
+pub(crate) const ALLOWED: [Algorithm; 7] = [
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,

@@ -22,7 +22,9 @@
 //!    issuer's metadata, in `wharf-oauth`'s order, with the issuer check), `cache.rs`
 //!    (verified tokens by SHA-256 until their expiry or a bound).
 //! 4. `keys.rs` (the issuer's keys, fetched once and again for an unknown `kid` at most once
-//!    per interval).
+//!    per interval), `dpop.rs` (DPoP proofs, RFC 9449 §4.3, checked step by step; the key's
+//!    RFC 7638 thumbprint; [`ProofReplayCache`], where each proof's `jti` is kept so that it is
+//!    used once).
 //! 5. `verifier.rs` ([`TokenVerifier`], whose `check` fetches ahead what verifying needs, and
 //!    [`JwtVerifier`]).
 //! 6. `introspection.rs` ([`IntrospectionVerifier`]: opaque tokens asked about at the issuer's
@@ -35,6 +37,7 @@ mod bearer;
 mod cache;
 mod claims;
 mod discovery;
+mod dpop;
 mod error;
 mod fetch;
 mod introspection;
@@ -44,8 +47,9 @@ mod resource;
 mod resource_server;
 mod verifier;
 
+pub use dpop::{MemoryReplayCache, ProofReplayCache, ReplayFuture};
 pub use error::{ConfigError, ConfigErrorKind};
 pub use introspection::IntrospectionVerifier;
 pub use resource::ResourceUrl;
-pub use resource_server::{ResourceServer, ResourceServerBuilder};
+pub use resource_server::{DpopMode, ResourceServer, ResourceServerBuilder};
 pub use verifier::{CheckFuture, JwtVerifier, TokenVerifier, VerifyFuture};

@@ -57,6 +57,12 @@ impl ResourceUrl {
         }
     }
 
+    /// The scheme and authority, `https://mcp.example.com:8443`: where requests to it go, for
+    /// the URL a DPoP proof must name.
+    pub fn origin(&self) -> &str {
+        &self.url[..self.path_at]
+    }
+
     /// The path, empty at the root of the host.
     pub fn path(&self) -> &str {
         &self.url[self.path_at..]

@@ -2,14 +2,16 @@
 //! request ([`HttpOptions::authenticate`](wharf_http::HttpOptions::authenticate)), and its
 //! builder.
 
-use std::time::{Duration, SystemTime};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use wharf_http::{AuthFuture, AuthRefusal, Authenticator};
 use wharf_server::Principal;
 
-use crate::bearer;
+use crate::bearer::{self, Scheme};
 use crate::cache::VerifiedTokens;
+use crate::dpop::{self, Expected, MemoryReplayCache, ProofReplayCache};
 use crate::error::{ConfigError, ConfigErrorKind};
 use crate::fetch::{Fetcher, is_loopback_http};
 use crate::introspection::{ClientCredentials, IntrospectionVerifier};
@@ -39,6 +41,90 @@ pub struct ResourceServer {
     exact_scopes: bool,
     verifier: Box<dyn TokenVerifier>,
     verified: VerifiedTokens,
+    dpop: Option<DpopPolicy>,
+}
+
+/// Whether DPoP-bound tokens (RFC 9449) are taken beside bearer tokens, or instead of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DpopMode {
+    /// Bearer tokens, and DPoP-bound tokens with their proofs.
+    Allowed,
+    /// DPoP-bound tokens only: a bearer token is refused.
+    Required,
+}
+
+/// How a resource server checks DPoP proofs.
+struct DpopPolicy {
+    mode: DpopMode,
+    /// The proof algorithms accepted, space-separated, as challenges name them.
+    algorithms: String,
+    window: Duration,
+    replay: Arc<dyn ProofReplayCache>,
+}
+
+/// The proof algorithms accepted, as metadata and challenges name them.
+const DPOP_ALGORITHMS: [&str; 7] = ["ES256", "ES384", "RS256", "RS384", "RS512", "PS256", "EdDSA"];
+
+impl ResourceServer {
+    /// Checks the DPoP side of a request presenting `token` by `scheme`, for `principal` (the
+    /// token's): a token bound to a key (`cnf.jkt`) comes with the `DPoP` scheme and a proof by
+    /// that key for this request, used once; an unbound one, as a bearer token where bearer
+    /// tokens are taken.
+    async fn check_binding(
+        &self,
+        request: &http::request::Parts,
+        scheme: Scheme,
+        token: &str,
+        principal: &Principal,
+    ) -> Result<(), AuthRefusal> {
+        let bound_to = principal
+            .claims()
+            .and_then(|claims| claims.get("cnf"))
+            .and_then(|cnf| cnf.get("jkt"))
+            .and_then(serde_json::Value::as_str);
+        let Some(policy) = &self.dpop else {
+            return match bound_to {
+                None => Ok(()),
+                Some(_) => Err(AuthRefusal::invalid_token(
+                    "the token is bound to a key (DPoP), which this server does not take",
+                )),
+            };
+        };
+        let bound_to = match (scheme, bound_to) {
+            (Scheme::Bearer, Some(_)) => {
+                return Err(AuthRefusal::invalid_token("a DPoP-bound token was presented as a bearer token"));
+            }
+            (Scheme::Bearer, None) if policy.mode == DpopMode::Required => {
+                return Err(AuthRefusal::invalid_token("this server takes DPoP-bound tokens only"));
+            }
+            (Scheme::Bearer, None) => return Ok(()),
+            (Scheme::Dpop, None) => {
+                return Err(AuthRefusal::invalid_token("the token is not bound to a key (no cnf.jkt)").for_dpop());
+            }
+            (Scheme::Dpop, Some(bound_to)) => bound_to,
+        };
+        let proof = dpop::proof_header(&request.headers).map_err(AuthRefusal::invalid_dpop_proof)?;
+        let url = format!("{}{}", self.resource.origin(), request.uri.path());
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs());
+        let expected =
+            Expected { method: request.method.as_str(), url: &url, access_token: token, now, window: policy.window };
+        let proof = dpop::verify(proof, &expected).map_err(AuthRefusal::invalid_dpop_proof)?;
+        if proof.thumbprint != bound_to {
+            return Err(AuthRefusal::invalid_dpop_proof(
+                "the DPoP proof is signed by another key than the token's (cnf.jkt)",
+            ));
+        }
+        // Kept for as long as its `iat` could be in the window, either way.
+        let key = format!("{}:{}", proof.thumbprint, proof.jti);
+        match policy.replay.first_use(&key, policy.window * 2).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(AuthRefusal::invalid_dpop_proof("the DPoP proof was used before (jti)")),
+            Err(why) => {
+                tracing::warn!(%why, "the DPoP replay cache cannot say whether a proof is new; refusing it");
+                Err(AuthRefusal::invalid_dpop_proof("the DPoP proof cannot be checked for replay now"))
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for ResourceServer {
@@ -65,6 +151,18 @@ pub struct ResourceServerBuilder {
     introspection: Option<ClientCredentials>,
     introspection_endpoint: Option<String>,
     verifier: Option<VerifierSlot>,
+    dpop: Option<DpopMode>,
+    dpop_window: Duration,
+    dpop_replay: Option<ReplaySlot>,
+}
+
+/// A replay cache of the user's own.
+struct ReplaySlot(Arc<dyn ProofReplayCache>);
+
+impl std::fmt::Debug for ReplaySlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProofReplayCache")
+    }
 }
 
 /// A verifier of the user's own.
@@ -96,6 +194,9 @@ impl ResourceServer {
             introspection: None,
             introspection_endpoint: None,
             verifier: None,
+            dpop: None,
+            dpop_window: Duration::from_secs(300),
+            dpop_replay: None,
         }
     }
 
@@ -113,7 +214,23 @@ impl ResourceServer {
     }
 
     async fn principal(&self, request: &http::request::Parts) -> Result<Principal, AuthRefusal> {
-        let token = bearer::token(&request.headers, request.uri.query())?;
+        let (scheme, token) = bearer::token(&request.headers, request.uri.query(), self.dpop.is_some())?;
+        let as_dpop = |refusal: AuthRefusal| if scheme == Scheme::Dpop { refusal.for_dpop() } else { refusal };
+        let principal = self.token_principal(token).await.map_err(as_dpop)?;
+        self.check_binding(request, scheme, token, &principal).await?;
+        let missing: Vec<&str> =
+            self.required_scopes.iter().map(String::as_str).filter(|scope| !principal.has_scope(scope)).collect();
+        if !missing.is_empty() {
+            return Err(as_dpop(AuthRefusal::insufficient_scope(format!(
+                "every request needs the scopes {}",
+                missing.join(" ")
+            ))));
+        }
+        Ok(principal)
+    }
+
+    /// The principal of `token`, verified, or from the tokens verified before.
+    async fn token_principal(&self, token: &str) -> Result<Principal, AuthRefusal> {
         let key = VerifiedTokens::key(token);
         let now = SystemTime::now();
         let principal = match self.verified.get(&key, now) {
@@ -127,14 +244,6 @@ impl ResourceServer {
                 principal
             }
         };
-        let missing: Vec<&str> =
-            self.required_scopes.iter().map(String::as_str).filter(|scope| !principal.has_scope(scope)).collect();
-        if !missing.is_empty() {
-            return Err(AuthRefusal::insufficient_scope(format!(
-                "every request needs the scopes {}",
-                missing.join(" ")
-            )));
-        }
         Ok(principal)
     }
 }
@@ -235,6 +344,29 @@ impl ResourceServerBuilder {
         self
     }
 
+    /// Takes DPoP-bound tokens (RFC 9449): presented with the `DPoP` scheme and a proof of the
+    /// key they are bound to on every request, each proof used once. `Allowed` takes bearer
+    /// tokens beside them, `Required` does not; a bound token presented as a bearer token is
+    /// refused either way. The metadata says `dpop_signing_alg_values_supported` and
+    /// `dpop_bound_access_tokens_required`, and refusals carry a `DPoP` challenge.
+    pub fn dpop(mut self, mode: DpopMode) -> ResourceServerBuilder {
+        self.dpop = Some(mode);
+        self
+    }
+
+    /// How far a proof's `iat` may be from now, either way (default five minutes).
+    pub fn dpop_window(mut self, window: Duration) -> ResourceServerBuilder {
+        self.dpop_window = window;
+        self
+    }
+
+    /// Where proofs are kept so that each is used once: by default in memory
+    /// ([`MemoryReplayCache`]); with several replicas, one they share.
+    pub fn dpop_replay_cache(mut self, cache: impl ProofReplayCache) -> ResourceServerBuilder {
+        self.dpop_replay = Some(ReplaySlot(Arc::new(cache)));
+        self
+    }
+
     /// Verifies tokens with `verifier` instead of as JWTs of the issuer (an introspection
     /// endpoint, a store of your own). The issuer is still published in the metadata.
     pub fn verifier(mut self, verifier: impl TokenVerifier) -> ResourceServerBuilder {
@@ -287,7 +419,19 @@ impl ResourceServerBuilder {
             )),
         };
         let scopes_supported = self.scopes_supported.unwrap_or_else(|| self.required_scopes.clone());
-        let document = metadata_document(&resource, &[issuer], &scopes_supported, self.resource_name.as_deref());
+        let mut document = metadata_document(&resource, &[issuer], &scopes_supported, self.resource_name.as_deref());
+        if let Some(mode) = self.dpop {
+            document["dpop_signing_alg_values_supported"] = serde_json::json!(DPOP_ALGORITHMS);
+            document["dpop_bound_access_tokens_required"] = serde_json::json!(mode == DpopMode::Required);
+        }
+        let dpop = self.dpop.map(|mode| DpopPolicy {
+            mode,
+            algorithms: DPOP_ALGORITHMS.join(" "),
+            window: self.dpop_window,
+            replay: self
+                .dpop_replay
+                .map_or_else(|| Arc::new(MemoryReplayCache::default()) as Arc<dyn ProofReplayCache>, |slot| slot.0),
+        });
         Ok(ResourceServer {
             metadata_url: resource.metadata_url(),
             metadata_paths: resource.metadata_paths(),
@@ -297,6 +441,7 @@ impl ResourceServerBuilder {
             exact_scopes: self.exact_scopes,
             verifier,
             verified: VerifiedTokens::new(self.cache_capacity, self.cache_max_age),
+            dpop,
         })
     }
 }
@@ -312,6 +457,14 @@ impl Authenticator for ResourceServer {
 
     fn challenge_scopes(&self) -> &[String] {
         &self.required_scopes
+    }
+
+    fn dpop_algorithms(&self) -> Option<&str> {
+        self.dpop.as_ref().map(|policy| policy.algorithms.as_str())
+    }
+
+    fn accepts_bearer(&self) -> bool {
+        self.dpop.as_ref().is_none_or(|policy| policy.mode == DpopMode::Allowed)
     }
 
     fn public_document(&self, path: &str) -> Option<Bytes> {

@@ -1,7 +1,9 @@
 //! Tokens made in the test against an issuer the test serves itself (its metadata and an
 //! Ed25519 key set, on a loopback port): what RFC 7515 and RFC 7519 say to refuse is refused
 //! with 401 before any handler runs, URLs an issuer's metadata names are held to the same
-//! loopback rule as the issuer, and the scope hierarchy can be turned off (issue 38).
+//! loopback rule as the issuer, and the scope hierarchy can be turned off (issue 38). DPoP-bound
+//! tokens (RFC 9449) need a proof by their key for each request, used once: every broken proof
+//! is refused with `401` and a `DPoP` challenge naming the algorithms.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,8 +12,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ed25519_dalek::{Signer, SigningKey};
+use p256::ecdsa::Signature;
 use serde_json::{Value, json};
-use wharf_auth::{ResourceServer, ResourceServerBuilder};
+use sha2::{Digest, Sha256};
+use wharf_auth::{DpopMode, ResourceServer, ResourceServerBuilder};
 use wharf_http::HttpOptions;
 use wharf_server::{Server, ToolDef};
 use wharf_testkit::raw_http::{self, JSON};
@@ -82,22 +86,38 @@ async fn call(port: u16, token: &str) -> (u16, String) {
 
 /// The status and `WWW-Authenticate` of a stateless `tools/call` of `tool` with `token`.
 async fn call_tool(port: u16, tool: &str, token: &str) -> (u16, String) {
+    let (status, challenges) = call_with(port, tool, &format!("Bearer {token}"), None).await;
+    (status, challenges.into_iter().next().unwrap_or_default())
+}
+
+/// The status and every `WWW-Authenticate` of a stateless `tools/call` of `tool` with the
+/// `Authorization` header `authorization` and the `DPoP` header `proof`.
+async fn call_with(port: u16, tool: &str, authorization: &str, proof: Option<&str>) -> (u16, Vec<String>) {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool,
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientCapabilities": {}}}})
     .to_string();
-    let authorization = format!("Bearer {token}");
-    let headers = [
+    let mut headers = vec![
         JSON[0],
         JSON[1],
-        ("host", &format!("127.0.0.1:{port}")),
         ("mcp-protocol-version", "2026-07-28"),
         ("mcp-method", "tools/call"),
         ("mcp-name", tool),
-        ("authorization", &authorization),
+        ("authorization", authorization),
     ];
+    let host = format!("127.0.0.1:{port}");
+    headers.push(("host", &host));
+    if let Some(proof) = proof {
+        headers.push(("dpop", proof));
+    }
     let reply = raw_http::send(port, "POST", &headers, &body).await;
-    (reply.status, reply.header("www-authenticate").unwrap_or_default().to_owned())
+    let challenges = reply
+        .headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
+        .map(|(_, value)| value.clone())
+        .collect();
+    (reply.status, challenges)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -172,4 +192,156 @@ async fn the_scope_hierarchy_can_be_turned_off() {
     assert_eq!(status, 403, "matched exactly, demo is not demo:admin");
     assert!(challenge.starts_with("Bearer error=\"insufficient_scope\", scope=\"demo:admin\""), "{challenge}");
     assert_eq!(call_tool(port, "admin", &token(&resource, "demo:admin")).await.0, 200);
+}
+
+/// A client's P-256 key for DPoP proofs.
+fn proof_key(seed: u8) -> p256::ecdsa::SigningKey {
+    p256::ecdsa::SigningKey::from_bytes(&[seed; 32].into()).unwrap()
+}
+
+fn public_jwk(key: &p256::ecdsa::SigningKey) -> Value {
+    let point = key.verifying_key().to_encoded_point(false);
+    json!({"kty": "EC", "crv": "P-256", "x": URL_SAFE_NO_PAD.encode(point.x().unwrap()),
+        "y": URL_SAFE_NO_PAD.encode(point.y().unwrap())})
+}
+
+/// The key's RFC 7638 thumbprint, made here from the RFC's text: the required members in
+/// lexicographic order, no spaces, SHA-256, base64url.
+fn thumbprint(key: &p256::ecdsa::SigningKey) -> String {
+    let jwk = public_jwk(key);
+    let members = format!(
+        r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
+        jwk["x"].as_str().unwrap(),
+        jwk["y"].as_str().unwrap()
+    );
+    URL_SAFE_NO_PAD.encode(Sha256::digest(members.as_bytes()))
+}
+
+/// A proof with `header` and `claims`, signed by `key`.
+fn proof(key: &p256::ecdsa::SigningKey, header: &Value, claims: &Value) -> String {
+    let input =
+        format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
+    let signature: Signature = key.sign(input.as_bytes());
+    format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()))
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// An access token of `issuer` for `resource`, bound to `key` when there is one.
+fn access_token(issuer: &str, resource: &str, key: Option<&p256::ecdsa::SigningKey>) -> String {
+    let mut claims = json!({"iss": issuer, "sub": "ann", "aud": resource, "exp": now() + 300});
+    if let Some(key) = key {
+        claims["cnf"] = json!({"jkt": thumbprint(key)});
+    }
+    signed(&json!({"alg": "EdDSA", "typ": "at+jwt", "kid": "k1"}), &claims)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dpop_bound_tokens_need_a_fresh_proof_by_their_key_for_this_request() {
+    let issuer = issuer(None);
+    let (port, resource, runs) = endpoint_with(&issuer, |builder| builder.dpop(DpopMode::Allowed)).await;
+    let key = proof_key(1);
+    let bound = access_token(&issuer, &resource, Some(&key));
+    let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": public_jwk(&key)});
+    let ath = URL_SAFE_NO_PAD.encode(Sha256::digest(bound.as_bytes()));
+    let claims = |jti: &str| json!({"jti": jti, "htm": "POST", "htu": resource, "iat": now(), "ath": ath});
+    let as_dpop = format!("DPoP {bound}");
+
+    let good = proof(&key, &header, &claims("first"));
+    assert_eq!(call_with(port, "echo", &as_dpop, Some(&good)).await.0, 200);
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+
+    // Each refusal: 401, the error in the DPoP challenge with the algorithms, the Bearer
+    // challenge beside it (bearer tokens are taken too) without the error.
+    let refused = |what: String, (status, challenges): (u16, Vec<String>)| {
+        assert_eq!(status, 401, "{what}");
+        assert!(challenges[0].starts_with("DPoP error=\"invalid_dpop_proof\""), "{what}: {challenges:?}");
+        assert!(challenges[0].contains("algs=\"ES256"), "{what}: {challenges:?}");
+        assert!(challenges[1].starts_with("Bearer resource_metadata="), "{what}: {challenges:?}");
+    };
+    refused("a replayed proof".into(), call_with(port, "echo", &as_dpop, Some(&good)).await);
+    refused("no proof".into(), call_with(port, "echo", &as_dpop, None).await);
+    let with = |value: &Value, key: &str, member: Value| {
+        let mut value = value.clone();
+        if member.is_null() {
+            value.as_object_mut().unwrap().remove(key);
+        } else {
+            value[key] = member;
+        }
+        value
+    };
+    let mut broken: Vec<(String, String)> = vec![
+        ("typ JWT".into(), proof(&key, &with(&header, "typ", json!("JWT")), &claims("a"))),
+        ("alg none".into(), proof(&key, &with(&header, "alg", json!("none")), &claims("b"))),
+        ("alg HS256".into(), proof(&key, &with(&header, "alg", json!("HS256")), &claims("c"))),
+        ("signed by another key".into(), proof(&proof_key(2), &header, &claims("d"))),
+        (
+            "a private key embedded".into(),
+            proof(&key, &with(&header, "jwk", with(&public_jwk(&key), "d", json!("AAAA"))), &claims("e")),
+        ),
+        ("htm GET".into(), proof(&key, &header, &with(&claims("f"), "htm", json!("GET")))),
+        (
+            "htu of another server".into(),
+            proof(&key, &header, &with(&claims("g"), "htu", json!("http://127.0.0.1:1/mcp"))),
+        ),
+        ("iat six minutes ago".into(), proof(&key, &header, &with(&claims("h"), "iat", json!(now() - 360)))),
+        ("iat six minutes ahead".into(), proof(&key, &header, &with(&claims("i"), "iat", json!(now() + 360)))),
+        ("ath of another token".into(), proof(&key, &header, &with(&claims("j"), "ath", json!("AAAA")))),
+    ];
+    for missing in ["jti", "htm", "htu", "iat", "ath"] {
+        broken.push((format!("no {missing}"), proof(&key, &header, &with(&claims("k"), missing, Value::Null))));
+    }
+    // A proof by another key, well formed in itself: not the key the token is bound to.
+    let other = proof_key(3);
+    let other_header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": public_jwk(&other)});
+    broken.push(("a key other than cnf.jkt".into(), proof(&other, &other_header, &claims("l"))));
+    for (what, broken) in broken {
+        refused(what, call_with(port, "echo", &as_dpop, Some(&broken)).await);
+    }
+
+    // A bound token as a bearer token: refused, the error in the Bearer challenge.
+    let (status, challenges) = call_with(port, "echo", &format!("Bearer {bound}"), None).await;
+    assert_eq!(status, 401);
+    assert!(challenges[0].starts_with("DPoP resource_metadata="), "{challenges:?}");
+    assert!(challenges[1].starts_with("Bearer error=\"invalid_token\""), "{challenges:?}");
+    // An unbound token: a bearer token as ever, but not with the DPoP scheme.
+    let unbound = access_token(&issuer, &resource, None);
+    assert_eq!(call_with(port, "echo", &format!("Bearer {unbound}"), None).await.0, 200);
+    let unbound_ath = URL_SAFE_NO_PAD.encode(Sha256::digest(unbound.as_bytes()));
+    let unbound_proof = proof(&key, &header, &with(&claims("m"), "ath", json!(unbound_ath)));
+    let (status, challenges) = call_with(port, "echo", &format!("DPoP {unbound}"), Some(&unbound_proof)).await;
+    assert_eq!(status, 401);
+    assert!(challenges[0].starts_with("DPoP error=\"invalid_token\""), "{challenges:?}");
+    // A fresh proof works again.
+    assert_eq!(call_with(port, "echo", &as_dpop, Some(&proof(&key, &header, &claims("second")))).await.0, 200);
+    assert_eq!(runs.load(Ordering::SeqCst), 3, "no refused request reached the tool");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_requiring_dpop_refuses_bearer_tokens_and_says_so_in_its_metadata() {
+    let issuer = issuer(None);
+    let (port, resource, runs) = endpoint_with(&issuer, |builder| builder.dpop(DpopMode::Required)).await;
+    let (status, challenges) =
+        call_with(port, "echo", &format!("Bearer {}", access_token(&issuer, &resource, None)), None).await;
+    assert_eq!(status, 401);
+    assert_eq!(challenges.len(), 1, "no Bearer challenge: {challenges:?}");
+    assert!(challenges[0].starts_with("DPoP error=\"invalid_token\""), "{challenges:?}");
+    let (status, challenges) = call_with(port, "echo", "Basic YW5uOnB3", None).await;
+    assert_eq!(status, 401);
+    assert!(challenges[0].starts_with("DPoP resource_metadata="), "{challenges:?}");
+    assert!(challenges[0].contains("algs=\"ES256 ES384 RS256 RS384 RS512 PS256 EdDSA\""), "{challenges:?}");
+    let metadata = raw_http::send_to(port, "GET", "/.well-known/oauth-protected-resource/mcp", &[], "").await.json();
+    assert_eq!(metadata["dpop_bound_access_tokens_required"], true);
+    assert_eq!(metadata["dpop_signing_alg_values_supported"][0], "ES256");
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+
+    let key = proof_key(4);
+    let bound = access_token(&issuer, &resource, Some(&key));
+    let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": public_jwk(&key)});
+    let claims = json!({"jti": "only", "htm": "POST", "htu": resource, "iat": now(),
+        "ath": URL_SAFE_NO_PAD.encode(Sha256::digest(bound.as_bytes()))});
+    assert_eq!(call_with(port, "echo", &format!("DPoP {bound}"), Some(&proof(&key, &header, &claims))).await.0, 200);
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
 }

@@ -34,6 +34,17 @@ pub trait Authenticator: Send + Sync + 'static {
         &[]
     }
 
+    /// With DPoP-bound tokens taken (RFC 9449), the proof algorithms accepted, space-separated:
+    /// refusals then carry a `DPoP` challenge naming them (`algs`). None by default.
+    fn dpop_algorithms(&self) -> Option<&str> {
+        None
+    }
+
+    /// False when only DPoP-bound tokens are taken: refusals then carry no `Bearer` challenge.
+    fn accepts_bearer(&self) -> bool {
+        true
+    }
+
     /// A JSON document anyone may read at `path` without credentials (the protected resource
     /// metadata), if `path` is one.
     fn public_document(&self, path: &str) -> Option<Bytes> {
@@ -47,6 +58,9 @@ pub trait Authenticator: Send + Sync + 'static {
 pub struct AuthRefusal {
     kind: RefusalKind,
     description: String,
+    /// True when it concerns a request made with the `DPoP` scheme: its error goes in the
+    /// `DPoP` challenge.
+    dpop: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,35 +69,51 @@ enum RefusalKind {
     InvalidRequest,
     InvalidToken,
     InsufficientScope,
+    InvalidDpopProof,
 }
 
 impl AuthRefusal {
     /// No credentials: 401 with a challenge that names no error.
     pub fn missing() -> AuthRefusal {
-        AuthRefusal { kind: RefusalKind::Missing, description: String::new() }
+        AuthRefusal { kind: RefusalKind::Missing, description: String::new(), dpop: false }
     }
 
     /// A malformed request (an `Authorization` header that is not one bearer token, a token
     /// in the query string): 400 `invalid_request`.
     pub fn invalid_request(description: impl Into<String>) -> AuthRefusal {
-        AuthRefusal { kind: RefusalKind::InvalidRequest, description: description.into() }
+        AuthRefusal { kind: RefusalKind::InvalidRequest, description: description.into(), dpop: false }
     }
 
     /// A token that is expired, revoked, malformed, or for another resource: 401
     /// `invalid_token`. The description must not repeat the token.
     pub fn invalid_token(description: impl Into<String>) -> AuthRefusal {
-        AuthRefusal { kind: RefusalKind::InvalidToken, description: description.into() }
+        AuthRefusal { kind: RefusalKind::InvalidToken, description: description.into(), dpop: false }
     }
 
     /// A valid token without the scopes every request needs: 403 `insufficient_scope`.
     pub fn insufficient_scope(description: impl Into<String>) -> AuthRefusal {
-        AuthRefusal { kind: RefusalKind::InsufficientScope, description: description.into() }
+        AuthRefusal { kind: RefusalKind::InsufficientScope, description: description.into(), dpop: false }
+    }
+
+    /// A DPoP proof that is missing, malformed, or does not fit the request or the token
+    /// (RFC 9449 §7.1): 401 `invalid_dpop_proof`, in the `DPoP` challenge.
+    pub fn invalid_dpop_proof(description: impl Into<String>) -> AuthRefusal {
+        AuthRefusal { kind: RefusalKind::InvalidDpopProof, description: description.into(), dpop: true }
+    }
+
+    /// The same refusal, of a request made with the `DPoP` scheme: its error goes in the
+    /// `DPoP` challenge rather than the `Bearer` one.
+    pub fn for_dpop(mut self) -> AuthRefusal {
+        self.dpop = true;
+        self
     }
 
     /// The status this refusal is answered with.
     pub fn status(&self) -> StatusCode {
         match self.kind {
-            RefusalKind::Missing | RefusalKind::InvalidToken => StatusCode::UNAUTHORIZED,
+            RefusalKind::Missing | RefusalKind::InvalidToken | RefusalKind::InvalidDpopProof => {
+                StatusCode::UNAUTHORIZED
+            }
             RefusalKind::InvalidRequest => StatusCode::BAD_REQUEST,
             RefusalKind::InsufficientScope => StatusCode::FORBIDDEN,
         }
@@ -96,34 +126,52 @@ impl AuthRefusal {
             RefusalKind::InvalidRequest => Some("invalid_request"),
             RefusalKind::InvalidToken => Some("invalid_token"),
             RefusalKind::InsufficientScope => Some("insufficient_scope"),
+            RefusalKind::InvalidDpopProof => Some("invalid_dpop_proof"),
         }
     }
 
-    /// The `WWW-Authenticate` value: this refusal's error, with the scopes and metadata URL
-    /// `authenticator` names.
-    pub(crate) fn challenge(&self, authenticator: &dyn Authenticator) -> HeaderValue {
+    /// The `WWW-Authenticate` values: a `Bearer` challenge, and with DPoP a `DPoP` one before
+    /// it naming the algorithms (RFC 9449 §7.1), the `Bearer` one left out when only DPoP is
+    /// taken. This refusal's error goes in the challenge of the scheme it concerns; each names
+    /// the scopes and metadata URL `authenticator` gives.
+    pub(crate) fn challenges(&self, authenticator: &dyn Authenticator) -> Vec<HeaderValue> {
         let scopes: Vec<&str> = authenticator.challenge_scopes().iter().map(String::as_str).collect();
-        challenge(self.error_code(), &self.description, &scopes, authenticator.resource_metadata_url())
+        let metadata = authenticator.resource_metadata_url();
+        let Some(algorithms) = authenticator.dpop_algorithms() else {
+            return vec![challenge("Bearer", self.error_code(), &self.description, &scopes, metadata, None)];
+        };
+        let bearer = authenticator.accepts_bearer();
+        let in_dpop = self.dpop || !bearer;
+        let error = |here: bool| if here { self.error_code() } else { None };
+        let mut values =
+            vec![challenge("DPoP", error(in_dpop), &self.description, &scopes, metadata, Some(algorithms))];
+        if bearer {
+            values.push(challenge("Bearer", error(!in_dpop), &self.description, &scopes, metadata, None));
+        }
+        values
     }
 
     /// What the JSON-RPC error of the response says.
     pub(crate) fn message(&self) -> String {
         match self.error_code() {
-            None => "Unauthorized: this endpoint needs a bearer token".to_owned(),
+            None => "Unauthorized: this endpoint needs an access token".to_owned(),
             Some(code) if self.description.is_empty() => format!("Unauthorized: {code}"),
             Some(code) => format!("Unauthorized: {code}: {}", self.description),
         }
     }
 }
 
-/// A `Bearer` challenge (RFC 6750 §3): the error and its description when there is one, the
-/// scopes, and the metadata URL (RFC 9728 §5.1). What is quoted has `"` and `\` escaped and
-/// anything but visible ASCII and spaces dropped, so the header is always valid.
+/// A challenge of `scheme`, `Bearer` (RFC 6750 §3) or `DPoP` (RFC 9449 §7.1): the error and its
+/// description when there is one, the scopes, the metadata URL (RFC 9728 §5.1), and for DPoP
+/// the algorithms. What is quoted has `"` and `\` escaped and anything but visible ASCII and
+/// spaces dropped, so the header is always valid.
 pub(crate) fn challenge(
+    scheme: &'static str,
     error: Option<&str>,
     description: &str,
     scopes: &[&str],
     resource_metadata: Option<&str>,
+    algorithms: Option<&str>,
 ) -> HeaderValue {
     let mut parameters = Vec::new();
     if let Some(error) = error {
@@ -139,8 +187,11 @@ pub(crate) fn challenge(
     if let Some(url) = resource_metadata {
         parameters.push(format!("resource_metadata=\"{}\"", quoted(url)));
     }
-    let value = if parameters.is_empty() { "Bearer".to_owned() } else { format!("Bearer {}", parameters.join(", ")) };
-    HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static("Bearer"))
+    if let Some(algorithms) = algorithms {
+        parameters.push(format!("algs=\"{}\"", quoted(algorithms)));
+    }
+    let value = if parameters.is_empty() { scheme.to_owned() } else { format!("{scheme} {}", parameters.join(", ")) };
+    HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static(scheme))
 }
 
 /// The text of a quoted-string: visible ASCII and spaces, with `"` and `\` escaped.
@@ -163,14 +214,18 @@ mod tests {
     fn challenges_follow_rfc_6750() {
         let url = Some("https://mcp.example/.well-known/oauth-protected-resource/mcp");
         assert_eq!(
-            challenge(None, "", &["files:read"], url),
+            challenge("Bearer", None, "", &["files:read"], url, None),
             "Bearer scope=\"files:read\", resource_metadata=\"https://mcp.example/.well-known/oauth-protected-resource/mcp\""
         );
         assert_eq!(
-            challenge(Some("invalid_token"), "the token \"expired\"\n", &[], None),
+            challenge("Bearer", Some("invalid_token"), "the token \"expired\"\n", &[], None, None),
             "Bearer error=\"invalid_token\", error_description=\"the token \\\"expired\\\"\""
         );
-        assert_eq!(challenge(None, "", &["bad scope"], None), "Bearer");
+        assert_eq!(challenge("Bearer", None, "", &["bad scope"], None, None), "Bearer");
+        assert_eq!(
+            challenge("DPoP", Some("invalid_dpop_proof"), "bad htu", &[], None, Some("ES256 EdDSA")),
+            "DPoP error=\"invalid_dpop_proof\", error_description=\"bad htu\", algs=\"ES256 EdDSA\""
+        );
     }
 
     #[test]

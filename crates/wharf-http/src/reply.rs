@@ -141,7 +141,9 @@ pub(crate) fn preflight() -> Response<McpBody> {
 /// a JSON-RPC error saying the same.
 pub(crate) fn unauthenticated(refusal: &AuthRefusal, authenticator: &dyn Authenticator) -> Response<McpBody> {
     let mut response = refuse(refusal.status(), ErrorCode::INVALID_REQUEST, refusal.message());
-    response.headers_mut().insert(http::header::WWW_AUTHENTICATE, refusal.challenge(authenticator));
+    for challenge in refusal.challenges(authenticator) {
+        response.headers_mut().append(http::header::WWW_AUTHENTICATE, challenge);
+    }
     response
 }
 

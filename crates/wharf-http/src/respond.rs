@@ -163,7 +163,7 @@ pub(super) fn encode_outcome(
                 Status { code: StatusCode::TOO_MANY_REQUESTS, header: Some(header) }
             } else if !scopes.is_empty() {
                 let resource_metadata = authenticator.and_then(|auth| auth.resource_metadata_url());
-                let challenge = challenge(Some("insufficient_scope"), "", &scopes, resource_metadata);
+                let challenge = challenge("Bearer", Some("insufficient_scope"), "", &scopes, resource_metadata, None);
                 Status { code: StatusCode::FORBIDDEN, header: Some((WWW_AUTHENTICATE, challenge)) }
             } else {
                 Status { code: status_for(error.code(), era), header: None }

@@ -1,0 +1,376 @@
+//! DPoP proofs (RFC 9449 §4.3): the one `DPoP` header of a request checked step by step (a JWT
+//! of type `dpop+jwt`, an asymmetric algorithm from the allowlist, signed by the public key it
+//! embeds, which holds no private member; `htm` and `htu` naming this request, `iat` within the
+//! window, a `jti`, and `ath` the hash of the access token), and the key's RFC 7638 thumbprint,
+//! which the token's `cnf.jkt` must equal. Whether a `jti` was seen before is the
+//! [`ProofReplayCache`]'s to say.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use http::HeaderMap;
+use jsonwebtoken::jwk::Jwk;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::jwt::ALLOWED;
+
+/// The header a proof comes in.
+pub(crate) const DPOP_HEADER: &str = "dpop";
+
+/// The longest proof read; longer ones are refused before they are decoded.
+const MAX_PROOF_BYTES: usize = 8 * 1024;
+/// The longest `jti` kept.
+const MAX_JTI_BYTES: usize = 256;
+
+/// Members only a private JWK has (RFC 7518 §6.2.2, §6.3.2, §6.4; RFC 8037 §2).
+const PRIVATE_MEMBERS: [&str; 8] = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
+
+/// What a valid proof says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Proof {
+    /// The RFC 7638 thumbprint of its key (SHA-256, base64url).
+    pub(crate) thumbprint: String,
+    /// Its unique id.
+    pub(crate) jti: String,
+}
+
+/// What a proof must match: the request, the access token it comes with, and the clock.
+#[derive(Debug)]
+pub(crate) struct Expected<'a> {
+    /// The request's method.
+    pub(crate) method: &'a str,
+    /// The request's URL as clients reach it, without query.
+    pub(crate) url: &'a str,
+    /// The access token the request presents.
+    pub(crate) access_token: &'a str,
+    /// Seconds since the epoch.
+    pub(crate) now: u64,
+    /// How far `iat` may be from `now`, either way.
+    pub(crate) window: Duration,
+}
+
+/// The one `DPoP` header of a request, or why there is not one.
+pub(crate) fn proof_header(headers: &HeaderMap) -> Result<&str, &'static str> {
+    let mut values = headers.get_all(DPOP_HEADER).iter();
+    let value = values.next().ok_or("the request has no DPoP proof")?;
+    if values.next().is_some() {
+        return Err("the request has more than one DPoP header");
+    }
+    let value = value.to_str().map_err(|_| "the DPoP header is not text")?;
+    if value.len() > MAX_PROOF_BYTES {
+        return Err("the DPoP proof is too long");
+    }
+    Ok(value)
+}
+
+/// The RFC 7638 thumbprint of a public JWK: its required members, in order, hashed.
+pub(crate) fn thumbprint(jwk: &Value) -> Result<String, &'static str> {
+    let member = |name: &str| jwk.get(name).and_then(Value::as_str).ok_or("the proof's key lacks a required member");
+    // serde_json's map keeps keys sorted: the members come out in RFC 7638's order.
+    let required = match jwk.get("kty").and_then(Value::as_str) {
+        Some("EC") => json!({"crv": member("crv")?, "kty": "EC", "x": member("x")?, "y": member("y")?}),
+        Some("RSA") => json!({"e": member("e")?, "kty": "RSA", "n": member("n")?}),
+        Some("OKP") => json!({"crv": member("crv")?, "kty": "OKP", "x": member("x")?}),
+        _ => return Err("the proof's key is of no known type"),
+    };
+    Ok(URL_SAFE_NO_PAD.encode(Sha256::digest(required.to_string().as_bytes())))
+}
+
+/// The hash of an access token a proof names in `ath`.
+pub(crate) fn token_hash(access_token: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(access_token.as_bytes()))
+}
+
+/// `url` as compared with `htu` (RFC 9449 §4.3 step 9, RFC 3986 §6.2.2 and §6.2.3): scheme and
+/// host in lower case, the default port dropped, an empty path as `/`, percent-encodings in
+/// upper case, without query and fragment.
+pub(crate) fn normalized_target(url: &str) -> Option<String> {
+    let url = url.split(['?', '#']).next()?;
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let (authority, path) = rest.find('/').map_or((rest, "/"), |slash| (&rest[..slash], &rest[slash..]));
+    if authority.is_empty() || authority.contains('@') {
+        return None;
+    }
+    let authority = authority.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "https" => ":443",
+        "http" => ":80",
+        _ => return None,
+    };
+    let authority = authority.strip_suffix(default_port).unwrap_or(&authority);
+    let mut normal_path = String::with_capacity(path.len());
+    let mut chars = path.chars();
+    while let Some(character) = chars.next() {
+        normal_path.push(character);
+        if character == '%' {
+            normal_path.extend(chars.by_ref().take(2).map(|digit| digit.to_ascii_uppercase()));
+        }
+    }
+    Some(format!("{scheme}://{authority}{normal_path}"))
+}
+
+/// Checks `proof` against `expected`, step by step; what it says, or the first step it fails.
+pub(crate) fn verify(proof: &str, expected: &Expected<'_>) -> Result<Proof, &'static str> {
+    let header_text = proof.split('.').next().ok_or("the DPoP proof is not a JWT")?;
+    let header: Value = URL_SAFE_NO_PAD
+        .decode(header_text)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .ok_or("the DPoP proof is not a JWT")?;
+    if header.get("typ").and_then(Value::as_str) != Some("dpop+jwt") {
+        return Err("the DPoP proof's typ is not dpop+jwt");
+    }
+    let alg: Algorithm = header
+        .get("alg")
+        .and_then(|alg| serde_json::from_value(alg.clone()).ok())
+        .ok_or("the DPoP proof's algorithm is not accepted")?;
+    if !ALLOWED.contains(&alg) {
+        return Err("the DPoP proof's algorithm is not accepted");
+    }
+    let jwk = header.get("jwk").filter(|jwk| jwk.is_object()).ok_or("the DPoP proof embeds no public key (jwk)")?;
+    if PRIVATE_MEMBERS.iter().any(|member| jwk.get(*member).is_some()) {
+        return Err("the DPoP proof's key holds a private member");
+    }
+    let key: Jwk = serde_json::from_value(jwk.clone()).map_err(|_| "the DPoP proof's key is not a usable JWK")?;
+    let decoding = DecodingKey::from_jwk(&key).map_err(|_| "the DPoP proof's key is not a usable JWK")?;
+    let mut validation = Validation::new(alg);
+    validation.validate_exp = false;
+    validation.validate_nbf = false;
+    validation.validate_aud = false;
+    validation.required_spec_claims.clear();
+    let claims = jsonwebtoken::decode::<Value>(proof, &decoding, &validation)
+        .map_err(|_| "the DPoP proof's signature is not valid")?
+        .claims;
+    let text = |name: &str| claims.get(name).and_then(Value::as_str);
+    let jti = text("jti").filter(|jti| !jti.is_empty()).ok_or("the DPoP proof has no jti")?;
+    if jti.len() > MAX_JTI_BYTES {
+        return Err("the DPoP proof's jti is too long");
+    }
+    let htm = text("htm").ok_or("the DPoP proof has no htm")?;
+    let htu = text("htu").ok_or("the DPoP proof has no htu")?;
+    let iat = claims.get("iat").and_then(Value::as_u64).ok_or("the DPoP proof has no iat")?;
+    if htm != expected.method {
+        return Err("the DPoP proof's htm is not this request's method");
+    }
+    if normalized_target(htu).is_none() || normalized_target(htu) != normalized_target(expected.url) {
+        return Err("the DPoP proof's htu is not this request's URL");
+    }
+    if iat.abs_diff(expected.now) > expected.window.as_secs() {
+        return Err("the DPoP proof's iat is outside the accepted window");
+    }
+    match text("ath") {
+        None => return Err("the DPoP proof has no ath"),
+        Some(ath) if ath != token_hash(expected.access_token) => {
+            return Err("the DPoP proof's ath is not the access token's hash");
+        }
+        Some(_) => {}
+    }
+    Ok(Proof { thumbprint: thumbprint(jwk)?, jti: jti.to_owned() })
+}
+
+/// What [`ProofReplayCache::first_use`] returns.
+pub type ReplayFuture<'a> = Pin<Box<dyn Future<Output = Result<bool, String>> + Send + 'a>>;
+
+/// Where the `jti` of every accepted proof is kept for as long as its `iat` is in the window,
+/// so that a proof is used once: in memory ([`MemoryReplayCache`]), or shared by every replica
+/// (`wharf_redis`).
+pub trait ProofReplayCache: Send + Sync + 'static {
+    /// Records `key` for `ttl`: true when it was not recorded already (the proof's first use),
+    /// false for a replay; an error when the store cannot say, and the proof is refused.
+    fn first_use<'a>(&'a self, key: &'a str, ttl: Duration) -> ReplayFuture<'a>;
+}
+
+/// The proofs seen recently, in memory, at most `capacity` (the oldest forgotten first).
+#[derive(Debug)]
+pub struct MemoryReplayCache {
+    seen: Mutex<HashMap<String, Instant>>,
+    capacity: usize,
+}
+
+impl MemoryReplayCache {
+    /// A cache of at most `capacity` proofs.
+    pub fn new(capacity: usize) -> MemoryReplayCache {
+        MemoryReplayCache { seen: Mutex::new(HashMap::new()), capacity: capacity.max(1) }
+    }
+}
+
+impl Default for MemoryReplayCache {
+    fn default() -> MemoryReplayCache {
+        MemoryReplayCache::new(100_000)
+    }
+}
+
+impl ProofReplayCache for MemoryReplayCache {
+    fn first_use<'a>(&'a self, key: &'a str, ttl: Duration) -> ReplayFuture<'a> {
+        let now = Instant::now();
+        let mut seen = self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let first = match seen.get(key) {
+            Some(until) if *until > now => false,
+            _ => {
+                if seen.len() >= self.capacity {
+                    seen.retain(|_, until| *until > now);
+                }
+                if seen.len() >= self.capacity
+                    && let Some(oldest) = seen.iter().min_by_key(|(_, until)| **until).map(|(key, _)| key.clone())
+                {
+                    seen.remove(&oldest);
+                }
+                seen.insert(key.to_owned(), now + ttl);
+                true
+            }
+        };
+        Box::pin(async move { Ok(first) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use p256::ecdsa::signature::Signer;
+    use p256::ecdsa::{Signature, SigningKey};
+
+    use super::*;
+
+    const URL: &str = "https://mcp.example.com/mcp";
+    const TOKEN: &str = "an.access.token";
+    const NOW: u64 = 1_800_000_000;
+
+    fn key(seed: u8) -> SigningKey {
+        SigningKey::from_bytes(&[seed; 32].into()).unwrap()
+    }
+
+    fn public_jwk(key: &SigningKey) -> Value {
+        let point = key.verifying_key().to_encoded_point(false);
+        json!({"kty": "EC", "crv": "P-256", "x": URL_SAFE_NO_PAD.encode(point.x().unwrap()),
+            "y": URL_SAFE_NO_PAD.encode(point.y().unwrap())})
+    }
+
+    fn sign(key: &SigningKey, header: &Value, claims: &Value) -> String {
+        let input =
+            format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
+        let signature: Signature = key.sign(input.as_bytes());
+        format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()))
+    }
+
+    fn header() -> Value {
+        json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": public_jwk(&key(1))})
+    }
+
+    fn claims() -> Value {
+        json!({"jti": "e1j3V_bKic8-LAEB", "htm": "POST", "htu": URL, "iat": NOW, "ath": token_hash(TOKEN)})
+    }
+
+    fn expected() -> Expected<'static> {
+        Expected { method: "POST", url: URL, access_token: TOKEN, now: NOW, window: Duration::from_secs(300) }
+    }
+
+    fn with(mut value: Value, key: &str, member: Value) -> Value {
+        if member.is_null() {
+            value.as_object_mut().unwrap().remove(key);
+        } else {
+            value[key] = member;
+        }
+        value
+    }
+
+    #[test]
+    fn a_valid_proof_gives_its_keys_thumbprint() {
+        let proof = verify(&sign(&key(1), &header(), &claims()), &expected()).unwrap();
+        assert_eq!(proof.thumbprint, thumbprint(&public_jwk(&key(1))).unwrap());
+        assert_eq!(proof.jti, "e1j3V_bKic8-LAEB");
+        // The URL compared as RFC 3986 normalizes it: case, default port, query dropped.
+        let spelled = with(claims(), "htu", json!("HTTPS://MCP.example.com:443/mcp?x=1"));
+        assert!(verify(&sign(&key(1), &header(), &spelled), &expected()).is_ok());
+        let late = with(claims(), "iat", json!(NOW - 299));
+        assert!(verify(&sign(&key(1), &header(), &late), &expected()).is_ok());
+    }
+
+    #[test]
+    fn rfc_7638s_example_thumbprint() {
+        // RFC 7638 §3.1's RSA key and its thumbprint.
+        let n = "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw";
+        let jwk = json!({"kty": "RSA", "n": n, "e": "AQAB", "alg": "RS256", "kid": "2011-04-29"});
+        assert_eq!(thumbprint(&jwk).unwrap(), "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs");
+    }
+
+    #[test]
+    fn every_broken_proof_is_refused_at_its_step() {
+        let refused = |header: &Value, claims: &Value| verify(&sign(&key(1), header, claims), &expected()).unwrap_err();
+        assert!(refused(&with(header(), "typ", json!("JWT")), &claims()).contains("typ"));
+        assert!(refused(&with(header(), "typ", Value::Null), &claims()).contains("typ"));
+        assert!(refused(&with(header(), "alg", json!("none")), &claims()).contains("algorithm"));
+        assert!(refused(&with(header(), "alg", json!("HS256")), &claims()).contains("algorithm"));
+        assert!(refused(&with(header(), "jwk", Value::Null), &claims()).contains("jwk"));
+        let private = with(header(), "jwk", with(public_jwk(&key(1)), "d", json!("AAAA")));
+        assert!(refused(&private, &claims()).contains("private"));
+        // Signed by another key than the one it embeds.
+        let forged = verify(&sign(&key(2), &header(), &claims()), &expected()).unwrap_err();
+        assert!(forged.contains("signature"), "{forged}");
+        let (head, rest) =
+            sign(&key(1), &header(), &claims()).split_once('.').map(|(a, b)| (a.to_owned(), b.to_owned())).unwrap();
+        let signature = rest.rsplit('.').next().unwrap().to_owned();
+        let tampered =
+            format!("{head}.{}.{signature}", URL_SAFE_NO_PAD.encode(with(claims(), "htm", json!("GET")).to_string()));
+        assert!(verify(&tampered, &expected()).unwrap_err().contains("signature"));
+        for missing in ["jti", "htm", "htu", "iat", "ath"] {
+            assert!(refused(&header(), &with(claims(), missing, Value::Null)).contains(missing), "{missing}");
+        }
+        assert!(refused(&header(), &with(claims(), "htm", json!("GET"))).contains("htm"));
+        assert!(refused(&header(), &with(claims(), "htu", json!("https://other.example.com/mcp"))).contains("htu"));
+        assert!(refused(&header(), &with(claims(), "htu", json!("https://mcp.example.com/other"))).contains("htu"));
+        assert!(refused(&header(), &with(claims(), "iat", json!(NOW - 301))).contains("iat"));
+        assert!(refused(&header(), &with(claims(), "iat", json!(NOW + 301))).contains("iat"));
+        assert!(refused(&header(), &with(claims(), "ath", json!(token_hash("another token")))).contains("ath"));
+        assert!(verify("not a jwt", &expected()).is_err());
+        assert!(verify(&"x".repeat(10), &expected()).is_err());
+    }
+
+    #[test]
+    fn one_header_only_and_each_proof_once() {
+        let mut headers = HeaderMap::new();
+        assert!(proof_header(&headers).is_err());
+        headers.append(DPOP_HEADER, "a".parse().unwrap());
+        assert_eq!(proof_header(&headers), Ok("a"));
+        headers.append(DPOP_HEADER, "b".parse().unwrap());
+        assert!(proof_header(&headers).unwrap_err().contains("more than one"));
+
+        let cache = MemoryReplayCache::new(2);
+        let ttl = Duration::from_secs(600);
+        let first = |key: &str| futures_lite(cache.first_use(key, ttl));
+        assert!(first("a"));
+        assert!(!first("a"), "a replay");
+        assert!(first("b"));
+        assert!(first("c"), "past capacity, the oldest is forgotten");
+        assert_eq!(cache.seen.lock().unwrap().len(), 2);
+    }
+
+    /// Runs a future that is ready at once.
+    fn futures_lite(future: ReplayFuture<'_>) -> bool {
+        let waker = std::task::Waker::noop();
+        let mut context = std::task::Context::from_waker(waker);
+        let mut future = future;
+        match future.as_mut().poll(&mut context) {
+            std::task::Poll::Ready(result) => result.unwrap(),
+            std::task::Poll::Pending => panic!("the memory cache answers at once"),
+        }
+    }
+
+    #[test]
+    fn targets_are_normalized_as_rfc_3986_says() {
+        assert_eq!(normalized_target("HTTP://Example.COM:80"), Some("http://example.com/".to_owned()));
+        assert_eq!(
+            normalized_target("https://a.example:8443/p%2fq?x#y"),
+            Some("https://a.example:8443/p%2Fq".to_owned())
+        );
+        assert_eq!(normalized_target("ftp://a/"), None);
+        assert_eq!(normalized_target("https://user@a/"), None);
+        assert_eq!(normalized_target("/relative"), None);
+    }
+}
