@@ -19,7 +19,9 @@
 //   does not limit later requests (step-up). The login and consent page
 //   (/interaction/UID) answers at once, without a form: account `ann`, every requested scope.
 // Access tokens for any loopback resource carry scopes among mcp files:read tools:admin
-// demo:admin, are bound to that resource, and are RS256 JWTs (typ at+jwt) or opaque.
+// demo:admin, are bound to that resource, and are RS256 JWTs (typ at+jwt) or opaque. A token
+// request with a DPoP proof (RFC 9449; oidc-provider's `dPoP` feature, on by default, named here)
+// gets a token bound to the proof's key (`token_type` DPoP, `cnf.jkt`).
 // Test-only controls (root issuer only, they affect both issuers):
 //   /test/keys?sign=KID&publish=KID,KID  which of key-a / key-b signs, which /jwks publishes
 //   /test/ttl?seconds=N                  access token lifetime
@@ -95,6 +97,7 @@ const configuration = (prefix) => ({
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
+    dPoP: { enabled: true },
     registration: { enabled: true },
     introspection: {
       enabled: true,

@@ -88,6 +88,12 @@ pub(crate) struct RemoteArgs {
     /// users of the machine could read it.
     #[arg(long, value_name = "CLIENT_ID", requires = "auth_issuer")]
     pub(crate) auth_introspection_client: Option<String>,
+    /// Take DPoP-bound tokens (RFC 9449): each request presents its token with the `DPoP`
+    /// scheme and a fresh proof by the key the token is bound to, used once (across every
+    /// replica with --redis). `allowed` takes bearer tokens too; `required` takes only
+    /// DPoP-bound ones. The protected resource metadata says which, and what algorithms.
+    #[arg(long, value_name = "MODE", value_enum, requires = "auth_issuer")]
+    pub(crate) auth_dpop: Option<DpopArg>,
     /// Start even when the issuer's metadata and keys cannot be fetched at start (a warning
     /// says so; tokens are refused until they can be). By default the server refuses to start.
     #[arg(long, requires = "auth_issuer")]
@@ -110,6 +116,15 @@ pub(crate) struct RemoteArgs {
     /// for an hour, as the principal or session that made the call. Claude Code takes 25000.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1024..))]
     pub(crate) max_result_tokens: Option<u64>,
+}
+
+/// `--auth-dpop`'s values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum DpopArg {
+    /// Bearer tokens, and DPoP-bound tokens with their proofs.
+    Allowed,
+    /// DPoP-bound tokens only.
+    Required,
 }
 
 /// What is served, as the resource metadata and messages name it.
@@ -194,7 +209,12 @@ pub(crate) fn auth_summary(args: &RemoteArgs) -> String {
                 None => String::new(),
             };
             let exact = if args.auth_exact_scopes { ", scopes matched exactly" } else { "" };
-            format!("; OAuth on: tokens from {issuer}, {scopes}{exact}{verified}")
+            let dpop = match args.auth_dpop {
+                Some(DpopArg::Allowed) => ", DPoP-bound tokens taken",
+                Some(DpopArg::Required) => ", DPoP-bound tokens only",
+                None => "",
+            };
+            format!("; OAuth on: tokens from {issuer}, {scopes}{exact}{dpop}{verified}")
         }
     }
 }
@@ -386,7 +406,7 @@ pub(crate) async fn prepare_http(
         }
     };
     if let Some(issuer) = &args.auth_issuer {
-        let auth = resource_server(issuer, &reached, args, served)?;
+        let auth = resource_server(issuer, &reached, args, served, redis)?;
         check_issuer(&auth, issuer, args.auth_lazy, served.command).await?;
         options = options.authenticate(auth);
     }
@@ -424,12 +444,13 @@ async fn check_issuer(
 }
 
 /// The OAuth resource server `--auth-issuer` and its companions describe, for an endpoint
-/// reached at `reached`.
+/// reached at `reached`; DPoP proofs are kept in `redis`, when there is one, for every replica.
 pub(crate) fn resource_server(
     issuer: &str,
     reached: &Reached,
     args: &RemoteArgs,
     served: &Served,
+    redis: Option<&wharf::redis::Redis>,
 ) -> Result<wharf::auth::ResourceServer, String> {
     let resource = match (&args.auth_resource, reached) {
         (Some(resource), _) => resource.clone(),
@@ -458,6 +479,14 @@ pub(crate) fn resource_server(
     }
     if args.auth_exact_scopes {
         builder = builder.exact_scopes();
+    }
+    match args.auth_dpop {
+        Some(DpopArg::Allowed) => builder = builder.dpop(wharf::auth::DpopMode::Allowed),
+        Some(DpopArg::Required) => builder = builder.dpop(wharf::auth::DpopMode::Required),
+        None => {}
+    }
+    if let (Some(_), Some(redis)) = (args.auth_dpop, redis) {
+        builder = builder.dpop_replay_cache(redis.dpop_replay_cache());
     }
     if let Some(client) = &args.auth_introspection_client {
         let secret = std::env::var("WHARF_AUTH_CLIENT_SECRET").map_err(|_| {

@@ -222,10 +222,10 @@ mod tests {
         let issuer = "http://127.0.0.1:9";
         let args = serve_args(&["wharf", "serve", "--http", "0.0.0.0:0", "--auth-issuer", issuer]);
         let public = Reached::Tcp("0.0.0.0:8080".parse().unwrap());
-        let refused = resource_server(issuer, &public, &args.remote, &SERVED).unwrap_err();
+        let refused = resource_server(issuer, &public, &args.remote, &SERVED, None).unwrap_err();
         assert!(refused.contains("--auth-resource"), "{refused}");
         let loopback = Reached::Tcp("127.0.0.1:8080".parse().unwrap());
-        let bound = resource_server(issuer, &loopback, &args.remote, &SERVED).unwrap();
+        let bound = resource_server(issuer, &loopback, &args.remote, &SERVED, None).unwrap();
         assert_eq!(bound.resource().as_str(), "http://127.0.0.1:8080/mcp");
         let named = serve_args(&[
             "wharf",
@@ -240,18 +240,19 @@ mod tests {
             "mcp",
         ]);
         assert_eq!(
-            resource_server(issuer, &public, &named.remote, &SERVED).unwrap().resource().as_str(),
+            resource_server(issuer, &public, &named.remote, &SERVED, None).unwrap().resource().as_str(),
             "https://mcp.example.com/mcp"
         );
         let untrusted =
             serve_args(&["wharf", "serve", "--http", "127.0.0.1:0", "--auth-issuer", "http://id.example.com"]);
-        let refused = resource_server("http://id.example.com", &loopback, &untrusted.remote, &SERVED).unwrap_err();
+        let refused =
+            resource_server("http://id.example.com", &loopback, &untrusted.remote, &SERVED, None).unwrap_err();
         assert!(refused.contains("neither https nor a loopback"), "{refused}");
         assert!(Cli::try_parse_from(["wharf", "serve", "--auth-issuer", issuer]).is_err(), "auth needs --http");
         // Over a Unix socket, auth works, with the URL tokens are issued for named.
         let unix = serve_args(&["wharf", "serve", "--unix", "/tmp/wharf.sock", "--auth-issuer", issuer]);
         let socket = Reached::Unix("/tmp/wharf.sock".into());
-        let refused = resource_server(issuer, &socket, &unix.remote, &SERVED).unwrap_err();
+        let refused = resource_server(issuer, &socket, &unix.remote, &SERVED, None).unwrap_err();
         assert!(refused.contains("--auth-resource"), "{refused}");
         assert!(Cli::try_parse_from(["wharf", "serve", "--unix", "a.sock", "--http", "127.0.0.1:0"]).is_err());
         assert!(Cli::try_parse_from(["wharf", "serve", "--unix-allow-uid", "5"]).is_err(), "needs --unix");
@@ -345,7 +346,7 @@ mod tests {
             "{}",
             banner(&exact, &local)
         );
-        assert!(resource_server("http://127.0.0.1:9", &local, &exact.remote, &SERVED).is_ok());
+        assert!(resource_server("http://127.0.0.1:9", &local, &exact.remote, &SERVED, None).is_ok());
         assert!(
             Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--auth-exact-scopes"]).is_err(),
             "exact scopes need an issuer"

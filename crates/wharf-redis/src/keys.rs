@@ -55,6 +55,12 @@ impl Keys {
         format!("{}:{{{id}}}:result-pages", self.prefix)
     }
 
+    /// A DPoP proof accepted (its key's thumbprint and its `jti`), kept so that it is used
+    /// once.
+    pub(crate) fn dpop_proof(&self, key: &str) -> String {
+        format!("{}:dpop:{key}", self.prefix)
+    }
+
     /// The ids of one owner's tasks, for `tasks/list`.
     pub(crate) fn tasks_of(&self, owner: &str) -> String {
         format!("{}:tasks-of:{owner}", self.prefix)

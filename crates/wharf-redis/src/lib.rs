@@ -24,7 +24,9 @@
 //!    ([`RedisBus`], a [`wharf_server::Bus`] on pub/sub), `idempotency.rs`
 //!    ([`RedisIdempotencyStore`], a [`wharf_server::IdempotencyStore`]: a hash per key and a
 //!    lease beside it, each step one script), `results.rs` ([`RedisResultStore`], a
-//!    [`wharf_server::ResultStore`]: a hash and a list of pages per result, expiring together).
+//!    [`wharf_server::ResultStore`]: a hash and a list of pages per result, expiring together),
+//!    `dpop_replay.rs` (with the `dpop` feature, `RedisProofReplayCache`, a
+//!    `wharf_auth::ProofReplayCache`: each DPoP proof recorded with `SET NX PX`).
 //!
 //! ```no_run
 //! # fn demo(server: wharf_server::Server) -> Result<(), wharf_redis::RedisError> {
@@ -38,6 +40,8 @@
 
 mod bus;
 mod connection;
+#[cfg(feature = "dpop")]
+mod dpop_replay;
 mod idempotency;
 mod keys;
 mod results;
@@ -48,6 +52,8 @@ mod tasks;
 
 pub use bus::RedisBus;
 pub use connection::{Redis, RedisError, RedisErrorKind};
+#[cfg(feature = "dpop")]
+pub use dpop_replay::RedisProofReplayCache;
 pub use idempotency::RedisIdempotencyStore;
 pub use results::RedisResultStore;
 pub use sessions::RedisSessionStore;

@@ -192,8 +192,9 @@ pub mod middleware {
 #[cfg(feature = "auth")]
 pub mod auth {
     pub use wharf_auth::{
-        ConfigError, ConfigErrorKind, IntrospectionVerifier, JwtVerifier, ResourceServer, ResourceServerBuilder,
-        ResourceUrl, TokenVerifier, VerifyFuture,
+        ConfigError, ConfigErrorKind, DpopMode, IntrospectionVerifier, JwtVerifier, MemoryReplayCache,
+        ProofReplayCache, ReplayFuture, ResourceServer, ResourceServerBuilder, ResourceUrl, TokenVerifier,
+        VerifyFuture,
     };
 }
 
@@ -229,6 +230,9 @@ pub mod http {
 /// [`HttpOptions::session_store`](crate::http::HttpOptions::session_store).
 #[cfg(feature = "redis")]
 pub mod redis {
+    /// The DPoP proofs every replica accepted (with the `auth` feature too).
+    #[cfg(feature = "auth")]
+    pub use wharf_redis::RedisProofReplayCache;
     pub use wharf_redis::{
         Redis, RedisBus, RedisError, RedisErrorKind, RedisIdempotencyStore, RedisResultStore, RedisSessionStore,
         RedisTaskStore,
