@@ -154,7 +154,7 @@ fn agrees_with_the_server(report: &mut Report, card: &Value, connected: &Connect
         if name == info.name || last == info.name {
             report.add(SECTION, "name", Outcome::Pass, format!("{name}, as serverInfo says ({})", info.name));
         } else {
-            report.add(SECTION, "name", Outcome::Warn, format!("the card says {name}, serverInfo {}", info.name));
+            report.add(SECTION, "name", Outcome::Fail, format!("the card says {name}, serverInfo {}", info.name));
         }
     }
     let claimed = claimed_revisions(card);
@@ -242,6 +242,21 @@ mod tests {
         assert_eq!(origin("https://mcp.example.com:8443/a/mcp"), Some("https://mcp.example.com:8443"));
         assert_eq!(origin("http://127.0.0.1:80"), Some("http://127.0.0.1:80"));
         assert_eq!(origin("unix:/tmp/x.sock"), None);
+    }
+
+    #[test]
+    fn a_card_naming_another_server_fails() {
+        let mut report = Report { server: "s".to_owned(), checks: Vec::new() };
+        let card = serde_json::json!({"name": "com.example/weather", "version": "1.0.0"});
+        let info =
+            Implementation { name: "notes".to_owned(), version: "1.0.0".to_owned(), ..Implementation::default() };
+        agrees_with_the_server(
+            &mut report,
+            &card,
+            &Connected { stateless: false, info: Some(info), revisions: Vec::new() },
+        );
+        let name = report.checks.iter().find(|check| check.name == "name").unwrap();
+        assert_eq!(name.outcome, Outcome::Fail, "{name:?}");
     }
 
     #[test]
