@@ -41,6 +41,61 @@ pub(crate) struct Proof {
     pub(crate) jti: String,
 }
 
+/// Server nonces (RFC 9449 §8): the HMAC of the current period under a secret, so that every
+/// replica with the same secret makes and takes the same ones, without storing any. A nonce is
+/// taken in its period and the next.
+pub(crate) struct Nonces {
+    secret: [u8; 32],
+    period: u64,
+}
+
+impl std::fmt::Debug for Nonces {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Nonces").field("period", &self.period).finish_non_exhaustive()
+    }
+}
+
+impl Nonces {
+    /// Nonces under `secret`, each made for a period of `period`.
+    pub(crate) fn new(secret: [u8; 32], period: Duration) -> Nonces {
+        Nonces { secret, period: period.as_secs().max(1) }
+    }
+
+    fn of_period(&self, index: u64) -> String {
+        use hmac::Mac as _;
+        let mut mac = hmac::Hmac::<Sha256>::new_from_slice(&self.secret).expect("HMAC takes a key of any length");
+        mac.update(b"wharf dpop nonce");
+        mac.update(&index.to_be_bytes());
+        URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+    }
+
+    /// The nonce to give clients at `now` (seconds since the epoch).
+    pub(crate) fn current(&self, now: u64) -> String {
+        self.of_period(now / self.period)
+    }
+
+    /// True for the nonce of `now`'s period or the one before.
+    pub(crate) fn accepts(&self, nonce: &str, now: u64) -> bool {
+        let index = now / self.period;
+        nonce == self.of_period(index) || index.checked_sub(1).is_some_and(|before| nonce == self.of_period(before))
+    }
+}
+
+/// Why a proof is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// It breaks a step of §4.3.
+    Invalid(&'static str),
+    /// It carries no nonce, or one no longer taken: the client is to retry with the current one.
+    UseNonce,
+}
+
+impl From<&'static str> for Refused {
+    fn from(why: &'static str) -> Refused {
+        Refused::Invalid(why)
+    }
+}
+
 /// What a proof must match: the request, the access token it comes with, and the clock.
 #[derive(Debug)]
 pub(crate) struct Expected<'a> {
@@ -54,6 +109,8 @@ pub(crate) struct Expected<'a> {
     pub(crate) now: u64,
     /// How far `iat` may be from `now`, either way.
     pub(crate) window: Duration,
+    /// The server nonces a proof must carry, when the server gives them.
+    pub(crate) nonces: Option<&'a Nonces>,
 }
 
 /// The one `DPoP` header of a request, or why there is not one.
@@ -117,8 +174,9 @@ pub(crate) fn normalized_target(url: &str) -> Option<String> {
     Some(format!("{scheme}://{authority}{normal_path}"))
 }
 
-/// Checks `proof` against `expected`, step by step; what it says, or the first step it fails.
-pub(crate) fn verify(proof: &str, expected: &Expected<'_>) -> Result<Proof, &'static str> {
+/// Checks `proof` against `expected`, step by step; what it says, or the first step it fails
+/// (the nonce last, once the proof is otherwise good).
+pub(crate) fn verify(proof: &str, expected: &Expected<'_>) -> Result<Proof, Refused> {
     let header_text = proof.split('.').next().ok_or("the DPoP proof is not a JWT")?;
     let header: Value = URL_SAFE_NO_PAD
         .decode(header_text)
@@ -126,18 +184,18 @@ pub(crate) fn verify(proof: &str, expected: &Expected<'_>) -> Result<Proof, &'st
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or("the DPoP proof is not a JWT")?;
     if header.get("typ").and_then(Value::as_str) != Some("dpop+jwt") {
-        return Err("the DPoP proof's typ is not dpop+jwt");
+        return Err("the DPoP proof's typ is not dpop+jwt".into());
     }
     let alg: Algorithm = header
         .get("alg")
         .and_then(|alg| serde_json::from_value(alg.clone()).ok())
         .ok_or("the DPoP proof's algorithm is not accepted")?;
     if !ALLOWED.contains(&alg) {
-        return Err("the DPoP proof's algorithm is not accepted");
+        return Err("the DPoP proof's algorithm is not accepted".into());
     }
     let jwk = header.get("jwk").filter(|jwk| jwk.is_object()).ok_or("the DPoP proof embeds no public key (jwk)")?;
     if PRIVATE_MEMBERS.iter().any(|member| jwk.get(*member).is_some()) {
-        return Err("the DPoP proof's key holds a private member");
+        return Err("the DPoP proof's key holds a private member".into());
     }
     let key: Jwk = serde_json::from_value(jwk.clone()).map_err(|_| "the DPoP proof's key is not a usable JWK")?;
     let decoding = DecodingKey::from_jwk(&key).map_err(|_| "the DPoP proof's key is not a usable JWK")?;
@@ -152,26 +210,31 @@ pub(crate) fn verify(proof: &str, expected: &Expected<'_>) -> Result<Proof, &'st
     let text = |name: &str| claims.get(name).and_then(Value::as_str);
     let jti = text("jti").filter(|jti| !jti.is_empty()).ok_or("the DPoP proof has no jti")?;
     if jti.len() > MAX_JTI_BYTES {
-        return Err("the DPoP proof's jti is too long");
+        return Err("the DPoP proof's jti is too long".into());
     }
     let htm = text("htm").ok_or("the DPoP proof has no htm")?;
     let htu = text("htu").ok_or("the DPoP proof has no htu")?;
     let iat = claims.get("iat").and_then(Value::as_u64).ok_or("the DPoP proof has no iat")?;
     if htm != expected.method {
-        return Err("the DPoP proof's htm is not this request's method");
+        return Err("the DPoP proof's htm is not this request's method".into());
     }
     if normalized_target(htu).is_none() || normalized_target(htu) != normalized_target(expected.url) {
-        return Err("the DPoP proof's htu is not this request's URL");
+        return Err("the DPoP proof's htu is not this request's URL".into());
     }
     if iat.abs_diff(expected.now) > expected.window.as_secs() {
-        return Err("the DPoP proof's iat is outside the accepted window");
+        return Err("the DPoP proof's iat is outside the accepted window".into());
     }
     match text("ath") {
-        None => return Err("the DPoP proof has no ath"),
+        None => return Err("the DPoP proof has no ath".into()),
         Some(ath) if ath != token_hash(expected.access_token) => {
-            return Err("the DPoP proof's ath is not the access token's hash");
+            return Err("the DPoP proof's ath is not the access token's hash".into());
         }
         Some(_) => {}
+    }
+    if let Some(nonces) = expected.nonces
+        && !text("nonce").is_some_and(|nonce| nonces.accepts(nonce, expected.now))
+    {
+        return Err(Refused::UseNonce);
     }
     Ok(Proof { thumbprint: thumbprint(jwk)?, jti: jti.to_owned() })
 }
@@ -268,7 +331,14 @@ mod tests {
     }
 
     fn expected() -> Expected<'static> {
-        Expected { method: "POST", url: URL, access_token: TOKEN, now: NOW, window: Duration::from_secs(300) }
+        Expected {
+            method: "POST",
+            url: URL,
+            access_token: TOKEN,
+            now: NOW,
+            window: Duration::from_secs(300),
+            nonces: None,
+        }
     }
 
     fn with(mut value: Value, key: &str, member: Value) -> Value {
@@ -302,7 +372,10 @@ mod tests {
 
     #[test]
     fn every_broken_proof_is_refused_at_its_step() {
-        let refused = |header: &Value, claims: &Value| verify(&sign(&key(1), header, claims), &expected()).unwrap_err();
+        let refused = |header: &Value, claims: &Value| match verify(&sign(&key(1), header, claims), &expected()) {
+            Err(Refused::Invalid(why)) => why,
+            other => panic!("{other:?}"),
+        };
         assert!(refused(&with(header(), "typ", json!("JWT")), &claims()).contains("typ"));
         assert!(refused(&with(header(), "typ", Value::Null), &claims()).contains("typ"));
         assert!(refused(&with(header(), "alg", json!("none")), &claims()).contains("algorithm"));
@@ -312,13 +385,16 @@ mod tests {
         assert!(refused(&private, &claims()).contains("private"));
         // Signed by another key than the one it embeds.
         let forged = verify(&sign(&key(2), &header(), &claims()), &expected()).unwrap_err();
-        assert!(forged.contains("signature"), "{forged}");
+        assert_eq!(forged, Refused::Invalid("the DPoP proof's signature is not valid"));
         let (head, rest) =
             sign(&key(1), &header(), &claims()).split_once('.').map(|(a, b)| (a.to_owned(), b.to_owned())).unwrap();
         let signature = rest.rsplit('.').next().unwrap().to_owned();
         let tampered =
             format!("{head}.{}.{signature}", URL_SAFE_NO_PAD.encode(with(claims(), "htm", json!("GET")).to_string()));
-        assert!(verify(&tampered, &expected()).unwrap_err().contains("signature"));
+        assert_eq!(
+            verify(&tampered, &expected()).unwrap_err(),
+            Refused::Invalid("the DPoP proof's signature is not valid")
+        );
         for missing in ["jti", "htm", "htu", "iat", "ath"] {
             assert!(refused(&header(), &with(claims(), missing, Value::Null)).contains(missing), "{missing}");
         }
@@ -360,6 +436,25 @@ mod tests {
             std::task::Poll::Ready(result) => result.unwrap(),
             std::task::Poll::Pending => panic!("the memory cache answers at once"),
         }
+    }
+
+    #[test]
+    fn a_server_giving_nonces_takes_the_current_and_the_last_and_asks_for_a_new_one() {
+        let nonces = Nonces::new([5; 32], Duration::from_secs(60));
+        let given = nonces.current(NOW);
+        assert!(nonces.accepts(&given, NOW) && nonces.accepts(&given, NOW + 60), "its period and the next");
+        assert!(!nonces.accepts(&given, NOW + 120), "then no longer");
+        assert!(!Nonces::new([6; 32], Duration::from_secs(60)).accepts(&given, NOW), "another secret's");
+        let expected = Expected { nonces: Some(&nonces), ..expected() };
+        let without = sign(&key(1), &header(), &claims());
+        assert_eq!(verify(&without, &expected), Err(Refused::UseNonce));
+        let stale = sign(&key(1), &header(), &with(claims(), "nonce", json!(nonces.current(NOW - 120))));
+        assert_eq!(verify(&stale, &expected), Err(Refused::UseNonce));
+        let fresh = sign(&key(1), &header(), &with(claims(), "nonce", json!(given)));
+        assert!(verify(&fresh, &expected).is_ok());
+        // A proof broken otherwise is refused for that, not sent for a nonce.
+        let broken = sign(&key(1), &header(), &with(claims(), "htm", json!("GET")));
+        assert!(matches!(verify(&broken, &expected), Err(Refused::Invalid(_))));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use wharf_server::Principal;
 
 use crate::bearer::{self, Scheme};
 use crate::cache::VerifiedTokens;
-use crate::dpop::{self, Expected, MemoryReplayCache, ProofReplayCache};
+use crate::dpop::{self, Expected, MemoryReplayCache, Nonces, ProofReplayCache, Refused};
 use crate::error::{ConfigError, ConfigErrorKind};
 use crate::fetch::{Fetcher, is_loopback_http};
 use crate::introspection::{ClientCredentials, IntrospectionVerifier};
@@ -60,6 +60,7 @@ struct DpopPolicy {
     algorithms: String,
     window: Duration,
     replay: Arc<dyn ProofReplayCache>,
+    nonces: Option<Nonces>,
 }
 
 /// The proof algorithms accepted, as metadata and challenges name them.
@@ -106,9 +107,20 @@ impl ResourceServer {
         let proof = dpop::proof_header(&request.headers).map_err(AuthRefusal::invalid_dpop_proof)?;
         let url = format!("{}{}", self.resource.origin(), request.uri.path());
         let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs());
-        let expected =
-            Expected { method: request.method.as_str(), url: &url, access_token: token, now, window: policy.window };
-        let proof = dpop::verify(proof, &expected).map_err(AuthRefusal::invalid_dpop_proof)?;
+        let nonces = policy.nonces.as_ref();
+        let expected = Expected {
+            method: request.method.as_str(),
+            url: &url,
+            access_token: token,
+            now,
+            window: policy.window,
+            nonces,
+        };
+        let proof = dpop::verify(proof, &expected).map_err(|refused| match (refused, nonces) {
+            (Refused::UseNonce, Some(nonces)) => AuthRefusal::use_dpop_nonce(nonces.current(now)),
+            (Refused::UseNonce, None) => AuthRefusal::invalid_dpop_proof("the DPoP proof's nonce is not taken"),
+            (Refused::Invalid(why), _) => AuthRefusal::invalid_dpop_proof(why),
+        })?;
         if proof.thumbprint != bound_to {
             return Err(AuthRefusal::invalid_dpop_proof(
                 "the DPoP proof is signed by another key than the token's (cnf.jkt)",
@@ -154,6 +166,16 @@ pub struct ResourceServerBuilder {
     dpop: Option<DpopMode>,
     dpop_window: Duration,
     dpop_replay: Option<ReplaySlot>,
+    dpop_nonce_secret: Option<NonceSecret>,
+}
+
+/// The secret server nonces are made with; never shown.
+struct NonceSecret([u8; 32]);
+
+impl std::fmt::Debug for NonceSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NonceSecret(..)")
+    }
 }
 
 /// A replay cache of the user's own.
@@ -197,6 +219,7 @@ impl ResourceServer {
             dpop: None,
             dpop_window: Duration::from_secs(300),
             dpop_replay: None,
+            dpop_nonce_secret: None,
         }
     }
 
@@ -360,6 +383,16 @@ impl ResourceServerBuilder {
         self
     }
 
+    /// Gives server nonces (RFC 9449 §8) that proofs must carry: a proof without the current
+    /// one (or the last, for a while) is answered 401 `use_dpop_nonce` with the nonce in
+    /// `DPoP-Nonce`, and the client retries with it. Nonces are made from `secret` and the
+    /// time, so every replica given the same secret takes the same nonces; they change with
+    /// each window (`dpop_window`).
+    pub fn dpop_nonces(mut self, secret: [u8; 32]) -> ResourceServerBuilder {
+        self.dpop_nonce_secret = Some(NonceSecret(secret));
+        self
+    }
+
     /// Where proofs are kept so that each is used once: by default in memory
     /// ([`MemoryReplayCache`]); with several replicas, one they share.
     pub fn dpop_replay_cache(mut self, cache: impl ProofReplayCache) -> ResourceServerBuilder {
@@ -428,6 +461,7 @@ impl ResourceServerBuilder {
             mode,
             algorithms: DPOP_ALGORITHMS.join(" "),
             window: self.dpop_window,
+            nonces: self.dpop_nonce_secret.as_ref().map(|secret| Nonces::new(secret.0, self.dpop_window)),
             replay: self
                 .dpop_replay
                 .map_or_else(|| Arc::new(MemoryReplayCache::default()) as Arc<dyn ProofReplayCache>, |slot| slot.0),

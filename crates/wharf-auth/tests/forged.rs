@@ -3,7 +3,8 @@
 //! with 401 before any handler runs, URLs an issuer's metadata names are held to the same
 //! loopback rule as the issuer, and the scope hierarchy can be turned off (issue 38). DPoP-bound
 //! tokens (RFC 9449) need a proof by their key for each request, used once: every broken proof
-//! is refused with `401` and a `DPoP` challenge naming the algorithms.
+//! is refused with `401` and a `DPoP` challenge naming the algorithms; a server giving nonces
+//! sends a proof without its nonce back with one.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -93,6 +94,18 @@ async fn call_tool(port: u16, tool: &str, token: &str) -> (u16, String) {
 /// The status and every `WWW-Authenticate` of a stateless `tools/call` of `tool` with the
 /// `Authorization` header `authorization` and the `DPoP` header `proof`.
 async fn call_with(port: u16, tool: &str, authorization: &str, proof: Option<&str>) -> (u16, Vec<String>) {
+    let reply = call_reply(port, tool, authorization, proof).await;
+    let challenges = reply
+        .headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
+        .map(|(_, value)| value.clone())
+        .collect();
+    (reply.status, challenges)
+}
+
+/// The whole answer to [`call_with`]'s request.
+async fn call_reply(port: u16, tool: &str, authorization: &str, proof: Option<&str>) -> raw_http::Reply {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool,
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientCapabilities": {}}}})
@@ -110,14 +123,7 @@ async fn call_with(port: u16, tool: &str, authorization: &str, proof: Option<&st
     if let Some(proof) = proof {
         headers.push(("dpop", proof));
     }
-    let reply = raw_http::send(port, "POST", &headers, &body).await;
-    let challenges = reply
-        .headers
-        .iter()
-        .filter(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
-        .map(|(_, value)| value.clone())
-        .collect();
-    (reply.status, challenges)
+    raw_http::send(port, "POST", &headers, &body).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -343,5 +349,31 @@ async fn a_server_requiring_dpop_refuses_bearer_tokens_and_says_so_in_its_metada
     let claims = json!({"jti": "only", "htm": "POST", "htu": resource, "iat": now(),
         "ath": URL_SAFE_NO_PAD.encode(Sha256::digest(bound.as_bytes()))});
     assert_eq!(call_with(port, "echo", &format!("DPoP {bound}"), Some(&proof(&key, &header, &claims))).await.0, 200);
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_giving_nonces_sends_a_proof_without_one_back_for_it() {
+    let issuer = issuer(None);
+    let (port, resource, runs) =
+        endpoint_with(&issuer, |builder| builder.dpop(DpopMode::Required).dpop_nonces([7; 32])).await;
+    let key = proof_key(5);
+    let bound = access_token(&issuer, &resource, Some(&key));
+    let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": public_jwk(&key)});
+    let claims = |jti: &str| {
+        json!({"jti": jti, "htm": "POST", "htu": resource, "iat": now(),
+            "ath": URL_SAFE_NO_PAD.encode(Sha256::digest(bound.as_bytes()))})
+    };
+    let authorization = format!("DPoP {bound}");
+    let asked = call_reply(port, "echo", &authorization, Some(&proof(&key, &header, &claims("no-nonce")))).await;
+    assert_eq!(asked.status, 401);
+    assert!(asked.header("www-authenticate").unwrap().starts_with("DPoP error=\"use_dpop_nonce\""), "{asked:?}");
+    let nonce = asked.header("dpop-nonce").expect("a DPoP-Nonce header").to_owned();
+    let mut with_nonce = claims("with-nonce");
+    with_nonce["nonce"] = json!(nonce);
+    assert_eq!(call_with(port, "echo", &authorization, Some(&proof(&key, &header, &with_nonce))).await.0, 200);
+    let mut wrong = claims("wrong-nonce");
+    wrong["nonce"] = json!("not-the-servers");
+    assert_eq!(call_with(port, "echo", &authorization, Some(&proof(&key, &header, &wrong))).await.0, 401);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }

@@ -94,6 +94,12 @@ pub(crate) struct RemoteArgs {
     /// DPoP-bound ones. The protected resource metadata says which, and what algorithms.
     #[arg(long, value_name = "MODE", value_enum, requires = "auth_issuer")]
     pub(crate) auth_dpop: Option<DpopArg>,
+    /// Give server nonces DPoP proofs must carry (RFC 9449 §8): a proof without the current
+    /// one is answered 401 use_dpop_nonce with it in DPoP-Nonce. Replicas take each other's
+    /// nonces when WHARF_DPOP_NONCE_KEY holds the same 64 hex digits; without it each makes
+    /// its own, and a client moving between them is asked again.
+    #[arg(long, requires = "auth_dpop")]
+    pub(crate) auth_dpop_nonce: bool,
     /// Start even when the issuer's metadata and keys cannot be fetched at start (a warning
     /// says so; tokens are refused until they can be). By default the server refuses to start.
     #[arg(long, requires = "auth_issuer")]
@@ -116,6 +122,26 @@ pub(crate) struct RemoteArgs {
     /// for an hour, as the principal or session that made the call. Claude Code takes 25000.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1024..))]
     pub(crate) max_result_tokens: Option<u64>,
+}
+
+/// The secret DPoP nonces are made with: WHARF_DPOP_NONCE_KEY's 64 hex digits, else random.
+fn dpop_nonce_secret() -> Result<[u8; 32], String> {
+    let mut secret = [0_u8; 32];
+    match std::env::var("WHARF_DPOP_NONCE_KEY") {
+        Ok(text) => {
+            let text = text.trim();
+            let digits: Option<Vec<u8>> = (0..text.len())
+                .step_by(2)
+                .map(|at| text.get(at..at + 2).and_then(|pair| u8::from_str_radix(pair, 16).ok()))
+                .collect();
+            match digits {
+                Some(bytes) if bytes.len() == 32 => secret.copy_from_slice(&bytes),
+                _ => return Err("WHARF_DPOP_NONCE_KEY is not 64 hex digits".to_owned()),
+            }
+        }
+        Err(_) => getrandom::fill(&mut secret).map_err(|err| format!("no randomness for the DPoP nonce key: {err}"))?,
+    }
+    Ok(secret)
 }
 
 /// `--auth-dpop`'s values.
@@ -487,6 +513,9 @@ pub(crate) fn resource_server(
     }
     if let (Some(_), Some(redis)) = (args.auth_dpop, redis) {
         builder = builder.dpop_replay_cache(redis.dpop_replay_cache());
+    }
+    if args.auth_dpop_nonce {
+        builder = builder.dpop_nonces(dpop_nonce_secret()?);
     }
     if let Some(client) = &args.auth_introspection_client {
         let secret = std::env::var("WHARF_AUTH_CLIENT_SECRET").map_err(|_| {

@@ -3,7 +3,8 @@
 //! `WHARF_TEST_OIDC_DIR`) and two replicas of `wharf serve --auth-dpop required --redis`: Wharf's
 //! own client gets a token the provider binds to its key and uses it; a token bound to the
 //! test's key, presented as a bearer token, is refused with a `DPoP` challenge; a proof works
-//! once, and its replay is refused by the other replica, which shares the replay cache.
+//! once, and its replay is refused by the other replica, which shares the replay cache; and a
+//! server giving nonces (`--auth-dpop-nonce`) has Wharf's client retry with its nonce.
 
 mod support;
 
@@ -54,7 +55,9 @@ fn proof(key: &SigningKey, method: &str, url: &str, token: Option<&str>, jti: &s
 /// A client-credentials token for `resource`, bound by the provider to `key`.
 fn bound_token(issuer: &str, issuer_port: u16, key: &SigningKey, resource: &str) -> String {
     let token_url = format!("{issuer}/token");
-    let dpop = proof(key, "POST", &token_url, None, "token-request");
+    // The provider keeps the jti of every proof it took: this one is new in every run.
+    let jti = format!("token-request-{}-{}", std::process::id(), now());
+    let dpop = proof(key, "POST", &token_url, None, &jti);
     let basic = format!("Basic {}", STANDARD.encode("wharf-test:wharf-test-secret"));
     let form = format!(
         "grant_type=client_credentials&scope=mcp&resource={}",
@@ -123,6 +126,31 @@ fn tokens_the_provider_binds_work_with_one_proof_each_across_replicas() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&called.stdout).trim(), "bound", "{called:?}");
+    // A server giving nonces: the client retries with the one it is given.
+    let nonced = Serving::start(
+        "127.0.0.1:0",
+        &["--auth-issuer", &issuer, "--auth-scope", "mcp", "--auth-dpop", "required", "--auth-dpop-nonce"],
+        "warn",
+    );
+    let nonced_url = format!("http://127.0.0.1:{}/mcp", nonced.port);
+    let called = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .args([
+            "call",
+            &nonced_url,
+            "echo",
+            "message=with a nonce",
+            "--client-credentials",
+            "--client-id",
+            "wharf-test",
+        ])
+        .arg("--tokens")
+        .arg(scratch.join("nonced-tokens.json"))
+        .env("WHARF_CLIENT_SECRET", "wharf-test-secret")
+        .env_remove("WHARF_BEARER_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&called.stdout).trim(), "with a nonce", "{called:?}");
 
     let key = SigningKey::from_bytes(&[11; 32].into()).unwrap();
     let token = bound_token(&issuer, issuer_port, &key, &resource);

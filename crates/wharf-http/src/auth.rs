@@ -61,6 +61,8 @@ pub struct AuthRefusal {
     /// True when it concerns a request made with the `DPoP` scheme: its error goes in the
     /// `DPoP` challenge.
     dpop: bool,
+    /// The server nonce DPoP proofs are to carry, sent in `DPoP-Nonce`.
+    nonce: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,35 +72,53 @@ enum RefusalKind {
     InvalidToken,
     InsufficientScope,
     InvalidDpopProof,
+    UseDpopNonce,
 }
 
 impl AuthRefusal {
     /// No credentials: 401 with a challenge that names no error.
     pub fn missing() -> AuthRefusal {
-        AuthRefusal { kind: RefusalKind::Missing, description: String::new(), dpop: false }
+        AuthRefusal { kind: RefusalKind::Missing, description: String::new(), dpop: false, nonce: None }
     }
 
     /// A malformed request (an `Authorization` header that is not one bearer token, a token
     /// in the query string): 400 `invalid_request`.
     pub fn invalid_request(description: impl Into<String>) -> AuthRefusal {
-        AuthRefusal { kind: RefusalKind::InvalidRequest, description: description.into(), dpop: false }
+        AuthRefusal { kind: RefusalKind::InvalidRequest, description: description.into(), dpop: false, nonce: None }
     }
 
     /// A token that is expired, revoked, malformed, or for another resource: 401
     /// `invalid_token`. The description must not repeat the token.
     pub fn invalid_token(description: impl Into<String>) -> AuthRefusal {
-        AuthRefusal { kind: RefusalKind::InvalidToken, description: description.into(), dpop: false }
+        AuthRefusal { kind: RefusalKind::InvalidToken, description: description.into(), dpop: false, nonce: None }
     }
 
     /// A valid token without the scopes every request needs: 403 `insufficient_scope`.
     pub fn insufficient_scope(description: impl Into<String>) -> AuthRefusal {
-        AuthRefusal { kind: RefusalKind::InsufficientScope, description: description.into(), dpop: false }
+        AuthRefusal { kind: RefusalKind::InsufficientScope, description: description.into(), dpop: false, nonce: None }
     }
 
     /// A DPoP proof that is missing, malformed, or does not fit the request or the token
     /// (RFC 9449 §7.1): 401 `invalid_dpop_proof`, in the `DPoP` challenge.
     pub fn invalid_dpop_proof(description: impl Into<String>) -> AuthRefusal {
-        AuthRefusal { kind: RefusalKind::InvalidDpopProof, description: description.into(), dpop: true }
+        AuthRefusal { kind: RefusalKind::InvalidDpopProof, description: description.into(), dpop: true, nonce: None }
+    }
+
+    /// A DPoP proof without the server nonce it must carry, or with one no longer taken (RFC
+    /// 9449 §8): 401 `use_dpop_nonce` in the `DPoP` challenge, with `nonce` in the `DPoP-Nonce`
+    /// header for the client to retry with.
+    pub fn use_dpop_nonce(nonce: impl Into<String>) -> AuthRefusal {
+        AuthRefusal {
+            kind: RefusalKind::UseDpopNonce,
+            description: "the DPoP proof must carry the server's nonce (DPoP-Nonce)".to_owned(),
+            dpop: true,
+            nonce: Some(nonce.into()),
+        }
+    }
+
+    /// The nonce a `DPoP-Nonce` header gives, for [`AuthRefusal::use_dpop_nonce`].
+    pub fn dpop_nonce(&self) -> Option<&str> {
+        self.nonce.as_deref()
     }
 
     /// The same refusal, of a request made with the `DPoP` scheme: its error goes in the
@@ -111,9 +131,10 @@ impl AuthRefusal {
     /// The status this refusal is answered with.
     pub fn status(&self) -> StatusCode {
         match self.kind {
-            RefusalKind::Missing | RefusalKind::InvalidToken | RefusalKind::InvalidDpopProof => {
-                StatusCode::UNAUTHORIZED
-            }
+            RefusalKind::Missing
+            | RefusalKind::InvalidToken
+            | RefusalKind::InvalidDpopProof
+            | RefusalKind::UseDpopNonce => StatusCode::UNAUTHORIZED,
             RefusalKind::InvalidRequest => StatusCode::BAD_REQUEST,
             RefusalKind::InsufficientScope => StatusCode::FORBIDDEN,
         }
@@ -127,6 +148,7 @@ impl AuthRefusal {
             RefusalKind::InvalidToken => Some("invalid_token"),
             RefusalKind::InsufficientScope => Some("insufficient_scope"),
             RefusalKind::InvalidDpopProof => Some("invalid_dpop_proof"),
+            RefusalKind::UseDpopNonce => Some("use_dpop_nonce"),
         }
     }
 

@@ -144,6 +144,9 @@ pub(crate) fn unauthenticated(refusal: &AuthRefusal, authenticator: &dyn Authent
     for challenge in refusal.challenges(authenticator) {
         response.headers_mut().append(http::header::WWW_AUTHENTICATE, challenge);
     }
+    if let Some(nonce) = refusal.dpop_nonce().and_then(|nonce| HeaderValue::from_str(nonce).ok()) {
+        response.headers_mut().insert("dpop-nonce", nonce);
+    }
     response
 }
 
