@@ -113,10 +113,12 @@ impl IntrospectionVerifier {
         if claims.get("active") != Some(&Value::Bool(true)) {
             return Err(AuthRefusal::invalid_token("the token is not active"));
         }
+        // A DPoP-bound token is introspected as `token_type` DPoP (RFC 9449 §6.2); whether it
+        // may be used so is the binding check's to say.
         let token_type = claims.get("token_type").and_then(Value::as_str).map(str::to_ascii_lowercase);
         if !matches!(
             token_type.as_deref(),
-            None | Some("bearer" | "access_token" | "urn:ietf:params:oauth:token-type:access_token")
+            None | Some("bearer" | "dpop" | "access_token" | "urn:ietf:params:oauth:token-type:access_token")
         ) {
             return Err(AuthRefusal::invalid_token("the token is not an access token"));
         }

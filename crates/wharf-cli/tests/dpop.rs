@@ -4,7 +4,8 @@
 //! own client gets a token the provider binds to its key and uses it; a token bound to the
 //! test's key, presented as a bearer token, is refused with a `DPoP` challenge; a proof works
 //! once, and its replay is refused by the other replica, which shares the replay cache; and a
-//! server giving nonces (`--auth-dpop-nonce`) has Wharf's client retry with its nonce.
+//! server giving nonces (`--auth-dpop-nonce`) has Wharf's client retry with its nonce. An
+//! opaque token's binding comes from the provider's introspection answer.
 
 mod support;
 
@@ -56,7 +57,7 @@ fn proof(key: &SigningKey, method: &str, url: &str, token: Option<&str>, jti: &s
 fn bound_token(issuer: &str, issuer_port: u16, key: &SigningKey, resource: &str) -> String {
     let token_url = format!("{issuer}/token");
     // The provider keeps the jti of every proof it took: this one is new in every run.
-    let jti = format!("token-request-{}-{}", std::process::id(), now());
+    let jti = format!("token-request-{}-{}-{resource}", std::process::id(), now());
     let dpop = proof(key, "POST", &token_url, None, &jti);
     let basic = format!("Basic {}", STANDARD.encode("wharf-test:wharf-test-secret"));
     let form = format!(
@@ -181,4 +182,48 @@ fn tokens_the_provider_binds_work_with_one_proof_each_across_replicas() {
     let stolen = call(a.port, &authorization, Some(&proof(&stranger, "POST", &resource, Some(&token), "stolen")));
     assert_eq!(stolen.status, 401);
     assert!(stolen.header("www-authenticate").unwrap().contains("cnf.jkt"));
+
+    // An opaque token: its binding comes from the introspection answer's `cnf`.
+    let _jwt_again = OpaqueTokens::on(issuer_port);
+    let introspected = Serving::start_with_env(
+        "127.0.0.1:0",
+        &[
+            "--auth-issuer",
+            &issuer,
+            "--auth-scope",
+            "mcp",
+            "--auth-dpop",
+            "required",
+            "--auth-introspection-client",
+            "wharf-rs",
+        ],
+        &[("WHARF_LOG", "warn"), ("WHARF_AUTH_CLIENT_SECRET", "wharf-rs-secret")],
+    );
+    let opaque_resource = format!("http://127.0.0.1:{}/mcp", introspected.port);
+    let opaque = bound_token(&issuer, issuer_port, &key, &opaque_resource);
+    assert_eq!(opaque.matches('.').count(), 0, "an opaque token: {opaque}");
+    let authorization = format!("DPoP {opaque}");
+    let good = proof(&key, "POST", &opaque_resource, Some(&opaque), "opaque");
+    let taken = call(introspected.port, &authorization, Some(&good));
+    assert_eq!(taken.status, 200, "{taken:?}");
+    assert_eq!(call(introspected.port, &format!("Bearer {opaque}"), None).status, 401);
+    let stolen = proof(&stranger, "POST", &opaque_resource, Some(&opaque), "opaque-stolen");
+    assert_eq!(call(introspected.port, &authorization, Some(&stolen)).status, 401);
+}
+
+/// The provider issuing opaque tokens while it lives, JWTs again when dropped, also when the
+/// test fails: the other tests that share the provider expect JWTs.
+struct OpaqueTokens(u16);
+
+impl OpaqueTokens {
+    fn on(port: u16) -> OpaqueTokens {
+        assert_eq!(send_blocking(port, "GET", "/test/format?value=opaque", &[], "").status, 200);
+        OpaqueTokens(port)
+    }
+}
+
+impl Drop for OpaqueTokens {
+    fn drop(&mut self) {
+        send_blocking(self.0, "GET", "/test/format?value=jwt", &[], "");
+    }
 }
