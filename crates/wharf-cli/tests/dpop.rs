@@ -97,6 +97,22 @@ fn call(port: u16, authorization: &str, dpop: Option<&str>) -> Reply {
     send_blocking(port, "POST", "/mcp", &headers, &body.to_string())
 }
 
+/// What `wharf call URL echo message=MESSAGE` prints, authorized with the provider's client
+/// credentials, its tokens kept in `scratch` (by server URL).
+fn wharf_call(scratch: &TempDir, url: &str, message: &str) -> String {
+    let called = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .args(["call", url, "echo", &format!("message={message}"), "--client-credentials", "--client-id", "wharf-test"])
+        .arg("--tokens")
+        .arg(scratch.join("tokens.json"))
+        .env("WHARF_CLIENT_SECRET", "wharf-test-secret")
+        .env_remove("WHARF_BEARER_TOKEN")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(called.status.success(), "{called:?}");
+    String::from_utf8_lossy(&called.stdout).trim().to_owned()
+}
+
 #[test]
 #[ignore = "needs the OpenID provider scripts/test starts (WHARF_TEST_OIDC_DIR) and redis-server"]
 fn tokens_the_provider_binds_work_with_one_proof_each_across_replicas() {
@@ -117,16 +133,7 @@ fn tokens_the_provider_binds_work_with_one_proof_each_across_replicas() {
     // Wharf's own client: the resource asks for DPoP, so the token it gets is bound to a key of
     // its own, and every request carries a proof.
     let scratch = TempDir::new("dpop-client");
-    let called = Command::new(env!("CARGO_BIN_EXE_wharf"))
-        .args(["call", &resource, "echo", "message=bound", "--client-credentials", "--client-id", "wharf-test"])
-        .arg("--tokens")
-        .arg(scratch.join("tokens.json"))
-        .env("WHARF_CLIENT_SECRET", "wharf-test-secret")
-        .env_remove("WHARF_BEARER_TOKEN")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&called.stdout).trim(), "bound", "{called:?}");
+    assert_eq!(wharf_call(&scratch, &resource, "bound"), "bound");
     // A server giving nonces: the client retries with the one it is given.
     let nonced = Serving::start(
         "127.0.0.1:0",
@@ -134,24 +141,7 @@ fn tokens_the_provider_binds_work_with_one_proof_each_across_replicas() {
         "warn",
     );
     let nonced_url = format!("http://127.0.0.1:{}/mcp", nonced.port);
-    let called = Command::new(env!("CARGO_BIN_EXE_wharf"))
-        .args([
-            "call",
-            &nonced_url,
-            "echo",
-            "message=with a nonce",
-            "--client-credentials",
-            "--client-id",
-            "wharf-test",
-        ])
-        .arg("--tokens")
-        .arg(scratch.join("nonced-tokens.json"))
-        .env("WHARF_CLIENT_SECRET", "wharf-test-secret")
-        .env_remove("WHARF_BEARER_TOKEN")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&called.stdout).trim(), "with a nonce", "{called:?}");
+    assert_eq!(wharf_call(&scratch, &nonced_url, "with a nonce"), "with a nonce");
 
     let key = SigningKey::from_bytes(&[11; 32].into()).unwrap();
     let token = bound_token(&issuer, issuer_port, &key, &resource);
