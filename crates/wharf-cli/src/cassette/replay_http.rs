@@ -173,24 +173,33 @@ impl Replaying {
         }
     }
 
+    /// Forgets the question `key` waits on, if any.
+    fn forget(&self, key: Option<&QuestionKey>) {
+        if let Some(key) = key {
+            self.questions.lock().unwrap_or_else(PoisonError::into_inner).remove(key);
+        }
+    }
+
     /// An SSE response: `meanwhile`, each question waiting for its answer, then `answer`.
     fn stream(self: Arc<Self>, session: Option<String>, meanwhile: Vec<Value>, answer: Value) -> Response<ReplayBody> {
         let (events, receiver) = mpsc::channel(16);
         tokio::spawn(async move {
             for between in meanwhile {
-                let answered = between.get("id").map(|id| {
+                let key = between.get("id").map(|id| (session.clone(), id.to_string()));
+                let answered = key.clone().map(|key| {
                     let (told, answered) = oneshot::channel();
-                    self.questions
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert((session.clone(), id.to_string()), told);
+                    self.questions.lock().unwrap_or_else(PoisonError::into_inner).insert(key, told);
                     answered
                 });
                 if events.send(event(&between)).await.is_err() {
+                    self.forget(key.as_ref());
                     return;
                 }
-                if let Some(answered) = answered {
-                    let _ = tokio::time::timeout(ANSWER_WAIT, answered).await;
+                if let Some(answered) = answered
+                    && tokio::time::timeout(ANSWER_WAIT, answered).await.is_err()
+                {
+                    // Never answered: its slot goes, as an answered one's does.
+                    self.forget(key.as_ref());
                 }
             }
             let _ = events.send(event(&answer)).await;
