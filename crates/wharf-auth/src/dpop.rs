@@ -218,7 +218,8 @@ pub(crate) fn verify(proof: &str, expected: &Expected<'_>) -> Result<Proof, Refu
     if htm != expected.method {
         return Err("the DPoP proof's htm is not this request's method".into());
     }
-    if normalized_target(htu).is_none() || normalized_target(htu) != normalized_target(expected.url) {
+    let target = normalized_target(htu);
+    if target.is_none() || target != normalized_target(expected.url) {
         return Err("the DPoP proof's htu is not this request's URL".into());
     }
     if iat.abs_diff(expected.now) > expected.window.as_secs() {

@@ -19,7 +19,7 @@ use wharf::protocol::Tool;
 use crate::answers::Declining;
 use crate::exit;
 use crate::render;
-use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::server_args::{ServerArgs, only_target, runtime};
 use crate::suggest;
 use crate::terminal_text::escaped;
 
@@ -125,13 +125,10 @@ enum Bound {
 }
 
 pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
-    let target = match take_target(&mut args.words, &args.server) {
+    let target = match only_target("bench", &mut args.words, &args.server) {
         Ok(target) => target,
-        Err(message) => return exit::usage("bench", &message),
+        Err(exit) => return exit,
     };
-    if !args.words.is_empty() {
-        return exit::usage("bench", &format!("unexpected `{}`: name the server only", args.words.join(" ")));
-    }
     if !(1..=MAX_IN_FLIGHT).contains(&args.concurrency) {
         return exit::usage("bench", &format!("-c takes 1 to {MAX_IN_FLIGHT}"));
     }

@@ -12,7 +12,7 @@ use wharf::client::{Client, RequestOptions};
 
 use crate::answers::Declining;
 use crate::exit;
-use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::server_args::{ServerArgs, only_target, runtime};
 use crate::surface::{self, Surface};
 
 #[derive(Debug, Args)]
@@ -173,13 +173,10 @@ async fn call_findings(client: &Client, surface: &Surface) -> Vec<Finding> {
 }
 
 pub(crate) fn lint(mut args: LintArgs) -> ExitCode {
-    let target = match take_target(&mut args.words, &args.server) {
+    let target = match only_target("lint", &mut args.words, &args.server) {
         Ok(target) => target,
-        Err(message) => return exit::usage("lint", &message),
+        Err(exit) => return exit,
     };
-    if !args.words.is_empty() {
-        return exit::usage("lint", &format!("unexpected `{}`: name the server only", args.words.join(" ")));
-    }
     let options = match args.server.options(&target, Declining { tell: false }) {
         Ok(options) => options,
         Err(message) => return exit::usage("lint", &message),

@@ -13,7 +13,7 @@ use wharf::client::Client;
 
 use crate::answers::Declining;
 use crate::exit;
-use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::server_args::{ServerArgs, only_target, runtime};
 use crate::surface::{self, Surface};
 
 #[derive(Debug, Args)]
@@ -277,13 +277,10 @@ pub(crate) fn changes(old: &Value, new: &Value) -> Vec<Change> {
 }
 
 pub(crate) fn lock(mut args: LockArgs) -> ExitCode {
-    let target = match take_target(&mut args.words, &args.server) {
+    let target = match only_target("lock", &mut args.words, &args.server) {
         Ok(target) => target,
-        Err(message) => return exit::usage("lock", &message),
+        Err(exit) => return exit,
     };
-    if !args.words.is_empty() {
-        return exit::usage("lock", &format!("unexpected `{}`: name the server only", args.words.join(" ")));
-    }
     let options = match args.server.options(&target, Declining { tell: false }) {
         Ok(options) => options,
         Err(message) => return exit::usage("lock", &message),

@@ -2,6 +2,7 @@
 //! argument, or `-- COMMAND ARGS...` at the end of the line for a server over stdio; and the
 //! options of the connection (headers, bearer token or OAuth, revision, timeout).
 
+use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
@@ -9,6 +10,7 @@ use wharf::client::{ClientHandler, ClientOptions, StderrMode, Target};
 use wharf::protocol::{LoggingLevel, ProtocolVersion};
 
 use crate::auth_args::{AuthArgs, interactive};
+use crate::exit;
 
 /// The connection options every client command shares.
 #[derive(Debug, Args)]
@@ -64,6 +66,16 @@ pub(crate) fn take_target(words: &mut Vec<String>, server: &ServerArgs) -> Resul
                               or its command after `--` (wharf list -- python3 server.py)"
             .to_owned()),
     }
+}
+
+/// The server of a command that takes nothing else (`check`, `lint`, `lock`, `tokens`, `bench`),
+/// or the usage error it exits with: no server, or words beside it.
+pub(crate) fn only_target(command: &str, words: &mut Vec<String>, server: &ServerArgs) -> Result<Target, ExitCode> {
+    let target = take_target(words, server).map_err(|message| exit::usage(command, &message))?;
+    if !words.is_empty() {
+        return Err(exit::usage(command, &format!("unexpected `{}`: name the server only", words.join(" "))));
+    }
+    Ok(target)
 }
 
 /// True for what names a server by where it listens: `http://`, `https://`, `unix:PATH`.

@@ -14,7 +14,7 @@ use wharf::client::{Client, ClientError};
 use crate::answers::Declining;
 use crate::exit;
 use crate::render;
-use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::server_args::{ServerArgs, only_target, runtime};
 use crate::surface::listed;
 use crate::terminal_text::escaped;
 
@@ -72,13 +72,10 @@ fn compact(value: &Value) -> String {
 }
 
 pub(crate) fn tokens(mut args: TokensArgs) -> ExitCode {
-    let target = match take_target(&mut args.words, &args.server) {
+    let target = match only_target("tokens", &mut args.words, &args.server) {
         Ok(target) => target,
-        Err(message) => return exit::usage("tokens", &message),
+        Err(exit) => return exit,
     };
-    if !args.words.is_empty() {
-        return exit::usage("tokens", &format!("unexpected `{}`: name the server only", args.words.join(" ")));
-    }
     let options = match args.server.options(&target, Declining { tell: false }) {
         Ok(options) => options,
         Err(message) => return exit::usage("tokens", &message),

@@ -28,7 +28,7 @@ use clap::Args;
 use wharf::client::Target;
 
 use crate::exit;
-use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::server_args::{ServerArgs, only_target, runtime};
 use report::Report;
 use settings::{Elicitation, Settings};
 
@@ -82,13 +82,10 @@ fn sample_arguments(path: &std::path::Path) -> Result<std::collections::BTreeMap
 }
 
 pub(crate) fn check(mut args: CheckArgs) -> ExitCode {
-    let target = match take_target(&mut args.words, &args.server) {
+    let target = match only_target("check", &mut args.words, &args.server) {
         Ok(target) => target,
-        Err(message) => return exit::usage("check", &message),
+        Err(exit) => return exit,
     };
-    if !args.words.is_empty() {
-        return exit::usage("check", &format!("unexpected `{}`: name the server only", args.words.join(" ")));
-    }
     let timeout = match args.server.timeout(10.0) {
         Ok(timeout) => timeout,
         Err(message) => return exit::usage("check", &message),
