@@ -110,11 +110,17 @@ pub(crate) struct RemoteArgs {
     /// state of 2026-07-28 input rounds is shared through it too (made by the first instance,
     /// kept at PREFIX:request-state-key), so Redis must answer at start.
     /// A password goes in the URL (redis://:PASSWORD@HOST:PORT/) and is never logged.
-    #[arg(long, value_name = "URL", requires = "listening")]
+    #[arg(long, value_name = "URL", requires = "listening", group = "shared_redis")]
     pub(crate) redis: Option<String>,
+    /// Keep them on a Redis Cluster (or Valkey cluster) instead, as --redis does on one Redis:
+    /// each URL (redis://HOST:PORT, repeatable) a node of the cluster to learn it from, one
+    /// that answers being enough. Commands follow the slots' moves and failovers; pub/sub is
+    /// sharded (SPUBLISH, SSUBSCRIBE).
+    #[arg(long, value_name = "URL", requires = "listening", group = "shared_redis")]
+    pub(crate) redis_cluster: Vec<String>,
     /// The prefix of every Redis key this server writes, so that servers sharing one Redis
     /// keep apart.
-    #[arg(long, value_name = "PREFIX", default_value = "wharf", requires = "redis")]
+    #[arg(long, value_name = "PREFIX", default_value = "wharf", requires = "shared_redis")]
     pub(crate) redis_prefix: String,
     /// Hand no client more than N tokens of a tool result at once (counted as `wharf tokens`
     /// counts): a larger result is answered with its first part and a link to the whole, which
@@ -207,17 +213,20 @@ pub(crate) fn prepare_builder(
     Ok(builder)
 }
 
-/// The Redis `--redis` names, connected on `runtime`; `None` without it.
+/// The Redis `--redis` (or the cluster `--redis-cluster`) names, connected on `runtime`;
+/// `None` without either.
 pub(crate) fn redis(
     args: &RemoteArgs,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<Option<wharf::redis::Redis>, String> {
-    let Some(url) = args.redis.as_deref() else { return Ok(None) };
     // The connection to Redis belongs to the runtime that will use it.
     let _entered = runtime.enter();
-    wharf::redis::Redis::connect(url)
-        .map(|redis| Some(redis.prefix(&args.redis_prefix)))
-        .map_err(|err| format!("--redis: {err}"))
+    let connected = match (args.redis.as_deref(), args.redis_cluster.as_slice()) {
+        (Some(url), _) => wharf::redis::Redis::connect(url).map_err(|err| format!("--redis: {err}")),
+        (None, []) => return Ok(None),
+        (None, seeds) => wharf::redis::Redis::connect_cluster(seeds).map_err(|err| format!("--redis-cluster: {err}")),
+    };
+    connected.map(|redis| Some(redis.prefix(&args.redis_prefix)))
 }
 
 /// What the banner says of the OAuth the server requires: empty without `--auth-issuer`.

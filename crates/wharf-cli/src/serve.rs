@@ -265,6 +265,21 @@ mod tests {
             (shared.remote.redis.as_deref(), shared.remote.redis_prefix.as_str()),
             (Some("redis://127.0.0.1:1/"), "wharf")
         );
+        let on_cluster = ["wharf", "serve", "--http", "127.0.0.1:0", "--redis-cluster", "redis://127.0.0.1:1/"];
+        let cluster = serve_args(&[&on_cluster[..], &["--redis-cluster", "redis://127.0.0.1:2/"]].concat());
+        assert_eq!(cluster.remote.redis_cluster, ["redis://127.0.0.1:1/", "redis://127.0.0.1:2/"]);
+        assert!(
+            Cli::try_parse_from([&on_cluster[..], &["--redis", "redis://127.0.0.1:3/"]].concat()).is_err(),
+            "one or the other"
+        );
+        assert!(
+            Cli::try_parse_from(["wharf", "serve", "--redis-cluster", "redis://127.0.0.1:1/"]).is_err(),
+            "needs --http"
+        );
+        assert!(
+            Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--redis-prefix", "p"]).is_err(),
+            "a prefix needs a Redis"
+        );
         assert!(
             Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--auth-scope", "mcp"]).is_err(),
             "a scope needs an issuer"

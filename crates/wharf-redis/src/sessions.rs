@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 use wharf_http::{Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession};
 use wharf_server::StoreFuture;
 
+use crate::commands::query_apart;
 use crate::connection::{Redis, unix_millis, without_secrets};
 use crate::subscription;
 
@@ -61,12 +62,21 @@ const FOLLOW_EVERY: Duration = Duration::from_millis(50);
 /// sender may have died); the client then resumes again if it wants.
 const FOLLOW_QUIET: Duration = Duration::from_secs(5);
 
-/// Writes kept events to Redis in the order they came, in batches of one round trip each.
+/// Writes kept events to Redis in the order they came, in batches of one round trip each (a
+/// part per session: a session's events share a slot, and its order).
 async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
     let mut batch = Vec::with_capacity(EVENTS_PER_WRITE);
     while events.recv_many(&mut batch, EVENTS_PER_WRITE).await > 0 {
-        let mut pipe = redis::pipe();
+        let mut parts: Vec<(String, redis::Pipeline)> = Vec::new();
         for event in batch.drain(..) {
+            let at = match parts.iter().position(|(session, _)| *session == event.session) {
+                Some(at) => at,
+                None => {
+                    parts.push((event.session.clone(), redis::pipe()));
+                    parts.len() - 1
+                }
+            };
+            let pipe = &mut parts[at].1;
             let key = redis.keys.events(&event.session);
             pipe.cmd("XADD")
                 .arg(&key)
@@ -80,10 +90,10 @@ async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
                 Some(frame) => pipe.arg("q").arg(event.sequence).arg("f").arg(frame.as_ref()),
                 None => pipe.arg("end").arg("1"),
             };
-            pipe.ignore().cmd("PEXPIRE").arg(&key).arg(millis(event.idle)).ignore();
+            pipe.cmd("PEXPIRE").arg(&key).arg(millis(event.idle));
         }
-        let mut connection = redis.connection.clone();
-        if let Err(err) = pipe.query_async::<()>(&mut connection).await {
+        let parts: Vec<redis::Pipeline> = parts.into_iter().map(|(_, pipe)| pipe).collect();
+        if let Err(err) = query_apart(&redis.connection, &parts).await {
             tracing::warn!(error = %without_secrets(&err), "stream events could not be kept");
         }
     }
@@ -238,18 +248,27 @@ impl RedisSessionStore {
         }
         live.sort_by(|a, b| a.0.total_cmp(&b.0));
         let over = (live.len() + 1).saturating_sub(max_per_client.max(1));
-        let mut pipe = redis::pipe();
+        // A part per ended session (its keys share its slot), the index, the client's set.
+        let mut parts = Vec::new();
+        let mut index = redis::pipe();
         for (_, id) in &live[..over] {
             tracing::debug!(session = %id.chars().take(8).collect::<String>(), "the client's session quota ended a session");
-            pipe.cmd("DEL").arg(self.redis.keys.session(id)).arg(self.redis.keys.events(id)).ignore();
-            pipe.cmd("ZREM").arg(self.redis.keys.sessions()).arg(*id).ignore();
+            let mut ended = redis::pipe();
+            ended.cmd("DEL").arg(self.redis.keys.session(id)).arg(self.redis.keys.events(id));
+            parts.push(ended);
+            index.cmd("ZREM").arg(self.redis.keys.sessions()).arg(*id);
             gone.push(id);
         }
         if gone.is_empty() {
             return Ok(0);
         }
-        pipe.cmd("SREM").arg(client_sessions).arg(&gone).ignore();
-        pipe.query_async::<()>(&mut connection).await.map_err(|err| unavailable(&err))?;
+        if !index.is_empty() {
+            parts.push(index);
+        }
+        let mut forgotten = redis::pipe();
+        forgotten.cmd("SREM").arg(client_sessions).arg(&gone);
+        parts.push(forgotten);
+        query_apart(&self.redis.connection, &parts).await.map_err(|err| unavailable(&err))?;
         Ok(over)
     }
 }
@@ -299,32 +318,21 @@ impl SessionStore for RedisSessionStore {
                     .await
                     .map_err(|err| unavailable(&err))?;
             }
-            let mut pipe = redis::pipe();
-            pipe.atomic()
-                .cmd("HSET")
-                .arg(&key)
-                .arg(OPENED)
-                .arg(opened)
-                .ignore()
-                .cmd("PEXPIRE")
-                .arg(&key)
-                .arg(millis(idle))
-                .ignore()
-                .cmd("ZADD")
-                .arg(&index)
-                .arg(now)
-                .arg(id)
-                .ignore()
-                .cmd("PEXPIRE")
-                .arg(&index)
-                .arg(millis(idle))
-                .ignore();
+            // The session's hash, its place in the index, and the client's set: three slots on a
+            // cluster.
+            let mut session = redis::pipe();
+            session.atomic().cmd("HSET").arg(&key).arg(OPENED).arg(opened).cmd("PEXPIRE").arg(&key).arg(millis(idle));
+            let mut indexed = redis::pipe();
+            indexed.cmd("ZADD").arg(&index).arg(now).arg(id).cmd("PEXPIRE").arg(&index).arg(millis(idle));
+            let mut parts = vec![session, indexed];
             if let Some(client_sessions) = &client_sessions {
                 // The client's set lives as long as its newest session.
-                pipe.cmd("SADD").arg(client_sessions).arg(id).ignore();
-                pipe.cmd("PEXPIRE").arg(client_sessions).arg(millis(idle)).ignore();
+                let mut of_client = redis::pipe();
+                of_client.cmd("SADD").arg(client_sessions).arg(id);
+                of_client.cmd("PEXPIRE").arg(client_sessions).arg(millis(idle));
+                parts.push(of_client);
             }
-            pipe.query_async::<()>(&mut connection).await.map(drop).map_err(|err| unavailable(&err))
+            query_apart(&self.redis.connection, &parts).await.map(drop).map_err(|err| unavailable(&err))
         })
     }
 
@@ -347,23 +355,16 @@ impl SessionStore for RedisSessionStore {
             let index = self.redis.keys.sessions();
             // Still one round trip: the session, its expiry pushed out, and its place in the
             // index of sessions by when they were last heard from (only if it is still there).
-            let (fields, ..): (HashMap<String, Vec<u8>>, i64, i64, i64) = redis::pipe()
-                .cmd("HGETALL")
-                .arg(&key)
-                .cmd("PEXPIRE")
-                .arg(&key)
-                .arg(millis(idle))
-                .cmd("ZADD")
-                .arg(&index)
-                .arg("XX")
-                .arg(unix_millis())
-                .arg(id)
-                .cmd("PEXPIRE")
-                .arg(&index)
-                .arg(millis(idle))
-                .query_async(&mut connection)
-                .await
-                .map_err(|err| unavailable(&err))?;
+            let mut session = redis::pipe();
+            session.cmd("HGETALL").arg(&key).cmd("PEXPIRE").arg(&key).arg(millis(idle));
+            let mut heard = redis::pipe();
+            heard.cmd("ZADD").arg(&index).arg("XX").arg(unix_millis()).arg(id);
+            heard.cmd("PEXPIRE").arg(&index).arg(millis(idle));
+            let answers =
+                query_apart(&self.redis.connection, &[session, heard]).await.map_err(|err| unavailable(&err))?;
+            let first = answers.into_iter().next().unwrap_or(redis::Value::Nil);
+            let (fields, _): (HashMap<String, Vec<u8>>, i64) = redis::from_redis_value(first)
+                .map_err(|err| SessionStoreError::unavailable(format!("Redis answered unexpectedly: {err}")))?;
             Ok(stored(fields))
         })
     }
@@ -448,19 +449,11 @@ impl SessionStore for RedisSessionStore {
 
     fn close<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
-            let mut connection = self.redis.connection.clone();
-            redis::pipe()
-                .cmd("DEL")
-                .arg(self.redis.keys.session(id))
-                .arg(self.redis.keys.events(id))
-                .ignore()
-                .cmd("ZREM")
-                .arg(self.redis.keys.sessions())
-                .arg(id)
-                .ignore()
-                .query_async::<()>(&mut connection)
-                .await
-                .map_err(|err| unavailable(&err))
+            let mut session = redis::pipe();
+            session.cmd("DEL").arg(self.redis.keys.session(id)).arg(self.redis.keys.events(id));
+            let mut index = redis::pipe();
+            index.cmd("ZREM").arg(self.redis.keys.sessions()).arg(id);
+            query_apart(&self.redis.connection, &[session, index]).await.map(drop).map_err(|err| unavailable(&err))
         })
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use wharf_server::{StoreFuture, TaskRecord, TaskSignal, TaskStore, TaskStoreError};
 
+use crate::commands::query_apart;
 use crate::connection::{Redis, unix_millis, without_secrets};
 use crate::subscription;
 
@@ -98,33 +99,15 @@ impl TaskStore for RedisTaskStore {
             let ttl = remaining_ms(&record);
             let owner = record.principal.as_deref().unwrap_or_default();
             let owned = self.redis.keys.tasks_of(owner);
-            let mut connection = self.redis.connection.clone();
-            redis::pipe()
-                .atomic()
-                .cmd("SET")
-                .arg(self.redis.keys.task(&record.task_id))
-                .arg(text)
-                .arg("PX")
-                .arg(ttl)
-                .ignore()
-                .cmd("SADD")
-                .arg(&owned)
-                .arg(&record.task_id)
-                .ignore()
-                // The owner's set lives as long as its longest-lived task.
-                .cmd("PEXPIRE")
-                .arg(&owned)
-                .arg(ttl)
-                .arg("NX")
-                .ignore()
-                .cmd("PEXPIRE")
-                .arg(&owned)
-                .arg(ttl)
-                .arg("GT")
-                .ignore()
-                .query_async::<()>(&mut connection)
-                .await
-                .map_err(|err| unavailable(&err))
+            // The record and its owner's set: two slots on a cluster.
+            let mut stored = redis::pipe();
+            stored.cmd("SET").arg(self.redis.keys.task(&record.task_id)).arg(text).arg("PX").arg(ttl);
+            let mut of_owner = redis::pipe();
+            of_owner.atomic().cmd("SADD").arg(&owned).arg(&record.task_id);
+            // The owner's set lives as long as its longest-lived task.
+            of_owner.cmd("PEXPIRE").arg(&owned).arg(ttl).arg("NX");
+            of_owner.cmd("PEXPIRE").arg(&owned).arg(ttl).arg("GT");
+            query_apart(&self.redis.connection, &[stored, of_owner]).await.map(drop).map_err(|err| unavailable(&err))
         })
     }
 
@@ -169,17 +152,22 @@ impl TaskStore for RedisTaskStore {
                 if ids.is_empty() {
                     return Ok(Vec::new());
                 }
-                let mut pipe = redis::pipe();
-                for id in &ids {
-                    pipe.cmd("GET").arg(self.redis.keys.task(id));
-                }
-                pipe.query_async::<Vec<Option<String>>>(&mut connection).await
+                // A part per task: each record is in its own task's slot.
+                let parts: Vec<redis::Pipeline> = ids
+                    .iter()
+                    .map(|id| {
+                        let mut get = redis::pipe();
+                        get.cmd("GET").arg(self.redis.keys.task(id));
+                        get
+                    })
+                    .collect();
+                query_apart(&self.redis.connection, &parts).await
             };
             match listed.await {
-                Ok(texts) => texts
-                    .iter()
-                    .flatten()
-                    .filter_map(|text| decode(text))
+                Ok(answers) => answers
+                    .into_iter()
+                    .filter_map(|answer| redis::from_redis_value::<(Option<String>,)>(answer).ok()?.0)
+                    .filter_map(|text| decode(&text))
                     .filter(|record| record.principal.as_deref() == Some(owner))
                     .collect(),
                 Err(err) => {

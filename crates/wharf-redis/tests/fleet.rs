@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{Streamed, change_until_heard, raw_request, send, session_across};
+use support::{SharedRedis, Streamed, change_until_heard, raw_request, send, session_across};
 use tokio::net::TcpListener;
 use wharf_http::{HttpOptions, serve};
 use wharf_protocol::{ElicitParams, LoggingLevel};
@@ -17,7 +17,6 @@ use wharf_redis::Redis;
 use wharf_server::{RequestContext, ResourceDef, Server, ToolDef};
 use wharf_testkit::eventually::eventually_async;
 use wharf_testkit::raw_http::{self, Reply};
-use wharf_testkit::redis_server::RedisServer;
 
 /// How many handlers of `wait_for_cancel` stopped before their time: dropped, or cancelled.
 static CANCELLED: AtomicUsize = AtomicUsize::new(0);
@@ -118,8 +117,8 @@ async fn stored_fields(redis_url: &str, key: &str) -> (Vec<String>, i64) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_opened_on_one_instance_is_served_by_the_others_until_deleted() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-a");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("fleet-a");
     let idle = Duration::from_secs(60);
     let (a, b, c) = (instance(&redis, idle).await, instance(&redis, idle).await, instance(&redis, idle).await);
 
@@ -157,7 +156,7 @@ async fn a_session_opened_on_one_instance_is_served_by_the_others_until_deleted(
         assert_eq!(reply.json()["result"], json!({}), "{reply:?}");
     }
     let key = format!("fleet-a:{{{id}}}:session");
-    let (mut fields, ttl) = stored_fields(&redis_server.url(), &key).await;
+    let (mut fields, ttl) = stored_fields(&redis_server.url_holding(&key), &key).await;
     fields.sort();
     assert_eq!(fields, ["initialized", "level", "opened", "sub:demo://note"]);
     assert!(ttl > 0 && ttl <= 60_000, "{ttl}");
@@ -174,8 +173,8 @@ async fn a_session_opened_on_one_instance_is_served_by_the_others_until_deleted(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_idles_out_for_the_whole_fleet_and_requests_anywhere_keep_it_alive() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-b");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("fleet-b");
     let idle = Duration::from_millis(1500);
     let (a, b) = (instance(&redis, idle).await, instance(&redis, idle).await);
     let id = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
@@ -192,8 +191,8 @@ async fn a_session_idles_out_for_the_whole_fleet_and_requests_anywhere_keep_it_a
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn while_redis_is_down_requests_get_503_with_retry_after_and_work_again_once_it_is_back() {
-    let mut redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-c");
+    let mut redis_server = SharedRedis::start();
+    let redis = redis_server.connect("fleet-c");
     let idle = Duration::from_secs(60);
     let (a, b) = (instance(&redis, idle).await, instance(&redis, idle).await);
     let id = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
@@ -224,8 +223,8 @@ async fn while_redis_is_down_requests_get_503_with_retry_after_and_work_again_on
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn answers_and_cancellations_the_client_sends_to_another_instance_reach_the_request() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-d");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("fleet-d");
     let idle = Duration::from_secs(60);
     let (a, b) = (instance(&redis, idle).await, instance(&redis, idle).await);
     let id = session_across(a, b, json!({"elicitation": {}})).await;
@@ -260,8 +259,8 @@ async fn answers_and_cancellations_the_client_sends_to_another_instance_reach_th
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resource_changed_on_one_instance_reaches_the_subscribers_stream_on_another() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-e");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("fleet-e");
     let idle = Duration::from_secs(60);
     let (a, b, c) = (instance(&redis, idle).await, instance(&redis, idle).await, instance(&redis, idle).await);
     let id = session_across(a, b, json!({})).await;
@@ -283,8 +282,8 @@ async fn a_resource_changed_on_one_instance_reaches_the_subscribers_stream_on_an
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_cut_on_one_instance_is_resumed_on_another_from_its_last_event() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-f");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("fleet-f");
     let idle = Duration::from_secs(60);
     let (a, b) = (instance(&redis, idle).await, instance(&redis, idle).await);
     let id = session_across(a, b, json!({})).await;
@@ -315,8 +314,8 @@ async fn a_stream_cut_on_one_instance_is_resumed_on_another_from_its_last_event(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_hidden_or_shown_on_one_instance_is_so_on_every_instance_and_their_clients_hear_it() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-g");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("fleet-g");
     let idle = Duration::from_secs(60);
     let (a, b, c) = (instance(&redis, idle).await, instance(&redis, idle).await, instance(&redis, idle).await);
     let id = session_across(a, b, json!({})).await;
@@ -326,6 +325,12 @@ async fn a_tool_hidden_or_shown_on_one_instance_is_so_on_every_instance_and_thei
     standalone.until("200 OK").await;
     // B hears what A relays once its subscription is made: a resource change shows when.
     assert!(change_until_heard(a, &id, "touch_note", "demo://note", &mut standalone).await, "B hears what A relays");
+    // And C too (a second session, whose stream C holds).
+    let other = session_across(c, c, json!({})).await;
+    assert_eq!(send(c, "POST", Some(&other), &subscribe).await.status, 200);
+    let mut on_c = Streamed::get(c, &other).await;
+    on_c.until("200 OK").await;
+    assert!(change_until_heard(a, &other, "touch_note", "demo://note", &mut on_c).await, "C hears what A relays");
     let call = |n: u64, tool: &str| request(n, "tools/call", json!({"name": tool, "arguments": {}}));
     let listed = |port: u16| lists_extra(port, &id);
     assert!(listed(b).await && listed(c).await);
@@ -333,6 +338,7 @@ async fn a_tool_hidden_or_shown_on_one_instance_is_so_on_every_instance_and_thei
     // Hidden on A: gone from every instance's list and calls, and B's stream hears of it.
     assert_eq!(text_of(&send(a, "POST", Some(&id), &call(3, "hide_extra")).await), "true");
     standalone.until("notifications/tools/list_changed").await;
+    on_c.until("notifications/tools/list_changed").await;
     assert!(!listed(b).await && !listed(c).await, "hidden everywhere");
     let refused = send(c, "POST", Some(&id), &call(4, "extra")).await;
     assert!(refused.json()["error"].is_object() || refused.json()["result"]["isError"] == true, "{refused:?}");
@@ -353,8 +359,8 @@ async fn lists_extra(port: u16, session: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_session_cap_holds_for_the_fleet_and_ends_the_session_heard_from_longest_ago() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-h");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("fleet-h");
     let options = || HttpOptions::default().session_store(redis.session_store()).max_sessions(2);
     let (a, b) = (instance_with(options()).await, instance_with(options()).await);
     let first = initialize(a).await.header("mcp-session-id").unwrap().to_owned();
@@ -392,8 +398,8 @@ async fn send_from(source: &str, port: u16, session: Option<&str>, body: &str) -
 /// no other client's session; the quota per client holds across instances, in the store.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_client_flooding_the_fleet_with_sessions_ends_only_its_own() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("fleet-quota");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("fleet-quota");
     let options =
         || HttpOptions::default().session_store(redis.session_store()).max_sessions(6).max_sessions_per_client(2);
     let (a, b) = (instance_with(options()).await, instance_with(options()).await);

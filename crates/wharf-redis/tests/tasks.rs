@@ -9,14 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{Streamed, request, send, send_with, session_across};
+use support::{SharedRedis, Streamed, request, send, send_with, session_across};
 use tokio::net::TcpListener;
 use wharf_http::{HttpOptions, serve};
 use wharf_protocol::ElicitParams;
 use wharf_redis::Redis;
 use wharf_server::{RequestContext, Server, TaskSupport, ToolDef};
 use wharf_testkit::eventually::{eventually_async, until};
-use wharf_testkit::redis_server::RedisServer;
 
 /// How many handlers of `sleepy` were stopped before their time.
 static STOPPED: AtomicUsize = AtomicUsize::new(0);
@@ -110,8 +109,8 @@ async fn wait_for(port: u16, task_id: &str, status: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_started_on_one_instance_is_polled_answered_and_cancelled_through_another() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("tasks-a");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("tasks-a");
     let lease = Duration::from_secs(5);
     let (a, b) = (instance(&redis, lease).await, instance(&redis, lease).await);
 
@@ -148,8 +147,8 @@ async fn a_task_started_on_one_instance_is_polled_answered_and_cancelled_through
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_whose_instance_died_fails_once_its_lease_runs_out() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("tasks-b");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("tasks-b");
     let lease = Duration::from_millis(600);
     let survivor = instance(&redis, lease).await;
 
@@ -180,8 +179,8 @@ async fn a_task_whose_instance_died_fails_once_its_lease_runs_out() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2025_task_on_one_instance_asks_through_the_stream_another_holds_and_hears_back() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap().prefix("tasks-c");
+    let redis_server = SharedRedis::start();
+    let redis = redis_server.connect("tasks-c");
     let lease = Duration::from_secs(5);
     let (a, b, c) = (instance(&redis, lease).await, instance(&redis, lease).await, instance(&redis, lease).await);
     let id = session_across(a, b, json!({"elicitation": {}})).await;

@@ -14,7 +14,8 @@
 //!    repository's copy of the official schemas, and checking messages against the definition
 //!    of the method they answer), [`layers`] (layers that record what they see).
 //! 2. [`redis_server`] (a `redis-server` of a test's own, a process on a free port in a
-//!    temporary directory), [`nginx`] (nginx in front of a fleet, round robin), [`fixture`] (a server with one of everything, as the engine's and
+//!    temporary directory), [`redis_cluster`] (a Redis Cluster of six such nodes, three
+//!    primaries with a replica each, whose nodes can be killed or failed over), [`nginx`] (nginx in front of a fleet, round robin), [`fixture`] (a server with one of everything, as the engine's and
 //!    the transports' tests use it).
 
 pub mod eventually;
@@ -29,4 +30,5 @@ pub mod temp_dir;
 
 pub mod fixture;
 pub mod nginx;
+pub mod redis_cluster;
 pub mod redis_server;

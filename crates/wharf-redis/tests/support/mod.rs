@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
+use wharf_redis::Redis;
 use wharf_testkit::raw_http::{self, JSON, Reply};
+use wharf_testkit::redis_cluster::RedisCluster;
+use wharf_testkit::redis_server::RedisServer;
 
 /// One request of a 2025 session (none for `initialize`) on a connection of its own.
 pub async fn send(port: u16, method: &str, session: Option<&str>, body: &str) -> Reply {
@@ -119,4 +122,56 @@ pub async fn session_across(opener: u16, other: u16, capabilities: Value) -> Str
     let initialized = send(other, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
     assert_eq!(initialized.status, 202, "{initialized:?}");
     id
+}
+
+/// What the stores are shared through in a test: one `redis-server`, or, when
+/// `WHARF_TEST_REDIS_CLUSTER=1` (as `scripts/test` runs the fleet's tests a second time), a
+/// Redis Cluster of three primaries with a replica each.
+pub enum SharedRedis {
+    One(RedisServer),
+    Cluster(RedisCluster),
+}
+
+impl SharedRedis {
+    pub fn start() -> SharedRedis {
+        if std::env::var("WHARF_TEST_REDIS_CLUSTER").is_ok_and(|on| on == "1") {
+            SharedRedis::Cluster(RedisCluster::start())
+        } else {
+            SharedRedis::One(RedisServer::start())
+        }
+    }
+
+    /// A connection to it, every key under `prefix`.
+    pub fn connect(&self, prefix: &str) -> Redis {
+        match self {
+            SharedRedis::One(server) => Redis::connect(&server.url()),
+            SharedRedis::Cluster(cluster) => Redis::connect_cluster(&cluster.seeds()),
+        }
+        .unwrap()
+        .prefix(prefix)
+    }
+
+    /// Stops it (every node of a cluster), as a crash would.
+    pub fn stop(&mut self) {
+        match self {
+            SharedRedis::One(server) => server.stop(),
+            SharedRedis::Cluster(cluster) => cluster.stop_all(),
+        }
+    }
+
+    /// Runs it again, with what it had written.
+    pub fn run(&mut self) {
+        match self {
+            SharedRedis::One(server) => server.run(),
+            SharedRedis::Cluster(cluster) => cluster.run_all(),
+        }
+    }
+
+    /// The URL of the node holding `key`: the one Redis, or the primary of its slot.
+    pub fn url_holding(&self, key: &str) -> String {
+        match self {
+            SharedRedis::One(server) => server.url(),
+            SharedRedis::Cluster(cluster) => format!("redis://127.0.0.1:{}/", cluster.primary_of(key)),
+        }
+    }
 }

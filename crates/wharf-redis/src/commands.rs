@@ -1,0 +1,122 @@
+//! [`Commands`]: where the stores' commands go, one Redis or a Redis Cluster, behind the
+//! client's own connection trait, and [`query_apart`] for a pipeline whose keys lie in
+//! several hash slots (one pipeline reaches one node of a cluster).
+
+use std::sync::Arc;
+
+use redis::aio::{ConnectionLike, ConnectionManager};
+use redis::cluster::ClusterClient;
+use redis::cluster_async::ClusterConnection;
+use redis::{Cmd, Pipeline, RedisFuture, RedisResult, Value};
+use tokio::sync::OnceCell;
+
+/// The connection the stores send their commands on: cheap to clone, shared by all.
+#[derive(Clone)]
+pub(crate) enum Commands {
+    /// One Redis (or Valkey), on one multiplexed connection remade after a failure.
+    One(ConnectionManager),
+    /// A Redis Cluster: a connection to each node, each command sent to the primary holding
+    /// its key's slot, redirections (`MOVED`, `ASK`) followed and the slots learnt again after
+    /// a failover.
+    Cluster(Arc<LazyCluster>),
+}
+
+/// A cluster connection made on first use, and made again at the next use after an attempt
+/// failed, so that a cluster down at start shows as requests refused until it answers. Its
+/// work runs on the runtime it was made for, whichever runtime first uses it.
+pub(crate) struct LazyCluster {
+    client: ClusterClient,
+    runtime: tokio::runtime::Handle,
+    connection: OnceCell<ClusterConnection>,
+}
+
+impl LazyCluster {
+    pub(crate) fn new(client: ClusterClient, runtime: tokio::runtime::Handle) -> LazyCluster {
+        LazyCluster { client, runtime, connection: OnceCell::new() }
+    }
+
+    async fn connection(&self) -> RedisResult<ClusterConnection> {
+        let connect = || async {
+            let client = self.client.clone();
+            match self.runtime.spawn(async move { client.get_async_connection().await }).await {
+                Ok(connected) => connected,
+                Err(_) => Err(redis::RedisError::from((redis::ErrorKind::Io, "the runtime that serves has stopped"))),
+            }
+        };
+        self.connection.get_or_try_init(connect).await.cloned()
+    }
+}
+
+impl ConnectionLike for Commands {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Commands::One(connection) => connection.req_packed_command(cmd),
+            Commands::Cluster(lazy) => Box::pin(async move { lazy.connection().await?.req_packed_command(cmd).await }),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Commands::One(connection) => connection.req_packed_commands(pipeline, offset, count),
+            Commands::Cluster(lazy) => {
+                Box::pin(async move { lazy.connection().await?.req_packed_commands(pipeline, offset, count).await })
+            }
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Commands::One(connection) => connection.get_db(),
+            Commands::Cluster(_) => 0,
+        }
+    }
+}
+
+impl Commands {
+    /// True on a Redis Cluster.
+    pub(crate) fn is_cluster(&self) -> bool {
+        matches!(self, Commands::Cluster(_))
+    }
+}
+
+/// Runs `parts`, pipelines each of whose keys share one hash slot but whose slots may differ,
+/// and gives each part's answers (an array of one value per command: a part must not
+/// `ignore()` any). On one Redis they go as one pipeline (one round trip, atomic when any part
+/// is); on a cluster each part is a pipeline of its own (atomic as it says), all sent at once,
+/// so that the round trips overlap.
+pub(crate) async fn query_apart(commands: &Commands, parts: &[Pipeline]) -> RedisResult<Vec<Value>> {
+    match commands {
+        Commands::One(_) => {
+            let mut whole = redis::pipe();
+            if parts.iter().any(Pipeline::is_transaction) {
+                whole.atomic();
+            }
+            for part in parts {
+                for cmd in part.cmd_iter() {
+                    whole.add_command(cmd.clone());
+                }
+            }
+            let mut connection = commands.clone();
+            let mut answers: Vec<Value> = whole.query_async(&mut connection).await?;
+            let mut split = Vec::with_capacity(parts.len());
+            for part in parts.iter().rev() {
+                let tail = answers.split_off(answers.len().saturating_sub(part.len()));
+                split.push(Value::Array(tail));
+            }
+            split.reverse();
+            Ok(split)
+        }
+        Commands::Cluster(_) => {
+            let sent = parts.iter().map(|part| {
+                let mut connection = commands.clone();
+                async move { part.query_async::<Vec<Value>>(&mut connection).await.map(Value::Array) }
+            });
+            futures_util::future::try_join_all(sent).await
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The stores on a real Redis Cluster (three primaries with a replica each, started here on
+//! free loopback ports and stopped at the end): keys of one record across slots, pub/sub
+//! sharded, and a failover that the stores ride through.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::json;
+use support::{Streamed, change_until_heard, initialize, request, send};
+use tokio::net::TcpListener;
+use wharf_http::{HttpOptions, serve};
+use wharf_redis::Redis;
+use wharf_server::{Bus, RequestContext, ResourceDef, Server, ToolDef};
+use wharf_testkit::redis_cluster::RedisCluster;
+
+fn server() -> Server {
+    Server::builder("cluster", "1")
+        .tool(ToolDef::new("whoami", |context: RequestContext| async move { context.session_id().to_owned() }))
+        .tool(ToolDef::new("touch_note", |context: RequestContext| async move {
+            context.server().notify_resource_updated("demo://note");
+            "touched"
+        }))
+        .resource(ResourceDef::text("demo://note", "note", "a note"))
+        .build()
+        .unwrap()
+}
+
+/// One more instance on a free loopback port, its sessions in `redis`.
+async fn instance(redis: &Redis) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let options = HttpOptions::default().session_store(redis.session_store());
+    tokio::spawn(serve(listener, server()).options(options).into_future());
+    port
+}
+
+fn whoami(id: u64) -> String {
+    request(id, "tools/call", json!({"name": "whoami", "arguments": {}}))
+}
+
+/// Calls `whoami` in `session` on `port` until it answers 200 (503 meanwhile, never another
+/// status or a wrong answer), for at most 15 s; how many 503s came first.
+async fn served_again(port: u16, session: &str) -> usize {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    let mut refused = 0;
+    loop {
+        let reply = send(port, "POST", Some(session), &whoami(100)).await;
+        match reply.status {
+            200 => {
+                assert_eq!(reply.json()["result"]["content"][0]["text"], session, "{reply:?}");
+                return refused;
+            }
+            503 => refused += 1,
+            other => panic!("a request during the failover got {other}: {reply:?}"),
+        }
+        assert!(tokio::time::Instant::now() < deadline, "not served again within 15 s ({refused} refused)");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Tells [`call_until_stopped`] to stop.
+static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Calls `whoami` in `session` on `port` one after another until [`STOP`]; each answer must be
+/// the session's id or a 503. How many were answered, and how many refused.
+async fn call_until_stopped(port: u16, session: String) -> (usize, usize) {
+    let (mut answered, mut refused) = (0, 0);
+    while !STOP.load(std::sync::atomic::Ordering::SeqCst) {
+        let reply = send(port, "POST", Some(&session), &whoami(200)).await;
+        match reply.status {
+            200 => {
+                assert_eq!(reply.json()["result"]["content"][0]["text"], session.as_str(), "{reply:?}");
+                answered += 1;
+            }
+            503 => refused += 1,
+            other => panic!("a call during the failover got {other}: {reply:?}"),
+        }
+    }
+    (answered, refused)
+}
+
+/// Publishes `message` on `channel` of `bus` until `receiver` gets it (a subscription is made
+/// a moment after it is asked for), 50 times at most, 100 ms apart.
+async fn publish_until_heard(
+    bus: &dyn Bus,
+    channel: &str,
+    message: &[u8],
+    receiver: &mut tokio::sync::mpsc::Receiver<Vec<u8>>,
+) -> bool {
+    for _ in 0..50 {
+        bus.publish(channel, message.to_vec()).await.expect("published");
+        // What came before (an earlier message to this subscriber) is passed over.
+        while let Ok(Some(got)) = tokio::time::timeout(Duration::from_millis(100), receiver.recv()).await {
+            if got == message {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bus_messages_reach_every_instance_subscribed_through_sharded_channels() {
+    let cluster = RedisCluster::start();
+    let (first, second) =
+        (Redis::connect_cluster(&cluster.seeds()).unwrap(), Redis::connect_cluster(&cluster.seeds()).unwrap());
+    let (first, second) = (first.prefix("bus").bus(), second.prefix("bus").bus());
+    let mut heard_by_first = first.subscribe("news");
+    let mut heard_by_second = second.subscribe("news");
+    assert!(
+        publish_until_heard(&*first, "news", b"one", &mut heard_by_first).await,
+        "the publisher's own subscription"
+    );
+    assert!(publish_until_heard(&*first, "news", b"two", &mut heard_by_second).await, "another instance's");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_and_their_relayed_changes_go_on_after_the_primary_holding_them_is_killed_or_failed_over() {
+    let mut cluster = RedisCluster::start();
+    let redis = Redis::connect_cluster(&cluster.seeds()).unwrap().prefix("failover");
+    let (a, b) = (instance(&redis).await, instance(&redis).await);
+    let opened = initialize(a).await;
+    let id = opened.header("mcp-session-id").expect("a session id").to_owned();
+    let initialized = send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(initialized.status, 202, "{initialized:?}");
+    let subscribe = request(1, "resources/subscribe", json!({"uri": "demo://note"}));
+    assert_eq!(send(a, "POST", Some(&id), &subscribe).await.status, 200);
+    let mut stream = Streamed::get(b, &id).await;
+    stream.until("200 OK").await;
+    assert!(change_until_heard(a, &id, "touch_note", "demo://note", &mut stream).await, "B hears what A relays");
+
+    // The primary holding the session's slot dies: its replica takes over, and the session
+    // (written with no WAIT, so what the dead primary had not yet passed on could be lost: here
+    // it had, long before) is served again by both instances.
+    // Calls keep coming meanwhile, each answered right or refused with 503.
+    let session_key = format!("failover:{{{id}}}:session");
+    let primary = cluster.primary_of(&session_key);
+    let replica = cluster.replica_of(primary);
+    let calling = tokio::spawn(call_until_stopped(b, id.clone()));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    cluster.kill(primary);
+    assert_eq!(cluster.primary_of(&session_key), replica, "the replica took over");
+    served_again(b, &id).await;
+    assert_eq!(served_again(a, &id).await, 0, "served at once once B was");
+    STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (answered, refused) = calling.await.unwrap();
+    assert!(answered > 0, "calls were answered before and after the kill");
+    println!("calls during the kill and failover: {answered} answered, {refused} refused (503)");
+
+    // The relay channel's shard may have been the one failed over: changes still reach B.
+    let mut stream = Streamed::get(b, &id).await;
+    stream.until("200 OK").await;
+    assert!(change_until_heard(a, &id, "touch_note", "demo://note", &mut stream).await, "B hears A after the kill");
+
+    // The old primary comes back, as a replica; then a planned failover hands its slots back.
+    cluster.restart(primary);
+    assert_eq!(cluster.replica_of(replica), primary);
+    cluster.fail_over_to(primary);
+    assert_eq!(cluster.primary_of(&session_key), primary);
+    served_again(a, &id).await;
+    // The relay channel's shard failed over on purpose, then its primary killed: the
+    // subscriptions follow the slot each time.
+    let relay_replica = cluster.replica_of(cluster.primary_of("failover:relay"));
+    cluster.fail_over_to(relay_replica);
+    assert_eq!(cluster.primary_of("failover:relay"), relay_replica);
+    let mut stream = Streamed::get(b, &id).await;
+    stream.until("200 OK").await;
+    assert!(change_until_heard(a, &id, "touch_note", "demo://note", &mut stream).await, "B hears A after the failover");
+    cluster.kill(relay_replica);
+    let mut stream = Streamed::get(b, &id).await;
+    stream.until("200 OK").await;
+    assert!(change_until_heard(a, &id, "touch_note", "demo://note", &mut stream).await, "B hears A after that kill");
+    let deleted = send(b, "DELETE", Some(&id), "").await;
+    assert_eq!(deleted.status, 204, "{deleted:?}");
+}
