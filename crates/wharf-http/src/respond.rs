@@ -352,31 +352,49 @@ impl Stream {
         let Some((http_session, stream)) = &self.resumable else { return };
         http_session.streams().entry(*stream).or_default();
         let frame = sse::priming(&sse::event_id(*stream, 0), self.shared.options.sse_retry.as_millis());
-        if let Some(store) = &self.shared.options.session_store {
-            // Event 0 is never replayed (a client resumes after it at the earliest); kept, it
-            // tells another instance that the stream exists before anything else was sent.
-            let idle = self.shared.options.session_idle_timeout;
-            store.0.keep_event(http_session.session.id(), *stream, 0, frame.clone(), idle);
-        }
+        // Event 0 is never replayed (a client resumes after it at the earliest); kept, it tells
+        // another instance that the stream exists before anything else was sent.
+        self.keep_shared(0, &frame).await;
         self.write_frame(frame).await;
     }
 
+    /// Keeps event `sequence` in the session store shared by the instances, when there is one,
+    /// before it is sent: a client resuming on another instance, even once this one is gone,
+    /// gets every event it had seen after its last. When the store fails the event is still
+    /// sent (the request goes on), and a resume elsewhere misses it.
+    async fn keep_shared(&self, sequence: u64, frame: &Bytes) {
+        let (Some(store), Some((http_session, stream))) = (&self.shared.options.session_store, &self.resumable) else {
+            return;
+        };
+        let idle = self.shared.options.session_idle_timeout;
+        if let Err(err) = store.0.keep_event(http_session.session.id(), *stream, sequence, frame.clone(), idle).await {
+            tracing::warn!(%err, stream, sequence, "an event was sent without being kept: a resume on another instance misses it");
+        }
+    }
+
     async fn send(&mut self, message: &[u8]) {
+        if let Some((_, stream)) = &self.resumable {
+            self.sequence += 1;
+            let frame = sse::message(Some(&sse::event_id(*stream, self.sequence)), message);
+            self.keep_shared(self.sequence, &frame).await;
+            self.hand_out(frame).await;
+        } else {
+            self.write_frame(sse::message(None, message)).await;
+        }
+    }
+
+    /// Records a resumable stream's event where this instance resumes it, hands it to a client
+    /// that resumed it here, and sends it.
+    async fn hand_out(&mut self, frame: Bytes) {
         let frame = match &self.resumable {
-            None => sse::message(None, message),
+            None => frame,
             Some((http_session, stream)) => {
-                self.sequence += 1;
-                let frame = sse::message(Some(&sse::event_id(*stream, self.sequence)), message);
                 // Storing and handing to a resumed listener happen under one lock, which a
                 // resuming client also takes, so it sees each event exactly once.
                 let mut streams = http_session.streams();
                 let live = streams.entry(*stream).or_default();
                 let id = http_session.session.id();
                 self.shared.sessions.events().store(id, *stream, self.sequence, frame.clone());
-                if let Some(store) = &self.shared.options.session_store {
-                    let idle = self.shared.options.session_idle_timeout;
-                    store.0.keep_event(id, *stream, self.sequence, frame.clone(), idle);
-                }
                 live.sequence = self.sequence;
                 if let Some(listener) = &live.listener
                     && listener.try_send(frame.clone()).is_err()

@@ -162,10 +162,18 @@ pub trait SessionStore: Send + Sync + Debug + 'static {
     fn close<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<(), SessionStoreError>>;
 
     /// Keeps event `sequence` of response stream `stream` of `session`, so that a client that
-    /// lost the stream resumes it on any instance (`Last-Event-ID`). It does not wait: events
-    /// are written soon after, in order; the newest of each session are kept while the session
-    /// lives (`idle` from the last one).
-    fn keep_event(&self, session: &str, stream: u64, sequence: u64, frame: Bytes, idle: Duration);
+    /// lost the stream resumes it on any instance (`Last-Event-ID`); the newest of each session
+    /// are kept while the session lives (`idle` from the last one). The stream sends the event
+    /// to its client once this resolves: an event a client saw was kept first, and survives
+    /// the instance that sent it. A stream's events are kept in the order they are given.
+    fn keep_event<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        sequence: u64,
+        frame: Bytes,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>>;
 
     /// Marks response stream `stream` of `session` as ended (its response was sent), after
     /// the events kept before, so that an instance following it stops there.

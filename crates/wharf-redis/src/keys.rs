@@ -57,6 +57,7 @@ impl Keys {
 
     /// A DPoP proof accepted (its key's thumbprint and its `jti`), kept so that it is used
     /// once.
+    #[cfg(feature = "dpop")]
     pub(crate) fn dpop_proof(&self, key: &str) -> String {
         format!("{}:dpop:{key}", self.prefix)
     }

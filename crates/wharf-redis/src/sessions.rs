@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use wharf_http::{Relayed, SessionChange, SessionLimits, SessionStore, SessionStoreError, StoredSession};
 use wharf_server::StoreFuture;
 
@@ -47,12 +47,15 @@ struct KeptEvent {
     sequence: u64,
     frame: Option<Bytes>,
     idle: Duration,
+    /// Told once the event is in Redis (or could not be written), for the stream that waits
+    /// to send it.
+    kept: Option<oneshot::Sender<Result<(), String>>>,
 }
 
 /// How many events of one session Redis keeps (about: the stream is trimmed where it is
 /// cheap); older ones are dropped first.
 const EVENTS_PER_SESSION: usize = 1000;
-/// How many events may wait for Redis; more are dropped (a client resuming then misses them).
+/// How many events may wait for Redis; the streams that send more wait for room.
 const EVENTS_WAITING: usize = 4096;
 /// How many waiting events go to Redis in one round trip.
 const EVENTS_PER_WRITE: usize = 64;
@@ -63,12 +66,15 @@ const FOLLOW_EVERY: Duration = Duration::from_millis(50);
 const FOLLOW_QUIET: Duration = Duration::from_secs(5);
 
 /// Writes kept events to Redis in the order they came, in batches of one round trip each (a
-/// part per session: a session's events share a slot, and its order).
+/// part per session: a session's events share a slot, and its order), and tells each event's
+/// stream once its batch is written.
 async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
     let mut batch = Vec::with_capacity(EVENTS_PER_WRITE);
+    let mut waiting = Vec::with_capacity(EVENTS_PER_WRITE);
     while events.recv_many(&mut batch, EVENTS_PER_WRITE).await > 0 {
         let mut parts: Vec<(String, redis::Pipeline)> = Vec::new();
-        for event in batch.drain(..) {
+        for mut event in batch.drain(..) {
+            waiting.extend(event.kept.take());
             let at = match parts.iter().position(|(session, _)| *session == event.session) {
                 Some(at) => at,
                 None => {
@@ -93,8 +99,12 @@ async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
             pipe.cmd("PEXPIRE").arg(&key).arg(millis(event.idle));
         }
         let parts: Vec<redis::Pipeline> = parts.into_iter().map(|(_, pipe)| pipe).collect();
-        if let Err(err) = query_apart(&redis.connection, &parts).await {
-            tracing::warn!(error = %without_secrets(&err), "stream events could not be kept");
+        let written = query_apart(&redis.connection, &parts).await.map(drop).map_err(|err| without_secrets(&err));
+        if let Err(err) = &written {
+            tracing::warn!(error = %err, "stream events could not be kept");
+        }
+        for kept in waiting.drain(..) {
+            let _ = kept.send(written.clone());
         }
     }
 }
@@ -201,16 +211,13 @@ fn stored(fields: HashMap<String, Vec<u8>>) -> Option<StoredSession> {
 }
 
 impl RedisSessionStore {
-    /// Hands `event` to the task that writes events, started with the first.
-    fn keep(&self, event: KeptEvent) {
-        let events = self.events.get_or_init(|| {
+    /// The queue of the task that writes events, started with the first.
+    fn events(&self) -> &mpsc::Sender<KeptEvent> {
+        self.events.get_or_init(|| {
             let (sender, receiver) = mpsc::channel(EVENTS_WAITING);
             tokio::spawn(write_events(self.redis.clone(), receiver));
             sender
-        });
-        if events.try_send(event).is_err() {
-            tracing::warn!("an event was not kept: too many wait for Redis");
-        }
+        })
     }
 
     /// Ends the sessions of the client whose ids `client_sessions` holds, those heard from
@@ -394,12 +401,29 @@ impl SessionStore for RedisSessionStore {
         })
     }
 
-    fn keep_event(&self, session: &str, stream: u64, sequence: u64, frame: Bytes, idle: Duration) {
-        self.keep(KeptEvent { session: session.to_owned(), stream, sequence, frame: Some(frame), idle });
+    fn keep_event<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        sequence: u64,
+        frame: Bytes,
+        idle: Duration,
+    ) -> StoreFuture<'a, Result<(), SessionStoreError>> {
+        Box::pin(async move {
+            let (kept, written) = oneshot::channel();
+            let event =
+                KeptEvent { session: session.to_owned(), stream, sequence, frame: Some(frame), idle, kept: Some(kept) };
+            let gone = || SessionStoreError::unavailable("the task that writes events has stopped");
+            self.events().send(event).await.map_err(|_| gone())?;
+            written.await.map_err(|_| gone())?.map_err(SessionStoreError::unavailable)
+        })
     }
 
     fn keep_stream_end(&self, session: &str, stream: u64, idle: Duration) {
-        self.keep(KeptEvent { session: session.to_owned(), stream, sequence: 0, frame: None, idle });
+        let end = KeptEvent { session: session.to_owned(), stream, sequence: 0, frame: None, idle, kept: None };
+        if self.events().try_send(end).is_err() {
+            tracing::warn!("a stream's end was not kept: too many events wait for Redis");
+        }
     }
 
     fn resume_events<'a>(

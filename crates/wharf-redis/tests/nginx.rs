@@ -174,9 +174,12 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
         assert_eq!(reply.status, 200, "request {n} after an instance died: {reply:?}");
     }
 
-    // The instance streaming a call is killed mid-stream: the client resumes through the proxy
-    // with `Last-Event-ID`, on another instance, and gets every event that was kept after the
-    // last one it read, in order, without a gap.
+    // The instance streaming a call is killed (SIGKILL) while Redis holds its writes back
+    // (`CLIENT PAUSE WRITE`): every event the client saw was kept before it was sent, so a
+    // resume through the proxy on another instance with `Last-Event-ID` replays them all, in
+    // order, without a gap, from the stream's first event on; and from the last one read, what
+    // followed. (Sent before being kept, the client would have read some thirty more events in
+    // the pause, lost with their instance.)
     let countdown = request(
         50,
         "tools/call",
@@ -184,25 +187,37 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
         "_meta": {"progressToken": "long"}}),
     );
     let mut streamed = Streamed::post(proxy.port, &id, &countdown).await;
-    let read = streamed.until("\"progress\":5.0").await.to_owned();
+    streamed.until("\"progress\":2.0").await;
+    let client = redis::Client::open(redis.url()).unwrap();
+    let mut paused = client.get_multiplexed_async_connection().await.unwrap();
+    let pause: String =
+        redis::cmd("CLIENT").arg("PAUSE").arg(1500).arg("WRITE").query_async(&mut paused).await.unwrap();
+    assert_eq!(pause, "OK");
+    assert!(!streamed.within("\"progress\":40.0", Duration::from_millis(700)).await, "events kept before sent");
+    let read = streamed.read.clone();
     let streamer = read.lines().find_map(|line| line.strip_prefix("X-Upstream: ")).expect("nginx names the instance");
-    let last_event =
-        read.lines().filter_map(|line| line.strip_prefix("id: ")).next_back().expect("event ids").to_owned();
-    let read_up_to = progress_values(&read).last().copied().expect("progress was read");
     let at =
         instances.iter().position(|(_, port)| streamer.ends_with(&format!(":{port}"))).expect("the streamer is ours");
     let (killed, _) = instances.remove(at);
-    // The stream goes on a moment, so that there is something to resume, then its instance dies.
-    tokio::time::sleep(Duration::from_millis(150)).await;
     drop(killed);
     drop(streamed);
-    let resumed = Streamed::resume(proxy.port, &id, Some(&last_event)).await.end().await;
+    let ids: Vec<&str> = read.lines().filter_map(|line| line.strip_prefix("id: ")).collect();
+    let (first_event, last_event) = (ids[0], ids[ids.len() - 1]);
+    let read_up_to = progress_values(&read).last().copied().expect("progress was read");
+    let _: String = redis::cmd("CLIENT").arg("UNPAUSE").query_async(&mut paused).await.unwrap();
+    let resumed = Streamed::resume(proxy.port, &id, Some(first_event)).await.end().await;
     assert!(resumed.starts_with("HTTP/1.1 200"), "{resumed}");
     let replayed = progress_values(&resumed);
-    assert!(!replayed.is_empty(), "what was kept after the last event read is replayed: {resumed}");
-    let expected: Vec<u64> = (read_up_to + 1..=read_up_to + replayed.len() as u64).collect();
-    assert_eq!(replayed, expected, "in order, from the next event on, without a gap");
-    eprintln!("read up to progress {read_up_to}; {} kept events were replayed after the kill", replayed.len());
+    assert!(replayed.len() as u64 >= read_up_to, "every event the client saw is replayed: {resumed}");
+    assert_eq!(replayed, (1..=replayed.len() as u64).collect::<Vec<_>>(), "in order, without a gap");
+    let resumed = Streamed::resume(proxy.port, &id, Some(last_event)).await.end().await;
+    let after = progress_values(&resumed);
+    assert_eq!(after, (read_up_to + 1..=read_up_to + after.len() as u64).collect::<Vec<_>>(), "{resumed}");
+    eprintln!(
+        "read up to progress {read_up_to} and killed the sender: {} events replayed from the first, {} after the last read",
+        replayed.len(),
+        after.len()
+    );
 
     // Deleted through one instance, the session is gone on every one.
     assert_eq!(send(proxy.port, "DELETE", Some(&id), "").await.status, 204);

@@ -12,8 +12,9 @@ use crate::process::Process;
 use crate::temp_dir::TempDir;
 
 /// How long a node may stay silent before the others count it failed and elect its replica:
-/// short, so that a test's failover takes a second or two.
-const NODE_TIMEOUT_MS: u64 = 1000;
+/// short, so that a test's failover takes a few seconds, yet long enough that a machine busy
+/// with other tests does not count a slow node failed.
+const NODE_TIMEOUT_MS: u64 = 2000;
 
 /// One node: its port, its cluster bus's port, and its process while it runs.
 #[derive(Debug)]
@@ -164,14 +165,30 @@ impl RedisCluster {
     }
 
     /// Tells the replica on `replica` to take its primary's place (`CLUSTER FAILOVER`, the
-    /// old primary agreeing), and waits until it has.
+    /// old primary agreeing), and waits until every node sees it has. A manual failover the
+    /// primary does not finish in time (its replica catching up first) is asked for again,
+    /// three times at most.
     pub fn fail_over_to(&self, replica: u16) {
-        let answer = cli(replica, &["CLUSTER", "FAILOVER"]).unwrap_or_default();
-        assert_eq!(answer.trim(), "OK", "CLUSTER FAILOVER on {replica}");
-        until_blocking("the replica to become a primary", Duration::from_secs(15), || {
+        let seen_as_primary = || {
             cli(replica, &["ROLE"]).is_some_and(|role| role.starts_with("master"))
-        });
-        self.wait_until_ok();
+                && self.running().all(|seen_by| {
+                    let primaries = self.primaries_seen_by(seen_by);
+                    primaries.len() == 3 && primaries.contains(&replica)
+                })
+        };
+        for _ in 0..3 {
+            let answer = cli(replica, &["CLUSTER", "FAILOVER"]).unwrap_or_default();
+            assert_eq!(answer.trim(), "OK", "CLUSTER FAILOVER on {replica}");
+            let deadline = std::time::Instant::now() + Duration::from_secs(8);
+            while !seen_as_primary() && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            if seen_as_primary() {
+                self.wait_until_ok();
+                return;
+            }
+        }
+        panic!("{replica} is not a primary for every node: {}", self.views());
     }
 
     /// Starts the node on `port` again (killed before): it comes back as a replica of the one
@@ -206,6 +223,13 @@ impl RedisCluster {
             }
         }
         self.wait_until_ok();
+    }
+
+    /// Each running node's `CLUSTER NODES`, for a failure's message.
+    fn views(&self) -> String {
+        self.running()
+            .map(|port| format!("\n{port} sees:\n{}", cli(port, &["CLUSTER", "NODES"]).unwrap_or_default()))
+            .collect()
     }
 
     /// What `redis-cli` prints for `args` sent to the node on `port`.
