@@ -42,6 +42,9 @@ enum Mode {
     /// The bare server, sent the 2026-07-28 request body.
     BareStateless,
     Session,
+    /// A 2025 session calling the demo's `log`, answered as an SSE stream of three events (the
+    /// priming event, the log message, the answer), each kept in the session store.
+    SessionStreamed,
     Stateless,
 }
 
@@ -58,6 +61,12 @@ const JSON: (&str, &str) = ("Content-Type", "application/json");
 fn stateless_body(id: usize) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}},"name":"echo","arguments":{{"message":"hello, wharf"}}}}}}"#
+    )
+}
+
+fn streamed_body(id: usize) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"log","arguments":{{"level":"error","message":"hello, wharf"}}}}}}"#
     )
 }
 
@@ -95,11 +104,13 @@ async fn client(
 ) -> Vec<Duration> {
     let mut connection = Connection::open(address).await.expect("connect");
     let session = match mode {
-        Mode::Session => open_session(&mut connection, authorization.as_deref()).await,
+        Mode::Session | Mode::SessionStreamed => open_session(&mut connection, authorization.as_deref()).await,
         Mode::BareSession | Mode::BareStateless | Mode::Stateless => String::new(),
     };
     let mut headers: Vec<(&str, &str)> = match mode {
-        Mode::Session => vec![ACCEPT, JSON, ("Mcp-Session-Id", &session), ("MCP-Protocol-Version", "2025-11-25")],
+        Mode::Session | Mode::SessionStreamed => {
+            vec![ACCEPT, JSON, ("Mcp-Session-Id", &session), ("MCP-Protocol-Version", "2025-11-25")]
+        }
         Mode::BareSession => vec![ACCEPT, JSON],
         Mode::BareStateless | Mode::Stateless => vec![
             ACCEPT,
@@ -114,7 +125,11 @@ async fn client(
     }
     let mut latencies = Vec::with_capacity(count);
     for id in first_id..first_id + count {
-        let body = if mode.stateless() { stateless_body(id) } else { session_body(id) };
+        let body = match mode {
+            Mode::SessionStreamed => streamed_body(id),
+            _ if mode.stateless() => stateless_body(id),
+            _ => session_body(id),
+        };
         let sent = Instant::now();
         let response = connection.post("/mcp", &headers, body.as_bytes()).await.expect("a response");
         latencies.push(sent.elapsed());
@@ -330,6 +345,40 @@ fn compare_redis(runtime: &tokio::runtime::Runtime, wharf: &str, redis_url: &str
         report(&format!("wharf --http ({era}) memory"), "64 clients", &median(off), 1.0);
         report(&format!("wharf --http ({era}) Redis"), "64 clients", &median(on), ratio);
         println!("  server CPU per request, Redis / memory, per round (median): {cpu}");
+    }
+    // A streamed answer's events are kept in Redis before each is sent: three waits a call.
+    let before = std::env::var("WHARF_BEFORE").ok();
+    let (mut off, mut on, mut on_before) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        off.push(run(runtime, wharf, &plain, Mode::SessionStreamed, clients, count / 2, None));
+        on.push(run(runtime, wharf, &shared, Mode::SessionStreamed, clients, count / 2, None));
+        if let Some(before) = &before {
+            on_before.push(run(runtime, before, &shared, Mode::SessionStreamed, clients, count / 2, None));
+        }
+    }
+    let cpu = |runs: &[Measurement], against: &[Measurement]| {
+        median_cpu_ratio(runs, against).map_or_else(|| "-".to_owned(), |cpu| format!("{cpu:.3}"))
+    };
+    report("wharf --http (2025 session, streamed log) memory", "64 clients", &median(off.clone()), 1.0);
+    report(
+        "wharf --http (2025 session, streamed log) Redis",
+        "64 clients",
+        &median(on.clone()),
+        median_ratio(&on, &off),
+    );
+    println!("  server CPU per request, Redis / memory, per round (median): {}", cpu(&on, &off));
+    if !on_before.is_empty() {
+        report(
+            "wharf --http (2025 session, streamed log) Redis, build before",
+            "64 clients",
+            &median(on_before.clone()),
+            median_ratio(&on_before, &off),
+        );
+        println!(
+            "  this build / the build before, Redis: throughput {:.3}, server CPU per request {}",
+            median_ratio(&on, &on_before),
+            cpu(&on, &on_before)
+        );
     }
     for mode in [Mode::Session, Mode::Stateless] {
         let server = ServerProcess::start(wharf, &shared);
