@@ -118,6 +118,14 @@ pub(crate) struct RemoteArgs {
     /// sharded (SPUBLISH, SSUBSCRIBE).
     #[arg(long, value_name = "URL", requires = "listening", group = "shared_redis")]
     pub(crate) redis_cluster: Vec<String>,
+    /// Make each write that must survive a Redis failover (a session opened, a task's record,
+    /// an idempotency key claimed or finished, a large result's pages) wait until N replicas
+    /// have it (WAIT, at most 250 ms; past that the request goes on and a warning is logged).
+    /// Replication is asynchronous: without it, what a primary acknowledged just before it
+    /// died can be missing from the replica that takes its place. 0 (the default) waits for
+    /// none; set it only where every primary has N replicas.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "shared_redis")]
+    pub(crate) redis_wait_replicas: u32,
     /// The prefix of every Redis key this server writes, so that servers sharing one Redis
     /// keep apart.
     #[arg(long, value_name = "PREFIX", default_value = "wharf", requires = "shared_redis")]
@@ -226,7 +234,8 @@ pub(crate) fn redis(
         (None, []) => return Ok(None),
         (None, seeds) => wharf::redis::Redis::connect_cluster(seeds).map_err(|err| format!("--redis-cluster: {err}")),
     };
-    connected.map(|redis| Some(redis.prefix(&args.redis_prefix)))
+    let waited = std::time::Duration::from_millis(250);
+    connected.map(|redis| Some(redis.prefix(&args.redis_prefix).wait_for_replicas(args.redis_wait_replicas, waited)))
 }
 
 /// What the banner says of the OAuth the server requires: empty without `--auth-issuer`.

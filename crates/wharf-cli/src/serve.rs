@@ -280,6 +280,10 @@ mod tests {
             Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--redis-prefix", "p"]).is_err(),
             "a prefix needs a Redis"
         );
+        let waiting = serve_args(&[&on_cluster[..], &["--redis-wait-replicas", "1"]].concat());
+        assert_eq!((waiting.remote.redis_wait_replicas, cluster.remote.redis_wait_replicas), (1, 0));
+        let without_redis = ["wharf", "serve", "--http", "127.0.0.1:0", "--redis-wait-replicas", "1"];
+        assert!(Cli::try_parse_from(without_redis).is_err(), "waiting for replicas needs a Redis");
         assert!(
             Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--auth-scope", "mcp"]).is_err(),
             "a scope needs an issuer"

@@ -108,6 +108,8 @@ pub struct Redis {
     pub(crate) subscriber: Subscriber,
     pub(crate) connection: Commands,
     pub(crate) keys: Arc<Keys>,
+    /// How many replicas a write that must survive a failover waits for, and how long.
+    durability: Option<(u32, Duration)>,
 }
 
 impl std::fmt::Debug for Redis {
@@ -139,6 +141,7 @@ impl Redis {
             subscriber: Subscriber::One(client),
             connection: Commands::One(connection),
             keys: Arc::new(Keys::new("wharf")),
+            durability: None,
         })
     }
 
@@ -167,6 +170,7 @@ impl Redis {
             subscriber: Subscriber::Cluster(seeds),
             connection: Commands::Cluster(Arc::new(LazyCluster::new(client, runtime))),
             keys: Arc::new(Keys::new("wharf")),
+            durability: None,
         })
     }
 
@@ -175,6 +179,43 @@ impl Redis {
     pub fn prefix(mut self, prefix: &str) -> Redis {
         self.keys = Arc::new(Keys::new(prefix));
         self
+    }
+
+    /// Makes each write that must survive a failover (a session opened, a task's record, an
+    /// idempotency key claimed or finished, a large result's pages) wait, before its request
+    /// goes on, until `replicas` replicas of its node have it (`WAIT`), for at most `timeout`.
+    /// Redis replicates asynchronously: without this, the last writes a primary acknowledged
+    /// before it died can be missing from the replica elected in its place. A write that
+    /// `timeout` passes on still stands on the primary, and the request goes on (a warning is
+    /// logged). Off unless set; set it only where every primary has that many replicas, or
+    /// each such write waits the whole `timeout`.
+    pub fn wait_for_replicas(mut self, replicas: u32, timeout: Duration) -> Redis {
+        self.durability = (replicas > 0).then_some((replicas, timeout));
+        self
+    }
+
+    /// Waits, when [`Redis::wait_for_replicas`] asks, until the writes made so far to `key`'s
+    /// node reach its replicas. The `WAIT` goes in one pipeline with a read of `key`, which
+    /// takes it to that node (on a cluster) and its connection.
+    pub(crate) async fn replicated(&self, key: &str) {
+        let Some((replicas, timeout)) = self.durability else { return };
+        let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX).max(1);
+        let mut connection = self.connection.clone();
+        let waited: redis::RedisResult<(i64, i64)> = redis::pipe()
+            .cmd("EXISTS")
+            .arg(key)
+            .cmd("WAIT")
+            .arg(replicas)
+            .arg(millis)
+            .query_async(&mut connection)
+            .await;
+        match waited {
+            Ok((_, acknowledged)) if acknowledged >= i64::from(replicas) => {}
+            Ok((_, acknowledged)) => {
+                tracing::warn!(acknowledged, replicas, "a write reached fewer replicas than asked in time")
+            }
+            Err(err) => tracing::warn!(error = %without_secrets(&err), "waiting for replicas failed"),
+        }
     }
 }
 

@@ -111,7 +111,11 @@ impl IdempotencyStore for RedisIdempotencyStore {
             let answer: Vec<String> = self.run(CLAIM, key, &[fingerprint, &millis(lease), &millis(ttl)]).await?;
             let mut answer = answer.into_iter();
             match (answer.next().as_deref(), answer.next()) {
-                (Some("run"), _) => Ok(Claimed::Run),
+                (Some("run"), _) => {
+                    // A claim a failover forgot would let another instance run the call again.
+                    self.redis.replicated(&self.redis.keys.idempotency(key)).await;
+                    Ok(Claimed::Run)
+                }
                 (Some("finished"), Some(recorded)) => Ok(Claimed::Finished(Arc::from(recorded))),
                 (Some("running"), _) => Ok(Claimed::Running),
                 (Some("conflict"), _) => Ok(Claimed::Conflict),
@@ -130,7 +134,9 @@ impl IdempotencyStore for RedisIdempotencyStore {
             if result.len() > self.max_result_bytes {
                 return Err(IdempotencyStoreError::TooLarge);
             }
-            self.run::<i64>(FINISH, key, &[&result]).await.map(drop)
+            self.run::<i64>(FINISH, key, &[&result]).await?;
+            self.redis.replicated(&self.redis.keys.idempotency(key)).await;
+            Ok(())
         })
     }
 

@@ -64,7 +64,9 @@ impl ResultStore for RedisResultStore {
             let mut connection = self.redis.connection.clone();
             pipe.query_async::<()>(&mut connection)
                 .await
-                .map_err(|err| ResultStoreError::Unavailable(without_secrets(&err)))
+                .map_err(|err| ResultStoreError::Unavailable(without_secrets(&err)))?;
+            self.redis.replicated(&about).await;
+            Ok(())
         })
     }
 

@@ -339,7 +339,9 @@ impl SessionStore for RedisSessionStore {
                 of_client.cmd("PEXPIRE").arg(client_sessions).arg(millis(idle));
                 parts.push(of_client);
             }
-            query_apart(&self.redis.connection, &parts).await.map(drop).map_err(|err| unavailable(&err))
+            query_apart(&self.redis.connection, &parts).await.map_err(|err| unavailable(&err))?;
+            self.redis.replicated(&key).await;
+            Ok(())
         })
     }
 

@@ -107,7 +107,9 @@ impl TaskStore for RedisTaskStore {
             // The owner's set lives as long as its longest-lived task.
             of_owner.cmd("PEXPIRE").arg(&owned).arg(ttl).arg("NX");
             of_owner.cmd("PEXPIRE").arg(&owned).arg(ttl).arg("GT");
-            query_apart(&self.redis.connection, &[stored, of_owner]).await.map(drop).map_err(|err| unavailable(&err))
+            query_apart(&self.redis.connection, &[stored, of_owner]).await.map_err(|err| unavailable(&err))?;
+            self.redis.replicated(&self.redis.keys.task(&record.task_id)).await;
+            Ok(())
         })
     }
 
@@ -116,15 +118,17 @@ impl TaskStore for RedisTaskStore {
             let text = encode(&record)?;
             let mut connection = self.redis.connection.clone();
             // Only a record that still exists is replaced, and its expiry stays as it was.
+            let key = self.redis.keys.task(&record.task_id);
             redis::cmd("SET")
-                .arg(self.redis.keys.task(&record.task_id))
+                .arg(&key)
                 .arg(text)
                 .arg("XX")
                 .arg("KEEPTTL")
                 .query_async::<Option<String>>(&mut connection)
                 .await
-                .map(drop)
-                .map_err(|err| unavailable(&err))
+                .map_err(|err| unavailable(&err))?;
+            self.redis.replicated(&key).await;
+            Ok(())
         })
     }
 

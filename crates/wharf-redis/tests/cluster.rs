@@ -174,3 +174,33 @@ async fn sessions_and_their_relayed_changes_go_on_after_the_primary_holding_them
     let deleted = send(b, "DELETE", Some(&id), "").await;
     assert_eq!(deleted.status, 204, "{deleted:?}");
 }
+
+/// How many `WAIT`s the node on `port` has run.
+fn waits(cluster: &RedisCluster, port: u16) -> u64 {
+    let stats = cluster.command(port, &["INFO", "commandstats"]).unwrap_or_default();
+    stats
+        .lines()
+        .find_map(|line| line.strip_prefix("cmdstat_wait:calls=")?.split(',').next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_opened_waits_for_a_replica_and_outlives_its_primary_killed_the_moment_after() {
+    let mut cluster = RedisCluster::start();
+    let redis = Redis::connect_cluster(&cluster.seeds())
+        .unwrap()
+        .prefix("durable")
+        .wait_for_replicas(1, Duration::from_secs(1));
+    let (a, b) = (instance(&redis).await, instance(&redis).await);
+    let opened = initialize(a).await;
+    assert_eq!(opened.status, 200, "{opened:?}");
+    let id = opened.header("mcp-session-id").expect("a session id").to_owned();
+    let initialized = send(b, "POST", Some(&id), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    assert_eq!(initialized.status, 202, "{initialized:?}");
+    let session_key = format!("durable:{{{id}}}:session");
+    let primary = cluster.primary_of(&session_key);
+    assert!(waits(&cluster, primary) >= 1, "the session's primary ran a WAIT for it");
+    // Killed at once: the replica had the session before the client had its id.
+    cluster.kill(primary);
+    served_again(b, &id).await;
+}
