@@ -22,7 +22,9 @@
 //! `redis-server` for it), it instead runs `wharf serve --http --redis URL` (sessions and tasks
 //! shared in Redis) against plain `wharf serve --http` at 64 clients, interleaved, in both
 //! eras, and prints Redis / memory with the Redis commands each `tools/call` costs, counted by
-//! Redis itself.
+//! Redis itself; a streamed answer's events kept in Redis before they are sent, against the
+//! build before (`WHARF_BEFORE`); and with `BENCH_REDIS_CLUSTER` (the seeds of a Redis Cluster,
+//! separated by spaces) the same on the cluster against one Redis.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -346,6 +348,9 @@ fn compare_redis(runtime: &tokio::runtime::Runtime, wharf: &str, redis_url: &str
         report(&format!("wharf --http ({era}) Redis"), "64 clients", &median(on), ratio);
         println!("  server CPU per request, Redis / memory, per round (median): {cpu}");
     }
+    if let Ok(seeds) = std::env::var("BENCH_REDIS_CLUSTER") {
+        compare_cluster(runtime, wharf, redis_url, &seeds, count, rounds);
+    }
     // A streamed answer's events are kept in Redis before each is sent: three waits a call.
     let before = std::env::var("WHARF_BEFORE").ok();
     let (mut off, mut on, mut on_before) = (Vec::new(), Vec::new(), Vec::new());
@@ -398,6 +403,77 @@ fn compare_redis(runtime: &tokio::runtime::Runtime, wharf: &str, redis_url: &str
             (calling - opening) as f64 / calls as f64
         );
     }
+}
+
+/// `wharf serve --http` with its stores on a Redis Cluster (`seeds`, separated by spaces)
+/// against on one Redis, at 64 clients, interleaved, in both eras and for the streamed answer.
+fn compare_cluster(
+    runtime: &tokio::runtime::Runtime,
+    wharf: &str,
+    redis_url: &str,
+    seeds: &str,
+    count: usize,
+    rounds: usize,
+) {
+    let one = ["serve", "--http", "{addr}", "--redis", redis_url, "--redis-prefix", "bench"];
+    let mut cluster: Vec<&str> = vec!["serve", "--http", "{addr}", "--redis-prefix", "bench"];
+    for seed in seeds.split_whitespace() {
+        cluster.extend(["--redis-cluster", seed]);
+    }
+    for (mode, count) in [(Mode::Session, count), (Mode::Stateless, count), (Mode::SessionStreamed, count / 2)] {
+        let (mut on_one, mut on_cluster) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            on_one.push(run(runtime, wharf, &one, mode, 64, count, None));
+            on_cluster.push(run(runtime, wharf, &cluster, mode, 64, count, None));
+        }
+        let era = match mode {
+            Mode::Stateless => "2026 stateless",
+            Mode::SessionStreamed => "2025 session, streamed log",
+            _ => "2025 session",
+        };
+        report(&format!("wharf --http ({era}) one Redis"), "64 clients", &median(on_one.clone()), 1.0);
+        report(
+            &format!("wharf --http ({era}) Redis Cluster"),
+            "64 clients",
+            &median(on_cluster.clone()),
+            median_ratio(&on_cluster, &on_one),
+        );
+        let cpu = median_cpu_ratio(&on_cluster, &on_one).map_or_else(|| "-".to_owned(), |cpu| format!("{cpu:.3}"));
+        println!("  server CPU per request, cluster / one Redis, per round (median): {cpu}");
+    }
+    // What waiting for a replica costs a session's opening: sessions opened one after another
+    // on one connection, on the cluster with and without `--redis-wait-replicas 1`.
+    let mut waiting = cluster.clone();
+    waiting.extend(["--redis-wait-replicas", "1"]);
+    let opening = |args: &[&str]| {
+        let server = ServerProcess::start(wharf, args);
+        let address = server.address;
+        runtime.block_on(async move {
+            let mut connection = Connection::open(address).await.expect("connect");
+            open_session(&mut connection, None).await;
+            let sessions = 2_000;
+            let started = Instant::now();
+            for _ in 0..sessions {
+                open_session(&mut connection, None).await;
+            }
+            started.elapsed() / sessions
+        })
+    };
+    let (mut without, mut with) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        without.push(opening(&cluster));
+        with.push(opening(&waiting));
+    }
+    without.sort();
+    with.sort();
+    let (without, with) = (without[without.len() / 2], with[with.len() / 2]);
+    println!(
+        "opening a session on the cluster (median of {rounds} rounds of 2,000, one at a time): {:.0} µs, \
+         {:.0} µs waiting for a replica ({:.2}x)",
+        without.as_secs_f64() * 1e6,
+        with.as_secs_f64() * 1e6,
+        with.as_secs_f64() / without.as_secs_f64()
+    );
 }
 
 /// `wharf gateway --http` in front of `wharf serve` (over HTTP, and as a program on stdio)
