@@ -74,6 +74,7 @@ impl Connection {
             .ok_or_else(|| invalid("no status line"))?;
         let mut content_length = None;
         let mut session_id = None;
+        let mut chunked = false;
         for line in lines {
             let Some((name, value)) = line.split_once(':') else { continue };
             let value = value.trim();
@@ -82,8 +83,13 @@ impl Connection {
             } else if name.eq_ignore_ascii_case("mcp-session-id") {
                 session_id = Some(value.to_owned());
             } else if name.eq_ignore_ascii_case("transfer-encoding") {
-                return Err(invalid("the benchmark reads Content-Length bodies only"));
+                chunked = value.eq_ignore_ascii_case("chunked");
             }
+        }
+        if chunked {
+            self.received.drain(..head_length);
+            let body = self.read_chunks().await?;
+            return Ok(Response { status, session_id, body });
         }
         let content_length = content_length.ok_or_else(|| invalid("no Content-Length"))?;
         while self.received.len() < head_length + content_length {
@@ -92,6 +98,30 @@ impl Connection {
         let body = self.received[head_length..head_length + content_length].to_vec();
         self.received.drain(..head_length + content_length);
         Ok(Response { status, session_id, body })
+    }
+
+    /// A chunked body (an SSE response), read to its last chunk.
+    async fn read_chunks(&mut self) -> io::Result<Vec<u8>> {
+        let mut body = Vec::new();
+        loop {
+            let line_end = loop {
+                if let Some(end) = self.received.windows(2).position(|window| window == b"\r\n") {
+                    break end;
+                }
+                self.fill().await?;
+            };
+            let size = std::str::from_utf8(&self.received[..line_end]).map_err(invalid)?;
+            let size = usize::from_str_radix(size.split(';').next().unwrap_or_default().trim(), 16).map_err(invalid)?;
+            let needed = line_end + 2 + size + 2;
+            while self.received.len() < needed {
+                self.fill().await?;
+            }
+            body.extend_from_slice(&self.received[line_end + 2..line_end + 2 + size]);
+            self.received.drain(..needed);
+            if size == 0 {
+                return Ok(body);
+            }
+        }
     }
 
     async fn fill(&mut self) -> io::Result<()> {
