@@ -39,14 +39,17 @@
 //!    signal that ends standalone streams and listeners in a graceful shutdown), `metrics.rs`
 //!    (the metrics path, behind the same guards and authentication), `discovery.rs` (the Server
 //!    Card and the AI Catalog served to anyone: entity tags, 304, CORS).
-//! 6. **Requests.** `respond.rs` (running a request into a JSON or SSE response), `streams.rs`
+//! 6. **Response streams.** `response_stream.rs` (the SSE stream answering a POST: events
+//!    numbered, kept in the shared session store before they are sent, and handed to a client
+//!    that resumed the stream here).
+//! 7. **Requests.** `respond.rs` (running a request into a JSON or SSE response), `streams.rs`
 //!    (GET streams and resumption, DELETE).
-//! 7. **Routing.** `post.rs` (POSTs routed by era and session).
-//! 8. **The endpoint.** `service.rs` ([`McpService`], the `tower::Service`: the guards first,
+//! 8. **Routing.** `post.rs` (POSTs routed by era and session).
+//! 9. **The endpoint.** `service.rs` ([`McpService`], the `tower::Service`: the guards first,
 //!    then authentication, then routing by method).
-//! 9. **Serving.** `serve.rs` ([`serve`] on TCP and [`serve_unix`] on a Unix socket: the
-//!    accept loop, and the graceful shutdown that lets each connection finish the request it is
-//!    answering).
+//! 10. **Serving.** `serve.rs` ([`serve`] on TCP and [`serve_unix`] on a Unix socket: the
+//!     accept loop, and the graceful shutdown that lets each connection finish the request it is
+//!     answering).
 
 mod auth;
 mod body;
@@ -74,6 +77,8 @@ mod discovery;
 
 mod metrics;
 mod shared;
+
+mod response_stream;
 
 mod respond;
 mod streams;

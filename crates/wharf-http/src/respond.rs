@@ -9,7 +9,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
-use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{Response, StatusCode};
 use tokio::sync::mpsc;
@@ -19,6 +18,7 @@ use wharf_protocol::{ClientRequest, Era, ErrorCode, ErrorObject, RequestId};
 use super::auth::{Authenticator, challenge};
 use super::body::McpBody;
 use super::reply;
+use super::response_stream::ResponseStream;
 use super::sessions::{ActiveGuard, HttpSession};
 use super::shared::Shared;
 use super::sse;
@@ -320,8 +320,7 @@ fn too_many_in_flight(id: &RequestId, limit: usize) -> Response<McpBody> {
 fn stream_response(shared: &Arc<Shared>, resumable: Option<Arc<HttpSession>>, pump: Pump) -> Response<McpBody> {
     let (frames, body) = mpsc::channel(shared.options.stream_buffer);
     let stream_id = resumable.as_ref().map(|http_session| http_session.next_stream());
-    let stream =
-        Stream { shared: shared.clone(), body: Some(frames), resumable: resumable.zip(stream_id), sequence: 0 };
+    let stream = ResponseStream::new(shared.clone(), frames, resumable.zip(stream_id));
     tokio::spawn(pump.run(stream));
     reply::event_stream(body)
 }
@@ -335,95 +334,6 @@ async fn drain_until_done(running: &mut Running, messages: &mut mpsc::Receiver<V
                 return running.outcome().await;
             },
         }
-    }
-}
-
-/// An SSE response stream, and for resumable sessions the record that lets a client resume it.
-struct Stream {
-    shared: Arc<Shared>,
-    /// The client's open response; None once it went away or the handler closed it.
-    body: Option<mpsc::Sender<Bytes>>,
-    resumable: Option<(Arc<HttpSession>, u64)>,
-    sequence: u64,
-}
-
-impl Stream {
-    async fn prime(&mut self) {
-        let Some((http_session, stream)) = &self.resumable else { return };
-        http_session.streams().entry(*stream).or_default();
-        let frame = sse::priming(&sse::event_id(*stream, 0), self.shared.options.sse_retry.as_millis());
-        // Event 0 is never replayed (a client resumes after it at the earliest); kept, it tells
-        // another instance that the stream exists before anything else was sent.
-        self.keep_shared(0, &frame).await;
-        self.write_frame(frame).await;
-    }
-
-    /// Keeps event `sequence` in the session store shared by the instances, when there is one,
-    /// before it is sent: a client resuming on another instance, even once this one is gone,
-    /// gets every event it had seen after its last. When the store fails the event is still
-    /// sent (the request goes on), and a resume elsewhere misses it.
-    async fn keep_shared(&self, sequence: u64, frame: &Bytes) {
-        let (Some(store), Some((http_session, stream))) = (&self.shared.options.session_store, &self.resumable) else {
-            return;
-        };
-        let idle = self.shared.options.session_idle_timeout;
-        if let Err(err) = store.0.keep_event(http_session.session.id(), *stream, sequence, frame.clone(), idle).await {
-            tracing::warn!(%err, stream, sequence, "an event was sent without being kept: a resume on another instance misses it");
-        }
-    }
-
-    async fn send(&mut self, message: &[u8]) {
-        if let Some((_, stream)) = &self.resumable {
-            self.sequence += 1;
-            let frame = sse::message(Some(&sse::event_id(*stream, self.sequence)), message);
-            self.keep_shared(self.sequence, &frame).await;
-            self.hand_out(frame).await;
-        } else {
-            self.write_frame(sse::message(None, message)).await;
-        }
-    }
-
-    /// Records a resumable stream's event where this instance resumes it, hands it to a client
-    /// that resumed it here, and sends it.
-    async fn hand_out(&mut self, frame: Bytes) {
-        let frame = match &self.resumable {
-            None => frame,
-            Some((http_session, stream)) => {
-                // Storing and handing to a resumed listener happen under one lock, which a
-                // resuming client also takes, so it sees each event exactly once.
-                let mut streams = http_session.streams();
-                let live = streams.entry(*stream).or_default();
-                let id = http_session.session.id();
-                self.shared.sessions.events().store(id, *stream, self.sequence, frame.clone());
-                live.sequence = self.sequence;
-                if let Some(listener) = &live.listener
-                    && listener.try_send(frame.clone()).is_err()
-                {
-                    // A listener that cannot keep up resumes again from its last event.
-                    live.listener = None;
-                }
-                frame
-            }
-        };
-        self.write_frame(frame).await;
-    }
-
-    async fn write_frame(&mut self, frame: Bytes) {
-        if let Some(body) = &self.body
-            && body.send(frame).await.is_err()
-        {
-            self.body = None;
-        }
-    }
-
-    fn finish(&mut self) {
-        if let Some((http_session, stream)) = &self.resumable {
-            http_session.finish_stream(*stream);
-            if let Some(store) = &self.shared.options.session_store {
-                store.0.keep_stream_end(http_session.session.id(), *stream, self.shared.options.session_idle_timeout);
-            }
-        }
-        self.body = None;
     }
 }
 
@@ -447,24 +357,24 @@ struct Pump {
 }
 
 impl Pump {
-    async fn run(self, mut stream: Stream) {
+    async fn run(self, mut stream: ResponseStream) {
         let Pump { answer, mut messages, control, queued, id, era, _active } = self;
         stream.prime().await;
-        for message in queued {
-            stream.send(&message).await;
-        }
         let mut running = match answer {
             Answer::Ready(response) => {
-                stream.send(&response).await;
+                let all: Vec<&[u8]> = queued.iter().chain([&response]).map(Vec::as_slice).collect();
+                stream.send_all(&all).await;
                 stream.finish();
                 return;
             }
             Answer::Running(running) => running,
             Answer::Cancelled => {
+                stream.send_all(&queued.iter().map(Vec::as_slice).collect::<Vec<_>>()).await;
                 stream.finish();
                 return;
             }
         };
+        stream.send_all(&queued.iter().map(Vec::as_slice).collect::<Vec<_>>()).await;
         let keep_alive = stream.shared.options.keep_alive;
         let mut messages_open = true;
         let mut close_requested = false;
@@ -487,21 +397,28 @@ impl Pump {
             tokio::select! {
                 biased;
                 outcome = running.outcome() => {
+                    // What is left, and the answer, kept and sent together.
+                    let mut last = Vec::new();
                     while let Ok(message) = messages.try_recv() {
-                        stream.send(&message).await;
+                        last.push(message);
                     }
                     match outcome {
-                        Some(outcome) => {
-                            let (_, response) = encode_outcome(outcome, &id, era, None);
-                            stream.send(&response).await;
-                        }
+                        Some(outcome) => last.push(encode_outcome(outcome, &id, era, None).1),
                         None => tracing::debug!(%id, "the request was cancelled; its stream ends without an answer"),
                     }
+                    stream.send_all(&last.iter().map(Vec::as_slice).collect::<Vec<_>>()).await;
                     stream.finish();
                     return;
                 }
                 message = messages.recv(), if messages_open => match message {
-                    Some(message) => stream.send(&message).await,
+                    Some(message) => {
+                        // The messages that came meanwhile go with it.
+                        let mut together = vec![message];
+                        while let Ok(message) = messages.try_recv() {
+                            together.push(message);
+                        }
+                        stream.send_all(&together.iter().map(Vec::as_slice).collect::<Vec<_>>()).await;
+                    }
                     None => messages_open = false,
                 },
                 () = control.close_requested(), if !close_requested => {
