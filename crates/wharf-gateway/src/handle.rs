@@ -5,7 +5,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tokio::task::AbortHandle;
 use wharf_server::{Layer, LayerFuture, McpRequest, Next, Server, SessionEnd};
 
 use crate::attach::{Attached, attach};
@@ -17,7 +16,7 @@ use crate::health::Health;
 use crate::mount::Mount;
 use crate::parked::Parking;
 use crate::subscribe::{Subscribed, SubscribedMounts};
-use crate::watch;
+use crate::watch::{self, Watcher};
 
 /// How long a gateway that stops gives its upstreams, all together, to end on their own: a
 /// client that started the gateway waits for it to exit, and some programs never end at
@@ -45,7 +44,7 @@ struct Inner {
 
 /// What a mount that serves has running.
 struct Mounted {
-    watcher: AbortHandle,
+    watcher: Watcher,
     connection: Arc<Connection>,
 }
 
@@ -169,15 +168,19 @@ impl GatewayHandle {
             return true;
         }
         let Some(mounted) = self.lock().remove(name) else { return false };
-        mounted.watcher.abort();
         let inner = &self.inner;
-        let released = inner.claims.lock().unwrap_or_else(PoisonError::into_inner).release_all(name);
+        // The claims stay locked through the server's update, as a refresh holds them through
+        // its own: the watcher, stopped under them, adds nothing back.
+        let mut claims = inner.claims.lock().unwrap_or_else(PoisonError::into_inner);
+        mounted.watcher.stop();
+        let released = claims.release_all(name);
         let removed = inner.server.update(|update| {
             for (kind, held) in &released {
                 remove(update, *kind, held);
             }
             Ok(())
         });
+        drop(claims);
         if let Err(err) = removed {
             tracing::warn!(mount = name, %err, "the gateway could not take a mount's components away");
         }
@@ -196,7 +199,7 @@ impl GatewayHandle {
         let mounted: Vec<Mounted> = self.lock().drain().map(|(_, mounted)| mounted).collect();
         let mut closing = tokio::task::JoinSet::new();
         for Mounted { watcher, connection } in mounted {
-            watcher.abort();
+            watcher.stop();
             closing.spawn(async move { connection.close().await });
         }
         let all_closed = async { while closing.join_next().await.is_some() {} };

@@ -5,7 +5,7 @@
 //! upstream says was updated is announced to the gateway's subscribers under its gateway URI.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -41,8 +41,26 @@ pub(crate) fn spawn(
     claims: Arc<Mutex<Claims>>,
     held: HashMap<Kind, Vec<String>>,
     listened: watch::Receiver<BTreeSet<String>>,
-) -> tokio::task::AbortHandle {
-    tokio::spawn(run(server, upstream, claims, held, listened)).abort_handle()
+) -> Watcher {
+    let stopped = Arc::new(AtomicBool::new(false));
+    let task = tokio::spawn(run(server, upstream, claims, held, listened, stopped.clone())).abort_handle();
+    Watcher { task, stopped }
+}
+
+/// A mount's watcher, to stop when the mount goes.
+pub(crate) struct Watcher {
+    task: tokio::task::AbortHandle,
+    stopped: Arc<AtomicBool>,
+}
+
+impl Watcher {
+    /// Stops it. Called with the claims locked (as the unmount that takes the mount's
+    /// components away holds them), no refresh of it changes the server after: one that was
+    /// under way when the task is aborted finds it stopped once it has the claims.
+    pub(crate) fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        self.task.abort();
+    }
 }
 
 async fn run(
@@ -51,12 +69,14 @@ async fn run(
     claims: Arc<Mutex<Claims>>,
     mut held: HashMap<Kind, Vec<String>>,
     listened: watch::Receiver<BTreeSet<String>>,
+    stopped: Arc<AtomicBool>,
 ) {
+    let watched = Watched { server: &server, upstream: &upstream, claims: &claims, stopped: &stopped };
     let connection = upstream.link.connection.clone();
     let mut pause = FIRST_RESTART_PAUSE;
     while let Some(client) = connection.current() {
         let started = Instant::now();
-        follow(&server, &upstream, &client, &claims, &mut held, listened.clone()).await;
+        follow(&watched, &client, &mut held, listened.clone()).await;
         // The connection ended: the program exited, or was killed.
         if started.elapsed() > STAYED_UP {
             pause = FIRST_RESTART_PAUSE;
@@ -68,7 +88,7 @@ async fn run(
             match connection.restart().await {
                 Ok(client) => {
                     resubscribe(&connection, &client).await;
-                    refresh(&server, &upstream, &claims, &mut held, &Kind::ALL).await;
+                    refresh(&watched, &mut held, &Kind::ALL).await;
                     break;
                 }
                 Err(err) => connection.went_down(err.to_string(), pause),
@@ -92,14 +112,21 @@ async fn resubscribe(connection: &Connection, client: &Client) {
 }
 
 /// Follows `client`'s notifications until its connection ends.
+/// What a watcher keeps in step, and whether it was stopped.
+struct Watched<'a> {
+    server: &'a Server,
+    upstream: &'a Upstream,
+    claims: &'a Mutex<Claims>,
+    stopped: &'a AtomicBool,
+}
+
 async fn follow(
-    server: &Server,
-    upstream: &Upstream,
+    watched: &Watched<'_>,
     client: &Client,
-    claims: &Mutex<Claims>,
     held: &mut HashMap<Kind, Vec<String>>,
     listened: watch::Receiver<BTreeSet<String>>,
 ) {
+    let (server, upstream) = (watched.server, watched.upstream);
     let mut notifications = client.notifications();
     let listening = (client.era() == Era::Stateless).then(|| tokio::spawn(listen(client.clone(), listened)));
     while let Some(notification) = notifications.next().await {
@@ -119,7 +146,7 @@ async fn follow(
             ServerNotification::SubscriptionsAcknowledged(_) => &Kind::ALL,
             _ => continue,
         };
-        refresh(server, upstream, claims, held, kinds).await;
+        refresh(watched, held, kinds).await;
     }
     if let Some(listening) = listening {
         listening.abort();
@@ -157,13 +184,8 @@ async fn listen(client: Client, mut listened: watch::Receiver<BTreeSet<String>>)
 /// Reads the upstream's lists of `kinds` again and replaces the gateway's components for them
 /// in one update. A name another mount holds is left out (and logged): the first mount to offer
 /// it keeps it. A list that cannot be read is left as it was.
-async fn refresh(
-    server: &Server,
-    upstream: &Upstream,
-    claims: &Mutex<Claims>,
-    held: &mut HashMap<Kind, Vec<String>>,
-    kinds: &[Kind],
-) {
+async fn refresh(watched: &Watched<'_>, held: &mut HashMap<Kind, Vec<String>>, kinds: &[Kind]) {
+    let Watched { server, upstream, claims, stopped } = *watched;
     let mut lists = Vec::new();
     for &kind in kinds {
         match upstream.list(kind).await {
@@ -175,8 +197,13 @@ async fn refresh(
     }
     let mut old = Vec::new();
     let mut components = Vec::new();
+    // The claims stay locked through the server's update, as an unmount holds them through its
+    // own: a mount taken away meanwhile is never given its components back.
+    let mut claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
+    if stopped.load(Ordering::SeqCst) {
+        return;
+    }
     {
-        let mut claims = claims.lock().unwrap_or_else(PoisonError::into_inner);
         for (kind, listed) in lists {
             let released = held.remove(&kind).unwrap_or_default();
             for name in &released {
@@ -205,6 +232,7 @@ async fn refresh(
         }
         add_each(update, &upstream.link.mount, components)
     });
+    drop(claims);
     if let Err(err) = updated {
         tracing::warn!(mount = %upstream.link.mount, %err, "the gateway refused an upstream's changed list");
     }
