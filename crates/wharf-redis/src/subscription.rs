@@ -54,14 +54,7 @@ pub(crate) async fn listen<T>(redis: Redis, channel: String, decode: fn(&[u8]) -
                 () = taker.closed() => return,
             };
             let Some(message) = message else { break };
-            match decode(message.get_payload_bytes()) {
-                Some(decoded) => {
-                    if taker.try_send(decoded).is_err() {
-                        tracing::warn!(%channel, "dropped a message: nothing is taking them");
-                    }
-                }
-                None => tracing::debug!(%channel, "ignoring a message Wharf did not write"),
-            }
+            hand_over(&channel, decode(message.get_payload_bytes()), &taker);
         }
         tracing::warn!(%channel, "the subscription ended; subscribing again");
         tokio::time::sleep(RESUBSCRIBE_AFTER).await;
@@ -105,16 +98,22 @@ async fn listen_sharded<T>(
                 (redis::PushKind::Disconnection | redis::PushKind::SUnsubscribe, _) => break,
                 _ => continue,
             };
-            match decode(payload) {
-                Some(decoded) => {
-                    if taker.try_send(decoded).is_err() {
-                        tracing::warn!(%channel, "dropped a message: nothing is taking them");
-                    }
-                }
-                None => tracing::debug!(%channel, "ignoring a message Wharf did not write"),
-            }
+            hand_over(channel, decode(payload), taker);
         }
         tracing::warn!(%channel, "the subscription ended; subscribing again");
         tokio::time::sleep(RESUBSCRIBE_AFTER).await;
+    }
+}
+
+/// Hands a message published on `channel`, decoded, to `taker`; one that did not decode (not
+/// written by Wharf) or that nobody takes in time is dropped.
+fn hand_over<T>(channel: &str, decoded: Option<T>, taker: &mpsc::Sender<T>) {
+    match decoded {
+        Some(decoded) => {
+            if taker.try_send(decoded).is_err() {
+                tracing::warn!(%channel, "dropped a message: nothing is taking them");
+            }
+        }
+        None => tracing::debug!(%channel, "ignoring a message Wharf did not write"),
     }
 }
