@@ -169,18 +169,19 @@ impl GatewayHandle {
         }
         let Some(mounted) = self.lock().remove(name) else { return false };
         let inner = &self.inner;
-        // The claims stay locked through the server's update, as a refresh holds them through
-        // its own: the watcher, stopped under them, adds nothing back.
-        let mut claims = inner.claims.lock().unwrap_or_else(PoisonError::into_inner);
-        mounted.watcher.stop();
-        let released = claims.release_all(name);
-        let removed = inner.server.update(|update| {
-            for (kind, held) in &released {
-                remove(update, *kind, held);
-            }
-            Ok(())
-        });
-        drop(claims);
+        let removed = {
+            // The claims stay locked through the server's update, as a refresh holds them
+            // through its own: the watcher, stopped under them, adds nothing back.
+            let mut claims = inner.claims.lock().unwrap_or_else(PoisonError::into_inner);
+            mounted.watcher.stop();
+            let released = claims.release_all(name);
+            inner.server.update(|update| {
+                for (kind, held) in &released {
+                    remove(update, *kind, held);
+                }
+                Ok(())
+            })
+        };
         if let Err(err) = removed {
             tracing::warn!(mount = name, %err, "the gateway could not take a mount's components away");
         }
