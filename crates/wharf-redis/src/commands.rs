@@ -90,8 +90,13 @@ impl Commands {
 /// is); on a cluster each part is a pipeline of its own (atomic as it says), all sent at once,
 /// so that the round trips overlap.
 pub(crate) async fn query_apart(commands: &Commands, parts: &[Pipeline]) -> RedisResult<Vec<Value>> {
-    match commands {
-        Commands::One(_) => {
+    match (commands, parts) {
+        // One part needs no copy of its commands into another pipeline.
+        (_, [only]) => {
+            let mut connection = commands.clone();
+            Ok(vec![Value::Array(only.query_async(&mut connection).await?)])
+        }
+        (Commands::One(_), _) => {
             let mut whole = redis::pipe();
             if parts.iter().any(Pipeline::is_transaction) {
                 whole.atomic();
@@ -111,7 +116,7 @@ pub(crate) async fn query_apart(commands: &Commands, parts: &[Pipeline]) -> Redi
             split.reverse();
             Ok(split)
         }
-        Commands::Cluster(_) => {
+        (Commands::Cluster(_), _) => {
             let sent = parts.iter().map(|part| {
                 let mut connection = commands.clone();
                 async move { part.query_async::<Vec<Value>>(&mut connection).await.map(Value::Array) }

@@ -65,20 +65,23 @@ const FOLLOW_EVERY: Duration = Duration::from_millis(50);
 /// sender may have died); the client then resumes again if it wants.
 const FOLLOW_QUIET: Duration = Duration::from_secs(5);
 
-/// Writes kept events to Redis in the order they came, in batches of one round trip each (a
-/// part per session: a session's events share a slot, and its order), and tells each event's
+/// Writes kept events to Redis in the order they came, in batches of one round trip each (on a
+/// cluster a part per session: a session's events share a slot, and its order), and tells each event's
 /// stream once its batch is written.
 async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
     let mut batch = Vec::with_capacity(EVENTS_PER_WRITE);
     let mut waiting = Vec::with_capacity(EVENTS_PER_WRITE);
     while events.recv_many(&mut batch, EVENTS_PER_WRITE).await > 0 {
+        // On one Redis the whole batch is one pipeline; on a cluster a part per session.
+        let by_session = redis.connection.is_cluster();
         let mut parts: Vec<(String, redis::Pipeline)> = Vec::new();
         for mut event in batch.drain(..) {
             waiting.extend(event.kept.take());
-            let at = match parts.iter().position(|(session, _)| *session == event.session) {
+            let part = if by_session { event.session.as_str() } else { "" };
+            let at = match parts.iter().position(|(session, _)| session == part) {
                 Some(at) => at,
                 None => {
-                    parts.push((event.session.clone(), redis::pipe()));
+                    parts.push((part.to_owned(), redis::pipe()));
                     parts.len() - 1
                 }
             };
