@@ -118,6 +118,23 @@ pub(crate) struct RemoteArgs {
     /// sharded (SPUBLISH, SSUBSCRIBE).
     #[arg(long, value_name = "URL", requires = "listening", group = "shared_redis")]
     pub(crate) redis_cluster: Vec<String>,
+    /// Keep them on a Redis that Sentinel manages instead: each URL (redis://HOST:PORT,
+    /// repeatable, with the sentinel's own password if it needs one) a sentinel to ask where
+    /// the primary named by --redis-sentinel-primary is. Commands follow a failover to the
+    /// replica promoted in its place.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "listening",
+        group = "shared_redis",
+        requires = "redis_sentinel_primary"
+    )]
+    pub(crate) redis_sentinel: Vec<String>,
+    /// The primary's name, as the sentinels monitor it (`sentinel monitor NAME ...`), or a URL
+    /// whose host is that name and which gives the data nodes' password and database
+    /// (redis://:PASSWORD@NAME/DB).
+    #[arg(long, value_name = "NAME", requires = "redis_sentinel")]
+    pub(crate) redis_sentinel_primary: Option<String>,
     /// Make each write that must survive a Redis failover (a session opened, a task's record,
     /// an idempotency key claimed or finished, a large result's pages) wait until N replicas
     /// have it (WAIT, at most 250 ms; past that the request goes on and a warning is logged).
@@ -221,18 +238,23 @@ pub(crate) fn prepare_builder(
     Ok(builder)
 }
 
-/// The Redis `--redis` (or the cluster `--redis-cluster`) names, connected on `runtime`;
-/// `None` without either.
+/// The Redis `--redis` (or the cluster `--redis-cluster`, or Sentinel's primary
+/// `--redis-sentinel`) names, connected on `runtime`; `None` without any.
 pub(crate) fn redis(
     args: &RemoteArgs,
     runtime: &tokio::runtime::Runtime,
 ) -> Result<Option<wharf::redis::Redis>, String> {
     // The connection to Redis belongs to the runtime that will use it.
     let _entered = runtime.enter();
-    let connected = match (args.redis.as_deref(), args.redis_cluster.as_slice()) {
-        (Some(url), _) => wharf::redis::Redis::connect(url).map_err(|err| format!("--redis: {err}")),
-        (None, []) => return Ok(None),
-        (None, seeds) => wharf::redis::Redis::connect_cluster(seeds).map_err(|err| format!("--redis-cluster: {err}")),
+    let connected = match (args.redis.as_deref(), args.redis_cluster.as_slice(), args.redis_sentinel_primary.as_deref())
+    {
+        (Some(url), _, _) => wharf::redis::Redis::connect(url).map_err(|err| format!("--redis: {err}")),
+        (None, [], Some(primary)) => wharf::redis::Redis::connect_sentinel(&args.redis_sentinel, primary)
+            .map_err(|err| format!("--redis-sentinel: {err}")),
+        (None, [], None) => return Ok(None),
+        (None, seeds, _) => {
+            wharf::redis::Redis::connect_cluster(seeds).map_err(|err| format!("--redis-cluster: {err}"))
+        }
     };
     let waited = std::time::Duration::from_millis(250);
     connected.map(|redis| Some(redis.prefix(&args.redis_prefix).wait_for_replicas(args.redis_wait_replicas, waited)))

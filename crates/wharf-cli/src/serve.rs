@@ -280,6 +280,20 @@ mod tests {
             Cli::try_parse_from(["wharf", "serve", "--http", "127.0.0.1:0", "--redis-prefix", "p"]).is_err(),
             "a prefix needs a Redis"
         );
+        let on_sentinel = ["wharf", "serve", "--http", "127.0.0.1:0", "--redis-sentinel", "redis://127.0.0.1:1/"];
+        let sentinel = serve_args(&[&on_sentinel[..], &["--redis-sentinel-primary", "main"]].concat());
+        assert_eq!(
+            (sentinel.remote.redis_sentinel.as_slice(), sentinel.remote.redis_sentinel_primary.as_deref()),
+            (&["redis://127.0.0.1:1/".to_owned()][..], Some("main"))
+        );
+        assert!(Cli::try_parse_from(on_sentinel).is_err(), "Sentinel needs the primary's name");
+        let named_only = ["wharf", "serve", "--http", "127.0.0.1:0", "--redis-sentinel-primary", "main"];
+        assert!(Cli::try_parse_from(named_only).is_err(), "a name needs sentinels");
+        assert!(
+            Cli::try_parse_from([&on_cluster[..], &on_sentinel[3..], &["--redis-sentinel-primary", "main"]].concat())
+                .is_err(),
+            "a cluster or Sentinel, not both"
+        );
         let waiting = serve_args(&[&on_cluster[..], &["--redis-wait-replicas", "1"]].concat());
         assert_eq!((waiting.remote.redis_wait_replicas, cluster.remote.redis_wait_replicas), (1, 0));
         let without_redis = ["wharf", "serve", "--http", "127.0.0.1:0", "--redis-wait-replicas", "1"];

@@ -1,4 +1,5 @@
-//! [`Commands`]: where the stores' commands go, one Redis or a Redis Cluster, behind the
+//! [`Commands`]: where the stores' commands go, one Redis, the primary Sentinel names, or a
+//! Redis Cluster, behind the
 //! client's own connection trait, and [`query_apart`] for a pipeline whose keys lie in
 //! several hash slots (one pipeline reaches one node of a cluster).
 
@@ -7,14 +8,18 @@ use std::sync::Arc;
 use redis::aio::{ConnectionLike, ConnectionManager};
 use redis::cluster::ClusterClient;
 use redis::cluster_async::ClusterConnection;
-use redis::{Cmd, Pipeline, RedisFuture, RedisResult, Value};
+use redis::{Cmd, Pipeline, RedisFuture, RedisResult, ServerErrorKind, Value};
 use tokio::sync::OnceCell;
+
+use crate::sentinel::SentinelPrimary;
 
 /// The connection the stores send their commands on: cheap to clone, shared by all.
 #[derive(Clone)]
 pub(crate) enum Commands {
     /// One Redis (or Valkey), on one multiplexed connection remade after a failure.
     One(ConnectionManager),
+    /// The primary of a Redis that Sentinel manages, asked for again after it is lost.
+    Sentinel(Arc<SentinelPrimary>),
     /// A Redis Cluster: a connection to each node, each command sent to the primary holding
     /// its key's slot, redirections (`MOVED`, `ASK`) followed and the slots learnt again after
     /// a failover.
@@ -51,6 +56,11 @@ impl ConnectionLike for Commands {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
             Commands::One(connection) => connection.req_packed_command(cmd),
+            Commands::Sentinel(managed) => Box::pin(on_sentinel_primary(
+                managed,
+                move |mut primary| async move { primary.req_packed_command(cmd).await },
+                |answered| answered.as_ref().is_err_and(refused_by_replica),
+            )),
             Commands::Cluster(lazy) => Box::pin(async move { lazy.connection().await?.req_packed_command(cmd).await }),
         }
     }
@@ -63,6 +73,17 @@ impl ConnectionLike for Commands {
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
             Commands::One(connection) => connection.req_packed_commands(pipeline, offset, count),
+            Commands::Sentinel(managed) => Box::pin(on_sentinel_primary(
+                managed,
+                move |mut primary| async move { primary.req_packed_commands(pipeline, offset, count).await },
+                |answered| match answered {
+                    Ok(values) => values.iter().any(|value| {
+                        matches!(value, Value::ServerError(err)
+                            if matches!(err.kind(), Some(ServerErrorKind::ReadOnly | ServerErrorKind::ExecAbort)))
+                    }),
+                    Err(err) => refused_by_replica(err),
+                },
+            )),
             Commands::Cluster(lazy) => {
                 Box::pin(async move { lazy.connection().await?.req_packed_commands(pipeline, offset, count).await })
             }
@@ -72,6 +93,7 @@ impl ConnectionLike for Commands {
     fn get_db(&self) -> i64 {
         match self {
             Commands::One(connection) => connection.get_db(),
+            Commands::Sentinel(managed) => managed.db(),
             Commands::Cluster(_) => 0,
         }
     }
@@ -84,9 +106,40 @@ impl Commands {
     }
 }
 
+/// Sends a command (by `send`) to the primary Sentinel names. When `refused_by_replica` says
+/// its answer came from a replica (a failover demoted the primary: the command was not run),
+/// it goes once more to the primary the sentinels name in its place; when the primary did not
+/// answer, the next command asks the sentinels again.
+async fn on_sentinel_primary<T, Sent>(
+    managed: &SentinelPrimary,
+    send: impl Fn(ConnectionManager) -> Sent,
+    refused_by_replica: impl Fn(&RedisResult<T>) -> bool,
+) -> RedisResult<T>
+where
+    Sent: std::future::Future<Output = RedisResult<T>>,
+{
+    let primary = managed.primary().await?;
+    let answered = send(primary.connection.clone()).await;
+    if refused_by_replica(&answered) {
+        managed.forget(&primary);
+        return send(managed.primary().await?.connection).await;
+    }
+    if let Err(err) = &answered
+        && (err.is_io_error() || err.is_connection_dropped() || err.is_connection_refusal() || err.is_timeout())
+    {
+        managed.forget(&primary);
+    }
+    answered
+}
+
+/// True when `err` is a replica's refusal of a write, or a transaction it aborted for one.
+fn refused_by_replica(err: &redis::RedisError) -> bool {
+    matches!(err.kind(), redis::ErrorKind::Server(ServerErrorKind::ReadOnly | ServerErrorKind::ExecAbort))
+}
+
 /// Runs `parts`, pipelines each of whose keys share one hash slot but whose slots may differ,
 /// and gives each part's answers (an array of one value per command: a part must not
-/// `ignore()` any). On one Redis they go as one pipeline (one round trip, atomic when any part
+/// `ignore()` any). On one Redis (Sentinel's primary too) they go as one pipeline (one round trip, atomic when any part
 /// is); on a cluster each part is a pipeline of its own (atomic as it says), all sent at once,
 /// so that the round trips overlap.
 pub(crate) async fn query_apart(commands: &Commands, parts: &[Pipeline]) -> RedisResult<Vec<Value>> {
@@ -96,7 +149,7 @@ pub(crate) async fn query_apart(commands: &Commands, parts: &[Pipeline]) -> Redi
             let mut connection = commands.clone();
             Ok(vec![Value::Array(only.query_async(&mut connection).await?)])
         }
-        (Commands::One(_), _) => {
+        (Commands::One(_) | Commands::Sentinel(_), _) => {
             let mut whole = redis::pipe();
             if parts.iter().any(Pipeline::is_transaction) {
                 whole.atomic();

@@ -1,27 +1,18 @@
-//! [`Redis`]: the connection to one Redis, or to a Redis Cluster, shared by every store of a
-//! server. It connects on first use and reconnects after a failure, and every command has a
+//! [`Redis`]: the connection to one Redis, to the primary of a Redis that Sentinel manages, or
+//! to a Redis Cluster, shared by every store of a server. It connects on first use and reconnects after a failure, and every command has a
 //! deadline, so that while Redis is down requests fail at once (and are answered 503) instead
 //! of waiting.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::aio::ConnectionManager;
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
 
 use crate::commands::{Commands, LazyCluster};
+use crate::deadlines::{self, CLUSTER_COMMAND_TIMEOUT, CLUSTER_RETRIES, CONNECT_TIMEOUT, RESPONSE_TIMEOUT};
 use crate::keys::Keys;
-
-/// How long a command may wait for Redis's answer.
-const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long connecting may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
-/// How long a command on a cluster may take in all, its retries included: a failover (a
-/// replica elected in the place of a primary that stopped answering) takes about the
-/// cluster's node timeout, and a request waits through a short one rather than fail.
-const CLUSTER_COMMAND_TIMEOUT: Duration = Duration::from_secs(4);
-/// How often a command on a cluster is tried again after a redirection or a lost node.
-const CLUSTER_RETRIES: u32 = 6;
+use crate::sentinel::SentinelPrimary;
 
 /// What kind of thing went wrong with Redis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +61,8 @@ impl std::error::Error for RedisError {}
 #[derive(Clone)]
 pub(crate) enum Subscriber {
     One(redis::Client),
+    /// The primary Sentinel names at each subscription.
+    Sentinel(Arc<SentinelPrimary>),
     /// The cluster's seed nodes, from which each subscription makes a client of its own (the
     /// messages of a cluster connection go to the sender it was built with).
     Cluster(Arc<ClusterSeeds>),
@@ -130,16 +123,49 @@ impl Redis {
         }
         let client =
             redis::Client::open(url).map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))?;
-        let config = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(RESPONSE_TIMEOUT))
-            .set_connection_timeout(Some(CONNECT_TIMEOUT))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_millis(200));
-        let connection = ConnectionManager::new_lazy_with_config(client.clone(), config)
+        let connection = ConnectionManager::new_lazy_with_config(client.clone(), deadlines::one_node())
             .map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))?;
         Ok(Redis {
             subscriber: Subscriber::One(client),
             connection: Commands::One(connection),
+            keys: Arc::new(Keys::new("wharf")),
+            durability: None,
+        })
+    }
+
+    /// A connection to the primary of a Redis that Sentinel manages: `sentinels`
+    /// (`redis://host:port`, with the sentinels' own user and password if they need them) are
+    /// asked where the primary called `master` is, when it is first needed and again whenever
+    /// it stops answering or answers as a replica, so that commands follow a failover to the
+    /// replica promoted in its place. `master` is the name alone (`mymaster`), or a URL whose
+    /// host is the name and which gives the data nodes' user, password and database
+    /// (`redis://:PASSWORD@mymaster/0`). Keys start with `wharf`. Fails only for a URL that is
+    /// not one, no sentinel at all, or when called outside a Tokio runtime.
+    pub fn connect_sentinel<S: AsRef<str>>(sentinels: &[S], master: &str) -> Result<Redis, RedisError> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(RedisError::new(RedisErrorKind::NoRuntime, "connect within the Tokio runtime that serves"));
+        }
+        if sentinels.is_empty() {
+            return Err(RedisError::new(RedisErrorKind::Url, "Sentinel needs at least one sentinel to ask"));
+        }
+        let sentinels = connection_infos(sentinels)?;
+        let (name, node) = if master.contains("://") {
+            let info = redis::IntoConnectionInfo::into_connection_info(master)
+                .map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))?;
+            match info.addr() {
+                redis::ConnectionAddr::Tcp(name, _) => (name.clone(), info.redis_settings().clone()),
+                _ => return Err(RedisError::new(RedisErrorKind::Url, "the primary is named by redis://NAME")),
+            }
+        } else {
+            (master.to_owned(), redis::RedisConnectionInfo::default())
+        };
+        if name.is_empty() {
+            return Err(RedisError::new(RedisErrorKind::Url, "the primary needs a name"));
+        }
+        let primary = Arc::new(SentinelPrimary::new(sentinels, name, node));
+        Ok(Redis {
+            subscriber: Subscriber::Sentinel(primary.clone()),
+            connection: Commands::Sentinel(primary),
             keys: Arc::new(Keys::new("wharf")),
             durability: None,
         })
@@ -159,12 +185,7 @@ impl Redis {
         if seeds.is_empty() {
             return Err(RedisError::new(RedisErrorKind::Url, "a cluster needs at least one node to start from"));
         }
-        let nodes = seeds
-            .iter()
-            .map(|seed| redis::IntoConnectionInfo::into_connection_info(seed.as_ref()))
-            .collect::<redis::RedisResult<Vec<_>>>()
-            .map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))?;
-        let seeds = Arc::new(ClusterSeeds { nodes });
+        let seeds = Arc::new(ClusterSeeds { nodes: connection_infos(seeds)? });
         let client = seeds.client(None).map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))?;
         Ok(Redis {
             subscriber: Subscriber::Cluster(seeds),
@@ -217,6 +238,14 @@ impl Redis {
             Err(err) => tracing::warn!(error = %without_secrets(&err), "waiting for replicas failed"),
         }
     }
+}
+
+/// Each of `urls`, read as the client reads a Redis URL.
+fn connection_infos<S: AsRef<str>>(urls: &[S]) -> Result<Vec<redis::ConnectionInfo>, RedisError> {
+    urls.iter()
+        .map(|url| redis::IntoConnectionInfo::into_connection_info(url.as_ref()))
+        .collect::<redis::RedisResult<Vec<_>>>()
+        .map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))
 }
 
 /// Now, in Unix milliseconds.

@@ -5,18 +5,22 @@
 //! A file imports only from floors below its own.
 //!
 //! 1. `keys.rs` (every key under one prefix; a session's keys carry its id as their Redis
-//!    Cluster hash tag, so that one session's keys share a slot).
-//! 2. `commands.rs` (where commands go: one Redis on one multiplexed connection, or a Redis
-//!    Cluster, each command to the primary holding its key's slot; and `query_apart`, for
-//!    pipelines whose parts lie in different slots).
-//! 3. `connection.rs` ([`Redis`]: made on first use and remade after a failure, with a
+//!    Cluster hash tag, so that one session's keys share a slot), `deadlines.rs` (how long
+//!    Wharf waits on Redis).
+//! 2. `sentinel.rs` (the primary of a Redis that Sentinel manages: asked of the sentinels,
+//!    and asked again once it stops answering or answers as a replica).
+//! 3. `commands.rs` (where commands go: one Redis on one multiplexed connection, Sentinel's
+//!    primary (a command a demoted primary refused sent once more to the one in its place), or
+//!    a Redis Cluster, each command to the primary holding its key's slot; and `query_apart`,
+//!    for pipelines whose parts lie in different slots).
+//! 4. `connection.rs` ([`Redis`]: made on first use and remade after a failure, with a
 //!    deadline on every command, so that a request never waits on a Redis that is down; errors
 //!    are reported by kind, never with the URL, which may hold a password).
-//! 4. `subscription.rs` (a pub/sub channel listened to on a connection of its own, subscribed
+//! 5. `subscription.rs` (a pub/sub channel listened to on a connection of its own, subscribed
 //!    to again after each failure; sharded channels on a cluster), `state_key.rs` (the key that seals `requestState`, made at
 //!    random by the first instance and stored with `SET NX`, read by the others:
 //!    [`Redis::shared_request_state_key`]).
-//! 5. `sessions.rs` ([`RedisSessionStore`], a [`wharf_http::SessionStore`]: one hash per
+//! 6. `sessions.rs` ([`RedisSessionStore`], a [`wharf_http::SessionStore`]: one hash per
 //!    session, whose fields are written one change at a time and whose expiry every command
 //!    that reaches it pushes out in the same round trip; relayed messages on one channel of the
 //!    deployment; a session's stream events in a Redis stream, written by one task in order),
@@ -43,11 +47,13 @@
 mod bus;
 mod commands;
 mod connection;
+mod deadlines;
 #[cfg(feature = "dpop")]
 mod dpop_replay;
 mod idempotency;
 mod keys;
 mod results;
+mod sentinel;
 mod sessions;
 mod state_key;
 mod subscription;

@@ -29,12 +29,17 @@ pub(crate) async fn publish(redis: &Redis, channel: String, payload: Vec<u8>) ->
 
 /// Hands what is published on `channel`, decoded, to `taker`, until `taker` is dropped.
 pub(crate) async fn listen<T>(redis: Redis, channel: String, decode: fn(&[u8]) -> Option<T>, taker: mpsc::Sender<T>) {
-    let client = match &redis.subscriber {
-        Subscriber::One(client) => client,
-        Subscriber::Cluster(seeds) => return listen_sharded(seeds, &channel, decode, &taker).await,
-    };
+    if let Subscriber::Cluster(seeds) = &redis.subscriber {
+        return listen_sharded(seeds, &channel, decode, &taker).await;
+    }
     while !taker.is_closed() {
         let subscribed = async {
+            let client = match &redis.subscriber {
+                Subscriber::One(client) => client.clone(),
+                // Asked at each subscription: after a failover, the primary in its place.
+                Subscriber::Sentinel(primary) => primary.client().await?,
+                Subscriber::Cluster(_) => unreachable!("listened to above"),
+            };
             let mut pubsub = client.get_async_pubsub().await?;
             pubsub.subscribe(&channel).await?;
             Ok::<_, redis::RedisError>(pubsub)

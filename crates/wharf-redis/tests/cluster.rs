@@ -4,81 +4,16 @@
 
 mod support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
+use support::failover::{call_until_stopped, instance, served_again};
 use support::{Streamed, change_until_heard, initialize, request, send};
-use tokio::net::TcpListener;
-use wharf_http::{HttpOptions, serve};
 use wharf_redis::Redis;
-use wharf_server::{Bus, RequestContext, ResourceDef, Server, ToolDef};
+use wharf_server::Bus;
 use wharf_testkit::redis_cluster::RedisCluster;
-
-fn server() -> Server {
-    Server::builder("cluster", "1")
-        .tool(ToolDef::new("whoami", |context: RequestContext| async move { context.session_id().to_owned() }))
-        .tool(ToolDef::new("touch_note", |context: RequestContext| async move {
-            context.server().notify_resource_updated("demo://note");
-            "touched"
-        }))
-        .resource(ResourceDef::text("demo://note", "note", "a note"))
-        .build()
-        .unwrap()
-}
-
-/// One more instance on a free loopback port, its sessions in `redis`.
-async fn instance(redis: &Redis) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let options = HttpOptions::default().session_store(redis.session_store());
-    tokio::spawn(serve(listener, server()).options(options).into_future());
-    port
-}
-
-fn whoami(id: u64) -> String {
-    request(id, "tools/call", json!({"name": "whoami", "arguments": {}}))
-}
-
-/// Calls `whoami` in `session` on `port` until it answers 200 (503 meanwhile, never another
-/// status or a wrong answer), for at most 15 s; how many 503s came first.
-async fn served_again(port: u16, session: &str) -> usize {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
-    let mut refused = 0;
-    loop {
-        let reply = send(port, "POST", Some(session), &whoami(100)).await;
-        match reply.status {
-            200 => {
-                assert_eq!(reply.json()["result"]["content"][0]["text"], session, "{reply:?}");
-                return refused;
-            }
-            503 => refused += 1,
-            other => panic!("a request during the failover got {other}: {reply:?}"),
-        }
-        assert!(tokio::time::Instant::now() < deadline, "not served again within 15 s ({refused} refused)");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// Tells [`call_until_stopped`] to stop.
-static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Calls `whoami` in `session` on `port` one after another until [`STOP`]; each answer must be
-/// the session's id or a 503. How many were answered, and how many refused.
-async fn call_until_stopped(port: u16, session: String) -> (usize, usize) {
-    let (mut answered, mut refused) = (0, 0);
-    while !STOP.load(std::sync::atomic::Ordering::SeqCst) {
-        let reply = send(port, "POST", Some(&session), &whoami(200)).await;
-        match reply.status {
-            200 => {
-                assert_eq!(reply.json()["result"]["content"][0]["text"], session.as_str(), "{reply:?}");
-                answered += 1;
-            }
-            503 => refused += 1,
-            other => panic!("a call during the failover got {other}: {reply:?}"),
-        }
-    }
-    (answered, refused)
-}
 
 /// Publishes `message` on `channel` of `bus` until `receiver` gets it (a subscription is made
 /// a moment after it is asked for), 50 times at most, 100 ms apart.
@@ -137,13 +72,14 @@ async fn sessions_and_their_relayed_changes_go_on_after_the_primary_holding_them
     let session_key = format!("failover:{{{id}}}:session");
     let primary = cluster.primary_of(&session_key);
     let replica = cluster.replica_of(primary);
-    let calling = tokio::spawn(call_until_stopped(b, id.clone()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let calling = tokio::spawn(call_until_stopped(b, id.clone(), stop.clone()));
     tokio::time::sleep(Duration::from_millis(300)).await;
     cluster.kill(primary);
     assert_eq!(cluster.primary_of(&session_key), replica, "the replica took over");
     served_again(b, &id).await;
     assert_eq!(served_again(a, &id).await, 0, "served at once once B was");
-    STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+    stop.store(true, Ordering::SeqCst);
     let (answered, refused) = calling.await.unwrap();
     assert!(answered > 0, "calls were answered before and after the kill");
     println!("calls during the kill and failover: {answered} answered, {refused} refused (503)");

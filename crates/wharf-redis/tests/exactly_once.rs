@@ -1,32 +1,36 @@
 //! Exactly once across a fleet: three `wharf serve --http --redis --demo-notes FILE` sharing
-//! one `redis-server` and one notes file, behind round-robin nginx. Every call of the demo's
+//! one `redis-server` (a Redis Cluster or Sentinel's primary, as the fleet's other tests take
+//! it) and one notes file, behind round-robin nginx. Every call of the demo's
 //! `note_add` goes to all three instances and to nginx at once, twenty keys in a row, while
 //! one instance is killed with SIGKILL in the middle of a call: the file holds one line per key,
 //! and every answer is the first call's result or an outcome-unknown error. Then the same with
 //! keys derived from the arguments. Needs `redis-server`, `nginx` and `WHARF_BIN`
 //! (`scripts/test` provides them and runs it with `--ignored`).
 
+mod support;
+
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use support::SharedRedis;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wharf_testkit::eventually::eventually;
 use wharf_testkit::nginx::Nginx;
 use wharf_testkit::process::Process;
 use wharf_testkit::raw_http::{self, JSON, Reply};
-use wharf_testkit::redis_server::RedisServer;
 use wharf_testkit::temp_dir::TempDir;
 
 /// The outcome-unknown error's code.
 const OUTCOME_UNKNOWN: i64 = -32005;
 
-/// Starts `wharf serve --http --redis` appending the demo's notes to `notes`.
-fn wharf_instance(redis_url: &str, notes: &std::path::Path) -> (Process, u16) {
+/// Starts `wharf serve --http` sharing `shared`, appending the demo's notes to `notes`.
+fn wharf_instance(shared: &SharedRedis, notes: &std::path::Path) -> (Process, u16) {
     let program = std::env::var("WHARF_BIN").expect("WHARF_BIN names the wharf binary (scripts/test sets it)");
     let mut instance = Process::spawn(
         Command::new(program)
-            .args(["serve", "--http", "127.0.0.1:0", "--redis", redis_url, "--redis-prefix", "exactly-once"])
+            .args(["serve", "--http", "127.0.0.1:0", "--redis-prefix", "exactly-once"])
+            .args(shared.serve_args())
             .arg("--demo-notes")
             .arg(notes)
             .env("WHARF_LOG", "warn")
@@ -151,10 +155,10 @@ fn lines(notes: &std::path::Path) -> std::collections::BTreeMap<String, usize> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs redis-server, nginx and WHARF_BIN (scripts/test provides them)"]
 async fn every_call_takes_effect_once_across_a_fleet_even_when_an_instance_dies_mid_call() {
-    let redis = RedisServer::start();
+    let redis = SharedRedis::start();
     let dir = TempDir::new("exactly-once");
     let notes = dir.join("notes.txt");
-    let mut instances: Vec<(Process, u16)> = (0..3).map(|_| wharf_instance(&redis.url(), &notes)).collect();
+    let mut instances: Vec<(Process, u16)> = (0..3).map(|_| wharf_instance(&redis, &notes)).collect();
     let proxy = Nginx::start(&instances.iter().map(|(_, port)| *port).collect::<Vec<_>>());
     let mut ports: Vec<u16> = instances.iter().map(|(_, port)| *port).collect();
 

@@ -1,6 +1,7 @@
 //! A fleet as it is deployed: three `wharf serve --http --redis` processes behind nginx, which
 //! sends each request to the next instance in turn (round robin, no stickiness, no buffering
-//! of SSE), sharing one `redis-server`. Every process is started here on free loopback ports
+//! of SSE), sharing one `redis-server` (or a Redis Cluster, or Sentinel's primary, as the
+//! fleet's other tests take it). Every process is started here on free loopback ports
 //! and killed at the end. Needs `redis-server`, `nginx` and the `wharf` binary in `WHARF_BIN`:
 //! `scripts/test` installs the Debian packages, builds the binary and runs it with `--ignored`.
 
@@ -10,19 +11,20 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use support::{Streamed, change_until_heard, initialize, request, send, send_with};
+use support::{SharedRedis, Streamed, change_until_heard, initialize, request, send, send_with};
 use wharf_testkit::eventually::eventually_async;
 use wharf_testkit::nginx::{Nginx, upstream};
 use wharf_testkit::process::Process;
 use wharf_testkit::raw_http::Reply;
-use wharf_testkit::redis_server::RedisServer;
 
-/// Starts `wharf serve --http 127.0.0.1:0 --redis URL` and waits for the banner naming its port.
-fn wharf_instance(redis_url: &str) -> (Process, u16) {
+/// Starts `wharf serve --http 127.0.0.1:0` sharing `shared` and waits for the banner naming its
+/// port.
+fn wharf_instance(shared: &SharedRedis) -> (Process, u16) {
     let program = std::env::var("WHARF_BIN").expect("WHARF_BIN names the wharf binary (scripts/test sets it)");
     let mut instance = Process::spawn(
         Command::new(program)
-            .args(["serve", "--http", "127.0.0.1:0", "--redis", redis_url, "--redis-prefix", "nginx-fleet"])
+            .args(["serve", "--http", "127.0.0.1:0", "--redis-prefix", "nginx-fleet"])
+            .args(shared.serve_args())
             .env("WHARF_LOG", "warn")
             .env("WHARF_REQUEST_STATE_KEYS", format!("fleet-2026={},retired={}", "ab".repeat(32), "cd".repeat(32)))
             .stdin(Stdio::null())
@@ -79,8 +81,8 @@ fn echo(id: u64) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs redis-server, nginx and WHARF_BIN (scripts/test provides them)"]
 async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_instance() {
-    let redis = RedisServer::start();
-    let mut instances: Vec<(Process, u16)> = (0..3).map(|_| wharf_instance(&redis.url())).collect();
+    let redis = SharedRedis::start();
+    let mut instances: Vec<(Process, u16)> = (0..3).map(|_| wharf_instance(&redis)).collect();
     let proxy = Nginx::start(&instances.iter().map(|(_, port)| *port).collect::<Vec<_>>());
 
     let opened = initialize(proxy.port).await;
@@ -188,7 +190,7 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
     );
     let mut streamed = Streamed::post(proxy.port, &id, &countdown).await;
     streamed.until("\"progress\":2.0").await;
-    let client = redis::Client::open(redis.url()).unwrap();
+    let client = redis::Client::open(redis.url_holding(&format!("nginx-fleet:{{{id}}}:events"))).unwrap();
     let mut paused = client.get_multiplexed_async_connection().await.unwrap();
     let pause: String =
         redis::cmd("CLIENT").arg("PAUSE").arg(1500).arg("WRITE").query_async(&mut paused).await.unwrap();

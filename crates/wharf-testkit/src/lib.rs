@@ -12,10 +12,13 @@
 //!    calls out to, an issuer's metadata and keys, an OTLP receiver), [`process`] (a child
 //!    process whose stderr is read as it comes, killed when dropped), [`schemas`] (the
 //!    repository's copy of the official schemas, and checking messages against the definition
-//!    of the method they answer), [`layers`] (layers that record what they see).
+//!    of the method they answer), [`layers`] (layers that record what they see), [`redis_cli`]
+//!    (a command to a Redis node through `redis-cli`).
 //! 2. [`redis_server`] (a `redis-server` of a test's own, a process on a free port in a
 //!    temporary directory), [`redis_cluster`] (a Redis Cluster of six such nodes, three
-//!    primaries with a replica each, whose nodes can be killed or failed over), [`nginx`] (nginx in front of a fleet, round robin), [`fixture`] (a server with one of everything, as the engine's and
+//!    primaries with a replica each, whose nodes can be killed or failed over),
+//!    [`redis_sentinel`] (a primary and its replica under three sentinels, the primary killed
+//!    or failed over by them), [`nginx`] (nginx in front of a fleet, round robin), [`fixture`] (a server with one of everything, as the engine's and
 //!    the transports' tests use it).
 
 pub mod eventually;
@@ -24,6 +27,7 @@ pub mod logs;
 pub mod ports;
 pub mod process;
 pub mod raw_http;
+pub mod redis_cli;
 pub mod schemas;
 pub mod stub_http;
 pub mod temp_dir;
@@ -31,4 +35,5 @@ pub mod temp_dir;
 pub mod fixture;
 pub mod nginx;
 pub mod redis_cluster;
+pub mod redis_sentinel;
 pub mod redis_server;

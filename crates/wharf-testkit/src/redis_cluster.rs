@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::eventually::{eventually_blocking, until_blocking};
 use crate::ports::free_port;
 use crate::process::Process;
+use crate::redis_cli::redis_cli as cli;
 use crate::temp_dir::TempDir;
 
 /// How long a node may stay silent before the others count it failed and elect its replica:
@@ -236,16 +237,4 @@ impl RedisCluster {
     pub fn command(&self, port: u16, args: &[&str]) -> Option<String> {
         cli(port, args)
     }
-}
-
-/// What `redis-cli -p PORT ARGS` prints, when it succeeds.
-fn cli(port: u16, args: &[&str]) -> Option<String> {
-    let output = Command::new("redis-cli")
-        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
-        .args(args)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())
 }

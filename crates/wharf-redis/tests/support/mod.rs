@@ -10,7 +10,10 @@ use tokio::net::TcpStream;
 use wharf_redis::Redis;
 use wharf_testkit::raw_http::{self, JSON, Reply};
 use wharf_testkit::redis_cluster::RedisCluster;
+use wharf_testkit::redis_sentinel::{self, RedisSentinel};
 use wharf_testkit::redis_server::RedisServer;
+
+pub mod failover;
 
 /// One request of a 2025 session (none for `initialize`) on a connection of its own.
 pub async fn send(port: u16, method: &str, session: Option<&str>, body: &str) -> Reply {
@@ -124,18 +127,23 @@ pub async fn session_across(opener: u16, other: u16, capabilities: Value) -> Str
     id
 }
 
-/// What the stores are shared through in a test: one `redis-server`, or, when
-/// `WHARF_TEST_REDIS_CLUSTER=1` (as `scripts/test` runs the fleet's tests a second time), a
-/// Redis Cluster of three primaries with a replica each.
+/// What the stores are shared through in a test: one `redis-server`; or, when
+/// `WHARF_TEST_REDIS_CLUSTER=1`, a Redis Cluster of three primaries with a replica each; or,
+/// when `WHARF_TEST_REDIS_SENTINEL=1`, a primary and its replica under three sentinels (as
+/// `scripts/test` runs the fleet's tests again).
 pub enum SharedRedis {
     One(RedisServer),
     Cluster(RedisCluster),
+    Sentinel(RedisSentinel),
 }
 
 impl SharedRedis {
     pub fn start() -> SharedRedis {
-        if std::env::var("WHARF_TEST_REDIS_CLUSTER").is_ok_and(|on| on == "1") {
+        let on = |variable: &str| std::env::var(variable).is_ok_and(|on| on == "1");
+        if on("WHARF_TEST_REDIS_CLUSTER") {
             SharedRedis::Cluster(RedisCluster::start())
+        } else if on("WHARF_TEST_REDIS_SENTINEL") {
+            SharedRedis::Sentinel(RedisSentinel::start())
         } else {
             SharedRedis::One(RedisServer::start())
         }
@@ -146,9 +154,29 @@ impl SharedRedis {
         match self {
             SharedRedis::One(server) => Redis::connect(&server.url()),
             SharedRedis::Cluster(cluster) => Redis::connect_cluster(&cluster.seeds()),
+            SharedRedis::Sentinel(sentinel) => {
+                Redis::connect_sentinel(&sentinel.sentinels(), redis_sentinel::PRIMARY_NAME)
+            }
         }
         .unwrap()
         .prefix(prefix)
+    }
+
+    /// What `wharf serve` is told to share it: `--redis`, `--redis-cluster` or
+    /// `--redis-sentinel` with the primary's name.
+    pub fn serve_args(&self) -> Vec<String> {
+        match self {
+            SharedRedis::One(server) => vec!["--redis".to_owned(), server.url()],
+            SharedRedis::Cluster(cluster) => {
+                cluster.seeds().into_iter().flat_map(|seed| ["--redis-cluster".to_owned(), seed]).collect()
+            }
+            SharedRedis::Sentinel(sentinel) => {
+                let mut args: Vec<String> =
+                    sentinel.sentinels().into_iter().flat_map(|url| ["--redis-sentinel".to_owned(), url]).collect();
+                args.extend(["--redis-sentinel-primary".to_owned(), redis_sentinel::PRIMARY_NAME.to_owned()]);
+                args
+            }
+        }
     }
 
     /// Stops it (every node of a cluster), as a crash would.
@@ -156,6 +184,7 @@ impl SharedRedis {
         match self {
             SharedRedis::One(server) => server.stop(),
             SharedRedis::Cluster(cluster) => cluster.stop_all(),
+            SharedRedis::Sentinel(sentinel) => sentinel.stop_all(),
         }
     }
 
@@ -164,14 +193,17 @@ impl SharedRedis {
         match self {
             SharedRedis::One(server) => server.run(),
             SharedRedis::Cluster(cluster) => cluster.run_all(),
+            SharedRedis::Sentinel(sentinel) => sentinel.run_all(),
         }
     }
 
-    /// The URL of the node holding `key`: the one Redis, or the primary of its slot.
+    /// The URL of the node holding `key`: the one Redis, the primary of its slot, or the
+    /// primary the sentinels name.
     pub fn url_holding(&self, key: &str) -> String {
         match self {
             SharedRedis::One(server) => server.url(),
             SharedRedis::Cluster(cluster) => format!("redis://127.0.0.1:{}/", cluster.primary_of(key)),
+            SharedRedis::Sentinel(sentinel) => format!("redis://127.0.0.1:{}/", sentinel.primary()),
         }
     }
 }
