@@ -59,6 +59,9 @@ const EVENTS_PER_SESSION: usize = 1000;
 const EVENTS_WAITING: usize = 4096;
 /// How many waiting events go to Redis in one round trip.
 const EVENTS_PER_WRITE: usize = 64;
+/// How long a batch of events is tried again while Redis fails, before its streams send it
+/// unkept: a cluster's failover, its retries included, takes a few seconds.
+const KEEP_PATIENCE: Duration = Duration::from_secs(6);
 /// How often an instance following a stream another instance sends looks for more.
 const FOLLOW_EVERY: Duration = Duration::from_millis(50);
 /// How long a followed stream may stay quiet before the instance following it gives up (its
@@ -71,6 +74,7 @@ const FOLLOW_QUIET: Duration = Duration::from_secs(5);
 async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
     let mut batch = Vec::with_capacity(EVENTS_PER_WRITE);
     let mut waiting = Vec::with_capacity(EVENTS_PER_WRITE);
+    let mut patience = KEEP_PATIENCE;
     while events.recv_many(&mut batch, EVENTS_PER_WRITE).await > 0 {
         // On one Redis the whole batch is one pipeline; on a cluster a part per session.
         let by_session = redis.connection.is_cluster();
@@ -102,7 +106,10 @@ async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
             pipe.cmd("PEXPIRE").arg(&key).arg(millis(event.idle));
         }
         let parts: Vec<redis::Pipeline> = parts.into_iter().map(|(_, pipe)| pipe).collect();
-        let written = query_apart(&redis.connection, &parts).await.map(drop).map_err(|err| without_secrets(&err));
+        let written = write_patiently(&redis, &parts, patience).await;
+        // Once a batch waited out its patience, Redis is down rather than failing over: the
+        // batches after it are tried once, until one is written again.
+        patience = if written.is_ok() { KEEP_PATIENCE } else { Duration::ZERO };
         if let Err(err) = &written {
             tracing::warn!(error = %err, "stream events could not be kept");
         }
@@ -112,18 +119,40 @@ async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
     }
 }
 
+/// Writes a batch of events, and again while Redis fails, for up to `patience`: a failover
+/// takes a few seconds, and the streams waiting on the batch had rather pause than send events
+/// a resume would miss. An event written twice (the first answer lost) is replayed once.
+async fn write_patiently(redis: &Redis, parts: &[redis::Pipeline], patience: Duration) -> Result<(), String> {
+    let started = tokio::time::Instant::now();
+    let mut pause = Duration::from_millis(100);
+    loop {
+        match query_apart(&redis.connection, parts).await {
+            Ok(_) => return Ok(()),
+            Err(err) if started.elapsed() + pause < patience => {
+                tracing::debug!(error = %without_secrets(&err), "stream events could not be kept yet; trying again");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(1));
+            }
+            Err(err) => return Err(without_secrets(&err)),
+        }
+    }
+}
+
 /// What a session's kept events hold of one stream.
 #[derive(Debug, Default, PartialEq)]
 struct Found {
-    /// Its events after the point asked for, in order.
+    /// Its events after the point asked for, in order, each once.
     frames: Vec<Bytes>,
+    /// The sequence of the last of them (the point asked for when there is none).
+    last: u64,
     /// True when its end is kept too.
     ended: bool,
 }
 
 /// What `entries` (each `[id, ["s", stream, "q", sequence, "f", frame]]`, or
 /// `[id, ["s", stream, "end", "1"]]` for a stream's end) hold of `stream` after `after`; `None`
-/// when none of them is of `stream`.
+/// when none of them is of `stream`. An event kept twice (a batch written again after its
+/// first try's answer was lost) is taken once: sequences only grow.
 fn events_of(entries: &[(String, Vec<Vec<u8>>)], stream: u64, after: u64) -> Option<Found> {
     let number = |bytes: &[u8]| std::str::from_utf8(bytes).ok()?.parse::<u64>().ok();
     let mut found: Option<Found> = None;
@@ -131,12 +160,16 @@ fn events_of(entries: &[(String, Vec<Vec<u8>>)], stream: u64, after: u64) -> Opt
         if fields.len() < 4 || number(&fields[1]) != Some(stream) {
             continue;
         }
-        let found = found.get_or_insert_with(Found::default);
+        let found = found.get_or_insert_with(|| Found { last: after, ..Found::default() });
         match fields.as_slice() {
             [_, _, end, _] if end.as_slice() == b"end" => found.ended = true,
-            [_, _, _, sequence, _, frame] if number(sequence).is_some_and(|sequence| sequence > after) => {
-                found.frames.push(Bytes::copy_from_slice(frame));
-            }
+            [_, _, _, sequence, _, frame] => match number(sequence) {
+                Some(sequence) if sequence > found.last => {
+                    found.frames.push(Bytes::copy_from_slice(frame));
+                    found.last = sequence;
+                }
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -144,8 +177,15 @@ fn events_of(entries: &[(String, Vec<Vec<u8>>)], stream: u64, after: u64) -> Opt
 }
 
 /// Hands `frames` what the instance sending `stream` keeps next, from after the entry `last`
-/// on, until the stream ends, stays quiet too long, or nobody reads it any more.
-async fn follow_events(redis: Redis, key: String, stream: u64, mut last: Option<String>, frames: mpsc::Sender<Bytes>) {
+/// and the event `handed` on, until the stream ends, stays quiet too long, or nobody reads it
+/// any more.
+async fn follow_events(
+    redis: Redis,
+    key: String,
+    stream: u64,
+    (mut last, mut handed): (Option<String>, u64),
+    frames: mpsc::Sender<Bytes>,
+) {
     let mut heard = tokio::time::Instant::now();
     while heard.elapsed() < FOLLOW_QUIET {
         tokio::select! {
@@ -165,7 +205,8 @@ async fn follow_events(redis: Redis, key: String, stream: u64, mut last: Option<
         if let Some((id, _)) = entries.last() {
             last = Some(id.clone());
         }
-        let Some(found) = events_of(&entries, stream, 0) else { continue };
+        let Some(found) = events_of(&entries, stream, handed) else { continue };
+        handed = found.last;
         heard = tokio::time::Instant::now();
         for frame in found.frames {
             if frames.send(frame).await.is_err() {
@@ -449,12 +490,13 @@ impl SessionStore for RedisSessionStore {
                 .map_err(|err| unavailable(&err))?;
             let Some(found) = events_of(&entries, stream, after) else { return Ok(None) };
             let (frames, receiver) = mpsc::channel(found.frames.len() + EVENTS_PER_WRITE);
+            let handed = found.last;
             for frame in found.frames {
                 let _ = frames.try_send(frame);
             }
             if !found.ended {
                 let last = entries.last().map(|(id, _)| id.clone());
-                tokio::spawn(follow_events(self.redis.clone(), key, stream, last, frames));
+                tokio::spawn(follow_events(self.redis.clone(), key, stream, (last, handed), frames));
             }
             Ok(Some(receiver))
         })
@@ -574,11 +616,14 @@ mod tests {
             entry(&["s", "7", "q", "x", "f", "bad"]),
         ];
         let b = || vec![Bytes::from_static(b"b")];
-        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), ended: false }));
-        assert_eq!(events_of(&entries, 7, 2), Some(Found::default()), "a kept stream with nothing after");
+        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), last: 2, ended: false }));
+        let nothing_after = Found { last: 2, ..Found::default() };
+        assert_eq!(events_of(&entries, 7, 2), Some(nothing_after), "a kept stream with nothing after");
         assert_eq!(events_of(&entries, 9, 0), None, "a stream none of whose events is kept");
+        // A batch written again (its first answer lost) keeps an event twice: replayed once.
+        entries.push(entry(&["s", "7", "q", "2", "f", "b"]));
         entries.push(entry(&["s", "7", "end", "1"]));
-        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), ended: true }));
+        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), last: 2, ended: true }));
         assert_eq!(events_of(&entries, 8, 0).map(|found| found.ended), Some(false));
     }
 

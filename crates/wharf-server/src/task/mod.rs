@@ -84,6 +84,9 @@ pub(crate) struct Running {
     awaiting_client: std::sync::atomic::AtomicUsize,
     /// Becomes true once the task ended, for `tasks/result`.
     finished: watch::Sender<bool>,
+    /// Until when the lease last written to the store lasts (Unix ms; 0 without a lease): no
+    /// other instance counts the task abandoned before then.
+    lease_kept_until_ms: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Running {
@@ -202,6 +205,7 @@ impl Tasks {
             era,
             awaiting_client: std::sync::atomic::AtomicUsize::new(0),
             finished: watch::channel(false).0,
+            lease_kept_until_ms: std::sync::atomic::AtomicU64::new(record.lease_until_ms.unwrap_or(0)),
         });
         slot.fill(record.task_id.clone(), running.clone());
         if let Some(lease) = lease {
@@ -383,10 +387,38 @@ impl Running {
             return false;
         }
         record.lease_until_ms = Some(unix_millis() + lease.as_millis() as u64);
-        if let Err(err) = self.store.put(record.clone()).await {
-            tracing::warn!(task = %record.task_id, %err, "a task's lease could not be renewed");
+        match self.store.put(record.clone()).await {
+            Ok(()) => self.kept(&record),
+            Err(err) => tracing::warn!(task = %record.task_id, %err, "a task's lease could not be renewed"),
         }
         true
+    }
+
+    /// Notes that `record` is in the store now, with its lease.
+    fn kept(&self, record: &TaskRecord) {
+        if let Some(until) = record.lease_until_ms {
+            self.lease_kept_until_ms.store(until, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Writes `record`, the task's end, to the store: tried again while the store fails (a
+    /// shared store failing over) for as long as the lease last kept holds, since past it
+    /// another instance may count the task abandoned and fail it; for at most five seconds
+    /// without a lease.
+    async fn keep_end(&self, record: &TaskRecord) {
+        let lease_kept_until = self.lease_kept_until_ms.load(std::sync::atomic::Ordering::Relaxed);
+        let deadline = if lease_kept_until == 0 { unix_millis() + 5_000 } else { lease_kept_until };
+        let mut pause = Duration::from_millis(100);
+        loop {
+            let Err(err) = self.store.put(record.clone()).await else { return };
+            if unix_millis() + pause.as_millis() as u64 >= deadline {
+                tracing::warn!(task = %record.task_id, %err, "a task's end could not be written: readers elsewhere will count it abandoned");
+                return;
+            }
+            tracing::debug!(task = %record.task_id, %err, "a task's end could not be written yet; trying again");
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
     }
 
     pub(crate) fn set_abort(&self, abort: AbortHandle) {
@@ -410,8 +442,15 @@ impl Running {
             return;
         }
         record.updated_at_ms = unix_millis();
-        if let Err(err) = self.store.put(record.clone()).await {
-            tracing::warn!(task = %record.task_id, %err, "a task record could not be written");
+        if record.status.is_terminal() {
+            // The end must be read wherever the client asks; a change on the way is written
+            // over by the next.
+            self.keep_end(&record).await;
+        } else {
+            match self.store.put(record.clone()).await {
+                Ok(()) => self.kept(&record),
+                Err(err) => tracing::warn!(task = %record.task_id, %err, "a task record could not be written"),
+            }
         }
         let _ = self.events.send(ServerEvent::Task { record: Arc::new(record.clone()), relayed: false });
     }
