@@ -9,11 +9,11 @@
 
 mod support;
 
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::SharedRedis;
+use support::demo::wharf_serve;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wharf_testkit::eventually::eventually;
 use wharf_testkit::nginx::Nginx;
@@ -26,20 +26,9 @@ const OUTCOME_UNKNOWN: i64 = -32005;
 
 /// Starts `wharf serve --http` sharing `shared`, appending the demo's notes to `notes`.
 fn wharf_instance(shared: &SharedRedis, notes: &std::path::Path) -> (Process, u16) {
-    let program = std::env::var("WHARF_BIN").expect("WHARF_BIN names the wharf binary (scripts/test sets it)");
-    let mut instance = Process::spawn(
-        Command::new(program)
-            .args(["serve", "--http", "127.0.0.1:0", "--redis-prefix", "exactly-once"])
-            .args(shared.serve_args())
-            .arg("--demo-notes")
-            .arg(notes)
-            .env("WHARF_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null()),
-    );
-    let banner = instance.wait_for("http://127.0.0.1:");
-    let port = banner.split("http://127.0.0.1:").nth(1).and_then(|rest| rest.split('/').next()?.parse().ok());
-    (instance, port.unwrap_or_else(|| panic!("no port in the banner: {banner}")))
+    let notes = notes.to_str().expect("a temporary directory's path is UTF-8").to_owned();
+    let own = ["--redis-prefix".to_owned(), "exactly-once".to_owned(), "--demo-notes".to_owned(), notes];
+    wharf_serve(&[&own[..], &shared.serve_args()].concat(), &[])
 }
 
 /// A 2026-07-28 `note_add` of `text`, with `key` as its idempotency key when given.

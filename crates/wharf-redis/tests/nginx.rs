@@ -7,75 +7,20 @@
 
 mod support;
 
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
+use support::demo::{echo, progress_values, start_task, wait_for_task, wharf_serve};
 use support::{SharedRedis, Streamed, change_until_heard, initialize, request, send, send_with};
-use wharf_testkit::eventually::eventually_async;
 use wharf_testkit::nginx::{Nginx, upstream};
 use wharf_testkit::process::Process;
-use wharf_testkit::raw_http::Reply;
 
-/// Starts `wharf serve --http 127.0.0.1:0` sharing `shared` and waits for the banner naming its
-/// port.
+/// Starts `wharf serve --http 127.0.0.1:0` sharing `shared`, and waits for the banner naming
+/// its port.
 fn wharf_instance(shared: &SharedRedis) -> (Process, u16) {
-    let program = std::env::var("WHARF_BIN").expect("WHARF_BIN names the wharf binary (scripts/test sets it)");
-    let mut instance = Process::spawn(
-        Command::new(program)
-            .args(["serve", "--http", "127.0.0.1:0", "--redis-prefix", "nginx-fleet"])
-            .args(shared.serve_args())
-            .env("WHARF_LOG", "warn")
-            .env("WHARF_REQUEST_STATE_KEYS", format!("fleet-2026={},retired={}", "ab".repeat(32), "cd".repeat(32)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null()),
-    );
-    let banner = instance.wait_for("http://127.0.0.1:");
-    let port = banner.split("http://127.0.0.1:").nth(1).and_then(|rest| rest.split('/').next()?.parse().ok());
-    (instance, port.unwrap_or_else(|| panic!("no port in the banner: {banner}")))
-}
-
-/// A 2026-07-28 request from a client that takes part in tasks, through the proxy.
-async fn modern(port: u16, method: &str, name: &str, params: serde_json::Value) -> Reply {
-    let mut params = params;
-    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
-    let headers = [("mcp-protocol-version", "2026-07-28"), ("mcp-method", method), ("mcp-name", name)];
-    send_with(port, "POST", &headers, &request(1, method, params)).await
-}
-
-/// Starts the demo's countdown of `steps` as a task; its id, and the instance that runs it.
-async fn start_task(port: u16, steps: u32) -> (String, String) {
-    let params = json!({"name": "countdown", "arguments": {"steps": steps}});
-    let created = modern(port, "tools/call", "countdown", params).await;
-    assert_eq!(created.json()["result"]["resultType"], "task", "{created:?}");
-    (created.json()["result"]["taskId"].as_str().unwrap().to_owned(), upstream(&created))
-}
-
-/// Polls the task through the proxy (each poll on the next instance) until it has `status`,
-/// for at most `limit`.
-async fn wait_for_task(port: u16, task_id: &str, status: &str, limit: Duration) -> serde_json::Value {
-    eventually_async(&format!("task {task_id} to become {status}"), limit, || async {
-        let got = modern(port, "tasks/get", task_id, json!({"taskId": task_id})).await;
-        assert_eq!(got.status, 200, "{got:?}");
-        (got.json()["result"]["status"] == status).then(|| got.json()["result"].clone())
-    })
-    .await
-}
-
-/// The `progress` values of the progress notifications in an SSE text, in order.
-fn progress_values(text: &str) -> Vec<u64> {
-    text.lines()
-        .filter_map(|line| line.strip_prefix("data: "))
-        .filter_map(|data| serde_json::from_str::<serde_json::Value>(data).ok())
-        .filter(|message| message["method"] == "notifications/progress")
-        .filter_map(|message| message["params"]["progress"].as_f64())
-        .map(|progress| progress as u64)
-        .collect()
-}
-
-fn echo(id: u64) -> String {
-    request(id, "tools/call", json!({"name": "echo", "arguments": {"message": format!("hello {id}")}}))
+    let keys = format!("fleet-2026={},retired={}", "ab".repeat(32), "cd".repeat(32));
+    let args = [&["--redis-prefix".to_owned(), "nginx-fleet".to_owned()][..], &shared.serve_args()].concat();
+    wharf_serve(&args, &[("WHARF_REQUEST_STATE_KEYS", &keys)])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

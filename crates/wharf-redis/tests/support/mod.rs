@@ -13,6 +13,7 @@ use wharf_testkit::redis_cluster::RedisCluster;
 use wharf_testkit::redis_sentinel::{self, RedisSentinel};
 use wharf_testkit::redis_server::RedisServer;
 
+pub mod demo;
 pub mod failover;
 
 /// One request of a 2025 session (none for `initialize`) on a connection of its own.
