@@ -4,6 +4,7 @@
 //! several hash slots (one pipeline reaches one node of a cluster).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager};
 use redis::cluster::ClusterClient;
@@ -84,9 +85,25 @@ impl ConnectionLike for Commands {
                     Err(err) => refused_by_replica(err),
                 },
             )),
-            Commands::Cluster(lazy) => {
-                Box::pin(async move { lazy.connection().await?.req_packed_commands(pipeline, offset, count).await })
-            }
+            Commands::Cluster(lazy) => Box::pin(async move {
+                let mut connection = lazy.connection().await?;
+                let mut pause = Duration::from_millis(50);
+                for _ in 0..PIPELINE_REDIRECTIONS {
+                    let answered = connection.req_packed_commands(pipeline, offset, count).await;
+                    if !redirected(&answered) {
+                        return answered;
+                    }
+                    // A pipeline's keys share one slot: redirected, none of it ran. A single
+                    // command to that slot follows the redirection, and has the client learn
+                    // the slots again, before the pipeline goes once more.
+                    if let Some(key) = first_key(pipeline) {
+                        let _ = redis::cmd("EXISTS").arg(key).query_async::<i64>(&mut connection).await;
+                    }
+                    tokio::time::sleep(pause).await;
+                    pause *= 2;
+                }
+                connection.req_packed_commands(pipeline, offset, count).await
+            }),
         }
     }
 
@@ -130,6 +147,43 @@ where
         managed.forget(&primary);
     }
     answered
+}
+
+/// How often a pipeline a cluster redirected (its slot moved: a failover) is sent again.
+const PIPELINE_REDIRECTIONS: usize = 3;
+
+/// True when a cluster's node answered a pipeline that its slot is elsewhere, or not served
+/// for a moment (a failover under way). The client follows such answers to a single command
+/// itself, but hands them back inside a pipeline's answers.
+fn redirected(answered: &RedisResult<Vec<Value>>) -> bool {
+    let elsewhere = |kind: Option<ServerErrorKind>| {
+        matches!(
+            kind,
+            Some(
+                ServerErrorKind::Moved
+                    | ServerErrorKind::Ask
+                    | ServerErrorKind::TryAgain
+                    | ServerErrorKind::ClusterDown
+                    | ServerErrorKind::MasterDown
+                    | ServerErrorKind::ExecAbort
+            )
+        )
+    };
+    match answered {
+        Ok(values) => values.iter().any(|value| matches!(value, Value::ServerError(err) if elsewhere(err.kind()))),
+        Err(err) => match err.kind() {
+            redis::ErrorKind::Server(kind) => elsewhere(Some(kind)),
+            _ => false,
+        },
+    }
+}
+
+/// The key of a pipeline's first command that names one.
+fn first_key(pipeline: &Pipeline) -> Option<Vec<u8>> {
+    pipeline.cmd_iter().find_map(|cmd| match cmd.args_iter().nth(1)? {
+        redis::Arg::Simple(key) => Some(key.to_vec()),
+        _ => None,
+    })
 }
 
 /// True when `err` is a replica's refusal of a write, or a transaction it aborted for one.
