@@ -99,12 +99,25 @@ pub struct SessionLimits<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionStoreError {
     reason: String,
+    stream_gone: bool,
 }
 
 impl SessionStoreError {
     /// The store is unavailable because of `reason` (which must hold no secret: it is logged).
     pub fn unavailable(reason: impl Into<String>) -> SessionStoreError {
-        SessionStoreError { reason: reason.into() }
+        SessionStoreError { reason: reason.into(), stream_gone: false }
+    }
+
+    /// A stream asked to be resumed ([`SessionStore::resume_events`]) will never go on: the
+    /// instance sending it stopped before it ended, and nothing after the point asked for is
+    /// kept. The client is answered `410 Gone` (it stops resuming, and its request fails).
+    pub fn stream_gone(reason: impl Into<String>) -> SessionStoreError {
+        SessionStoreError { reason: reason.into(), stream_gone: true }
+    }
+
+    /// True for [`SessionStoreError::stream_gone`].
+    pub fn is_stream_gone(&self) -> bool {
+        self.stream_gone
     }
 
     /// Why the store is unavailable.
@@ -183,7 +196,8 @@ pub trait SessionStore: Send + Sync + Debug + 'static {
     /// events that followed, in order, then those that keep coming from the instance still
     /// sending it, until the stream ended there (or nothing came for a while: the instance may
     /// have died; the client resumes again if it wants). `None` when no event of that stream
-    /// is kept at all.
+    /// is kept at all; [`SessionStoreError::stream_gone`] when its sender is known to have
+    /// stopped and nothing after `after` is kept.
     fn resume_events<'a>(
         &'a self,
         session: &'a str,

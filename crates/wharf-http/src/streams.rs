@@ -56,6 +56,13 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
             match store.0.resume_events(http_session.session.id(), stream, after).await {
                 Ok(Some(frames)) => return reply::event_stream(frames),
                 Ok(None) => {}
+                Err(err) if err.is_stream_gone() => {
+                    return reply::refuse(
+                        StatusCode::GONE,
+                        ErrorCode::INVALID_REQUEST,
+                        &format!("Gone: {}", err.reason()),
+                    );
+                }
                 Err(err) => {
                     tracing::warn!(%err, "a stream's events could not be read");
                     return reply::store_unavailable();

@@ -67,6 +67,12 @@ impl Keys {
         format!("{}:tasks-of:{owner}", self.prefix)
     }
 
+    /// The key that says an instance sending response streams still runs (it writes it again
+    /// and again, each time expiring soon).
+    pub(crate) fn instance_alive(&self, instance: &str) -> String {
+        format!("{}:instance:{instance}", self.prefix)
+    }
+
     /// The Redis stream of a 2025 session's kept SSE events.
     pub(crate) fn events(&self, id: &str) -> String {
         format!("{}:{{{id}}}:events", self.prefix)

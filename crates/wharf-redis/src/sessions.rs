@@ -37,6 +37,9 @@ pub struct RedisSessionStore {
     redis: Redis,
     /// Events on their way to Redis, written in order by one task, started at the first.
     events: OnceLock<mpsc::Sender<KeptEvent>>,
+    /// This instance, as its streams' first kept events name it: an instance following one of
+    /// them tells a sender that died from one that is only quiet by the key that says it runs.
+    instance: Arc<str>,
 }
 
 /// One SSE event to keep, or (without a frame) the end of its stream.
@@ -62,20 +65,40 @@ const EVENTS_PER_WRITE: usize = 64;
 /// How long a batch of events is tried again while Redis fails, before its streams send it
 /// unkept: a cluster's failover, its retries included, takes a few seconds.
 const KEEP_PATIENCE: Duration = Duration::from_secs(6);
+/// How often an instance that keeps events says again that it runs, and how long that lasts:
+/// long enough that a Redis failing over for a few seconds does not make it look dead.
+const ALIVE_EVERY: Duration = Duration::from_secs(1);
+const ALIVE_FOR: Duration = Duration::from_secs(6);
 /// How often an instance following a stream another instance sends looks for more.
 const FOLLOW_EVERY: Duration = Duration::from_millis(50);
-/// How long a followed stream may stay quiet before the instance following it gives up (its
-/// sender may have died); the client then resumes again if it wants.
+/// How long a followed stream whose sender is not known may stay quiet before the instance
+/// following it gives up (its sender may have died); the client then resumes again if it
+/// wants.
 const FOLLOW_QUIET: Duration = Duration::from_secs(5);
 
 /// Writes kept events to Redis in the order they came, in batches of one round trip each (on a
 /// cluster a part per session: a session's events share a slot, and its order), and tells each event's
 /// stream once its batch is written.
-async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
+async fn write_events(redis: Redis, instance: Arc<str>, mut events: mpsc::Receiver<KeptEvent>) {
     let mut batch = Vec::with_capacity(EVENTS_PER_WRITE);
     let mut waiting = Vec::with_capacity(EVENTS_PER_WRITE);
     let mut patience = KEEP_PATIENCE;
-    while events.recv_many(&mut batch, EVENTS_PER_WRITE).await > 0 {
+    // Said before the first event is kept, which names this instance.
+    say_alive(&redis, &instance).await;
+    let mut alive_every = tokio::time::interval(ALIVE_EVERY);
+    alive_every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    alive_every.reset();
+    loop {
+        let received = tokio::select! {
+            received = events.recv_many(&mut batch, EVENTS_PER_WRITE) => received,
+            _ = alive_every.tick() => {
+                say_alive(&redis, &instance).await;
+                continue;
+            }
+        };
+        if received == 0 {
+            return;
+        }
         // On one Redis the whole batch is one pipeline; on a cluster a part per session.
         let by_session = redis.connection.is_cluster();
         let mut parts: Vec<(String, redis::Pipeline)> = Vec::new();
@@ -103,6 +126,10 @@ async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
                 Some(frame) => pipe.arg("q").arg(event.sequence).arg("f").arg(frame.as_ref()),
                 None => pipe.arg("end").arg("1"),
             };
+            if event.sequence == 0 && event.frame.is_some() {
+                // The stream's first event names its sender.
+                pipe.arg("i").arg(instance.as_ref());
+            }
             pipe.cmd("PEXPIRE").arg(&key).arg(millis(event.idle));
         }
         let parts: Vec<redis::Pipeline> = parts.into_iter().map(|(_, pipe)| pipe).collect();
@@ -117,6 +144,30 @@ async fn write_events(redis: Redis, mut events: mpsc::Receiver<KeptEvent>) {
             let _ = kept.send(written.clone());
         }
     }
+}
+
+/// Says, for [`ALIVE_FOR`], that `instance` runs.
+async fn say_alive(redis: &Redis, instance: &str) {
+    let mut connection = redis.connection.clone();
+    let said = redis::cmd("SET")
+        .arg(redis.keys.instance_alive(instance))
+        .arg(1)
+        .arg("PX")
+        .arg(millis(ALIVE_FOR))
+        .query_async::<()>(&mut connection)
+        .await;
+    if let Err(err) = said {
+        tracing::debug!(error = %without_secrets(&err), "could not say that this instance runs");
+    }
+}
+
+/// Whether `instance` said it runs within the last [`ALIVE_FOR`]; true when Redis cannot
+/// tell (a stream is given up for a sender known dead only).
+async fn is_alive(redis: &Redis, instance: &str) -> bool {
+    let mut connection = redis.connection.clone();
+    let exists =
+        redis::cmd("EXISTS").arg(redis.keys.instance_alive(instance)).query_async::<i64>(&mut connection).await;
+    !matches!(exists, Ok(0))
 }
 
 /// Writes a batch of events, and again while Redis fails, for up to `patience`: a failover
@@ -147,6 +198,8 @@ struct Found {
     last: u64,
     /// True when its end is kept too.
     ended: bool,
+    /// The instance that sends it, when its first event is kept.
+    sender: Option<String>,
 }
 
 /// What `entries` (each `[id, ["s", stream, "q", sequence, "f", frame]]`, or
@@ -163,6 +216,9 @@ fn events_of(entries: &[(String, Vec<Vec<u8>>)], stream: u64, after: u64) -> Opt
         let found = found.get_or_insert_with(|| Found { last: after, ..Found::default() });
         match fields.as_slice() {
             [_, _, end, _] if end.as_slice() == b"end" => found.ended = true,
+            [_, _, _, _, _, _, sender, instance] if sender.as_slice() == b"i" => {
+                found.sender = Some(String::from_utf8_lossy(instance).into_owned());
+            }
             [_, _, _, sequence, _, frame] => match number(sequence) {
                 Some(sequence) if sequence > found.last => {
                     found.frames.push(Bytes::copy_from_slice(frame));
@@ -177,17 +233,26 @@ fn events_of(entries: &[(String, Vec<Vec<u8>>)], stream: u64, after: u64) -> Opt
 }
 
 /// Hands `frames` what the instance sending `stream` keeps next, from after the entry `last`
-/// and the event `handed` on, until the stream ends, stays quiet too long, or nobody reads it
-/// any more.
+/// and the event `handed` on, until the stream ends, nobody reads it any more, or it stays
+/// quiet too long: for [`FOLLOW_QUIET`] when its `sender` is not known, and otherwise once
+/// its sender no longer says it runs (it died: the client resuming again is told so), which
+/// is asked after each second without news.
 async fn follow_events(
     redis: Redis,
     key: String,
-    stream: u64,
+    (stream, sender): (u64, Option<String>),
     (mut last, mut handed): (Option<String>, u64),
     frames: mpsc::Sender<Bytes>,
 ) {
     let mut heard = tokio::time::Instant::now();
-    while heard.elapsed() < FOLLOW_QUIET {
+    let quiet_for = if sender.is_some() { ALIVE_EVERY } else { FOLLOW_QUIET };
+    loop {
+        if heard.elapsed() >= quiet_for {
+            match &sender {
+                Some(sender) if is_alive(&redis, sender).await => heard = tokio::time::Instant::now(),
+                _ => return,
+            }
+        }
         tokio::select! {
             () = tokio::time::sleep(FOLLOW_EVERY) => {}
             () = frames.closed() => return,
@@ -223,7 +288,14 @@ impl Redis {
     /// The store of 2025 sessions, for
     /// [`HttpOptions::session_store`](wharf_http::HttpOptions::session_store).
     pub fn session_store(&self) -> Arc<RedisSessionStore> {
-        Arc::new(RedisSessionStore { redis: self.clone(), events: OnceLock::new() })
+        let mut random = [0u8; 8];
+        // Only told apart from other instances, never guessed at: the time will do without
+        // a random source.
+        if getrandom::fill(&mut random).is_err() {
+            random = unix_millis().to_le_bytes();
+        }
+        let instance: String = random.iter().map(|byte| format!("{byte:02x}")).collect();
+        Arc::new(RedisSessionStore { redis: self.clone(), events: OnceLock::new(), instance: instance.into() })
     }
 }
 
@@ -259,7 +331,7 @@ impl RedisSessionStore {
     fn events(&self) -> &mpsc::Sender<KeptEvent> {
         self.events.get_or_init(|| {
             let (sender, receiver) = mpsc::channel(EVENTS_WAITING);
-            tokio::spawn(write_events(self.redis.clone(), receiver));
+            tokio::spawn(write_events(self.redis.clone(), self.instance.clone(), receiver));
             sender
         })
     }
@@ -489,14 +561,24 @@ impl SessionStore for RedisSessionStore {
                 .await
                 .map_err(|err| unavailable(&err))?;
             let Some(found) = events_of(&entries, stream, after) else { return Ok(None) };
+            let sender_died = match (&found.sender, found.ended) {
+                (Some(sender), false) => !is_alive(&self.redis, sender).await,
+                _ => false,
+            };
+            if sender_died && found.frames.is_empty() {
+                return Err(SessionStoreError::stream_gone(
+                    "the instance sending this stream stopped before it ended; the request's outcome is unknown",
+                ));
+            }
             let (frames, receiver) = mpsc::channel(found.frames.len() + EVENTS_PER_WRITE);
             let handed = found.last;
             for frame in found.frames {
                 let _ = frames.try_send(frame);
             }
-            if !found.ended {
+            if !found.ended && !sender_died {
                 let last = entries.last().map(|(id, _)| id.clone());
-                tokio::spawn(follow_events(self.redis.clone(), key, stream, (last, handed), frames));
+                let followed = (stream, found.sender);
+                tokio::spawn(follow_events(self.redis.clone(), key, followed, (last, handed), frames));
             }
             Ok(Some(receiver))
         })
@@ -616,14 +698,17 @@ mod tests {
             entry(&["s", "7", "q", "x", "f", "bad"]),
         ];
         let b = || vec![Bytes::from_static(b"b")];
-        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), last: 2, ended: false }));
+        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), last: 2, ..Found::default() }));
         let nothing_after = Found { last: 2, ..Found::default() };
         assert_eq!(events_of(&entries, 7, 2), Some(nothing_after), "a kept stream with nothing after");
         assert_eq!(events_of(&entries, 9, 0), None, "a stream none of whose events is kept");
         // A batch written again (its first answer lost) keeps an event twice: replayed once.
         entries.push(entry(&["s", "7", "q", "2", "f", "b"]));
         entries.push(entry(&["s", "7", "end", "1"]));
-        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), last: 2, ended: true }));
+        assert_eq!(events_of(&entries, 7, 1), Some(Found { frames: b(), last: 2, ended: true, sender: None }));
+        // The first event names the instance that sends the stream.
+        entries.insert(0, entry(&["s", "7", "q", "0", "f", "", "i", "a1b2"]));
+        assert_eq!(events_of(&entries, 7, 1).and_then(|found| found.sender).as_deref(), Some("a1b2"));
         assert_eq!(events_of(&entries, 8, 0).map(|found| found.ended), Some(false));
     }
 

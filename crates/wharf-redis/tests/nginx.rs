@@ -160,6 +160,14 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
     let resumed = Streamed::resume(proxy.port, &id, Some(last_event)).await.end().await;
     let after = progress_values(&resumed);
     assert_eq!(after, (read_up_to + 1..=read_up_to + after.len() as u64).collect::<Vec<_>>(), "{resumed}");
+    // Past what it kept, the dead sender's stream is gone: the client is told so (410), where
+    // it would otherwise resume again and again and wait for an answer that cannot come.
+    let gone = match resumed.lines().filter_map(|line| line.strip_prefix("id: ")).last() {
+        Some(last_kept) => Streamed::resume(proxy.port, &id, Some(last_kept)).await.end().await,
+        None => resumed.clone(),
+    };
+    assert!(gone.starts_with("HTTP/1.1 410"), "{gone}");
+    assert!(gone.contains("outcome is unknown"), "{gone}");
     eprintln!(
         "read up to progress {read_up_to} and killed the sender: {} events replayed from the first, {} after the last read",
         replayed.len(),
