@@ -1,9 +1,13 @@
 """A steady load for `scripts/soak`: the official Python SDK client, in 2025 sessions and in
 2026-07-28 stateless requests by turns, against URL for SECONDS. Each round opens a client, lists
-the tools, calls `echo` with a message of its own, counts down with progress, and closes. Every
+the tools, calls `echo` with a message of its own, counts down with progress, asks for input
+(`greet_interactively`: an elicitation in a 2025 session, an input round with `requestState` in
+2026-07-28), and closes. Beside the rounds, 2026-07-28 tasks (the tasks extension, in raw HTTP:
+the SDK has no client for it) count down one after another, each polled until it ends. Every
 answer that comes must be the right one (the message echoed, the countdown's text and progress
-in order); a round may fail as a whole (the instance it was on was killed, a Redis failover was
-under way), and is counted. Writes a JSON summary to OUT.
+in order, the name greeted, a task's result); a round may fail as a whole (the instance it was
+on was killed, a Redis failover was under way), and is counted; a task may fail only as a task
+whose instance stopped does. Writes a JSON summary to OUT.
 
     python soak_client.py URL SECONDS OUT
 """
@@ -13,7 +17,9 @@ import json
 import sys
 import time
 
+import httpx2
 import mcp
+from mcp import types
 from mcp.client.streamable_http import streamable_http_client
 
 
@@ -26,7 +32,12 @@ class WrongAnswer(Exception):
 
 
 async def one_round(url, n, mode):
-    async with mcp.Client(streamable_http_client(url), mode=mode) as client:
+    name = f"Soak {n}"
+
+    async def elicit(context, params):
+        return types.ElicitResult(action="accept", content={"name": name})
+
+    async with mcp.Client(streamable_http_client(url), mode=mode, elicitation_callback=elicit) as client:
         tools = await client.list_tools()
         if "echo" not in [tool.name for tool in tools.tools]:
             raise WrongAnswer(f"round {n}: no echo in the tool list")
@@ -44,12 +55,86 @@ async def one_round(url, n, mode):
             raise WrongAnswer(f"round {n}: countdown answered {counted!r}")
         if progress != sorted(progress) or len(set(progress)) != len(progress):
             raise WrongAnswer(f"round {n}: progress out of order or repeated: {progress}")
+        greeted = text(await client.call_tool("greet_interactively", {}))
+        if greeted != f"Hello, {name}!":
+            raise WrongAnswer(f"round {n}: greet_interactively answered {greeted!r} to {name!r}")
         return len(progress)
+
+
+TASKS_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+}
+
+
+async def modern(http, url, method, name, params):
+    """A 2026-07-28 request from a client that takes part in tasks; its result (or raises)."""
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        "mcp-name": name,
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": TASKS_META}}
+    reply = await http.post(url, json=body, headers=headers)
+    reply.raise_for_status()
+    answer = reply.json()
+    if "error" in answer:
+        raise RuntimeError(f"{method}: {answer['error'].get('message')}")
+    return answer["result"]
+
+
+async def one_task(http, url, n):
+    """Starts a countdown task and polls it until it ends: 'completed' (its result checked) or
+    'failed' (only as a task whose instance stopped fails). Raises when it cannot be followed."""
+    steps = 20
+    created = await modern(http, url, "tools/call", "countdown", {"name": "countdown", "arguments": {"steps": steps}})
+    if created.get("resultType") != "task":
+        raise WrongAnswer(f"task {n}: not a task: {created}")
+    task_id = created["taskId"]
+    while True:
+        await asyncio.sleep(0.2)
+        got = await modern(http, url, "tasks/get", task_id, {"taskId": task_id})
+        if got.get("taskId") not in (None, task_id):
+            raise WrongAnswer(f"task {n}: tasks/get of {task_id} answered for {got.get('taskId')}")
+        status = got.get("status")
+        if status == "completed":
+            result = text(types.CallToolResult.model_validate(got["result"]))
+            if result != f"Counted down {steps} steps":
+                raise WrongAnswer(f"task {n}: completed with {result!r}")
+            return "completed"
+        if status == "failed":
+            message = (got.get("error") or {}).get("message", "") or got.get("statusMessage", "")
+            if "stopped" not in message:
+                raise WrongAnswer(f"task {n}: failed without its instance stopping: {got}")
+            return "failed: its instance stopped"
+        if status not in ("working", "input_required"):
+            raise WrongAnswer(f"task {n}: status {status!r}: {got}")
+
+
+async def tasks(url, deadline, summary):
+    async with httpx2.AsyncClient(timeout=30) as http:
+        n = 0
+        while time.monotonic() < deadline:
+            n += 1
+            summary["tasks"]["started"] += 1
+            try:
+                ended = await asyncio.wait_for(one_task(http, url, n), 60)
+                summary["tasks"][ended] = summary["tasks"].get(ended, 0) + 1
+            except WrongAnswer as wrong:
+                summary["wrong"].append(str(wrong))
+            except Exception as failed:  # a task that could not be started or followed
+                kind = f"{type(failed).__name__}: {str(failed)[:120]}"
+                summary["tasks"]["cut short"][kind] = summary["tasks"]["cut short"].get(kind, 0) + 1
+                await asyncio.sleep(0.2)
 
 
 async def main(url, seconds, out):
     deadline = time.monotonic() + seconds
-    summary = {"rounds": 0, "ok": 0, "failed": 0, "progress": 0, "failures": {}, "wrong": []}
+    summary = {"rounds": 0, "ok": 0, "failed": 0, "progress": 0, "failures": {}, "wrong": [],
+               "tasks": {"started": 0, "cut short": {}}}
+    tasking = asyncio.create_task(tasks(url, deadline, summary))
     n = 0
     while time.monotonic() < deadline:
         n += 1
@@ -72,6 +157,7 @@ async def main(url, seconds, out):
             kind = f"{type(failed).__name__}: {str(failed)[:120]}"
             summary["failures"][kind] = summary["failures"].get(kind, 0) + 1
             await asyncio.sleep(0.2)
+    await tasking
     with open(out, "w") as file:
         json.dump(summary, file, indent=2)
     print(f"python-sdk soak: {summary['ok']} rounds ok, {summary['failed']} cut short, {len(summary['wrong'])} wrong")
