@@ -60,7 +60,7 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
                     return reply::refuse(
                         StatusCode::GONE,
                         ErrorCode::INVALID_REQUEST,
-                        &format!("Gone: {}", err.reason()),
+                        format!("Gone: {}", err.reason()),
                     );
                 }
                 Err(err) => {

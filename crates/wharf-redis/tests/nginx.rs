@@ -162,7 +162,7 @@ async fn behind_round_robin_nginx_every_request_of_a_session_lands_on_the_next_i
     assert_eq!(after, (read_up_to + 1..=read_up_to + after.len() as u64).collect::<Vec<_>>(), "{resumed}");
     // Past what it kept, the dead sender's stream is gone: the client is told so (410), where
     // it would otherwise resume again and again and wait for an answer that cannot come.
-    let gone = match resumed.lines().filter_map(|line| line.strip_prefix("id: ")).last() {
+    let gone = match resumed.lines().filter_map(|line| line.strip_prefix("id: ")).next_back() {
         Some(last_kept) => Streamed::resume(proxy.port, &id, Some(last_kept)).await.end().await,
         None => resumed.clone(),
     };
