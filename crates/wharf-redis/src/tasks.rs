@@ -132,18 +132,15 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
-    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
         Box::pin(async move {
             let mut connection = self.redis.connection.clone();
-            let text: Option<String> =
-                match redis::cmd("GET").arg(self.redis.keys.task(task_id)).query_async(&mut connection).await {
-                    Ok(text) => text,
-                    Err(err) => {
-                        tracing::warn!(error = %without_secrets(&err), "a task record could not be read");
-                        None
-                    }
-                };
-            text.as_deref().and_then(decode)
+            let text: Option<String> = redis::cmd("GET")
+                .arg(self.redis.keys.task(task_id))
+                .query_async(&mut connection)
+                .await
+                .map_err(|err| unavailable(&err))?;
+            Ok(text.as_deref().and_then(decode))
         })
     }
 

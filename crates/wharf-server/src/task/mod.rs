@@ -104,7 +104,7 @@ fn store_error(err: TaskStoreError) -> RpcError {
             "Too many tasks: the task store holds as many unfinished tasks as it may; try again later",
             TASK_RETRY,
         ),
-        err => RpcError::internal(format!("Internal error: {err}")),
+        err => RpcError::internal(format!("Internal error: {err}; try again shortly")),
     }
 }
 
@@ -218,7 +218,7 @@ impl Tasks {
     /// The record of a task `principal` may see; one whose instance stopped renewing its lease
     /// is failed first.
     pub(crate) async fn get(&self, task_id: &str, principal: Option<&str>) -> Result<TaskRecord, RpcError> {
-        match self.store.get(task_id).await {
+        match self.store.get(task_id).await.map_err(store_error)? {
             Some(record) if record.principal.as_deref() == principal => {
                 if record.is_abandoned(unix_millis()) && self.running(task_id).is_none() {
                     return Ok(self.fail_abandoned(record).await);

@@ -55,8 +55,9 @@ pub trait TaskStore: Send + Sync + 'static {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>>;
     /// Replaces a record.
     fn put(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>>;
-    /// The record of `task_id`, unless it is unknown or expired.
-    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Option<TaskRecord>>;
+    /// The record of `task_id`, `None` when it is unknown or expired; an error when the store
+    /// cannot tell (a client is then told to try again, never that the task does not exist).
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
     /// The live records whose `principal` is `owner`, in any order.
     fn list<'a>(&'a self, owner: &'a str) -> StoreFuture<'a, Vec<TaskRecord>>;
 
@@ -135,7 +136,7 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(std::future::ready(Ok(())))
     }
 
-    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
         let found = {
             let mut records = self.lock();
             match records.get(task_id) {
@@ -146,7 +147,7 @@ impl TaskStore for MemoryTaskStore {
                 other => other.cloned(),
             }
         };
-        Box::pin(std::future::ready(found))
+        Box::pin(std::future::ready(Ok(found)))
     }
 
     fn list<'a>(&'a self, owner: &'a str) -> StoreFuture<'a, Vec<TaskRecord>> {
@@ -207,11 +208,11 @@ mod tests {
         let now = unix_millis();
         store.create(record("old", Some(10), now - 1_000)).await.unwrap();
         store.create(record("kept", None, now)).await.unwrap();
-        assert!(store.get("old").await.is_none(), "past its ttl");
-        assert!(store.get("kept").await.is_some());
+        assert!(store.get("old").await.unwrap().is_none(), "past its ttl");
+        assert!(store.get("kept").await.unwrap().is_some());
         store.create(record("new", Some(60_000), now)).await.unwrap();
         assert_eq!(store.create(record("one-too-many", None, now)).await, Err(TaskStoreError::Full));
-        assert!(store.get("new").await.is_some());
+        assert!(store.get("new").await.unwrap().is_some());
     }
 
     #[tokio::test]
@@ -229,13 +230,13 @@ mod tests {
         store.create(owned("flood-2", "a", TaskStatus::Working, now)).await.unwrap();
         store.create(owned("flood-3", "a", TaskStatus::Cancelled, now - 5)).await.unwrap();
         store.create(owned("flood-4", "a", TaskStatus::Working, now)).await.unwrap();
-        assert!(store.get("flood-1").await.is_none(), "the biggest owner's oldest finished task made room");
-        assert!(store.get("other-done").await.is_some());
+        assert!(store.get("flood-1").await.unwrap().is_none(), "the biggest owner's oldest finished task made room");
+        assert!(store.get("other-done").await.unwrap().is_some());
         store.create(owned("flood-5", "a", TaskStatus::Working, now)).await.unwrap();
-        assert!(store.get("flood-3").await.is_none());
+        assert!(store.get("flood-3").await.unwrap().is_none());
         // Only the other owner's finished task is left to forget; then unfinished ones fill it.
         store.create(owned("other-new", "b", TaskStatus::Working, now)).await.unwrap();
-        assert!(store.get("other-done").await.is_none());
+        assert!(store.get("other-done").await.unwrap().is_none());
         assert_eq!(store.create(owned("full", "c", TaskStatus::Working, now)).await, Err(TaskStoreError::Full));
     }
 }
