@@ -31,17 +31,20 @@ class WrongAnswer(Exception):
     """An answer that came and was not the one asked for: never allowed."""
 
 
-async def one_round(url, n, mode):
+async def one_round(url, n, mode, step):
     name = f"Soak {n}"
 
     async def elicit(context, params):
         return types.ElicitResult(action="accept", content={"name": name})
 
+    step[0] = "connect"
     async with mcp.Client(streamable_http_client(url), mode=mode, elicitation_callback=elicit) as client:
+        step[0] = "list_tools"
         tools = await client.list_tools()
         if "echo" not in [tool.name for tool in tools.tools]:
             raise WrongAnswer(f"round {n}: no echo in the tool list")
         message = f"soak round {n}"
+        step[0] = "echo"
         echoed = text(await client.call_tool("echo", {"message": message}))
         if echoed != message:
             raise WrongAnswer(f"round {n}: echo answered {echoed!r} to {message!r}")
@@ -50,14 +53,17 @@ async def one_round(url, n, mode):
         async def on_progress(value, total, message):
             progress.append(value)
 
+        step[0] = "countdown"
         counted = text(await client.call_tool("countdown", {"steps": 3}, progress_callback=on_progress))
         if counted != "Counted down 3 steps":
             raise WrongAnswer(f"round {n}: countdown answered {counted!r}")
         if progress != sorted(progress) or len(set(progress)) != len(progress):
             raise WrongAnswer(f"round {n}: progress out of order or repeated: {progress}")
+        step[0] = "greet_interactively"
         greeted = text(await client.call_tool("greet_interactively", {}))
         if greeted != f"Hello, {name}!":
             raise WrongAnswer(f"round {n}: greet_interactively answered {greeted!r} to {name!r}")
+        step[0] = "close"
         return len(progress)
 
 
@@ -95,7 +101,14 @@ async def one_task(http, url, n):
     task_id = created["taskId"]
     while True:
         await asyncio.sleep(0.2)
-        got = await modern(http, url, "tasks/get", task_id, {"taskId": task_id})
+        try:
+            got = await modern(http, url, "tasks/get", task_id, {"taskId": task_id})
+        except (RuntimeError, httpx2.HTTPError) as refused:
+            # Told to try again (an instance killed under the poll, Redis failing over): the
+            # client polls on, as one would.
+            if "no task" in str(refused):
+                raise WrongAnswer(f"task {n}: {task_id} unknown after it was created: {refused}")
+            continue
         if got.get("taskId") not in (None, task_id):
             raise WrongAnswer(f"task {n}: tasks/get of {task_id} answered for {got.get('taskId')}")
         status = got.get("status")
@@ -140,8 +153,9 @@ async def main(url, seconds, out):
         n += 1
         mode = "legacy" if n % 2 else "auto"
         summary["rounds"] += 1
+        step = ["start"]
         try:
-            summary["progress"] += await asyncio.wait_for(one_round(url, n, mode), 60)
+            summary["progress"] += await asyncio.wait_for(one_round(url, n, mode, step), 60)
             summary["ok"] += 1
         except WrongAnswer as wrong:
             summary["wrong"].append(str(wrong))
@@ -154,7 +168,7 @@ async def main(url, seconds, out):
             summary["failed"] += 1
             while isinstance(failed, BaseExceptionGroup) and len(failed.exceptions) == 1:
                 failed = failed.exceptions[0]
-            kind = f"{type(failed).__name__}: {str(failed)[:120]}"
+            kind = f"{type(failed).__name__} in {mode} {step[0]}: {str(failed)[:120]}"
             summary["failures"][kind] = summary["failures"].get(kind, 0) + 1
             await asyncio.sleep(0.2)
     await tasking

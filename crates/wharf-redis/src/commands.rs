@@ -100,7 +100,7 @@ impl ConnectionLike for Commands {
                         let _ = redis::cmd("EXISTS").arg(key).query_async::<i64>(&mut connection).await;
                     }
                     tokio::time::sleep(pause).await;
-                    pause *= 2;
+                    pause = (pause * 2).min(Duration::from_secs(1));
                 }
                 connection.req_packed_commands(pipeline, offset, count).await
             }),
@@ -149,8 +149,9 @@ where
     answered
 }
 
-/// How often a pipeline a cluster redirected (its slot moved: a failover) is sent again.
-const PIPELINE_REDIRECTIONS: usize = 3;
+/// How often a pipeline a cluster redirected (its slot moved: a failover) is sent again,
+/// the pauses between growing to a second: about as long as a failover takes.
+const PIPELINE_REDIRECTIONS: usize = 7;
 
 /// True when a cluster's node answered a pipeline that its slot is elsewhere, or not served
 /// for a moment (a failover under way). The client follows such answers to a single command

@@ -17,7 +17,8 @@
 //!    deadline on every command, so that a request never waits on a Redis that is down; errors
 //!    are reported by kind, never with the URL, which may hold a password).
 //! 5. `subscription.rs` (a pub/sub channel listened to on a connection of its own, subscribed
-//!    to again after each failure; sharded channels on a cluster), `state_key.rs` (the key that seals `requestState`, made at
+//!    to again after each failure; sharded channels on a cluster; each message kept a minute
+//!    in the channel's log, which a listener reads from the last message it took), `state_key.rs` (the key that seals `requestState`, made at
 //!    random by the first instance and stored with `SET NX`, read by the others:
 //!    [`Redis::shared_request_state_key`]).
 //! 6. `sessions.rs` ([`RedisSessionStore`], a [`wharf_http::SessionStore`]: one hash per

@@ -10,30 +10,10 @@ use std::time::Duration;
 
 use serde_json::json;
 use support::failover::{call_until_stopped, instance, served_again};
-use support::{Streamed, change_until_heard, initialize, request, send};
+use support::{Streamed, change_until_heard, initialize, publish_until_heard, request, send};
 use wharf_redis::Redis;
 use wharf_server::Bus;
 use wharf_testkit::redis_cluster::RedisCluster;
-
-/// Publishes `message` on `channel` of `bus` until `receiver` gets it (a subscription is made
-/// a moment after it is asked for), 50 times at most, 100 ms apart.
-async fn publish_until_heard(
-    bus: &dyn Bus,
-    channel: &str,
-    message: &[u8],
-    receiver: &mut tokio::sync::mpsc::Receiver<Vec<u8>>,
-) -> bool {
-    for _ in 0..50 {
-        bus.publish(channel, message.to_vec()).await.expect("published");
-        // What came before (an earlier message to this subscriber) is passed over.
-        while let Ok(Some(got)) = tokio::time::timeout(Duration::from_millis(100), receiver.recv()).await {
-            if got == message {
-                return true;
-            }
-        }
-    }
-    false
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bus_messages_reach_every_instance_subscribed_through_sharded_channels() {

@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{SharedRedis, Streamed, change_until_heard, raw_request, send, session_across};
+use support::{SharedRedis, Streamed, change_until_heard, publish_until_heard, raw_request, send, session_across};
 use tokio::net::TcpListener;
 use wharf_http::{HttpOptions, serve};
 use wharf_protocol::{ElicitParams, LoggingLevel};
 use wharf_redis::Redis;
-use wharf_server::{RequestContext, ResourceDef, Server, ToolDef};
+use wharf_server::{Bus, RequestContext, ResourceDef, Server, ToolDef};
 use wharf_testkit::eventually::eventually_async;
 use wharf_testkit::raw_http::{self, Reply};
 
@@ -425,4 +425,30 @@ async fn one_client_flooding_the_fleet_with_sessions_ends_only_its_own() {
     }
     let expected: Vec<bool> = (0..12).map(|round| round >= 10).collect();
     assert_eq!(alive, expected, "the flooder keeps only its two newest sessions, fleet-wide");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_is_published_while_a_subscription_is_down_is_handed_over_once_it_is_back() {
+    let redis_server = SharedRedis::start();
+    let bus = redis_server.connect("gap").bus();
+    let mut heard = bus.subscribe("news");
+    assert!(publish_until_heard(&*bus, "news", b"before", &mut heard).await, "subscribed");
+    // The node holding the channel cuts every subscription (as a failover or a lost
+    // connection would), and two messages are published at once, before the listener has
+    // subscribed again: they are handed over once it has, in order, each once.
+    let node = redis::Client::open(redis_server.url_holding("gap:bus:news")).unwrap();
+    let mut connection = node.get_multiplexed_async_connection().await.unwrap();
+    let cut: i64 =
+        redis::cmd("CLIENT").arg("KILL").arg("TYPE").arg("pubsub").query_async(&mut connection).await.unwrap();
+    assert!(cut >= 1, "the subscription was cut");
+    bus.publish("news", b"in the gap".to_vec()).await.expect("published");
+    bus.publish("news", b"after it".to_vec()).await.expect("published");
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        let next = tokio::time::timeout(Duration::from_secs(5), heard.recv()).await;
+        got.push(next.expect("handed over within 5 s").expect("still listening"));
+    }
+    assert_eq!(got, [b"in the gap".to_vec(), b"after it".to_vec()]);
+    let more = tokio::time::timeout(Duration::from_millis(500), heard.recv()).await;
+    assert!(more.is_err(), "nothing handed twice: {more:?}");
 }

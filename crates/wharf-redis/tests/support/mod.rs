@@ -128,6 +128,26 @@ pub async fn session_across(opener: u16, other: u16, capabilities: Value) -> Str
     id
 }
 
+/// Publishes `message` on `channel` of `bus` until `receiver` gets it (a subscription is made
+/// a moment after it is asked for), 50 times at most, 100 ms apart.
+pub async fn publish_until_heard(
+    bus: &dyn wharf_server::Bus,
+    channel: &str,
+    message: &[u8],
+    receiver: &mut tokio::sync::mpsc::Receiver<Vec<u8>>,
+) -> bool {
+    for _ in 0..50 {
+        bus.publish(channel, message.to_vec()).await.expect("published");
+        // What came before (an earlier message to this subscriber) is passed over.
+        while let Ok(Some(got)) = tokio::time::timeout(Duration::from_millis(100), receiver.recv()).await {
+            if got == message {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// What the stores are shared through in a test: one `redis-server`; or, when
 /// `WHARF_TEST_REDIS_CLUSTER=1`, a Redis Cluster of three primaries with a replica each; or,
 /// when `WHARF_TEST_REDIS_SENTINEL=1`, a primary and its replica under three sentinels (as
