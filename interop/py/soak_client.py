@@ -155,7 +155,9 @@ async def main(url, seconds, out):
         summary["rounds"] += 1
         step = ["start"]
         try:
-            summary["progress"] += await asyncio.wait_for(one_round(url, n, mode, step), 60)
+            # Longer than the server waits for a client's answer (60 s), so that a request
+            # the server gives up on is seen with the server's error.
+            summary["progress"] += await asyncio.wait_for(one_round(url, n, mode, step), 90)
             summary["ok"] += 1
         except WrongAnswer as wrong:
             summary["wrong"].append(str(wrong))
@@ -170,6 +172,7 @@ async def main(url, seconds, out):
                 failed = failed.exceptions[0]
             kind = f"{type(failed).__name__} in {mode} {step[0]}: {str(failed)[:120]}"
             summary["failures"][kind] = summary["failures"].get(kind, 0) + 1
+            print(f"{time.strftime('%H:%M:%S')} round {n} cut short: {kind}", flush=True)
             await asyncio.sleep(0.2)
     await tasking
     with open(out, "w") as file:

@@ -70,11 +70,14 @@ struct LogReader<'a, T> {
     decode: fn(&[u8]) -> Option<T>,
     taker: &'a mpsc::Sender<T>,
     last: Option<String>,
+    /// True when the log could not be read when it last should have been: it is read again
+    /// a moment later, without waiting for the next message.
+    behind: bool,
 }
 
 impl<'a, T> LogReader<'a, T> {
     fn new(redis: &'a Redis, channel: &'a str, decode: fn(&[u8]) -> Option<T>, taker: &'a mpsc::Sender<T>) -> Self {
-        LogReader { redis, channel, log: log_key(channel).0, decode, taker, last: None }
+        LogReader { redis, channel, log: log_key(channel).0, decode, taker, last: None, behind: false }
     }
 
     /// Once subscribed: the first time, the point from which messages are new (the log's last
@@ -97,9 +100,11 @@ impl<'a, T> LogReader<'a, T> {
         match newest {
             Ok(newest) => {
                 self.last = Some(newest.into_iter().next().map_or_else(|| "0-0".to_owned(), |(id, _)| id));
+                self.behind = false;
             }
             Err(err) => {
-                tracing::warn!(channel = %self.channel, error = %without_secrets(&err), "a channel's log could not be read")
+                tracing::warn!(channel = %self.channel, error = %without_secrets(&err), "a channel's log could not be read; reading it again soon");
+                self.behind = true;
             }
         }
     }
@@ -126,10 +131,12 @@ impl<'a, T> LogReader<'a, T> {
         let entries = match entries {
             Ok(entries) => entries,
             Err(err) => {
-                tracing::warn!(channel = %self.channel, error = %without_secrets(&err), "a channel's log could not be read");
+                tracing::warn!(channel = %self.channel, error = %without_secrets(&err), "a channel's log could not be read; reading it again soon");
+                self.behind = true;
                 return;
             }
         };
+        self.behind = false;
         let handed = entry_id(&last);
         for (id, fields) in entries {
             if entry_id(&id) <= handed {
@@ -174,6 +181,10 @@ pub(crate) async fn listen<T>(redis: Redis, channel: String, decode: fn(&[u8]) -
         loop {
             let message = tokio::select! {
                 message = messages.next() => message,
+                () = tokio::time::sleep(RESUBSCRIBE_AFTER), if reader.behind => {
+                    reader.catch_up().await;
+                    continue;
+                }
                 () = taker.closed() => return,
             };
             let Some(message) = message else { break };
@@ -208,6 +219,10 @@ async fn listen_sharded<T>(seeds: &ClusterSeeds, channel: &str, reader: &mut Log
         loop {
             let message = tokio::select! {
                 message = messages.recv() => message,
+                () = tokio::time::sleep(RESUBSCRIBE_AFTER), if reader.behind => {
+                    reader.catch_up().await;
+                    continue;
+                }
                 () = taker.closed() => return,
             };
             let Some(message) = message else { break };
