@@ -31,8 +31,8 @@ const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(200);
 const LOGGED_MESSAGES: usize = 1000;
 const LOGGED_FOR: Duration = Duration::from_secs(60);
 
-/// The key of `channel`'s log, in the channel's slot; `None` for a channel whose name holds
-/// braces (a bus channel may), whose log then lies in a slot of its own.
+/// The key of `channel`'s log, and whether it lies in the channel's slot: not for a channel
+/// whose name holds braces (a bus channel may), whose log then lies in a slot of its own.
 fn log_key(channel: &str) -> (String, bool) {
     if channel.contains(['{', '}']) { (format!("{channel}:log"), false) } else { (format!("{{{channel}}}:log"), true) }
 }
