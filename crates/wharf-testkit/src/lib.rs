@@ -13,7 +13,8 @@
 //!    process whose stderr is read as it comes, killed when dropped), [`schemas`] (the
 //!    repository's copy of the official schemas, and checking messages against the definition
 //!    of the method they answer), [`layers`] (layers that record what they see), [`redis_cli`]
-//!    (a command to a Redis node through `redis-cli`).
+//!    (a command to a Redis node through `redis-cli`), [`redis_process`] (a persisting
+//!    `redis-server` process in a directory of its own).
 //! 2. [`redis_server`] (a `redis-server` of a test's own, a process on a free port in a
 //!    temporary directory), [`redis_cluster`] (a Redis Cluster of six such nodes, three
 //!    primaries with a replica each, whose nodes can be killed or failed over),
@@ -28,6 +29,7 @@ pub mod ports;
 pub mod process;
 pub mod raw_http;
 pub mod redis_cli;
+pub mod redis_process;
 pub mod schemas;
 pub mod stub_http;
 pub mod temp_dir;

@@ -10,6 +10,7 @@ use crate::eventually::{eventually_blocking, until_blocking};
 use crate::ports::free_port;
 use crate::process::Process;
 use crate::redis_cli::redis_cli as cli;
+use crate::redis_process;
 use crate::temp_dir::TempDir;
 
 /// How long a node may stay silent before the others count it failed and elect its replica:
@@ -60,15 +61,10 @@ impl RedisCluster {
     }
 
     fn spawn(&self, port: u16, bus_port: u16) -> Process {
-        let program = std::env::var("WHARF_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
         let dir = self.dir.join(port.to_string());
         std::fs::create_dir_all(&dir).expect("a node's directory");
-        let mut command = Command::new(&program);
+        let mut command = redis_process::persisting_node(port, &dir);
         command
-            // Every write persisted at once, so that a cluster stopped whole and run again keeps
-            // what it had.
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", ""])
-            .args(["--appendonly", "yes", "--appendfsync", "always"])
             .args(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"])
             .args(["--cluster-node-timeout", &NODE_TIMEOUT_MS.to_string()])
             // A replica takes over however long ago it last heard from its primary: with a
@@ -78,13 +74,8 @@ impl RedisCluster {
             // others to share the transfer).
             .args(["--repl-diskless-sync-delay", "0"])
             // The cluster bus needs a port of its own; the default (port + 10000) may not be free.
-            .args(["--cluster-port", &bus_port.to_string()])
-            .arg("--dir")
-            .arg(&dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null());
-        Process::try_spawn(&mut command)
-            .unwrap_or_else(|err| panic!("{program} must be installed for this test (scripts/test installs it): {err}"))
+            .args(["--cluster-port", &bus_port.to_string()]);
+        redis_process::spawn(&mut command)
     }
 
     /// The nodes' URLs, for `Redis::connect_cluster` or `--redis-cluster`.

@@ -10,6 +10,7 @@ use crate::eventually::{eventually_blocking, until_blocking};
 use crate::ports::free_port;
 use crate::process::Process;
 use crate::redis_cli::redis_cli;
+use crate::redis_process;
 use crate::temp_dir::TempDir;
 
 /// The name the sentinels know the primary by.
@@ -71,29 +72,18 @@ impl RedisSentinel {
     }
 
     fn spawn_node(&self, port: u16, replica_of: Option<u16>) -> Process {
-        let program = std::env::var("WHARF_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
         let dir = self.dir.join(port.to_string());
         std::fs::create_dir_all(&dir).expect("a node's directory");
-        let mut command = Command::new(&program);
-        command
-            // Every write persisted at once, so that nodes stopped and run again keep it.
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", ""])
-            .args(["--appendonly", "yes", "--appendfsync", "always"])
-            // A replica synchronizes as soon as it asks.
-            .args(["--repl-diskless-sync-delay", "0"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null());
+        let mut command = redis_process::persisting_node(port, &dir);
+        // A replica synchronizes as soon as it asks.
+        command.args(["--repl-diskless-sync-delay", "0"]);
         if let Some(primary) = replica_of {
             command.args(["--replicaof", "127.0.0.1", &primary.to_string()]);
         }
-        Process::try_spawn(&mut command)
-            .unwrap_or_else(|err| panic!("{program} must be installed for this test (scripts/test installs it): {err}"))
+        redis_process::spawn(&mut command)
     }
 
     fn spawn_sentinel(&self, port: u16, primary: u16) -> Process {
-        let program = std::env::var("WHARF_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
         let dir = self.dir.join(format!("sentinel-{port}"));
         std::fs::create_dir_all(&dir).expect("a sentinel's directory");
         // A sentinel rewrites its configuration file as it learns: one of its own.
@@ -107,11 +97,10 @@ impl RedisSentinel {
             dir = dir.display()
         );
         std::fs::write(&config, text).expect("a sentinel's configuration");
-        let mut command = Command::new(&program);
+        let program = std::env::var("WHARF_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
+        let mut command = Command::new(program);
         command.arg(&config).arg("--sentinel").stdin(Stdio::null()).stdout(Stdio::null());
-        let process = Process::try_spawn(&mut command).unwrap_or_else(|err| {
-            panic!("{program} must be installed for this test (scripts/test installs it): {err}")
-        });
+        let process = redis_process::spawn(&mut command);
         wait_for_pong(port);
         process
     }

@@ -4,12 +4,12 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::eventually::until_blocking;
 use crate::ports::free_port;
 use crate::process::Process;
+use crate::redis_process;
 use crate::temp_dir::TempDir;
 
 /// A running `redis-server` that persists every write (append-only, synced at once), so that
@@ -39,17 +39,8 @@ impl RedisServer {
     /// Starts the process (again, after [`RedisServer::stop`]: same port, same data) and waits
     /// until it answers.
     pub fn run(&mut self) {
-        let program = std::env::var("WHARF_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
-        let mut command = Command::new(&program);
-        command
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", ""])
-            .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
-            .arg(self.dir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null());
-        let process = Process::try_spawn(&mut command).unwrap_or_else(|err| {
-            panic!("{program} must be installed for this test (scripts/test installs it): {err}")
-        });
+        let mut command = redis_process::persisting_node(self.port, self.dir.path());
+        let process = redis_process::spawn(&mut command);
         self.process = Some(process);
         let port = self.port;
         until_blocking(&format!("redis-server to answer PING on port {port}"), Duration::from_secs(5), || pong(port));
