@@ -83,22 +83,11 @@ async fn write_events(redis: Redis, instance: Arc<str>, mut events: mpsc::Receiv
     let mut batch = Vec::with_capacity(EVENTS_PER_WRITE);
     let mut waiting = Vec::with_capacity(EVENTS_PER_WRITE);
     let mut patience = KEEP_PATIENCE;
-    // Said before the first event is kept, which names this instance.
+    // Said before the first event is kept, which names this instance; then again and again
+    // by a task of its own, which a batch waiting out a failover does not hold up.
     say_alive(&redis, &instance).await;
-    let mut alive_every = tokio::time::interval(ALIVE_EVERY);
-    alive_every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    alive_every.reset();
-    loop {
-        let received = tokio::select! {
-            received = events.recv_many(&mut batch, EVENTS_PER_WRITE) => received,
-            _ = alive_every.tick() => {
-                say_alive(&redis, &instance).await;
-                continue;
-            }
-        };
-        if received == 0 {
-            return;
-        }
+    let saying = tokio::spawn(keep_saying_alive(redis.clone(), instance.clone()));
+    while events.recv_many(&mut batch, EVENTS_PER_WRITE).await > 0 {
         // On one Redis the whole batch is one pipeline; on a cluster a part per session.
         let by_session = redis.connection.is_cluster();
         let mut parts: Vec<(String, redis::Pipeline)> = Vec::new();
@@ -143,6 +132,19 @@ async fn write_events(redis: Redis, instance: Arc<str>, mut events: mpsc::Receiv
         for kept in waiting.drain(..) {
             let _ = kept.send(written.clone());
         }
+    }
+    // The store is gone: this instance keeps no more events.
+    saying.abort();
+}
+
+/// Says, every [`ALIVE_EVERY`], that `instance` runs.
+async fn keep_saying_alive(redis: Redis, instance: Arc<str>) {
+    let mut every = tokio::time::interval(ALIVE_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    every.reset();
+    loop {
+        every.tick().await;
+        say_alive(&redis, &instance).await;
     }
 }
 
