@@ -1,7 +1,6 @@
 //! [`Commands`]: where the stores' commands go, one Redis, the primary Sentinel names, or a
-//! Redis Cluster, behind the
-//! client's own connection trait, and [`query_apart`] for a pipeline whose keys lie in
-//! several hash slots (one pipeline reaches one node of a cluster).
+//! Redis Cluster, behind the client's own connection trait, and [`query_apart`] for a
+//! pipeline whose keys lie in several hash slots (one pipeline reaches one node of a cluster).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -60,7 +59,7 @@ impl ConnectionLike for Commands {
             Commands::Sentinel(managed) => Box::pin(on_sentinel_primary(
                 managed,
                 move |mut primary| async move { primary.req_packed_command(cmd).await },
-                |answered| answered.as_ref().is_err_and(refused_by_replica),
+                |answered| answered.as_ref().is_err_and(|err| error_of(err, &REFUSED_BY_REPLICA)),
             )),
             Commands::Cluster(lazy) => Box::pin(async move { lazy.connection().await?.req_packed_command(cmd).await }),
         }
@@ -77,20 +76,14 @@ impl ConnectionLike for Commands {
             Commands::Sentinel(managed) => Box::pin(on_sentinel_primary(
                 managed,
                 move |mut primary| async move { primary.req_packed_commands(pipeline, offset, count).await },
-                |answered| match answered {
-                    Ok(values) => values.iter().any(|value| {
-                        matches!(value, Value::ServerError(err)
-                            if matches!(err.kind(), Some(ServerErrorKind::ReadOnly | ServerErrorKind::ExecAbort)))
-                    }),
-                    Err(err) => refused_by_replica(err),
-                },
+                |answered| answered_with(answered, &REFUSED_BY_REPLICA),
             )),
             Commands::Cluster(lazy) => Box::pin(async move {
                 let mut connection = lazy.connection().await?;
                 let mut pause = Duration::from_millis(50);
                 for _ in 0..PIPELINE_REDIRECTIONS {
                     let answered = connection.req_packed_commands(pipeline, offset, count).await;
-                    if !redirected(&answered) {
+                    if !answered_with(&answered, &REDIRECTED) {
                         return answered;
                     }
                     // A pipeline's keys share one slot: redirected, none of it ran. A single
@@ -153,29 +146,34 @@ where
 /// the pauses between growing to a second: about as long as a failover takes.
 const PIPELINE_REDIRECTIONS: usize = 7;
 
-/// True when a cluster's node answered a pipeline that its slot is elsewhere, or not served
-/// for a moment (a failover under way). The client follows such answers to a single command
+/// What a cluster's node answers a pipeline whose slot is elsewhere, or not served for a
+/// moment (a failover under way). The client follows such answers to a single command
 /// itself, but hands them back inside a pipeline's answers.
-fn redirected(answered: &RedisResult<Vec<Value>>) -> bool {
-    let elsewhere = |kind: Option<ServerErrorKind>| {
-        matches!(
-            kind,
-            Some(
-                ServerErrorKind::Moved
-                    | ServerErrorKind::Ask
-                    | ServerErrorKind::TryAgain
-                    | ServerErrorKind::ClusterDown
-                    | ServerErrorKind::MasterDown
-                    | ServerErrorKind::ExecAbort
-            )
-        )
-    };
+const REDIRECTED: [ServerErrorKind; 6] = [
+    ServerErrorKind::Moved,
+    ServerErrorKind::Ask,
+    ServerErrorKind::TryAgain,
+    ServerErrorKind::ClusterDown,
+    ServerErrorKind::MasterDown,
+    ServerErrorKind::ExecAbort,
+];
+
+/// What a replica answers a write (or a transaction it aborted for one): nothing was run.
+const REFUSED_BY_REPLICA: [ServerErrorKind; 2] = [ServerErrorKind::ReadOnly, ServerErrorKind::ExecAbort];
+
+/// True when `err` is a server's error of one of `kinds`.
+fn error_of(err: &redis::RedisError, kinds: &[ServerErrorKind]) -> bool {
+    matches!(err.kind(), redis::ErrorKind::Server(kind) if kinds.contains(&kind))
+}
+
+/// True when a pipeline's answer, or one of the answers inside it, is a server's error of one
+/// of `kinds`.
+fn answered_with(answered: &RedisResult<Vec<Value>>, kinds: &[ServerErrorKind]) -> bool {
     match answered {
-        Ok(values) => values.iter().any(|value| matches!(value, Value::ServerError(err) if elsewhere(err.kind()))),
-        Err(err) => match err.kind() {
-            redis::ErrorKind::Server(kind) => elsewhere(Some(kind)),
-            _ => false,
-        },
+        Ok(values) => values.iter().any(
+            |value| matches!(value, Value::ServerError(err) if err.kind().is_some_and(|kind| kinds.contains(&kind))),
+        ),
+        Err(err) => error_of(err, kinds),
     }
 }
 
@@ -187,15 +185,10 @@ fn first_key(pipeline: &Pipeline) -> Option<Vec<u8>> {
     })
 }
 
-/// True when `err` is a replica's refusal of a write, or a transaction it aborted for one.
-fn refused_by_replica(err: &redis::RedisError) -> bool {
-    matches!(err.kind(), redis::ErrorKind::Server(ServerErrorKind::ReadOnly | ServerErrorKind::ExecAbort))
-}
-
 /// Runs `parts`, pipelines each of whose keys share one hash slot but whose slots may differ,
 /// and gives each part's answers (an array of one value per command: a part must not
-/// `ignore()` any). On one Redis (Sentinel's primary too) they go as one pipeline (one round trip, atomic when any part
-/// is); on a cluster each part is a pipeline of its own (atomic as it says), all sent at once,
+/// `ignore()` any). On one Redis (Sentinel's primary too) they go as one pipeline (one round
+/// trip, atomic when any part is); on a cluster each part is a pipeline of its own (atomic as it says), all sent at once,
 /// so that the round trips overlap.
 pub(crate) async fn query_apart(commands: &Commands, parts: &[Pipeline]) -> RedisResult<Vec<Value>> {
     match (commands, parts) {
