@@ -10,7 +10,7 @@
 use std::any::Any;
 
 /// The blocks, in 8-byte steps up to 1 KiB (66 KiB in all), as the read thread holds them.
-pub(crate) fn hold() -> Box<dyn Any> {
+pub(crate) fn hold() -> Box<dyn Any + Send> {
     // Opaque to the optimizer, which may otherwise drop allocations that are never read.
     let blocks: Vec<Box<[u8]>> =
         std::hint::black_box((1..=128).map(|step| vec![0u8; step * 8].into_boxed_slice()).collect());

@@ -50,8 +50,9 @@ pub(crate) enum Reading<R> {
     Thread {
         reader: R,
         output: Arc<SharedWriter>,
-        /// Run on the thread before it reads; what it returns is held until the thread ends.
-        setup: Option<fn() -> Box<dyn Any>>,
+        /// Run on the thread once its first answers are written; what it returns is held until
+        /// the thread ends.
+        setup: Option<fn() -> Box<dyn Any + Send>>,
     },
 }
 
@@ -80,7 +81,7 @@ where
         Reading::Task(reader) => {
             let (server, session) = (server.clone(), session.clone());
             let read_task =
-                tokio::spawn(async move { read_loop(&server, &session, reader, None, max_line_bytes).await });
+                tokio::spawn(async move { read_loop(&server, &session, reader, None, max_line_bytes, None).await });
             read_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the reader failed: {err}"))))
         }
         Reading::Thread { reader, output, setup } => {
@@ -90,8 +91,8 @@ where
             let runtime = tokio::runtime::Handle::current();
             let (done, finished) = tokio::sync::oneshot::channel();
             let spawned = std::thread::Builder::new().name("wharf-read".to_owned()).spawn(move || {
-                let _held = setup.map(|setup| setup());
-                let result = runtime.block_on(read_loop(&server, &session, reader, Some(output), max_line_bytes));
+                let result =
+                    runtime.block_on(read_loop(&server, &session, reader, Some(output), max_line_bytes, setup));
                 // The writer ends once every sender is gone; this thread's go first.
                 drop(session);
                 let _ = done.send(result);

@@ -32,15 +32,18 @@ use crate::transport::write_batch::WRITE_BATCH_BYTES;
 const MAX_GATHERED_ANSWERS: usize = 8;
 
 /// Reads `reader` to its end (lines up to `max_line_bytes`), serving every message on `session`,
-/// then waits for the requests still in flight. `direct` is the output a read thread writes its own answers to; without it
-/// they go through the session's queue.
+/// then waits for the requests still in flight. `direct` is the output a read thread writes its
+/// own answers to; without it they go through the session's queue. `setup` runs once the first
+/// answers are written, and what it returns is held until the loop ends.
 pub(crate) async fn read_loop<R: AsyncRead + Unpin + Send>(
     server: &Server,
     session: &Arc<Session>,
     reader: R,
     direct: Option<Arc<SharedWriter>>,
     max_line_bytes: usize,
+    mut setup: Option<fn() -> Box<dyn std::any::Any + Send>>,
 ) -> Result<(), Error> {
+    let mut _held = None;
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
     let max = max_line_bytes;
@@ -76,6 +79,10 @@ pub(crate) async fn read_loop<R: AsyncRead + Unpin + Send>(
             || (gathered.count > 0 && memchr::memchr(b'\n', reader.buffer()).is_none())
         {
             gathered.flush(session).await;
+            // The client's first messages are answered before anything that can wait.
+            if let Some(setup) = setup.take() {
+                _held = Some(setup());
+            }
         }
         if let Some(err) = state.gathered.failed.take() {
             // The output is gone, and with it the client.

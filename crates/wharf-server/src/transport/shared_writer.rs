@@ -49,11 +49,16 @@ impl SharedWriter {
         Ok(true)
     }
 
-    /// The writer thread's loop: writes what is queued, gathering whatever waits into one
-    /// write, until every sender is gone.
-    pub(crate) fn write_queue(&self, mut receiver: mpsc::Receiver<Vec<u8>>) -> Result<(), Error> {
+    /// The writer thread's loop: writes `first` (a message already taken from the queue), then
+    /// what is queued, gathering whatever waits into one write, until every sender is gone.
+    pub(crate) fn write_queue(
+        &self,
+        first: Option<Vec<u8>>,
+        mut receiver: mpsc::Receiver<Vec<u8>>,
+    ) -> Result<(), Error> {
         let mut buffer = Vec::new();
-        while let Some(message) = receiver.blocking_recv() {
+        let mut first = first;
+        while let Some(message) = first.take().or_else(|| receiver.blocking_recv()) {
             let gathered = gather(&mut buffer, &message, &mut receiver);
             let mut writer = self.lock();
             writer.write_all(&buffer).and_then(|()| writer.flush()).map_err(Error::io)?;
@@ -104,7 +109,7 @@ mod tests {
         drop(outbound);
         let writer = {
             let shared = shared.clone();
-            std::thread::spawn(move || shared.write_queue(receiver))
+            std::thread::spawn(move || shared.write_queue(None, receiver))
         };
         writer.join().unwrap().unwrap();
         assert_eq!(shared.unwritten.load(Ordering::Acquire), 0);

@@ -36,15 +36,25 @@ pub async fn serve_stdio_with(server: Server, options: StdioOptions) -> Result<(
     let (sender, receiver) = mpsc::channel::<Vec<u8>>(server.options().outbound_queue);
     let outbound = Outbound::counted(sender, output.unwritten());
     let (written, writer_done) = oneshot::channel();
-    std::thread::Builder::new()
-        .name("wharf-stdout".to_owned())
-        .spawn({
-            let output = output.clone();
-            move || {
-                let _ = written.send(output.write_queue(receiver));
+    // The writer's thread starts with the first queued message: while the read thread answers
+    // every request itself, as it does a client's first, none is needed.
+    tokio::spawn({
+        let output = output.clone();
+        async move {
+            let mut receiver = receiver;
+            let Some(first) = receiver.recv().await else {
+                let _ = written.send(Ok(()));
+                return;
+            };
+            let started = std::thread::Builder::new().name("wharf-stdout".to_owned()).spawn(move || {
+                let _ = written.send(output.write_queue(Some(first), receiver));
+            });
+            // The sender went with the closure; dropping it says the writer failed.
+            if let Err(err) = started {
+                tracing::error!("wharf-stdout: the writer thread could not start: {err}");
             }
-        })
-        .map_err(Error::io)?;
+        }
+    });
     let writer_done = async move { writer_done.await.unwrap_or_else(|_| Err(Error::closed())) };
     let reading =
         Reading::Thread { reader: BlockingReader(std::io::stdin()), output, setup: options.read_thread_setup };

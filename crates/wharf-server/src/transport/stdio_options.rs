@@ -10,7 +10,7 @@ pub(crate) const DEFAULT_MAX_LINE_BYTES: usize = 10 * 1024 * 1024;
 #[non_exhaustive]
 pub struct StdioOptions {
     pub(crate) max_line_bytes: usize,
-    pub(crate) read_thread_setup: Option<fn() -> Box<dyn Any>>,
+    pub(crate) read_thread_setup: Option<fn() -> Box<dyn Any + Send>>,
 }
 
 impl Default for StdioOptions {
@@ -28,10 +28,11 @@ impl StdioOptions {
         self
     }
 
-    /// Runs `setup` on the thread that reads stdin before it reads, and holds what it returns
-    /// until the thread ends: for tuning that lives on that thread, such as an allocator's
-    /// per-thread state (most stdio answers are made there). Default: none.
-    pub fn read_thread_setup(mut self, setup: fn() -> Box<dyn Any>) -> StdioOptions {
+    /// Runs `setup` on the thread that reads stdin once it has written its first answers, and
+    /// holds what it returns until the thread ends: for tuning that lives on that thread, such
+    /// as an allocator's per-thread state (most stdio answers are made there), which the
+    /// client's first messages then do not wait for. Default: none.
+    pub fn read_thread_setup(mut self, setup: fn() -> Box<dyn Any + Send>) -> StdioOptions {
         self.read_thread_setup = Some(setup);
         self
     }
