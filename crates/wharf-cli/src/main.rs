@@ -132,7 +132,7 @@ enum Command {
     Serve(Box<ServeArgs>),
     /// Serve the servers a file mounts behind one endpoint, over stdio or Streamable HTTP.
     #[command(after_help = GATEWAY_HELP)]
-    Gateway(GatewayArgs),
+    Gateway(Box<GatewayArgs>),
     /// List what a server offers: tools, prompts, resources and templates.
     #[command(after_help = LIST_HELP)]
     List(ListArgs),
@@ -288,11 +288,44 @@ const READ_HELP: &str = concat!(
 
 const PROMPT_HELP: &str = "Example:\n  wharf prompt code_review language=rust code='fn main() {}' -- wharf serve";
 
+/// `wharf serve`'s arguments alone. A desktop client starts a stdio server for every session,
+/// and building every command's arguments to parse one command's was most of what start-up
+/// did before the first request could be read.
+#[derive(Debug, Parser)]
+#[command(name = "wharf")]
+struct ServeOnly {
+    #[command(flatten)]
+    args: ServeArgs,
+}
+
+/// The arguments of `wharf serve ...`: without clap for `wharf serve` alone and `wharf serve
+/// DIR`, else when `ServeOnly` takes them; `None` for any other command and for what it refuses
+/// (`--help` among it), which the whole command line then parses and answers as it always does.
+fn serve_args_alone(args: impl Iterator<Item = std::ffi::OsString>) -> Option<ServeArgs> {
+    let mut args = args.skip(1).peekable();
+    if args.peek().is_none_or(|command| command != "serve") {
+        return None;
+    }
+    let args: Vec<std::ffi::OsString> = args.collect();
+    match &args[1..] {
+        [] => return Some(ServeArgs::unset(None)),
+        [folder] if !folder.as_encoded_bytes().starts_with(b"-") => {
+            return Some(ServeArgs::unset(Some(folder.into())));
+        }
+        _ => {}
+    }
+    // The command's name stands where clap expects the program's.
+    ServeOnly::try_parse_from(args).ok().map(|only| only.args)
+}
+
 fn main() -> ExitCode {
+    if let Some(args) = serve_args_alone(std::env::args_os()) {
+        return serve::serve(args);
+    }
     let cli = Cli::parse();
     match cli.command {
         Command::Serve(args) => serve::serve(*args),
-        Command::Gateway(args) => gateway::gateway(args),
+        Command::Gateway(args) => gateway::gateway(*args),
         Command::List(args) => list::list(args),
         Command::Call(args) => call::call(args),
         Command::Read(args) => call::read(args),
@@ -312,6 +345,55 @@ fn main() -> ExitCode {
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "wharf", &mut std::io::stdout());
             ExitCode::SUCCESS
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the whole command line makes of `line` when it names `serve`, as text to compare.
+    fn parsed_whole(line: &[&str]) -> Option<String> {
+        match Cli::try_parse_from(line).ok()?.command {
+            Command::Serve(args) => Some(format!("{args:?}")),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn serve_alone_takes_exactly_what_the_whole_command_line_takes_and_leaves_the_rest_to_it() {
+        let taken: &[&[&str]] = &[
+            &["wharf", "serve"],
+            &["wharf", "serve", "--http", "127.0.0.1:0"],
+            &["wharf", "serve", "--http", "127.0.0.1:0", "--auth-issuer", "https://id.example", "--auth-scope", "mcp"],
+            &["wharf", "serve", "notes", "--no-watch"],
+            &["wharf", "serve", "--idempotency-ttl", "60"],
+        ];
+        let left: &[&[&str]] = &[
+            &["wharf", "serve", "--no-watch"],
+            &["wharf", "serve", "--idempotency-ttl", "0"],
+            &["wharf", "serve", "--unix", "/tmp/s", "--http", "127.0.0.1:0"],
+            &["wharf", "serve", "--http"],
+            &["wharf", "serve", "--bogus"],
+            &["wharf", "serve", "one", "two"],
+            &["wharf", "serve", "--help"],
+            &["wharf", "serve", "--version"],
+            &["wharf", "list", "--", "wharf", "serve"],
+            &["wharf", "--version"],
+            &["wharf"],
+        ];
+        // The lines taken without clap are what clap makes of them.
+        for line in [&["wharf", "serve"][..], &["wharf", "serve", "notes"]] {
+            let parsed = ServeOnly::try_parse_from(&line[1..]).expect("clap takes it").args;
+            let folder = line.get(2).map(std::path::PathBuf::from);
+            assert_eq!(format!("{:?}", ServeArgs::unset(folder)), format!("{parsed:?}"), "{line:?}");
+        }
+        for (line, expected_taken) in taken.iter().map(|line| (line, true)).chain(left.iter().map(|line| (line, false)))
+        {
+            let alone = serve_args_alone(line.iter().map(std::ffi::OsString::from)).map(|args| format!("{args:?}"));
+            assert_eq!(alone.is_some(), expected_taken, "{line:?}");
+            assert_eq!(alone, parsed_whole(line), "{line:?}");
         }
     }
 }

@@ -66,8 +66,35 @@ pub(crate) struct OpenApiArgs {
     #[arg(long, value_name = "ENVVAR", requires = "spec")]
     bearer_env: Option<String>,
     /// Seconds each call of the API may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30, requires = "spec")]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_API_TIMEOUT_SECONDS, requires = "spec")]
     api_timeout: u64,
+}
+
+/// How long a call to the API may take, unless `--api-timeout` says.
+const DEFAULT_API_TIMEOUT_SECONDS: u64 = 30;
+
+impl OpenApiArgs {
+    /// The options as clap makes them when none is given: no API served.
+    pub(crate) fn unset() -> OpenApiArgs {
+        OpenApiArgs {
+            spec: None,
+            base_url: None,
+            openapi_server: None,
+            include_tags: Vec::new(),
+            exclude_tags: Vec::new(),
+            include_operations: Vec::new(),
+            exclude_operations: Vec::new(),
+            include_paths: Vec::new(),
+            exclude_paths: Vec::new(),
+            methods: Vec::new(),
+            allow_external_refs: false,
+            include_deprecated: false,
+            headers: Vec::new(),
+            credentials: Vec::new(),
+            bearer_env: None,
+            api_timeout: DEFAULT_API_TIMEOUT_SECONDS,
+        }
+    }
 }
 
 /// The value of the environment variable `name`, or an error naming it (not a value).

@@ -145,7 +145,7 @@ pub(crate) struct RemoteArgs {
     pub(crate) redis_wait_replicas: u32,
     /// The prefix of every Redis key this server writes, so that servers sharing one Redis
     /// keep apart.
-    #[arg(long, value_name = "PREFIX", default_value = "wharf", requires = "shared_redis")]
+    #[arg(long, value_name = "PREFIX", default_value = DEFAULT_REDIS_PREFIX, requires = "shared_redis")]
     pub(crate) redis_prefix: String,
     /// Hand no client more than N tokens of a tool result at once (counted as `wharf tokens`
     /// counts): a larger result is answered with its first part and a link to the whole, which
@@ -153,6 +153,56 @@ pub(crate) struct RemoteArgs {
     /// for an hour, as the principal or session that made the call. Claude Code takes 25000.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1024..))]
     pub(crate) max_result_tokens: Option<u64>,
+
+    /// The most 2025 sessions held at once; when full, a new one ends the session idle longest
+    /// of the client holding the most [default: 10000].
+    #[arg(long, value_name = "N", requires = "listening", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_sessions: Option<u64>,
+
+    /// The most 2025 sessions one client may hold: one principal when requests are
+    /// authenticated, else one address, loopback included (behind a reverse proxy every client
+    /// has the proxy's). A client at its quota ends its own session idle longest [default: 100].
+    #[arg(long, value_name = "N", requires = "listening", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_sessions_per_client: Option<u64>,
+}
+
+/// The prefix of every Redis key, unless `--redis-prefix` names another.
+const DEFAULT_REDIS_PREFIX: &str = "wharf";
+
+impl RemoteArgs {
+    /// The options as clap makes them when none is given: stdio, nothing shared or observed.
+    pub(crate) fn unset() -> RemoteArgs {
+        RemoteArgs {
+            http: None,
+            unix: None,
+            no_server_card: false,
+            server_card_name: None,
+            unix_allowed_uids: Vec::new(),
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            audit: false,
+            otlp_endpoint: None,
+            metrics: false,
+            auth_issuer: None,
+            auth_resource: None,
+            auth_audiences: Vec::new(),
+            auth_scopes: Vec::new(),
+            auth_exact_scopes: false,
+            auth_introspection_client: None,
+            auth_dpop: None,
+            auth_dpop_nonce: false,
+            auth_lazy: false,
+            redis: None,
+            redis_cluster: Vec::new(),
+            redis_sentinel: Vec::new(),
+            redis_sentinel_primary: None,
+            redis_wait_replicas: 0,
+            redis_prefix: DEFAULT_REDIS_PREFIX.to_owned(),
+            max_result_tokens: None,
+            max_sessions: None,
+            max_sessions_per_client: None,
+        }
+    }
 }
 
 /// The secret DPoP nonces are made with: WHARF_DPOP_NONCE_KEY's 64 hex digits, else random.
@@ -440,6 +490,12 @@ pub(crate) async fn prepare_http(
     }
     for uid in &args.unix_allowed_uids {
         options = options.allow_unix_uid(*uid);
+    }
+    if let Some(sessions) = args.max_sessions {
+        options = options.max_sessions(usize::try_from(sessions).unwrap_or(usize::MAX));
+    }
+    if let Some(sessions) = args.max_sessions_per_client {
+        options = options.max_sessions_per_client(usize::try_from(sessions).unwrap_or(usize::MAX));
     }
     if let Some(redis) = redis {
         options = options.session_store(redis.session_store());

@@ -27,7 +27,7 @@ pub(crate) struct ServeArgs {
     demo_notes: Option<std::path::PathBuf>,
     /// How long the demo's `note_add` remembers an idempotency key and the answer it gave, in
     /// seconds: a repeated call within it is answered without a second note.
-    #[arg(long, value_name = "SECONDS", default_value_t = 86_400, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_IDEMPOTENCY_TTL_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
     idempotency_ttl: u64,
     #[command(flatten)]
     pub(crate) openapi: OpenApiArgs,
@@ -37,6 +37,26 @@ pub(crate) struct ServeArgs {
     /// (scripts/bench).
     #[arg(long, hide = true)]
     pass_through_layer: bool,
+}
+
+/// How long `note_add` remembers a key, unless `--idempotency-ttl` says: a day.
+const DEFAULT_IDEMPOTENCY_TTL_SECONDS: u64 = 86_400;
+
+impl ServeArgs {
+    /// What clap makes of `wharf serve` alone, or of `wharf serve DIR` (`folder`), made without
+    /// it: what a desktop client starts for every session, where building the command line
+    /// was most of start-up's own work.
+    pub(crate) fn unset(folder: Option<std::path::PathBuf>) -> ServeArgs {
+        ServeArgs {
+            folder,
+            no_watch: false,
+            demo_notes: None,
+            idempotency_ttl: DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+            openapi: OpenApiArgs::unset(),
+            remote: RemoteArgs::unset(),
+            pass_through_layer: false,
+        }
+    }
 }
 
 const CLIENT_CONFIG: &str = r#"{

@@ -270,3 +270,38 @@ fn the_metrics_token_guards_the_metrics() {
     let scraped = get_metrics(serving.port, "Bearer scrape");
     assert_eq!(scraped.status, 200, "{scraped:?}");
 }
+
+/// `--max-sessions-per-client 2`: a third session from the same address ends that client's
+/// session idle longest, which then answers 404; `--max-sessions 3` holds the whole table to
+/// three, the address's quota raised past it. Both need a listener.
+#[test]
+fn the_session_limits_are_set_from_the_command_line() {
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let status = |port: u16, id: &str| post(port, &session_headers(id), ping).status;
+
+    let serving = Serving::start("127.0.0.1:0", &["--max-sessions-per-client", "2"], "warn");
+    let (first, second) = (session(serving.port), session(serving.port));
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(status(serving.port, &second), 200);
+    let third = session(serving.port);
+    assert_eq!(status(serving.port, &first), 404, "the session idle longest is ended");
+    assert_eq!((status(serving.port, &second), status(serving.port, &third)), (200, 200));
+    serving.signal("TERM");
+    assert_eq!(serving.wait().0, Some(0));
+
+    let serving = Serving::start("127.0.0.1:0", &["--max-sessions", "3", "--max-sessions-per-client", "50"], "warn");
+    let ids: Vec<String> = (0..4).map(|_| session(serving.port)).collect();
+    let live = ids.iter().filter(|id| status(serving.port, id) == 200).count();
+    assert_eq!(live, 3, "the table holds three");
+    assert_eq!(status(serving.port, &ids[0]), 404, "the oldest went");
+    serving.signal("TERM");
+    assert_eq!(serving.wait().0, Some(0));
+
+    let refused = Command::new(env!("CARGO_BIN_EXE_wharf"))
+        .args(["serve", "--max-sessions", "3"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("wharf runs");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--max-sessions"), "{refused:?}");
+}
