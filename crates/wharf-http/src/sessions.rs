@@ -16,6 +16,7 @@ use wharf_protocol::ProtocolVersion;
 use super::events::EventStore;
 use super::session_store::{Relayed, SessionStore};
 use super::standalone::Standalone;
+use wharf_server::contract::LazyQueue;
 use wharf_server::contract::Principal;
 use wharf_server::contract::Server;
 use wharf_server::contract::ServerHooks;
@@ -331,7 +332,7 @@ impl SessionTable {
         &self,
         principal: Option<Principal>,
         address: Option<IpAddr>,
-        outbound_for: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> Arc<Session>,
+        outbound_for: impl FnOnce(String, Arc<LazyQueue>) -> Arc<Session>,
     ) -> Result<Arc<HttpSession>, CreateError> {
         let id = random_id().map_err(CreateError::Random)?;
         let client = client_key(principal.as_ref(), address);
@@ -371,20 +372,22 @@ impl SessionTable {
         &self,
         id: String,
         quota: bool,
-        make: impl FnOnce(String, mpsc::Sender<Vec<u8>>) -> (Arc<Session>, Option<Principal>, Option<Arc<str>>),
+        make: impl FnOnce(String, Arc<LazyQueue>) -> (Arc<Session>, Option<Principal>, Option<Arc<str>>),
     ) -> Result<Arc<HttpSession>, CreateError> {
-        let (sender, mut receiver) = mpsc::channel(STANDALONE_BUFFER);
+        // Made when first used: most sessions never send their client anything unasked.
+        let outbound = Arc::new(LazyQueue::new(STANDALONE_BUFFER));
         let now = self.now();
-        let (session, principal, client) = make(id.clone(), sender);
-        let mut stream_sender = None;
-        let mut handlers_messages = None;
-        if self.store.is_some() {
+        let (session, principal, client) = make(id.clone(), outbound.clone());
+        let (stream_messages, stream_sender, handlers_messages) = if self.store.is_some() {
             session.number_requests_from(random_start());
-            // The handlers' messages go through a pump, which knows where the stream is.
-            let (local, local_receiver) = mpsc::channel(STANDALONE_BUFFER);
-            handlers_messages = Some(std::mem::replace(&mut receiver, local_receiver));
-            stream_sender = Some(local);
-        }
+            // The handlers' messages go through a pump, which knows where the stream is, and
+            // this copy's GET stream reads a queue of its own.
+            let local = Arc::new(LazyQueue::new(STANDALONE_BUFFER));
+            let stream_sender = local.sender().cloned();
+            (local, stream_sender, outbound.take_receiver())
+        } else {
+            (outbound, None, None)
+        };
         let session = Arc::new(HttpSession {
             session,
             principal,
@@ -393,7 +396,7 @@ impl SessionTable {
             number: self.made.fetch_add(1, Ordering::Relaxed),
             active: AtomicUsize::new(0),
             refreshed: AtomicU64::new(now),
-            standalone: Standalone::new(receiver),
+            standalone: Standalone::new(stream_messages),
             stream_sender,
             streams: Mutex::new(HashMap::new()),
             // Copies of a shared session number their streams far apart, so that an event id

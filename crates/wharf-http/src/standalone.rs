@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedMutexGuard, mpsc};
 
-use wharf_server::contract::Cancellation;
+use wharf_server::contract::{Cancellation, LazyQueue};
 
 /// How long a new GET waits for the stream it takes over to let go of the messages. The old
 /// stream lets go at its next step, so only a stream stuck elsewhere makes it wait that long.
@@ -18,14 +18,24 @@ const GIVE_WAY: Duration = Duration::from_secs(5);
 /// The messages for the session's GET stream, and which GET holds them.
 #[derive(Debug)]
 pub(crate) struct Standalone {
+    /// Where the session's messages wait until a GET stream takes them.
+    source: Arc<LazyQueue>,
     queue: Arc<tokio::sync::Mutex<Queue>>,
     holder: Arc<Mutex<Holder>>,
+}
+
+impl Drop for Standalone {
+    /// The session is gone: what its handlers still send finds no client.
+    fn drop(&mut self) {
+        self.source.close();
+    }
 }
 
 /// What passes from one GET stream of the session to the next.
 #[derive(Debug)]
 pub(crate) struct Queue {
-    pub(crate) messages: mpsc::Receiver<Vec<u8>>,
+    /// The session's messages, taken from the source by the first GET stream.
+    messages: Option<mpsc::Receiver<Vec<u8>>>,
     /// A message taken from the queue that its stream could not send, for the next one (in a
     /// session without resumption; with it, every message sent is kept as an event).
     pub(crate) unsent: Option<Vec<u8>>,
@@ -75,10 +85,20 @@ fn lock(holder: &Mutex<Holder>) -> MutexGuard<'_, Holder> {
     holder.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+impl Queue {
+    /// The next message; `None` once the session can send no more.
+    pub(crate) async fn next_message(&mut self) -> Option<Vec<u8>> {
+        match &mut self.messages {
+            Some(messages) => messages.recv().await,
+            None => None,
+        }
+    }
+}
+
 impl Standalone {
-    pub(crate) fn new(messages: mpsc::Receiver<Vec<u8>>) -> Standalone {
-        let queue = Queue { messages, unsent: None, sequence: 0 };
-        Standalone { queue: Arc::new(tokio::sync::Mutex::new(queue)), holder: Arc::default() }
+    pub(crate) fn new(source: Arc<LazyQueue>) -> Standalone {
+        let queue = Queue { messages: None, unsent: None, sequence: 0 };
+        Standalone { source, queue: Arc::new(tokio::sync::Mutex::new(queue)), holder: Arc::default() }
     }
 
     /// True while a GET stream holds the messages (or is taking them over).
@@ -106,7 +126,10 @@ impl Standalone {
             (*holder.stream.get_or_insert_with(new_stream), takeover)
         };
         let release = Release { holder: self.holder.clone(), takeover };
-        let queue = tokio::time::timeout(GIVE_WAY, self.queue.clone().lock_owned()).await.ok()?;
+        let mut queue = tokio::time::timeout(GIVE_WAY, self.queue.clone().lock_owned()).await.ok()?;
+        if queue.messages.is_none() {
+            queue.messages = self.source.take_receiver();
+        }
         Some(Hold { queue, stream, taken_over, _release: release })
     }
 }
@@ -117,13 +140,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_new_hold_takes_the_queue_from_the_old_one_which_is_told_to_let_go() {
-        let (sender, receiver) = mpsc::channel(4);
-        let standalone = Standalone::new(receiver);
+        let source = Arc::new(LazyQueue::new(4));
+        let standalone = Standalone::new(source.clone());
+        let sender = source.sender().unwrap().clone();
         assert!(!standalone.is_held());
         let mut first = standalone.take_over(|| 7).await.unwrap();
         assert_eq!((first.stream, standalone.stream()), (7, Some(7)));
         sender.send(b"one".to_vec()).await.unwrap();
-        first.queue.unsent = first.queue.messages.recv().await;
+        first.queue.unsent = first.queue.next_message().await;
         first.queue.sequence = 3;
         let second = tokio::spawn({
             let standalone = Arc::new(standalone);
@@ -144,8 +168,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_takeover_whose_get_is_dropped_while_it_waits_leaves_the_messages_unclaimed() {
-        let (_sender, receiver) = mpsc::channel(4);
-        let standalone = Standalone::new(receiver);
+        let standalone = Standalone::new(Arc::new(LazyQueue::new(4)));
         let first = standalone.take_over(|| 1).await.unwrap();
         {
             let waiting = standalone.take_over(|| 2);

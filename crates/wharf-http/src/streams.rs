@@ -142,7 +142,7 @@ impl StandalonePump {
             let message = match queue.unsent.take() {
                 Some(message) => Some(message),
                 None => tokio::select! {
-                    message = queue.messages.recv() => match message {
+                    message = queue.next_message() => match message {
                         Some(message) => Some(message),
                         None => break,
                     },

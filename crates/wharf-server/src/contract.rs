@@ -28,6 +28,7 @@ pub use crate::dispatch::{check_stateless_meta, removed_in_stateless, removed_me
 pub use crate::error::{Error, RpcError, retry_after_seconds};
 pub use crate::events::{ListKind, ServerEvent};
 pub use crate::layer::{Layer, McpRequest};
+pub use crate::lazy_queue::LazyQueue;
 pub use crate::panic::{CatchUnwind, poll_catching};
 pub use crate::principal::Principal;
 pub use crate::random::{hex_id, is_hex_id};

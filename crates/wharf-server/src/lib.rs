@@ -45,9 +45,11 @@
 //! 2. **Data.** `options.rs` ([`ServerOptions`]), `offer.rs` ([`Offer`]: a kind declared in
 //!    the capabilities before any is registered), `error.rs` ([`Error`], opaque with `is_*`
 //!    queries; [`RpcError`], which knows its code and carries a private input-required mark),
-//!    `wire.rs` (responses, errors and notifications as bytes), `session.rs` (per connection:
-//!    negotiated revision, log level, requests in flight, requests sent to the client,
-//!    subscriptions, the outbound queue), `session_end.rs` ([`SessionEnd`]: what layers hear
+//!    `wire.rs` (responses, errors and notifications as bytes), `lazy_queue.rs` (a queue to
+//!    the client made on first use), `recent_client.rs` (the last client declaration, which
+//!    sessions declaring the same share), `session.rs` (per connection: negotiated revision,
+//!    log level, requests in flight, requests sent to the client, subscriptions, the outbound
+//!    queue), `session_end.rs` ([`SessionEnd`]: what layers hear
 //!    when a 2025 session ends), `delivery.rs` (what a transport hands a request: its sink,
 //!    cancellation, stream control, principal, client address and, only when middleware is
 //!    installed, the transport's own data), `task/time.rs`, `task/record.rs`, `task/store.rs`
@@ -153,9 +155,11 @@ mod delivery;
 mod error;
 mod events;
 mod layer;
+mod lazy_queue;
 pub mod middleware;
 mod offer;
 mod options;
+mod recent_client;
 mod schema;
 mod session;
 mod session_end;

@@ -20,6 +20,7 @@ use crate::large_result::settings::LargeResults;
 use crate::layer::Layer;
 use crate::options::ServerOptions;
 use crate::prompt::PromptDef;
+use crate::recent_client::RecentClient;
 use crate::registry::{Component, Registry};
 use crate::resource::{ResourceDef, TemplateDef};
 use crate::scopes::Scopes;
@@ -58,6 +59,7 @@ struct Shared {
     idempotency: Arc<dyn IdempotencyStore>,
     large_results: LargeResults,
     layers: Vec<Box<dyn Layer>>,
+    recent_client: RecentClient,
 }
 
 /// What a server is made of, as the builder hands it over.
@@ -100,6 +102,7 @@ impl Server {
                 idempotency: parts.idempotency,
                 large_results: parts.large_results,
                 layers: parts.layers,
+                recent_client: RecentClient::default(),
             }),
         })
     }
@@ -124,6 +127,11 @@ impl Server {
                 tracing::error!(session = %session.id(), "a layer panicked on hearing that a session ended");
             }
         }
+    }
+
+    /// The last client declaration, which sessions declaring the same share.
+    pub(crate) fn recent_client(&self) -> &RecentClient {
+        &self.shared.recent_client
     }
 
     /// What a request reaches of this server.

@@ -12,6 +12,7 @@ use wharf_protocol::{ClientCapabilities, ErrorObject, Implementation, LoggingLev
 
 use crate::cancel::Cancellation;
 use crate::extensions::Extensions;
+use crate::lazy_queue::LazyQueue;
 use crate::principal::Principal;
 
 /// The answer of [`Session::admits`].
@@ -45,8 +46,24 @@ pub enum Transport {
 /// overtakes a message sent before it, such as a handler's progress ahead of its answer.
 #[derive(Debug, Clone)]
 pub struct Outbound {
-    sender: mpsc::Sender<Vec<u8>>,
+    queue: Queue,
     unwritten: Option<Arc<AtomicUsize>>,
+}
+
+/// The queue itself: made with the session, or on its first message.
+#[derive(Debug, Clone)]
+enum Queue {
+    Made(mpsc::Sender<Vec<u8>>),
+    OnFirstUse(Arc<LazyQueue>),
+}
+
+impl Queue {
+    fn sender(&self) -> Result<&mpsc::Sender<Vec<u8>>, Closed> {
+        match self {
+            Queue::Made(sender) => Ok(sender),
+            Queue::OnFirstUse(queue) => queue.sender().ok_or(Closed),
+        }
+    }
 }
 
 /// The queue's reader is gone: the client went away.
@@ -56,14 +73,14 @@ pub struct Closed;
 impl Outbound {
     /// A queue whose messages are counted in `unwritten` until its writer writes them.
     pub(crate) fn counted(sender: mpsc::Sender<Vec<u8>>, unwritten: Arc<AtomicUsize>) -> Outbound {
-        Outbound { sender, unwritten: Some(unwritten) }
+        Outbound { queue: Queue::Made(sender), unwritten: Some(unwritten) }
     }
 
     /// Queues a message, waiting while the queue is full.
     pub(crate) async fn send(&self, message: Vec<u8>) -> Result<(), Closed> {
         // The count rises only once the message is sure to go in, so that a send given up
         // while waiting for room leaves nothing counted.
-        let permit = self.sender.reserve().await.map_err(|_| Closed)?;
+        let permit = self.queue.sender()?.reserve().await.map_err(|_| Closed)?;
         self.count_one();
         permit.send(message);
         Ok(())
@@ -71,7 +88,7 @@ impl Outbound {
 
     /// Queues a message if there is room now.
     pub fn try_send(&self, message: Vec<u8>) -> Result<(), Closed> {
-        let permit = self.sender.try_reserve().map_err(|_| Closed)?;
+        let permit = self.queue.sender()?.try_reserve().map_err(|_| Closed)?;
         self.count_one();
         permit.send(message);
         Ok(())
@@ -87,7 +104,15 @@ impl Outbound {
 impl From<mpsc::Sender<Vec<u8>>> for Outbound {
     /// A queue that is not counted: everything reaches the client through it.
     fn from(sender: mpsc::Sender<Vec<u8>>) -> Outbound {
-        Outbound { sender, unwritten: None }
+        Outbound { queue: Queue::Made(sender), unwritten: None }
+    }
+}
+
+impl From<Arc<LazyQueue>> for Outbound {
+    /// A queue made on its first message, not counted: everything reaches the client through
+    /// it, once its reader takes it.
+    fn from(queue: Arc<LazyQueue>) -> Outbound {
+        Outbound { queue: Queue::OnFirstUse(queue), unwritten: None }
     }
 }
 
@@ -135,8 +160,9 @@ pub struct Session {
     extensions: Extensions,
     outbound: Outbound,
     /// Set once the client's input ended (stdin closed): listen streams end then, instead of
-    /// keeping the server running for a client that is gone.
-    input_ended: tokio::sync::watch::Sender<bool>,
+    /// keeping the server running for a client that is gone. Made when first needed: an HTTP
+    /// session's input never ends this way, and most sessions have no listen stream.
+    input_ended: OnceLock<tokio::sync::watch::Sender<bool>>,
 }
 
 const LEVEL_UNSET: u8 = u8::MAX;
@@ -162,18 +188,22 @@ impl Session {
             subscriptions: Mutex::new(HashSet::new()),
             extensions: Extensions::new(),
             outbound: outbound.into(),
-            input_ended: tokio::sync::watch::channel(false).0,
+            input_ended: OnceLock::new(),
         })
+    }
+
+    fn input_ended_signal(&self) -> &tokio::sync::watch::Sender<bool> {
+        self.input_ended.get_or_init(|| tokio::sync::watch::channel(false).0)
     }
 
     /// Records that the client's input ended: it sends nothing more.
     pub(crate) fn end_input(&self) {
-        self.input_ended.send_replace(true);
+        self.input_ended_signal().send_replace(true);
     }
 
     /// Completes once the client's input has ended.
     pub(crate) async fn input_ended(&self) {
-        let mut ended = self.input_ended.subscribe();
+        let mut ended = self.input_ended_signal().subscribe();
         let _ = ended.wait_for(|ended| *ended).await;
     }
 

@@ -352,12 +352,8 @@ fn initialize(
     let version = ProtocolVersion::parse(&params.protocol_version)
         .filter(|version| version.era() == Era::Session)
         .unwrap_or(ProtocolVersion::LATEST_SESSION);
-    let negotiated = Negotiated {
-        version,
-        at: std::time::Instant::now(),
-        client_capabilities: Arc::new(params.capabilities),
-        client_info: Arc::new(params.client_info),
-    };
+    let (client_capabilities, client_info) = server.recent_client().share(params.capabilities, params.client_info);
+    let negotiated = Negotiated { version, at: std::time::Instant::now(), client_capabilities, client_info };
     if !session.negotiate(negotiated, principal) {
         return Err(RpcError::invalid_request("Invalid request: this session is already initialized"));
     }
