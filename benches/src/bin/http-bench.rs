@@ -5,7 +5,8 @@
 //! own keep-alive connection with one request outstanding, for modern stateless requests
 //! (2026-07-28) and for 2025-11-25 sessions (one session per client). It prints throughput,
 //! p50/p99 latency, the server's peak RSS and Wharf's throughput as a fraction of the bare
-//! server's, then what 1,000 idle 2025 sessions cost in resident memory. The baseline runs
+//! server's, then the same load beside 1, 1,000 and 10,000 idle 2025 sessions, with the resident
+//! memory each idle session costs (`BENCH_ONLY_SESSIONS=1` runs that part alone). The baseline runs
 //! twice, with the request body of each era, and answers a 2026-07-28 request with the bytes
 //! `wharf serve` writes (`resultType`, and its `serverInfo` in `_meta`).
 //!
@@ -195,29 +196,76 @@ fn run(
     Measurement::new(latencies.len(), elapsed, latencies, peak_rss_kib(server.pid()), cpu_time(server.pid()))
 }
 
-/// Resident memory that `sessions` idle 2025-11-25 sessions add to `wharf serve --http`, in
-/// bytes per session: sessions are opened (initialize, then notifications/initialized) on one
-/// connection, which then closes, and the growth is measured against a server that already
-/// holds a few sessions, so one-time allocations are not counted.
-fn idle_session_cost(runtime: &tokio::runtime::Runtime, wharf: &str, sessions: usize) -> (u64, f64) {
-    let server = ServerProcess::start(wharf, &["serve", "--http", "{addr}"]);
-    let address = server.address;
-    let open = |count: usize| {
-        runtime.block_on(async move {
-            let mut connection = Connection::open(address).await.expect("connect");
-            for _ in 0..count {
-                open_session(&mut connection, None).await;
+/// How many idle 2025 sessions the server holds beside the load's own, per configuration.
+const IDLE_SESSIONS: [usize; 3] = [1, 1_000, 10_000];
+
+/// Opens `count` 2025-11-25 sessions one after another on one connection, which then closes,
+/// and returns the first one's id.
+fn open_idle_sessions(runtime: &tokio::runtime::Runtime, address: SocketAddr, count: usize) -> String {
+    runtime.block_on(async move {
+        let mut connection = Connection::open(address).await.expect("connect");
+        let first = open_session(&mut connection, None).await;
+        for _ in 1..count {
+            open_session(&mut connection, None).await;
+        }
+        first
+    })
+}
+
+/// True when the session `id` still answers a ping: none was evicted to make room.
+fn answers(runtime: &tokio::runtime::Runtime, address: SocketAddr, id: &str) -> bool {
+    runtime.block_on(async move {
+        let mut connection = Connection::open(address).await.expect("connect");
+        let headers = [ACCEPT, JSON, ("Mcp-Session-Id", id), ("MCP-Protocol-Version", "2025-11-25")];
+        let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        connection.post("/mcp", &headers, ping).await.is_ok_and(|response| response.status == 200)
+    })
+}
+
+/// Flat as sessions grow: `wharf serve --http` holding 1, 1,000 and 10,000 idle 2025 sessions
+/// (initialized, their connection closed), then 64 session clients' load, round by round. It
+/// prints each configuration's median run, its throughput against the one with a single idle
+/// session, and the resident memory each idle session adds: measured in the same server, from
+/// its first session opened to its last (one-time allocations, such as the table's first
+/// growth, are the first session's).
+fn compare_session_counts(runtime: &tokio::runtime::Runtime, wharf: &str, count: usize, rounds: usize) {
+    // The limits are raised for the measurement: by default a client (here, one loopback
+    // address) holds 100 sessions at most, and the server 10,000.
+    let args = ["serve", "--http", "{addr}", "--max-sessions", "20000", "--max-sessions-per-client", "20000"];
+    let mut runs: Vec<Vec<Measurement>> = IDLE_SESSIONS.iter().map(|_| Vec::new()).collect();
+    let mut per_session: Vec<Vec<f64>> = IDLE_SESSIONS.iter().map(|_| Vec::new()).collect();
+    for _ in 0..rounds {
+        for (index, &idle) in IDLE_SESSIONS.iter().enumerate() {
+            let server = ServerProcess::start(wharf, &args);
+            let first = open_idle_sessions(runtime, server.address, 1);
+            std::thread::sleep(Duration::from_millis(200));
+            let before = rss_kib(server.pid());
+            open_idle_sessions(runtime, server.address, idle - 1);
+            std::thread::sleep(Duration::from_millis(200));
+            let after = rss_kib(server.pid());
+            assert!(answers(runtime, server.address, &first), "the first idle session was ended");
+            if idle > 1 {
+                per_session[index].push(after.saturating_sub(before) as f64 * 1024.0 / (idle - 1) as f64);
             }
-        })
-    };
-    open(20);
-    std::thread::sleep(Duration::from_millis(200));
-    let before = rss_kib(server.pid());
-    open(sessions);
-    std::thread::sleep(Duration::from_millis(200));
-    let after = rss_kib(server.pid());
-    let growth = after.saturating_sub(before);
-    (after, growth as f64 * 1024.0 / sessions as f64)
+            // The processor time of opening the idle sessions is not the load's.
+            let opening = cpu_time(server.pid());
+            let (elapsed, latencies) = load(runtime, server.address, Mode::Session, 64, count, None);
+            let cpu = cpu_time(server.pid()).zip(opening).map(|(total, opening)| total.saturating_sub(opening));
+            let measured = Measurement::new(latencies.len(), elapsed, latencies, peak_rss_kib(server.pid()), cpu);
+            runs[index].push(measured);
+        }
+    }
+    let single = runs[0].clone();
+    for ((idle, runs), per_session) in IDLE_SESSIONS.iter().zip(runs).zip(per_session) {
+        let ratio = median_ratio(&runs, &single);
+        report(&format!("wharf --http, idle sessions: {idle}"), "64 clients", &median(runs), ratio);
+        if !per_session.is_empty() {
+            let mut sorted = per_session;
+            sorted.sort_by(f64::total_cmp);
+            let median = sorted[sorted.len() / 2];
+            println!("  each idle 2025 session: {median:.0} bytes ({:.2} KiB) of resident memory", median / 1024.0);
+        }
+    }
 }
 
 /// The resource URL the authenticated server says it is, which tokens are issued for.
@@ -276,6 +324,11 @@ fn main() {
         compare_gateway(&runtime, &wharf, &format!("{target}/bare-forward"), count, rounds);
         return;
     }
+    // `BENCH_ONLY_SESSIONS=1` runs the comparison of idle session counts alone.
+    if std::env::var("BENCH_ONLY_SESSIONS").is_ok() {
+        compare_session_counts(&runtime, &wharf, count, rounds);
+        return;
+    }
     // `BENCH_ONLY_REDIS=1` runs the Redis comparison alone.
     if let (Ok(redis), Ok(_)) = (std::env::var("BENCH_REDIS_URL"), std::env::var("BENCH_ONLY_REDIS")) {
         compare_redis(&runtime, &wharf, &redis, count, rounds);
@@ -320,13 +373,7 @@ fn main() {
         compare_auth(&runtime, &wharf, &issuer, count, rounds);
     }
 
-    let sessions = 1_000;
-    let (rss, per_session) = idle_session_cost(&runtime, &wharf, sessions);
-    println!(
-        "{sessions} idle 2025 sessions: {:.0} bytes ({:.2} KiB) of resident memory each; server RSS {rss} KiB",
-        per_session,
-        per_session / 1024.0
-    );
+    compare_session_counts(&runtime, &wharf, count, rounds);
 }
 
 /// `wharf serve --http` with and without `--redis`, at 64 clients, round by round, in both
