@@ -56,7 +56,7 @@ fn origin_host(origin: &str) -> Option<&str> {
 
 /// The host of `host[:port]`, `[v6]` or `[v6]:port`, or None for anything else.
 fn authority_host(authority: &str) -> Option<&str> {
-    if authority.is_empty() || authority.contains(['@', '/', '?', '#', ' ', '\\']) {
+    if authority.is_empty() || authority.bytes().any(|byte| matches!(byte, b'@' | b'/' | b'?' | b'#' | b' ' | b'\\')) {
         return None;
     }
     if authority.starts_with('[') {

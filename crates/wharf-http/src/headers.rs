@@ -2,27 +2,57 @@
 //! `Mcp-Name`), checked against the body they describe.
 
 use base64::Engine;
-use http::HeaderMap;
-use http::header::ACCEPT;
+use http::header::{ACCEPT, HeaderName};
+use http::{HeaderMap, HeaderValue};
 use wharf_protocol::{ClientRequest, Era, ErrorCode, ErrorObject, ProtocolVersion};
 
-pub(crate) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-pub(crate) const SESSION_ID: &str = "mcp-session-id";
-pub(crate) const METHOD: &str = "mcp-method";
-pub(crate) const NAME: &str = "mcp-name";
-pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
+// Names made once: a lookup by a name given as text parses it first.
+pub(crate) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(crate) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+pub(crate) const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+pub(crate) const NAME: HeaderName = HeaderName::from_static("mcp-name");
+pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 /// A header's value as text, if present and visible ASCII.
-pub(crate) fn text<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn text<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
 /// True when `MCP-Protocol-Version` names a stateless revision (2026-07-28): the message is
 /// stateless (2026-07-28) traffic, whatever its body says.
 pub(crate) fn names_stateless_revision(headers: &HeaderMap) -> bool {
-    text(headers, PROTOCOL_VERSION)
+    text(headers, &PROTOCOL_VERSION)
         .and_then(ProtocolVersion::parse)
         .is_some_and(|version| version.era() == Era::Stateless)
+}
+
+/// What the `Accept` header allows of the two types a POST may be answered with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Accepted {
+    pub(crate) json: bool,
+    pub(crate) event_stream: bool,
+}
+
+/// The value nearly every client sends, as the specification writes it.
+const ACCEPT_BOTH: &[u8] = b"application/json, text/event-stream";
+
+/// What `Accept` allows of JSON and SSE: both without the header.
+pub(crate) fn accepted(headers: &HeaderMap) -> Accepted {
+    let mut values = headers.get_all(ACCEPT).iter();
+    let Some(first) = values.next() else { return Accepted { json: true, event_stream: true } };
+    if first.as_bytes() == ACCEPT_BOTH && values.next().is_none() {
+        return Accepted { json: true, event_stream: true };
+    }
+    let mut accepted = Accepted { json: false, event_stream: false };
+    for item in
+        headers.get_all(ACCEPT).iter().filter_map(|value| value.to_str().ok()).flat_map(|value| value.split(','))
+    {
+        let media = item.split(';').next().unwrap_or("").trim();
+        let any = media == "*/*";
+        accepted.json |= any || media.eq_ignore_ascii_case("application/json");
+        accepted.event_stream |= any || media.eq_ignore_ascii_case("text/event-stream");
+    }
+    accepted
 }
 
 /// True when the `Accept` header allows one of `types`; `when_absent` without the header.
@@ -35,6 +65,15 @@ pub(crate) fn accepts(headers: &HeaderMap, types: &[&str], when_absent: bool) ->
         let media = item.split(';').next().unwrap_or("").trim();
         media == "*/*" || types.iter().any(|wanted| media.eq_ignore_ascii_case(wanted))
     })
+}
+
+/// True when `Content-Type` is JSON (`application/json`, parameters allowed).
+pub(crate) fn is_json(value: Option<&HeaderValue>) -> bool {
+    let Some(value) = value else { return false };
+    value.as_bytes() == b"application/json"
+        || value.to_str().is_ok_and(|value| {
+            value.split(';').next().is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+        })
 }
 
 /// The `Mcp-Param-{name}` header of a request: `None` when absent, `Some(None)` when it is not
@@ -65,7 +104,7 @@ pub(crate) fn check_stateless_headers(
     version: &str,
 ) -> Result<(), ErrorObject> {
     let mut problems = Vec::new();
-    match text(headers, PROTOCOL_VERSION) {
+    match text(headers, &PROTOCOL_VERSION) {
         None => problems.push(format!("the `MCP-Protocol-Version` header is required (here: {version})")),
         Some(header_version) if header_version != version => {
             problems.push(format!("`MCP-Protocol-Version` is {header_version} but `_meta` names {version}"));
@@ -73,7 +112,7 @@ pub(crate) fn check_stateless_headers(
         Some(_) => {}
     }
     let method = request.method();
-    match text(headers, METHOD) {
+    match text(headers, &METHOD) {
         None => problems.push(format!("the `Mcp-Method` header is required (here: {method})")),
         Some(header_method) if header_method != method => {
             problems.push(format!("`Mcp-Method` is {header_method} but the body calls {method}"));
@@ -89,13 +128,17 @@ pub(crate) fn check_stateless_headers(
         _ => None,
     };
     if let Some(name) = name {
-        match text(headers, NAME).map(decode_value) {
+        match text(headers, &NAME) {
             None => problems.push(format!("`{method}` requires the `Mcp-Name` header (here: {name})")),
-            Some(None) => problems.push("`Mcp-Name` is not valid base64-encoded UTF-8".to_owned()),
-            Some(Some(decoded)) if decoded != name => {
-                problems.push(format!("`Mcp-Name` is {decoded} but the body names {name}"));
-            }
-            Some(Some(_)) => {}
+            // The usual case, told without decoding (which copies).
+            Some(raw) if raw == name && !raw.starts_with("=?base64?") => {}
+            Some(raw) => match decode_value(raw) {
+                None => problems.push("`Mcp-Name` is not valid base64-encoded UTF-8".to_owned()),
+                Some(decoded) if decoded != name => {
+                    problems.push(format!("`Mcp-Name` is {decoded} but the body names {name}"));
+                }
+                Some(_) => {}
+            },
         }
     }
     if problems.is_empty() {

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use http::{HeaderMap, Request, Response, StatusCode};
-use tokio::sync::mpsc;
 use wharf_protocol::{
     ClientRequest, DecodeError, Era, ErrorCode, ErrorObject, Incoming, ProtocolVersion, RequestId, RequestMeta,
     parse_batch,
@@ -60,7 +59,8 @@ where
             "Unsupported media type: POST a JSON-RPC message with `Content-Type: application/json`",
         );
     }
-    if !headers::accepts(headers, &["application/json", "text/event-stream"], true) {
+    let accepted = headers::accepted(headers);
+    if !(accepted.json || accepted.event_stream) {
         return reply::refuse(
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::INVALID_REQUEST,
@@ -119,7 +119,7 @@ where
             }
         }
         Incoming::Notification { method, params } => {
-            if stateless_header && headers.get(SESSION_ID).is_none() {
+            if stateless_header && headers.get(&SESSION_ID).is_none() {
                 // 2026-07-28 defines no notifications from client to server over HTTP.
                 return reply::accepted();
             }
@@ -208,7 +208,7 @@ async fn post_batch(
         delivery.transport_data = caller.http.clone().map(|parts| parts as Arc<dyn Any + Send + Sync>);
         delivery
     };
-    match answer_batch(&shared.server, session, &items, delivery).await {
+    match Box::pin(answer_batch(&shared.server, session, &items, delivery)).await {
         Some(array) => reply::json(StatusCode::OK, array),
         None => reply::accepted(),
     }
@@ -241,9 +241,7 @@ fn too_large(limit: usize) -> Response<McpBody> {
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
-    headers.get(CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
-        value.split(';').next().is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
-    })
+    headers::is_json(headers.get(CONTENT_TYPE))
 }
 
 /// The client's answer to a request the server sent in the session the headers name.
@@ -308,10 +306,9 @@ async fn stateless(
     }
     // Every stateless request is a session of its own: nothing it does is seen by another
     // client, and no id it uses can collide with another client's.
-    let (outbound, _) = mpsc::channel(1);
-    let session = Session::new(String::new(), Transport::Http, outbound);
-    let sse = headers::accepts(headers, &["text/event-stream"], true);
-    run(shared, Job { session, http_session: None, id, request, era: Era::Stateless, sse, caller }).await
+    let session = Session::new(String::new(), Transport::Http, shared.no_outbound.clone());
+    let sse = headers::accepted(headers).event_stream;
+    Box::pin(run(shared, Job { session, http_session: None, id, request, era: Era::Stateless, sse, caller })).await
 }
 
 /// A request of a 2025 session; `initialize` makes the session.
@@ -322,7 +319,7 @@ async fn in_session(
     request: ClientRequest,
     caller: Caller,
 ) -> Response<McpBody> {
-    let sse = headers::accepts(headers, &["text/event-stream"], true);
+    let sse = headers::accepted(headers).event_stream;
     if !matches!(request, ClientRequest::Initialize(_)) {
         let http_session = match named_session(shared, headers, caller.principal.as_ref()).await {
             Ok(http_session) => http_session,
@@ -335,7 +332,7 @@ async fn in_session(
             return changing(shared, session, http_session, id, request, caller, change).await;
         }
         let job = Job { session, http_session: Some(http_session), id, request, era: Era::Session, sse, caller };
-        return run(shared, job).await;
+        return Box::pin(run(shared, job)).await;
     }
     shared.ensure_event_task();
     let http_session = match shared
@@ -365,7 +362,8 @@ async fn in_session(
     delivery.transport_data = caller.http.map(|parts| parts as Arc<dyn Any + Send + Sync>);
     // Layers run here too, so a panic is caught as it is for every other request.
     let work = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery);
-    let outcome = CatchUnwind::new(work).await;
+    // Boxed, as every request's work is (`respond::run` says why).
+    let outcome = Box::pin(CatchUnwind::new(work)).await;
     let opened = matches!(outcome, Ok(Ok(_)));
     if opened && let Some(store) = &shared.options.session_store {
         let kept = match session_record::opened(&session) {
@@ -427,7 +425,7 @@ async fn changing(
         sse: false,
         caller,
     };
-    let response = run(shared, job).await;
+    let response = Box::pin(run(shared, job)).await;
     if !session_record::shows(&session, &change) {
         // The request failed (an unknown resource, say): there is no change to keep.
         return response;

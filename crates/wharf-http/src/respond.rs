@@ -5,7 +5,6 @@
 use std::any::Any;
 use std::future::poll_fn;
 use std::net::IpAddr;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -23,6 +22,7 @@ use super::sessions::{ActiveGuard, HttpSession};
 use super::shared::Shared;
 use super::sse;
 use wharf_server::contract::Cancellation;
+use wharf_server::contract::LazyQueue;
 use wharf_server::contract::{Delivery, StreamControl, max_in_flight};
 
 use crate::request_parts::HttpParts;
@@ -198,18 +198,26 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     let cancel = Cancellation::new();
     // Resumable streams (2025-11-25 sessions) number their events and keep them.
     let resumable = http_session.clone().filter(|http_session| http_session.is_resumable());
-    let (sink, mut messages) = mpsc::channel(shared.options.stream_buffer);
+    // The handler's messages besides its answer; the queue is made only if it sends any.
+    let sink = Arc::new(LazyQueue::new(shared.options.stream_buffer));
     let control = Arc::new(StreamControl::default());
     let delivery = Delivery {
-        sink: Some(sink.into()),
+        sink: Some(sink.clone().into()),
         cancel: cancel.clone(),
         stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
         principal: caller.principal,
         client_address: caller.address,
         transport_data: caller.http.map(|parts| parts as Arc<dyn Any + Send + Sync>),
     };
-    let mut work =
-        CatchUnwind::new(request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery));
+    // Boxed once here: the request's future is most of the size of every future around it,
+    // each of which would otherwise move it again.
+    let mut work = Box::pin(CatchUnwind::new(request_outcome(
+        shared.server.clone(),
+        session.clone(),
+        id.clone(),
+        request,
+        delivery,
+    )));
     // Modern answers keep their JSON form until a handler streams, so that their errors can
     // carry the status codes 2026-07-28 gives them.
     let always_stream = sse && era == Era::Session && shared.options.always_stream;
@@ -217,14 +225,17 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     // The request is first polled right here, in the connection's task: most handlers finish
     // without waiting for anything, and those cost no task and no in-flight entry.
     let mut queued = Vec::new();
-    if !always_stream && let Poll::Ready(outcome) = poll_fn(|cx| Poll::Ready(Pin::new(&mut work).poll(cx))).await {
-        while let Ok(message) = messages.try_recv() {
-            queued.push(message);
+    if !always_stream && let Poll::Ready(outcome) = poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await {
+        let mut messages = if sink.is_made() { sink.take_receiver() } else { None };
+        if let Some(messages) = &mut messages {
+            while let Ok(message) = messages.try_recv() {
+                queued.push(message);
+            }
         }
         let (status, response) = encode_outcome(outcome, &id, era, shared.authenticator());
-        if queued.is_empty() || !sse {
+        let Some(messages) = messages.filter(|_| !queued.is_empty() && sse) else {
             return status.json(response);
-        }
+        };
         let active = http_session.map(ActiveGuard::new);
         let answer = Answer::Ready(response);
         return stream_response(
@@ -233,6 +244,10 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
             Pump { answer, messages, control, queued, id, era, _active: active },
         );
     }
+    // Taken once: above, the path returned. The queue ends once the handler's work, the last
+    // to hold it from here, is done.
+    let mut messages = sink.take_receiver().unwrap_or_else(|| mpsc::channel(1).1);
+    drop(sink);
 
     // The handler waits for something: it goes on as a task of its own, which a 2025 client
     // can cancel by id and which outlives a 2025 client's closed connection.

@@ -61,13 +61,19 @@ impl McpService {
     }
 
     /// [`handle`](McpService::handle) for a request from `peer`, known without an extension.
-    pub(crate) async fn handle_from<B>(&self, request: Request<B>, peer: IpAddr) -> Response<McpBody>
+    /// The request's future itself, not one around it: a request's future is large, and each
+    /// layer of `async` around it would move it once more.
+    pub(crate) fn handle_from<B>(
+        &self,
+        request: Request<B>,
+        peer: IpAddr,
+    ) -> impl Future<Output = Response<McpBody>> + Send + use<B>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
         B::Error: std::fmt::Display,
     {
-        handle(self.shared.clone(), request, Some(peer)).await
+        handle(self.shared.clone(), request, Some(peer))
     }
 
     /// True when `path` is a document the endpoint serves to anyone beside its own path (the
@@ -152,10 +158,12 @@ where
         }
         _ => request,
     };
+    // The streams' methods are boxed: this future is as large as its largest branch, and a
+    // POST's is moved whole at every layer it passes.
     let mut response = match *request.method() {
         Method::POST => post::handle(&shared, request, peer).await,
-        Method::GET => streams::get(&shared, request).await,
-        Method::DELETE => streams::delete(&shared, request).await,
+        Method::GET => Box::pin(streams::get(&shared, request)).await,
+        Method::DELETE => Box::pin(streams::delete(&shared, request)).await,
         Method::OPTIONS if shared.options.cors => reply::preflight(),
         _ => reply::method_not_allowed(),
     };
@@ -181,12 +189,12 @@ struct RequestLog {
 
 impl RequestLog {
     fn of<B>(request: &Request<B>) -> RequestLog {
-        let header = |name: &str| request.headers().get(name).and_then(|value| value.to_str().ok());
+        let header = |name: &http::HeaderName| request.headers().get(name).and_then(|value| value.to_str().ok());
         RequestLog {
             started: std::time::Instant::now(),
             method: request.method().clone(),
-            mcp_method: header(headers::METHOD).map(str::to_owned),
-            session: header(headers::SESSION_ID).map(|id| id.chars().take(8).collect()),
+            mcp_method: header(&headers::METHOD).map(str::to_owned),
+            session: header(&headers::SESSION_ID).map(|id| id.chars().take(8).collect()),
         }
     }
 

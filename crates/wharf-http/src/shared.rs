@@ -15,6 +15,7 @@ use super::reply;
 use super::session_record;
 use super::session_store::{Relayed, SessionStore};
 use super::sessions::{HttpSession, SessionTable};
+use wharf_server::contract::LazyQueue;
 use wharf_server::contract::Principal;
 use wharf_server::contract::Scopes;
 use wharf_server::contract::Server;
@@ -37,6 +38,9 @@ pub(crate) struct Shared {
     relay_task: OnceLock<()>,
     /// True once the endpoint is shutting down: standalone streams end.
     closing: watch::Sender<bool>,
+    /// The queue of every stateless request's session, closed: such a request's messages go
+    /// with its own answer, and nothing reaches its client outside it.
+    pub(crate) no_outbound: Arc<LazyQueue>,
 }
 
 impl Shared {
@@ -48,6 +52,11 @@ impl Shared {
             event_task: OnceLock::new(),
             relay_task: OnceLock::new(),
             closing: watch::Sender::new(false),
+            no_outbound: {
+                let queue = Arc::new(LazyQueue::new(1));
+                queue.close();
+                queue
+            },
         }
     }
 
@@ -241,12 +250,12 @@ pub(crate) async fn named_session(
     headers: &HeaderMap,
     principal: Option<&Principal>,
 ) -> Result<Arc<HttpSession>, SessionRefusal> {
-    if let Some(version) = headers::text(headers, PROTOCOL_VERSION)
+    if let Some(version) = headers::text(headers, &PROTOCOL_VERSION)
         && ProtocolVersion::parse(version).is_none()
     {
         return Err(SessionRefusal::UnsupportedVersion(version.to_owned()));
     }
-    let id = headers::text(headers, SESSION_ID).ok_or(SessionRefusal::Missing)?;
+    let id = headers::text(headers, &SESSION_ID).ok_or(SessionRefusal::Missing)?;
     let http_session = match &shared.options.session_store {
         None => shared.sessions.get(id).ok_or(SessionRefusal::Unknown)?,
         Some(store) => stored_session(shared, &*store.0, id).await?,

@@ -35,7 +35,7 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
         Ok(http_session) => http_session,
         Err(refusal) => return refusal.response(),
     };
-    let last_event = headers::text(headers, LAST_EVENT_ID).map(str::to_owned);
+    let last_event = headers::text(headers, &LAST_EVENT_ID).map(str::to_owned);
     if let Some(last_event) = last_event {
         let Some((stream, after)) = sse::parse_event_id(&last_event) else {
             return reply::refuse(
