@@ -2,7 +2,7 @@
 //! `Mcp-Name`), checked against the body they describe.
 
 use base64::Engine;
-use http::header::{ACCEPT, HeaderName};
+use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, HeaderName};
 use http::{HeaderMap, HeaderValue};
 use wharf_protocol::{ClientRequest, Era, ErrorCode, ErrorObject, ProtocolVersion};
 
@@ -18,12 +18,100 @@ pub(crate) fn text<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a 
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
-/// True when `MCP-Protocol-Version` names a stateless revision (2026-07-28): the message is
-/// stateless (2026-07-28) traffic, whatever its body says.
-pub(crate) fn names_stateless_revision(headers: &HeaderMap) -> bool {
-    text(headers, &PROTOCOL_VERSION)
-        .and_then(ProtocolVersion::parse)
-        .is_some_and(|version| version.era() == Era::Stateless)
+/// What names a 2025 session in a request: `MCP-Protocol-Version` and `Mcp-Session-Id`, each as
+/// text when present and visible ASCII.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SessionNaming<'a> {
+    pub(crate) protocol_version: Option<&'a str>,
+    pub(crate) session_id: Option<&'a str>,
+}
+
+impl<'a> SessionNaming<'a> {
+    pub(crate) fn of(headers: &'a HeaderMap) -> SessionNaming<'a> {
+        SessionNaming { protocol_version: text(headers, &PROTOCOL_VERSION), session_id: text(headers, &SESSION_ID) }
+    }
+
+    /// True when `MCP-Protocol-Version` names a stateless revision (2026-07-28): the message is
+    /// stateless (2026-07-28) traffic, whatever its body says.
+    pub(crate) fn names_stateless_revision(&self) -> bool {
+        self.protocol_version.and_then(ProtocolVersion::parse).is_some_and(|version| version.era() == Era::Stateless)
+    }
+}
+
+/// The headers a POST reads, found in one pass over them: a lookup by name hashes the name, and
+/// a POST reads most of these. Each is its first value, as [`HeaderMap::get`] gives it.
+#[derive(Debug)]
+pub(crate) struct PostHeaders<'a> {
+    pub(crate) all: &'a HeaderMap,
+    pub(crate) content_type: Option<&'a HeaderValue>,
+    pub(crate) content_length: Option<&'a HeaderValue>,
+    accept: Option<&'a HeaderValue>,
+    accept_values: usize,
+    protocol_version: Option<&'a HeaderValue>,
+    session_id: Option<&'a HeaderValue>,
+    method: Option<&'a HeaderValue>,
+    name: Option<&'a HeaderValue>,
+}
+
+impl<'a> PostHeaders<'a> {
+    pub(crate) fn of(all: &'a HeaderMap) -> PostHeaders<'a> {
+        let mut found = PostHeaders {
+            all,
+            content_type: None,
+            content_length: None,
+            accept: None,
+            accept_values: 0,
+            protocol_version: None,
+            session_id: None,
+            method: None,
+            name: None,
+        };
+        for (name, value) in all {
+            let slot = if *name == ACCEPT {
+                found.accept_values += 1;
+                &mut found.accept
+            } else if *name == CONTENT_TYPE {
+                &mut found.content_type
+            } else if *name == CONTENT_LENGTH {
+                &mut found.content_length
+            } else if *name == PROTOCOL_VERSION {
+                &mut found.protocol_version
+            } else if *name == SESSION_ID {
+                &mut found.session_id
+            } else if *name == METHOD {
+                &mut found.method
+            } else if *name == NAME {
+                &mut found.name
+            } else {
+                continue;
+            };
+            slot.get_or_insert(value);
+        }
+        found
+    }
+
+    /// What `Accept` allows of JSON and SSE: both without the header.
+    pub(crate) fn accepted(&self) -> Accepted {
+        match self.accept {
+            None => Accepted { json: true, event_stream: true },
+            Some(value) if self.accept_values == 1 && value.as_bytes() == ACCEPT_BOTH => {
+                Accepted { json: true, event_stream: true }
+            }
+            Some(_) => accepted(self.all),
+        }
+    }
+
+    pub(crate) fn session_naming(&self) -> SessionNaming<'a> {
+        SessionNaming { protocol_version: as_text(self.protocol_version), session_id: as_text(self.session_id) }
+    }
+
+    pub(crate) fn names_stateless_revision(&self) -> bool {
+        self.session_naming().names_stateless_revision()
+    }
+}
+
+fn as_text(value: Option<&HeaderValue>) -> Option<&str> {
+    value.and_then(|value| value.to_str().ok())
 }
 
 /// What the `Accept` header allows of the two types a POST may be answered with.
@@ -99,12 +187,12 @@ pub(crate) fn decode_value(value: &str) -> Option<String> {
 /// URI or task id. Every problem is named in one error, with the value expected, so that a
 /// client (or a person with curl) fixes them in one go.
 pub(crate) fn check_stateless_headers(
-    headers: &HeaderMap,
+    headers: &PostHeaders<'_>,
     request: &ClientRequest,
     version: &str,
 ) -> Result<(), ErrorObject> {
     let mut problems = Vec::new();
-    match text(headers, &PROTOCOL_VERSION) {
+    match as_text(headers.protocol_version) {
         None => problems.push(format!("the `MCP-Protocol-Version` header is required (here: {version})")),
         Some(header_version) if header_version != version => {
             problems.push(format!("`MCP-Protocol-Version` is {header_version} but `_meta` names {version}"));
@@ -112,7 +200,7 @@ pub(crate) fn check_stateless_headers(
         Some(_) => {}
     }
     let method = request.method();
-    match text(headers, &METHOD) {
+    match as_text(headers.method) {
         None => problems.push(format!("the `Mcp-Method` header is required (here: {method})")),
         Some(header_method) if header_method != method => {
             problems.push(format!("`Mcp-Method` is {header_method} but the body calls {method}"));
@@ -128,7 +216,7 @@ pub(crate) fn check_stateless_headers(
         _ => None,
     };
     if let Some(name) = name {
-        match text(headers, &NAME) {
+        match as_text(headers.name) {
             None => problems.push(format!("`{method}` requires the `Mcp-Name` header (here: {name})")),
             // The usual case, told without decoding (which copies).
             Some(raw) if raw == name && !raw.starts_with("=?base64?") => {}
@@ -170,7 +258,8 @@ mod tests {
             Some(&serde_json::value::RawValue::from_string(r#"{"name":"echo"}"#.to_owned()).unwrap()),
         )
         .unwrap();
-        let error = check_stateless_headers(&HeaderMap::new(), &call, "2026-07-28").unwrap_err();
+        let none = HeaderMap::new();
+        let error = check_stateless_headers(&PostHeaders::of(&none), &call, "2026-07-28").unwrap_err();
         assert_eq!(error.code, ErrorCode::HEADER_MISMATCH);
         assert_eq!(
             error.message,
@@ -181,9 +270,9 @@ mod tests {
         headers.insert(PROTOCOL_VERSION, "2026-07-28".parse().unwrap());
         headers.insert(METHOD, "tools/list".parse().unwrap());
         headers.insert(NAME, "echo".parse().unwrap());
-        let error = check_stateless_headers(&headers, &call, "2026-07-28").unwrap_err();
+        let error = check_stateless_headers(&PostHeaders::of(&headers), &call, "2026-07-28").unwrap_err();
         assert_eq!(error.message, "Header mismatch: `Mcp-Method` is tools/list but the body calls tools/call");
         headers.insert(METHOD, "tools/call".parse().unwrap());
-        assert!(check_stateless_headers(&headers, &call, "2026-07-28").is_ok());
+        assert!(check_stateless_headers(&PostHeaders::of(&headers), &call, "2026-07-28").is_ok());
     }
 }

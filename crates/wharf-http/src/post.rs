@@ -7,15 +7,15 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
-use http::{HeaderMap, Request, Response, StatusCode};
+use http::header::{HeaderValue, RETRY_AFTER};
+use http::{Request, Response, StatusCode};
 use wharf_protocol::{
     ClientRequest, DecodeError, Era, ErrorCode, ErrorObject, Incoming, ProtocolVersion, RequestId, RequestMeta,
     parse_batch,
 };
 
 use super::body::{BodyError, BodyLimits, McpBody, read_body};
-use super::headers::{self, SESSION_ID};
+use super::headers::{self, PostHeaders, SESSION_ID};
 use super::reply;
 use super::respond::{Caller, Job, encode_outcome, run};
 use super::session_record;
@@ -51,15 +51,15 @@ where
         Arc::new(HttpParts { headers: parts.headers.clone(), extensions: std::mem::take(&mut parts.extensions) })
     });
     let caller = Caller { principal, address, http };
-    let headers = &parts.headers;
-    if !is_json(headers) {
+    let headers = &PostHeaders::of(&parts.headers);
+    if !headers::is_json(headers.content_type) {
         return reply::refuse(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorCode::INVALID_REQUEST,
             "Unsupported media type: POST a JSON-RPC message with `Content-Type: application/json`",
         );
     }
-    let accepted = headers::accepted(headers);
+    let accepted = headers.accepted();
     if !(accepted.json || accepted.event_stream) {
         return reply::refuse(
             StatusCode::NOT_ACCEPTABLE,
@@ -68,7 +68,7 @@ where
         );
     }
     let limit = shared.options.max_body_bytes;
-    let declared = headers.get(CONTENT_LENGTH).and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    let declared = headers.content_length.and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|length| length > limit as u64) {
         return too_large(limit);
     }
@@ -98,7 +98,7 @@ where
         Ok(incoming) => incoming,
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
-    let stateless_header = headers::names_stateless_revision(headers);
+    let stateless_header = headers.names_stateless_revision();
     match incoming {
         Incoming::Request { id, request } => post_request(shared, headers, stateless_header, id, request, caller).await,
         Incoming::Refused { id, method, .. } if stateless_header && removed_in_stateless(&method) => {
@@ -113,17 +113,17 @@ where
                 };
                 return reply::error(status, Some(&id), error);
             }
-            match named_session(shared, headers, caller.principal.as_ref()).await {
+            match named_session(shared, headers.session_naming(), caller.principal.as_ref()).await {
                 Ok(_) => reply::error(StatusCode::OK, Some(&id), error),
                 Err(refusal) => refusal.response(),
             }
         }
         Incoming::Notification { method, params } => {
-            if stateless_header && headers.get(&SESSION_ID).is_none() {
+            if stateless_header && headers.session_naming().session_id.is_none() {
                 // 2026-07-28 defines no notifications from client to server over HTTP.
                 return reply::accepted();
             }
-            match named_session(shared, headers, caller.principal.as_ref()).await {
+            match named_session(shared, headers.session_naming(), caller.principal.as_ref()).await {
                 Ok(http_session) => {
                     let initialized = method == "notifications/initialized";
                     let placed = client_messages::notification(&http_session.session, &method, params);
@@ -151,7 +151,7 @@ where
 /// names 2026-07-28, else in the session the headers name.
 async fn post_request(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    headers: &PostHeaders<'_>,
     stateless_header: bool,
     id: RequestId,
     request: ClientRequest,
@@ -176,7 +176,7 @@ fn removed_method_reply(id: &RequestId, method: &str) -> Response<McpBody> {
 /// one JSON array, and a batch of notifications and responses only gets 202.
 async fn post_batch(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    headers: &PostHeaders<'_>,
     batch: Result<Vec<&serde_json::value::RawValue>, DecodeError>,
     caller: &Caller,
 ) -> Response<McpBody> {
@@ -184,7 +184,7 @@ async fn post_batch(
         Ok(items) => items,
         Err(error) => return reply::error(StatusCode::BAD_REQUEST, error.id.as_ref(), error.error),
     };
-    let http_session = match named_session(shared, headers, caller.principal.as_ref()).await {
+    let http_session = match named_session(shared, headers.session_naming(), caller.principal.as_ref()).await {
         Ok(http_session) => http_session,
         Err(SessionRefusal::Missing) => {
             return reply::json(StatusCode::BAD_REQUEST, encode_error(None, batches_refused()));
@@ -240,20 +240,16 @@ fn too_large(limit: usize) -> Response<McpBody> {
     )
 }
 
-fn is_json(headers: &HeaderMap) -> bool {
-    headers::is_json(headers.get(CONTENT_TYPE))
-}
-
 /// The client's answer to a request the server sent in the session the headers name.
 async fn answer(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    headers: &PostHeaders<'_>,
     caller: &Caller,
     message: &[u8],
     id: &RequestId,
     answer: Result<&serde_json::value::RawValue, ErrorObject>,
 ) -> Response<McpBody> {
-    match named_session(shared, headers, caller.principal.as_ref()).await {
+    match named_session(shared, headers.session_naming(), caller.principal.as_ref()).await {
         Ok(http_session) => {
             if client_messages::answer(&http_session.session, id, answer) {
                 reply::accepted()
@@ -283,7 +279,7 @@ async fn relay(shared: &Shared, session: &Session, message: &[u8]) -> Response<M
 /// A 2026-07-28 request: its headers checked against the body, then served on its own.
 async fn stateless(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    headers: &PostHeaders<'_>,
     id: RequestId,
     request: ClientRequest,
     caller: Caller,
@@ -300,28 +296,29 @@ async fn stateless(
     if let Err(error) = check_stateless_meta(meta) {
         return reply::json(StatusCode::BAD_REQUEST, encode_error(Some(&id), error));
     }
-    if let Err(error) = check_mirrored_headers(&shared.server, &request, |name| headers::mirrored_param(headers, name))
+    if let Err(error) =
+        check_mirrored_headers(&shared.server, &request, |name| headers::mirrored_param(headers.all, name))
     {
         return reply::error(StatusCode::BAD_REQUEST, Some(&id), error);
     }
     // Every stateless request is a session of its own: nothing it does is seen by another
     // client, and no id it uses can collide with another client's.
     let session = Session::new(String::new(), Transport::Http, shared.no_outbound.clone());
-    let sse = headers::accepted(headers).event_stream;
+    let sse = headers.accepted().event_stream;
     Box::pin(run(shared, Job { session, http_session: None, id, request, era: Era::Stateless, sse, caller })).await
 }
 
 /// A request of a 2025 session; `initialize` makes the session.
 async fn in_session(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    headers: &PostHeaders<'_>,
     id: RequestId,
     request: ClientRequest,
     caller: Caller,
 ) -> Response<McpBody> {
-    let sse = headers::accepted(headers).event_stream;
+    let sse = headers.accepted().event_stream;
     if !matches!(request, ClientRequest::Initialize(_)) {
-        let http_session = match named_session(shared, headers, caller.principal.as_ref()).await {
+        let http_session = match named_session(shared, headers.session_naming(), caller.principal.as_ref()).await {
             Ok(http_session) => http_session,
             Err(refusal) => return refusal.response(),
         };

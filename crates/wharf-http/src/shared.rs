@@ -3,13 +3,13 @@
 
 use std::sync::{Arc, OnceLock, Weak};
 
-use http::{HeaderMap, Response, StatusCode};
+use http::{Response, StatusCode};
 use tokio::sync::{mpsc, watch};
 use wharf_protocol::{ErrorCode, Incoming, ProtocolVersion};
 
 use super::auth::Authenticator;
 use super::body::McpBody;
-use super::headers::{self, PROTOCOL_VERSION, SESSION_ID};
+use super::headers::SessionNaming;
 use super::options::HttpOptions;
 use super::reply;
 use super::session_record;
@@ -247,15 +247,15 @@ impl SessionRefusal {
 /// is unknown, so that a session id alone does not let another user in.
 pub(crate) async fn named_session(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    naming: SessionNaming<'_>,
     principal: Option<&Principal>,
 ) -> Result<Arc<HttpSession>, SessionRefusal> {
-    if let Some(version) = headers::text(headers, &PROTOCOL_VERSION)
+    if let Some(version) = naming.protocol_version
         && ProtocolVersion::parse(version).is_none()
     {
         return Err(SessionRefusal::UnsupportedVersion(version.to_owned()));
     }
-    let id = headers::text(headers, &SESSION_ID).ok_or(SessionRefusal::Missing)?;
+    let id = naming.session_id.ok_or(SessionRefusal::Missing)?;
     let http_session = match &shared.options.session_store {
         None => shared.sessions.get(id).ok_or(SessionRefusal::Unknown)?,
         Some(store) => stored_session(shared, &*store.0, id).await?,

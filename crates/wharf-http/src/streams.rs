@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, watch};
 use wharf_protocol::ErrorCode;
 
 use super::body::McpBody;
-use super::headers::{self, LAST_EVENT_ID};
+use super::headers::{self, LAST_EVENT_ID, SessionNaming};
 use super::reply;
 use super::sessions::{ActiveGuard, HttpSession};
 use super::shared::{Shared, named_session};
@@ -21,7 +21,7 @@ use wharf_server::contract::SessionEndReason;
 
 pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody> {
     let headers = request.headers();
-    if headers::names_stateless_revision(headers) {
+    if SessionNaming::of(headers).names_stateless_revision() {
         return reply::post_only();
     }
     if !headers::accepts(headers, &["text/event-stream"], false) {
@@ -31,10 +31,11 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
             "Not acceptable: a GET stream needs `Accept: text/event-stream`",
         );
     }
-    let http_session = match named_session(shared, headers, request.extensions().get::<Principal>()).await {
-        Ok(http_session) => http_session,
-        Err(refusal) => return refusal.response(),
-    };
+    let http_session =
+        match named_session(shared, SessionNaming::of(headers), request.extensions().get::<Principal>()).await {
+            Ok(http_session) => http_session,
+            Err(refusal) => return refusal.response(),
+        };
     let last_event = headers::text(headers, &LAST_EVENT_ID).map(str::to_owned);
     if let Some(last_event) = last_event {
         let Some((stream, after)) = sse::parse_event_id(&last_event) else {
@@ -185,13 +186,14 @@ impl StandalonePump {
 
 pub(crate) async fn delete<B>(shared: &Arc<Shared>, request: Request<B>) -> Response<McpBody> {
     let headers = request.headers();
-    if headers::names_stateless_revision(headers) {
+    if SessionNaming::of(headers).names_stateless_revision() {
         return reply::post_only();
     }
-    let http_session = match named_session(shared, headers, request.extensions().get::<Principal>()).await {
-        Ok(http_session) => http_session,
-        Err(refusal) => return refusal.response(),
-    };
+    let http_session =
+        match named_session(shared, SessionNaming::of(headers), request.extensions().get::<Principal>()).await {
+            Ok(http_session) => http_session,
+            Err(refusal) => return refusal.response(),
+        };
     let id = http_session.session.id();
     if let Some(store) = &shared.options.session_store
         && let Err(err) = store.0.close(id).await
