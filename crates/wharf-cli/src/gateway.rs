@@ -372,7 +372,11 @@ pub(crate) fn gateway(args: GatewayArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .on_thread_start(wharf_demo::hold_ballast_on_this_thread)
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("wharf gateway: no runtime: {err}");

@@ -140,7 +140,10 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
     // would only add wake-ups. HTTP serves many connections at once and uses every core.
     let runtime = match remote.listen() {
         None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+        Some(_) => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .on_thread_start(wharf_demo::hold_ballast_on_this_thread)
+            .build(),
     };
     let runtime = match runtime {
         Ok(runtime) => runtime,

@@ -14,7 +14,8 @@
 //!    text as long as asked, to see a result over a client's budget read in pages).
 //! 2. `demo.rs` (the demo server: the seed examples plus tools that show progress, logging,
 //!    elicitation and sampling), `ballast.rs` (one small block of every size up to 1 KiB, held
-//!    by the stdio read thread, so that mimalloc never finds a page emptied by a request).
+//!    by the stdio read thread and by the HTTP runtime's threads, so that mimalloc never finds
+//!    a page emptied by a request).
 //! 3. `serving.rs` (serving the demo on the command line's runtime: over stdio, its read thread
 //!    holding the ballast; over HTTP, until SIGINT or SIGTERM starts a graceful shutdown).
 //! 4. `lib.rs`: the global allocator (mimalloc).
@@ -26,6 +27,7 @@ mod notes;
 mod report;
 mod serving;
 
+pub use ballast::hold_on_this_thread as hold_ballast_on_this_thread;
 pub use demo::{ADMIN_SCOPE, DemoOptions, builder, builder_with, server, with_authenticated_tools, with_whoami};
 pub use notes::NOTES;
 pub use serving::{serve_http, serve_stdio, shutdown_signal};
