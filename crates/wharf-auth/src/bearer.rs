@@ -32,19 +32,31 @@ pub(crate) fn token<'a>(
     if values.next().is_some() {
         return Err(AuthRefusal::invalid_request("more than one Authorization header"));
     }
-    let value = value.to_str().map_err(|_| AuthRefusal::invalid_request("the Authorization header is not text"))?;
-    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
-    let scheme = if scheme.eq_ignore_ascii_case("bearer") {
-        Scheme::Bearer
-    } else if dpop && scheme.eq_ignore_ascii_case("dpop") {
-        Scheme::Dpop
-    } else {
-        return Err(AuthRefusal::missing());
+    // Read as bytes, each checked once: a token is most of the header, on every request.
+    let value = value.as_bytes();
+    let not_text = || AuthRefusal::invalid_request("the Authorization header is not text");
+    let (scheme, token) = match value.iter().position(|&byte| byte == b' ') {
+        Some(space) => (&value[..space], &value[space + 1..]),
+        None => (value, &b""[..]),
     };
-    let token = token.trim_start_matches(' ');
+    let scheme = if scheme.eq_ignore_ascii_case(b"bearer") {
+        Scheme::Bearer
+    } else if dpop && scheme.eq_ignore_ascii_case(b"dpop") {
+        Scheme::Dpop
+    } else if is_text(value) {
+        return Err(AuthRefusal::missing());
+    } else {
+        return Err(not_text());
+    };
+    let token = &token[token.iter().take_while(|&&byte| byte == b' ').count()..];
     if token.is_empty() || !is_token68(token) {
+        if !is_text(value) {
+            return Err(not_text());
+        }
         return Err(AuthRefusal::invalid_request("the bearer token is not a token68 value"));
     }
+    // ASCII, as token68 is.
+    let token = std::str::from_utf8(token).map_err(|_| not_text())?;
     if query.is_some_and(has_access_token) {
         return Err(AuthRefusal::invalid_request("the token is sent in more than one way"));
     }
@@ -54,13 +66,30 @@ pub(crate) fn token<'a>(
     Ok((scheme, token))
 }
 
+/// What `HeaderValue::to_str` takes: visible ASCII, spaces and tabs.
+fn is_text(value: &[u8]) -> bool {
+    value.iter().all(|&byte| byte == b'\t' || (b' '..=b'~').contains(&byte))
+}
+
+/// RFC 7235 `token68`'s characters before its trailing `=`, by byte.
+const TOKEN68_BODY: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/');
+        byte += 1;
+    }
+    table
+};
+
 /// RFC 7235 `token68`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
-fn is_token68(token: &str) -> bool {
-    let body = token.trim_end_matches('=');
-    !body.is_empty()
-        && body
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'+' | b'/'))
+fn is_token68(token: &[u8]) -> bool {
+    let body = match token.iter().rposition(|&byte| byte != b'=') {
+        Some(last) => &token[..=last],
+        None => return false,
+    };
+    body.iter().all(|&byte| TOKEN68_BODY[usize::from(byte)])
 }
 
 /// True when the query string carries an `access_token` parameter (RFC 6750 §2.3), which this
@@ -100,6 +129,15 @@ mod tests {
         assert_eq!(code(token(&headers(&["Bearer a b"]), None, false)), Some("invalid_request"));
         assert_eq!(code(token(&headers(&["Bearer ===="]), None, false)), Some("invalid_request"));
         assert_eq!(code(token(&good, Some("x=1&access_token=abc"), false)), Some("invalid_request"));
+        assert_eq!(code(token(&headers(&["Bearer \tabc"]), None, false)), Some("invalid_request"));
+        let raw = |bytes: &[u8]| {
+            let mut headers = HeaderMap::new();
+            headers.append(AUTHORIZATION, http::HeaderValue::from_bytes(bytes).unwrap());
+            headers
+        };
+        // Bytes that are not text are refused as such, whatever the scheme.
+        assert_eq!(code(token(&raw(b"Bearer ab\xffc"), None, false)), Some("invalid_request"));
+        assert_eq!(code(token(&raw(b"Basic ab\xffc"), None, false)), Some("invalid_request"));
         let long = format!("Bearer {}", "a".repeat(MAX_TOKEN_BYTES + 1));
         assert_eq!(code(token(&headers(&[&long]), None, false)), Some("invalid_token"));
     }
