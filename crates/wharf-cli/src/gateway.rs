@@ -394,6 +394,14 @@ fn run(
     runtime: &tokio::runtime::Runtime,
     telemetry: Option<Arc<wharf::otel::Telemetry>>,
 ) -> Result<(), String> {
+    // Heard from before the first program starts: SIGTERM's default action would end the
+    // gateway and leave its programs running, and a stdio client sends it to a gateway it
+    // gives up on (the official SDKs, to one slow to exit and to the one they start only to
+    // probe).
+    let mut stop = {
+        let _entered = runtime.enter();
+        wharf_demo::StopSignals::listen().map_err(|err| format!("SIGINT and SIGTERM cannot be listened for: {err}"))?
+    };
     let remote = &args.remote;
     let redis = remote::redis(remote, runtime)?;
     let builder = wharf::Server::builder("wharf-gateway", env!("CARGO_PKG_VERSION"));
@@ -406,18 +414,32 @@ fn run(
         // A client's retry may land on another replica than the one its upstream request waits on.
         gateway = gateway.replicas(redis.bus());
     }
-    let (server, handle) = runtime.block_on(gateway.build_with_handle()).map_err(|err| err.to_string())?;
+    // Stopped while it starts, the programs already started are killed with the build.
+    let built = runtime.block_on(async {
+        tokio::select! {
+            built = gateway.build_with_handle() => Some(built),
+            () = stop.received() => None,
+        }
+    });
+    let Some(built) = built else { return Ok(()) };
+    let (server, handle) = built.map_err(|err| err.to_string())?;
     let health = handle.health();
     runtime.spawn(reload_on_change(args.config.clone(), entries, handle.clone()));
     let served = match remote.listen() {
-        None => runtime.block_on(wharf::serve_stdio(server)).map_err(|err| err.to_string()),
+        None => runtime.block_on(async {
+            tokio::select! {
+                served = wharf::serve_stdio(server) => served.map_err(|err| err.to_string()),
+                () = stop.received() => Ok(()),
+            }
+        }),
         Some(listen) => {
             let mounted = args.config.display().to_string();
             let banner = |reached: &Reached| banner(&mounted, &health, lazy, remote, reached);
             let prepared = prepare_http(listen, remote, &SERVED, redis.as_ref(), telemetry, banner);
             let (listening, options) = runtime.block_on(prepared)?;
             let options = options.health_endpoint(HEALTH_PATH, move || (health.all_up(), health.report()));
-            wharf_demo::serve_http(runtime, listening.serve(server, options), SERVED.command)
+            let shutdown = stop.shutdown(SERVED.command.to_owned());
+            wharf_demo::serve_http_until(runtime, listening.serve(server, options), SERVED.command, shutdown)
         }
     };
     // The upstreams are told the gateway is going (a program's stdin closed), not just killed.

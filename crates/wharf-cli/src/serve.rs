@@ -188,6 +188,20 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
         _ => None,
     };
     let outcome = match remote.listen() {
+        // A command tool's program runs in a process group of its own, which a signal sent to
+        // the server's group does not reach, and which SIGTERM's default action would leave
+        // running: a folder's server stops on either signal and kills the programs still
+        // running. The demo starts none, and its start-up stays without the listeners.
+        None if args.folder.is_some() => {
+            let listening = {
+                let _entered = runtime.enter();
+                wharf_demo::StopSignals::listen()
+            };
+            match listening {
+                Ok(mut stop) => wharf_demo::serve_stdio_until(&runtime, server, async move { stop.received().await }),
+                Err(err) => Err(format!("SIGINT and SIGTERM cannot be listened for: {err}")),
+            }
+        }
         None => wharf_demo::serve_stdio(&runtime, server),
         Some(listen) => {
             let banner = |reached: &Reached| banner(&args, reached);

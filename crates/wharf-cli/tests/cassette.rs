@@ -4,10 +4,11 @@
 //! an unknown request refused naming the closest), verified against the same server, then
 //! against it with the tool's answer changed: the difference names the tool.
 
-use std::process::Command;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use wharf_testkit::process::run_with_input;
+use wharf_testkit::process::{Process, ended_within_five_seconds, is_running, run_with_input};
 use wharf_testkit::temp_dir::TempDir;
 
 const WHARF: &str = env!("CARGO_BIN_EXE_wharf");
@@ -108,4 +109,30 @@ fn a_recorded_session_is_replayed_and_verified_and_a_changed_answer_is_named() {
     assert!(updated.status.success());
     let again = Command::new(WHARF).args(["verify", cassette, "--"]).args(serve).output().unwrap();
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stdout));
+}
+
+/// SIGTERM, which the client that started `wharf record` may send it, ends the proxy and the
+/// server it started, a server that does not end when its input does among them (here a shell
+/// that sleeps on, as the same process, after `wharf serve` returns).
+#[test]
+fn sigterm_ends_the_recording_proxy_and_its_server() {
+    let dir = TempDir::new("cassette-sigterm");
+    let pid_file = dir.join("pid");
+    let (pid_path, cassette) = (pid_file.to_str().unwrap(), dir.join("session.cassette"));
+    let script = "echo $$ > \"$1\"; \"$0\" serve; exec sleep 60";
+    let mut command = Command::new(WHARF);
+    command.args(["record", "-o", cassette.to_str().unwrap(), "--", "sh", "-c", script, WHARF, pid_path]);
+    command.stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut proxy = Process::spawn(&mut command);
+    let initialize = &session("")[0];
+    writeln!(proxy.child.stdin.as_mut().unwrap(), "{initialize}").unwrap();
+    let mut answer = String::new();
+    BufReader::new(proxy.child.stdout.take().unwrap()).read_line(&mut answer).unwrap();
+    assert!(answer.contains("protocolVersion"), "{answer} {}", proxy.stderr_so_far());
+    let server: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    assert!(is_running(server));
+
+    proxy.signal("TERM");
+    let (_, stderr) = proxy.wait();
+    assert!(ended_within_five_seconds(server), "the server {server} outlived the proxy: {stderr}");
 }

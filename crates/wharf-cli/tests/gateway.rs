@@ -2,10 +2,11 @@
 //! spoken to in 2025-11-25), raw JSON lines into the gateway's stdin and out of its stdout; and
 //! `--check` naming each mistake of a broken file.
 
-use std::process::Command;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use wharf_testkit::process::run_json_lines;
+use wharf_testkit::process::{Process, ended_within_five_seconds, is_running, run_json_lines};
 use wharf_testkit::temp_dir::TempDir;
 
 /// Runs `wharf gateway CONFIG`, writes `input` (one message per line) to its stdin, closes it,
@@ -153,6 +154,37 @@ fn the_gateway_closes_its_programs_input_when_it_exits() {
     assert_eq!(by_id(&messages, 2)["result"]["content"][0]["text"], "hi", "{stderr}");
     let ended = std::fs::read_to_string(&marker).unwrap_or_default();
     assert_eq!(ended.trim(), "ended", "the program ended on its own: {stderr}");
+}
+
+/// SIGTERM, which a stdio client sends a gateway it gives up on, ends the gateway and every
+/// program it started, a program that does not end when its input does among them (here a
+/// shell that sleeps on, as the same process, after `wharf serve` returns).
+#[test]
+fn sigterm_ends_the_gateway_and_the_programs_it_started() {
+    let dir = TempDir::new("gateway-sigterm");
+    let wharf = env!("CARGO_BIN_EXE_wharf");
+    let pid_file = dir.join("pid");
+    dir.write(
+        "gateway.toml",
+        format!(
+            "[[mount]]\nname = \"up\"\ncommand = [\"sh\", \"-c\", \"echo $$ > \\\"$1\\\"; \\\"$0\\\" serve; exec sleep 60\", {wharf:?}, {pid_file:?}]\n"
+        ),
+    );
+    let mut command = Command::new(wharf);
+    command.arg("gateway").arg(dir.join("gateway.toml")).stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut gateway = Process::spawn(command.env_remove("RUST_LOG").env_remove("WHARF_LOG"));
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    writeln!(gateway.child.stdin.as_mut().unwrap(), "{initialize}").unwrap();
+    let mut answer = String::new();
+    BufReader::new(gateway.child.stdout.take().unwrap()).read_line(&mut answer).unwrap();
+    assert!(answer.contains("wharf-gateway"), "{answer} {}", gateway.stderr_so_far());
+    let program: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    assert!(is_running(program), "the program runs while the gateway does");
+
+    gateway.signal("TERM");
+    let (code, stderr) = gateway.wait();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(ended_within_five_seconds(program), "the program {program} outlived the gateway: {stderr}");
 }
 
 /// A command mount's `cwd` and environment reach its program: `wharf serve .` run in a folder

@@ -6,6 +6,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use wharf_testkit::process::{Process, ended_within_five_seconds, is_running};
+use wharf_testkit::temp_dir::TempDir;
 
 /// Runs `wharf serve`, writes `input` to its stdin, closes stdin, and returns stdout lines,
 /// stderr and the exit status.
@@ -166,6 +168,42 @@ fn in_flight_work_finishes_after_stdin_closes() {
     // Nothing but JSON-RPC on stdout, and no banner when stdin is not a terminal.
     assert!(messages.iter().all(|message| message["jsonrpc"] == "2.0"));
     assert!(!stderr.contains("waiting for an MCP client"), "{stderr}");
+}
+
+/// A folder's command tool runs in a process group of its own, which a signal sent to the
+/// server does not reach: on SIGTERM the server ends and kills the program of a call still
+/// running.
+#[test]
+fn sigterm_ends_a_folders_server_and_the_programs_of_its_calls() {
+    let dir = TempDir::new("serve-sigterm");
+    let pid_file = dir.join("pid");
+    dir.write(
+        "wharf.toml",
+        format!(
+            "[[tools]]\nname = \"wait\"\ndescription = \"Waits a minute\"\n\
+             command = [\"sh\", \"-c\", \"echo $$ > \\\"$0\\\"; exec sleep 60\", {pid_file:?}]\n"
+        ),
+    );
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wharf"));
+    command.arg("serve").arg(dir.path()).stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut server = Process::spawn(command.env_remove("RUST_LOG").env_remove("WHARF_LOG"));
+    let mut input = initialize("2025-11-25");
+    input.push(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "wait", "arguments": {}}}));
+    server.child.stdin.as_mut().unwrap().write_all(&lines(&input)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let program = loop {
+        match std::fs::read_to_string(&pid_file).ok().and_then(|text| text.trim().parse::<u32>().ok()) {
+            Some(pid) => break pid,
+            None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            None => panic!("the tool's program did not start: {}", server.stderr_so_far()),
+        }
+    };
+    assert!(is_running(program));
+
+    server.signal("TERM");
+    let (code, stderr) = server.wait();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(ended_within_five_seconds(program), "the program {program} outlived the server: {stderr}");
 }
 
 #[test]

@@ -17,7 +17,8 @@
 //!    by the stdio read thread and by the HTTP runtime's threads, so that mimalloc never finds
 //!    a page emptied by a request).
 //! 3. `serving.rs` (serving the demo on the command line's runtime: over stdio, its read thread
-//!    holding the ballast; over HTTP, until SIGINT or SIGTERM starts a graceful shutdown).
+//!    holding the ballast; over HTTP, until SIGINT or SIGTERM starts a graceful shutdown; the
+//!    two signals heard from start-up on, for a process that must stop what it started).
 //! 4. `lib.rs`: the global allocator (mimalloc).
 
 mod ballast;
@@ -30,7 +31,7 @@ mod serving;
 pub use ballast::hold_on_this_thread as hold_ballast_on_this_thread;
 pub use demo::{ADMIN_SCOPE, DemoOptions, builder, builder_with, server, with_authenticated_tools, with_whoami};
 pub use notes::NOTES;
-pub use serving::{serve_http, serve_stdio, shutdown_signal};
+pub use serving::{StopSignals, serve_http, serve_http_until, serve_stdio, serve_stdio_until, shutdown_signal};
 
 // Every request allocates a handful of small objects, which mimalloc serves faster than the
 // system allocator; its v2 line, because the Rust binding calls aligned entry points that v3

@@ -1,5 +1,6 @@
 //! Serving the demo on a runtime the command line made: over stdio, its read thread holding
-//! the allocator's ballast; over HTTP, until SIGINT or SIGTERM starts a graceful shutdown.
+//! the allocator's ballast, until stdin closes (or a signal, for a server that starts
+//! programs); over HTTP, until SIGINT or SIGTERM starts a graceful shutdown.
 
 use tokio::runtime::Runtime;
 use wharf::Server;
@@ -12,35 +13,90 @@ pub fn serve_stdio(runtime: &Runtime, server: Server) -> Result<(), String> {
     runtime.block_on(wharf::stdio::serve_stdio_with(server, options)).map_err(|err| err.to_string())
 }
 
+/// Like [`serve_stdio`], or until `stop` completes: the requests in flight are then dropped,
+/// with what they started.
+pub fn serve_stdio_until(runtime: &Runtime, server: Server, stop: impl Future<Output = ()>) -> Result<(), String> {
+    let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
+    runtime.block_on(async {
+        tokio::select! {
+            served = wharf::stdio::serve_stdio_with(server, options) => served.map_err(|err| err.to_string()),
+            () = stop => Ok(()),
+        }
+    })
+}
+
 /// Serves `serve` (a server on a TCP listener or a Unix socket, with its options) over
 /// Streamable HTTP until SIGINT or SIGTERM, then answers the requests in flight and returns;
 /// `command` starts what it says then (`wharf serve`).
 pub fn serve_http(runtime: &Runtime, serve: wharf::http::Serve, command: &str) -> Result<(), String> {
-    runtime
-        .block_on(serve.with_graceful_shutdown(shutdown_signal(command.to_owned())).into_future())
-        .map_err(|err| err.to_string())?;
+    serve_http_until(runtime, serve, command, shutdown_signal(command.to_owned()))
+}
+
+/// Like [`serve_http`], until `shutdown` completes.
+pub fn serve_http_until(
+    runtime: &Runtime,
+    serve: wharf::http::Serve,
+    command: &str,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    runtime.block_on(serve.with_graceful_shutdown(shutdown).into_future()).map_err(|err| err.to_string())?;
     eprintln!("{command}: stopped");
     Ok(())
 }
 
 /// Completes on SIGINT (Ctrl-C) or SIGTERM, saying so (as `command`) on stderr.
 pub async fn shutdown_signal(command: String) {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+    match StopSignals::listen() {
+        Ok(signals) => signals.shutdown(command).await,
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+            announce_shutdown(&command);
         }
     }
-    #[cfg(not(unix))]
-    let _ = tokio::signal::ctrl_c().await;
+}
+
+fn announce_shutdown(command: &str) {
     eprintln!("{command}: shutting down; answering the requests in flight");
+}
+
+/// SIGINT and SIGTERM, heard from the moment this is made: one that comes before anything
+/// waits for it is kept, not lost to the signal's default action (which ends the process
+/// without closing what it started).
+#[derive(Debug)]
+pub struct StopSignals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    /// Starts listening; must be called within a Tokio runtime.
+    pub fn listen() -> std::io::Result<StopSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(StopSignals { interrupt: signal(SignalKind::interrupt())?, terminate: signal(SignalKind::terminate())? })
+        }
+        #[cfg(not(unix))]
+        Ok(StopSignals {})
+    }
+
+    /// Completes when SIGINT or SIGTERM came since this was made, or comes.
+    pub async fn received(&mut self) {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+    }
+
+    /// Completes on the first signal, saying so (as `command`) on stderr: the shutdown of
+    /// [`serve_http_until`].
+    pub async fn shutdown(mut self, command: String) {
+        self.received().await;
+        announce_shutdown(&command);
+    }
 }

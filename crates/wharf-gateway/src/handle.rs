@@ -204,8 +204,12 @@ impl GatewayHandle {
             closing.spawn(async move { connection.close().await });
         }
         let all_closed = async { while closing.join_next().await.is_some() {} };
-        // The closes still running are aborted with the set, which kills their programs.
-        let _ = tokio::time::timeout(CLOSE_GRACE, all_closed).await;
+        if tokio::time::timeout(CLOSE_GRACE, all_closed).await.is_err() {
+            // A close aborted drops its program's handle, which kills the program; waited for,
+            // so that each is killed before the gateway goes on to exit.
+            closing.abort_all();
+            while closing.join_next().await.is_some() {}
+        }
     }
 
     /// Starts watching an attached mount whose components the server has: its list changes,

@@ -101,6 +101,25 @@ impl Process {
     }
 }
 
+/// Whether the process `pid` exists and has not ended (a zombie has ended). On Linux, by
+/// `/proc`.
+pub fn is_running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command's name, which is in parentheses.
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Waits, five seconds at most, for the process `pid` to end; whether it did.
+pub fn ended_within_five_seconds(pid: u32) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while is_running(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    !is_running(pid)
+}
+
 /// Runs `command` to its end with `input` written to its stdin (on a thread, so that a full
 /// stdout pipe cannot block the writer), stdin then closed; its stdout, stderr and status.
 pub fn run_with_input(command: &mut Command, input: &[u8]) -> (String, String, std::process::ExitStatus) {

@@ -17,6 +17,10 @@ use super::{Redaction, Side};
 use crate::exit;
 use crate::server_args::runtime;
 
+/// How long the server may take to exit once its stdin is closed on a signal, before it is
+/// killed.
+const SERVER_EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 #[derive(Debug, Args)]
 pub(crate) struct RecordArgs {
     /// The cassette to write (one JSON object a line).
@@ -56,7 +60,18 @@ pub(crate) fn record(args: RecordArgs) -> ExitCode {
     if let Some(url) = &args.url {
         return super::record_http::record_http(url, &args.listen, &args.output, tape);
     }
-    runtime().block_on(async move {
+    let runtime = runtime();
+    let code = runtime.block_on(async move {
+        // SIGTERM's default action would end the proxy and leave the server running: on a
+        // signal, the server's stdin is closed as the client's end would close it, and the
+        // server is killed if it has not exited in the grace.
+        let mut stop = match wharf_demo::StopSignals::listen() {
+            Ok(stop) => stop,
+            Err(err) => {
+                eprintln!("wharf record: SIGINT and SIGTERM cannot be listened for: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
         let (program, rest) = args.command.split_first().expect("clap requires a command or a URL");
         let mut child = match tokio::process::Command::new(program)
             .args(rest)
@@ -75,7 +90,7 @@ pub(crate) fn record(args: RecordArgs) -> ExitCode {
         let mut to_server = child.stdin.take().expect("stdin is piped");
         let from_server = child.stdout.take().expect("stdout is piped");
         let client_tape = tape.clone();
-        let upstream = tokio::spawn(async move {
+        let mut upstream = tokio::spawn(async move {
             let mut lines = BufReader::new(tokio::io::stdin()).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 client_tape.lock().unwrap_or_else(PoisonError::into_inner).write_line(Side::Client, &line);
@@ -99,7 +114,20 @@ pub(crate) fn record(args: RecordArgs) -> ExitCode {
                 let _ = stdout.flush().await;
             }
         });
-        let status = child.wait().await;
+        let status = tokio::select! {
+            status = child.wait() => status,
+            () = stop.received() => {
+                upstream.abort();
+                let _ = (&mut upstream).await;
+                match tokio::time::timeout(SERVER_EXIT_GRACE, child.wait()).await {
+                    Ok(status) => status,
+                    Err(_) => match child.kill().await {
+                        Ok(()) => child.wait().await,
+                        Err(err) => Err(err),
+                    },
+                }
+            }
+        };
         let _ = downstream.await;
         upstream.abort();
         match status {
@@ -110,5 +138,9 @@ pub(crate) fn record(args: RecordArgs) -> ExitCode {
                 ExitCode::FAILURE
             }
         }
-    })
+    });
+    // The read of the client's stdin may still wait on a blocking thread (the server ended
+    // first, or a signal came), which dropping the runtime would wait for.
+    runtime.shutdown_background();
+    code
 }
