@@ -94,7 +94,7 @@ function leftRunning() {
 /** Connects a client to a fresh gateway, runs `body`, and closes the client. Then the gateway
  * must have exited by itself once its stdin closed (both transports wait 2 s for that before
  * they send SIGTERM), and both upstreams with it (10 s at most). Whatever is left is killed by
- * pid; the gateway's stderr is shown if anything failed. */
+ * pid; the gateway's stderr is shown if anything failed or was left. */
 async function withGateway(client, Transport, body) {
   writeFileSync(log, '');
   const { transport, closeLog } = gateway(Transport);
@@ -124,8 +124,8 @@ async function withGateway(client, Transport, body) {
         // gone meanwhile
       }
     }
-    if (failed) process.stderr.write(`--- the gateway's stderr:\n${gatewayLog()}\n`);
-    else {
+    if (failed || left || closed >= 2000) process.stderr.write(`--- the gateway's stderr:\n${gatewayLog()}\n`);
+    if (!failed) {
       assert.equal(left, '', 'processes left running 10 s after the client closed');
       assert.ok(closed < 2000, `the client took ${closed} ms to close: the gateway did not exit when its stdin closed`);
     }
