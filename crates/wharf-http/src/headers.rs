@@ -143,18 +143,6 @@ pub(crate) fn accepted(headers: &HeaderMap) -> Accepted {
     accepted
 }
 
-/// True when the `Accept` header allows one of `types`; `when_absent` without the header.
-pub(crate) fn accepts(headers: &HeaderMap, types: &[&str], when_absent: bool) -> bool {
-    let mut values = headers.get_all(ACCEPT).iter().filter_map(|value| value.to_str().ok()).peekable();
-    if values.peek().is_none() {
-        return when_absent;
-    }
-    values.flat_map(|value| value.split(',')).any(|item| {
-        let media = item.split(';').next().unwrap_or("").trim();
-        media == "*/*" || types.iter().any(|wanted| media.eq_ignore_ascii_case(wanted))
-    })
-}
-
 /// True when `Content-Type` is JSON (`application/json`, parameters allowed).
 pub(crate) fn is_json(value: Option<&HeaderValue>) -> bool {
     let Some(value) = value else { return false };

@@ -24,7 +24,8 @@ pub(crate) async fn get<B>(shared: &Arc<Shared>, request: Request<B>) -> Respons
     if SessionNaming::of(headers).names_stateless_revision() {
         return reply::post_only();
     }
-    if !headers::accepts(headers, &["text/event-stream"], false) {
+    // Unlike a POST's, a GET's `Accept` must be there: the stream is all it can be answered with.
+    if !headers.contains_key(http::header::ACCEPT) || !headers::accepted(headers).event_stream {
         return reply::refuse(
             StatusCode::NOT_ACCEPTABLE,
             ErrorCode::INVALID_REQUEST,

@@ -84,6 +84,27 @@ async fn the_standalone_stream_carries_list_changes() {
     assert_eq!(get_without_session.status, 400);
 }
 
+/// A GET is answered only with a stream: an `Accept` that does not name it (or is missing,
+/// which a POST may omit) is refused with 406; one that names it among others, with
+/// parameters, or as `*/*`, opens it.
+#[tokio::test]
+async fn a_get_needs_an_accept_that_allows_its_stream() {
+    let port = start(fixture::builder().build().unwrap(), HttpOptions::default()).await;
+    let id = session(port).await;
+    let session_header = ("mcp-session-id", id.as_str());
+    assert_eq!(send(port, "GET", &[session_header], "").await.status, 406, "no Accept");
+    assert_eq!(send(port, "GET", &[session_header, ("accept", "application/json")], "").await.status, 406);
+    for accept in ["text/event-stream", "application/json, TEXT/EVENT-STREAM;q=0.5", "*/*"] {
+        let request =
+            format!("GET /mcp HTTP/1.1\r\nhost: localhost\r\naccept: {accept}\r\nmcp-session-id: {id}\r\n\r\n");
+        let mut stream = open(port, &request).await;
+        let mut seen = String::new();
+        read_until(&mut stream, &mut seen, "\r\n\r\n").await;
+        assert!(seen.starts_with("HTTP/1.1 200"), "{accept}: {seen}");
+        assert!(seen.to_ascii_lowercase().contains("content-type: text/event-stream"), "{accept}: {seen}");
+    }
+}
+
 #[tokio::test]
 async fn closing_a_stateless_response_cancels_the_handler() {
     let counters = Arc::new(Counters::default());
