@@ -7,13 +7,15 @@
 //! p50/p99 latency, the server's peak RSS and Wharf's throughput as a fraction of the bare
 //! server's, then the same load beside 1, 1,000 and 10,000 idle 2025 sessions, with the resident
 //! memory each idle session costs (`BENCH_ONLY_SESSIONS=1` runs that part alone). The baseline runs
-//! twice, with the request body of each era, and answers a 2026-07-28 request with the bytes
-//! `wharf serve` writes (`resultType`, and its `serverInfo` in `_meta`).
+//! twice, with the requests of each era (body and headers, a session's id included), and
+//! answers a 2026-07-28 request with the bytes `wharf serve` writes (`resultType`, and its
+//! `serverInfo` in `_meta`).
 //!
 //! With `BENCH_OIDC_ISSUER` naming the test OpenID provider (`interop/oidc`, which
 //! `scripts/bench` starts), it also runs `wharf serve --http` as an OAuth resource server
 //! against plain `wharf serve --http` at 64 clients, interleaved, every request carrying a
-//! bearer token the provider issued, and prints auth on / auth off.
+//! bearer token the provider issued, and prints auth on / auth off, and auth on / auth off
+//! sent the same token (which it ignores).
 //!
 //! With `BENCH_ONLY_GATEWAY=1` it instead runs `wharf gateway --http` in front of `wharf serve`
 //! (a URL upstream, and a program on stdio) against `wharf serve --http` alone, and the bare
@@ -40,7 +42,8 @@ use wharf_bench::stdio::{answer_line, server_info};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Mode {
-    /// The bare server, sent the 2025 request body.
+    /// The bare server, sent the 2025 request body and the headers of a session (an id it
+    /// ignores, of a real one's length), as Wharf is.
     BareSession,
     /// The bare server, sent the 2026-07-28 request body.
     BareStateless,
@@ -57,6 +60,9 @@ impl Mode {
         matches!(self, Mode::BareStateless | Mode::Stateless)
     }
 }
+
+/// What the bare server is sent as a session's id: 32 hexadecimal digits, as Wharf's are.
+const IGNORED_SESSION_ID: &str = "0123456789abcdef0123456789abcdef";
 
 const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
 const JSON: (&str, &str) = ("Content-Type", "application/json");
@@ -114,7 +120,9 @@ async fn client(
         Mode::Session | Mode::SessionStreamed => {
             vec![ACCEPT, JSON, ("Mcp-Session-Id", &session), ("MCP-Protocol-Version", "2025-11-25")]
         }
-        Mode::BareSession => vec![ACCEPT, JSON],
+        Mode::BareSession => {
+            vec![ACCEPT, JSON, ("Mcp-Session-Id", IGNORED_SESSION_ID), ("MCP-Protocol-Version", "2025-11-25")]
+        }
         Mode::BareStateless | Mode::Stateless => vec![
             ACCEPT,
             JSON,
@@ -289,21 +297,34 @@ fn bearer_token(runtime: &tokio::runtime::Runtime, issuer: &str) -> Arc<str> {
 }
 
 /// `wharf serve --http` with and without `--auth-issuer`, at 64 clients, round by round; every
-/// authenticated request carries a token that is verified once and then found by its hash.
+/// authenticated request carries a token that is verified once and then found by its hash. The
+/// server without auth is also sent the same token, which it ignores: against that, what auth
+/// itself costs, apart from the 1 KB more each request carries.
 fn compare_auth(runtime: &tokio::runtime::Runtime, wharf: &str, issuer: &str, count: usize, rounds: usize) {
     let plain = ["serve", "--http", "{addr}"];
     let guarded =
         ["serve", "--http", "{addr}", "--auth-issuer", issuer, "--auth-resource", RESOURCE, "--auth-scope", "mcp"];
     let clients = 64;
     for mode in [Mode::Stateless, Mode::Session] {
-        let (mut off, mut on) = (Vec::new(), Vec::new());
+        let (mut off, mut ignored, mut on) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
+            let token = bearer_token(runtime, issuer);
             off.push(run(runtime, wharf, &plain, mode, clients, count, None));
-            on.push(run(runtime, wharf, &guarded, mode, clients, count, Some(bearer_token(runtime, issuer))));
+            ignored.push(run(runtime, wharf, &plain, mode, clients, count, Some(token.clone())));
+            on.push(run(runtime, wharf, &guarded, mode, clients, count, Some(token)));
         }
-        let ratio = median_ratio(&on, &off);
         let era = if mode == Mode::Stateless { "2026 stateless" } else { "2025 session" };
+        let cpu = |runs: &[Measurement], baselines: &[Measurement]| {
+            median_cpu_ratio(runs, baselines).map_or_else(|| "-".to_owned(), |ratio| format!("{ratio:.2}"))
+        };
+        println!(
+            "  ({era}) processor time per request: auth on / off {}, auth on / off with the token sent {}",
+            cpu(&on, &off),
+            cpu(&on, &ignored)
+        );
+        let (ratio, ratio_ignored) = (median_ratio(&on, &off), median_ratio(&ignored, &off));
         report(&format!("wharf --http ({era}) auth off"), "64 clients", &median(off), 1.0);
+        report(&format!("({era}) off, token sent"), "64 clients", &median(ignored), ratio_ignored);
         report(&format!("wharf --http ({era}) auth on"), "64 clients", &median(on), ratio);
     }
 }
