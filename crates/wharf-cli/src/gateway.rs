@@ -438,7 +438,7 @@ fn run(
             let prepared = prepare_http(listen, remote, &SERVED, redis.as_ref(), telemetry, banner);
             let (listening, options) = runtime.block_on(prepared)?;
             let options = options.health_endpoint(HEALTH_PATH, move || (health.all_up(), health.report()));
-            let shutdown = stop.shutdown(SERVED.command.to_owned());
+            let shutdown = Box::pin(stop.shutdown(SERVED.command.to_owned()));
             wharf_demo::serve_http_until(runtime, listening.serve(server, options), SERVED.command, shutdown)
         }
     };

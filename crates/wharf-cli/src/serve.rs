@@ -198,7 +198,9 @@ pub(crate) fn serve(args: ServeArgs) -> ExitCode {
                 wharf_demo::StopSignals::listen()
             };
             match listening {
-                Ok(mut stop) => wharf_demo::serve_stdio_until(&runtime, server, async move { stop.received().await }),
+                Ok(mut stop) => {
+                    wharf_demo::serve_stdio_until(&runtime, server, Box::pin(async move { stop.received().await }))
+                }
                 Err(err) => Err(format!("SIGINT and SIGTERM cannot be listened for: {err}")),
             }
         }

@@ -2,6 +2,8 @@
 //! the allocator's ballast, until stdin closes (or a signal, for a server that starts
 //! programs); over HTTP, until SIGINT or SIGTERM starts a graceful shutdown.
 
+use std::pin::Pin;
+
 use tokio::runtime::Runtime;
 use wharf::Server;
 
@@ -9,13 +11,16 @@ use crate::ballast;
 
 /// Serves `server` over stdin and stdout until stdin closes.
 pub fn serve_stdio(runtime: &Runtime, server: Server) -> Result<(), String> {
-    let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
-    runtime.block_on(wharf::stdio::serve_stdio_with(server, options)).map_err(|err| err.to_string())
+    serve_stdio_until(runtime, server, Box::pin(std::future::pending()))
 }
 
 /// Like [`serve_stdio`], or until `stop` completes: the requests in flight are then dropped,
-/// with what they started.
-pub fn serve_stdio_until(runtime: &Runtime, server: Server, stop: impl Future<Output = ()>) -> Result<(), String> {
+/// with what they started. (Boxed: the server's loop is compiled once, whatever stops it.)
+pub fn serve_stdio_until(
+    runtime: &Runtime,
+    server: Server,
+    stop: Pin<Box<dyn Future<Output = ()> + Send>>,
+) -> Result<(), String> {
     let options = wharf::stdio::StdioOptions::default().read_thread_setup(ballast::hold);
     runtime.block_on(async {
         tokio::select! {
@@ -29,15 +34,16 @@ pub fn serve_stdio_until(runtime: &Runtime, server: Server, stop: impl Future<Ou
 /// Streamable HTTP until SIGINT or SIGTERM, then answers the requests in flight and returns;
 /// `command` starts what it says then (`wharf serve`).
 pub fn serve_http(runtime: &Runtime, serve: wharf::http::Serve, command: &str) -> Result<(), String> {
-    serve_http_until(runtime, serve, command, shutdown_signal(command.to_owned()))
+    serve_http_until(runtime, serve, command, Box::pin(shutdown_signal(command.to_owned())))
 }
 
-/// Like [`serve_http`], until `shutdown` completes.
+/// Like [`serve_http`], until `shutdown` completes. (Boxed: the server's loop is compiled
+/// once, whatever stops it.)
 pub fn serve_http_until(
     runtime: &Runtime,
     serve: wharf::http::Serve,
     command: &str,
-    shutdown: impl Future<Output = ()> + Send + 'static,
+    shutdown: Pin<Box<dyn Future<Output = ()> + Send>>,
 ) -> Result<(), String> {
     runtime.block_on(serve.with_graceful_shutdown(shutdown).into_future()).map_err(|err| err.to_string())?;
     eprintln!("{command}: stopped");
