@@ -15,7 +15,7 @@
 //! `scripts/bench` starts), it also runs `wharf serve --http` as an OAuth resource server
 //! against plain `wharf serve --http` at 64 clients, interleaved, every request carrying a
 //! bearer token the provider issued, and prints auth on / auth off, and auth on / auth off
-//! sent the same token (which it ignores).
+//! sent the same token (which it ignores); `BENCH_ONLY_AUTH=1` runs that part alone.
 //!
 //! With `BENCH_ONLY_GATEWAY=1` it instead runs `wharf gateway --http` in front of `wharf serve`
 //! (a URL upstream, and a program on stdio) against `wharf serve --http` alone, and the bare
@@ -350,6 +350,11 @@ fn main() {
         compare_session_counts(&runtime, &wharf, count, rounds);
         return;
     }
+    // `BENCH_ONLY_AUTH=1` runs the auth comparison alone.
+    if let (Ok(issuer), Ok(_)) = (std::env::var("BENCH_OIDC_ISSUER"), std::env::var("BENCH_ONLY_AUTH")) {
+        compare_auth(&runtime, &wharf, &issuer, count, rounds);
+        return;
+    }
     // `BENCH_ONLY_REDIS=1` runs the Redis comparison alone.
     if let (Ok(redis), Ok(_)) = (std::env::var("BENCH_REDIS_URL"), std::env::var("BENCH_ONLY_REDIS")) {
         compare_redis(&runtime, &wharf, &redis, count, rounds);
@@ -357,7 +362,7 @@ fn main() {
     }
 
     // `http-bench --against ADDRESS session|stateless CLIENTS REQUESTS` only sends load to a
-    // server started by hand, under a profiler for instance.
+    // server started by hand, under a profiler for instance, with `BENCH_AUTHORIZATION` if set.
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [flag, address, mode, clients, requests] = args.as_slice()
         && flag == "--against"
@@ -366,7 +371,9 @@ fn main() {
         let mode = if mode == "session" { Mode::Session } else { Mode::Stateless };
         let (clients, requests) =
             (clients.parse().expect("a client count"), requests.parse().expect("a request count"));
-        let (elapsed, latencies) = load(&runtime, address, mode, clients, requests, None);
+        // `BENCH_AUTHORIZATION` is sent as every request's `Authorization` (`Bearer ...`).
+        let authorization = std::env::var("BENCH_AUTHORIZATION").ok().map(Arc::from);
+        let (elapsed, latencies) = load(&runtime, address, mode, clients, requests, authorization);
         let measured = Measurement::new(latencies.len(), elapsed, latencies, 0, None);
         report(&format!("{mode:?} against {address}"), &format!("{clients} clients"), &measured, 1.0);
         return;

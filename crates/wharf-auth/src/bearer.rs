@@ -1,6 +1,7 @@
 //! The access token of a request: from its one `Authorization` header, `Bearer` (RFC 6750 §2.1)
 //! or, when the server takes them, `DPoP` (RFC 9449 §7.1), never from the query string, with
-//! its syntax checked before anyone decodes it.
+//! its syntax checked before anyone decodes it (a token verified before is found by its hash
+//! first, and needs no second look).
 
 use http::HeaderMap;
 use http::header::AUTHORIZATION;
@@ -16,15 +17,26 @@ pub(crate) enum Scheme {
     Dpop,
 }
 
+/// The token a request presents, as it came: its bytes not yet checked, for a token verified
+/// before (found by its hash) needs no second look; [`Presented::checked`] looks at one that
+/// was not.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Presented<'a> {
+    pub(crate) scheme: Scheme,
+    /// The token, after the scheme and the spaces that follow it.
+    pub(crate) bytes: &'a [u8],
+    /// The whole header value, to tell a value that is not text from a malformed token.
+    value: &'a [u8],
+}
+
 /// The token a request presents, and its scheme. No `Authorization` header, or another scheme
 /// than `Bearer` (and `DPoP` when `dpop`), is a request without credentials (401 without an
-/// error code); two headers, an empty or ill-formed token, or a token in the query string as
-/// well, a malformed request (400); an oversized token an invalid one (401).
-pub(crate) fn token<'a>(
+/// error code); two headers, or a token in the query string as well, a malformed request (400).
+pub(crate) fn presented<'a>(
     headers: &'a HeaderMap,
     query: Option<&str>,
     dpop: bool,
-) -> Result<(Scheme, &'a str), AuthRefusal> {
+) -> Result<Presented<'a>, AuthRefusal> {
     let mut values = headers.get_all(AUTHORIZATION).iter();
     let Some(value) = values.next() else {
         return Err(AuthRefusal::missing());
@@ -32,9 +44,8 @@ pub(crate) fn token<'a>(
     if values.next().is_some() {
         return Err(AuthRefusal::invalid_request("more than one Authorization header"));
     }
-    // Read as bytes, each checked once: a token is most of the header, on every request.
+    // Read as bytes: a token is most of the header, on every request.
     let value = value.as_bytes();
-    let not_text = || AuthRefusal::invalid_request("the Authorization header is not text");
     let (scheme, token) = match value.iter().position(|&byte| byte == b' ') {
         Some(space) => (&value[..space], &value[space + 1..]),
         None => (value, &b""[..]),
@@ -48,22 +59,55 @@ pub(crate) fn token<'a>(
     } else {
         return Err(not_text());
     };
-    let token = &token[token.iter().take_while(|&&byte| byte == b' ').count()..];
-    if token.is_empty() || !is_token68(token) {
-        if !is_text(value) {
-            return Err(not_text());
-        }
-        return Err(AuthRefusal::invalid_request("the bearer token is not a token68 value"));
-    }
-    // ASCII, as token68 is.
-    let token = std::str::from_utf8(token).map_err(|_| not_text())?;
+    let bytes = &token[token.iter().take_while(|&&byte| byte == b' ').count()..];
     if query.is_some_and(has_access_token) {
         return Err(AuthRefusal::invalid_request("the token is sent in more than one way"));
     }
-    if token.len() > MAX_TOKEN_BYTES {
-        return Err(AuthRefusal::invalid_token("the token is too long"));
+    Ok(Presented { scheme, bytes, value })
+}
+
+impl<'a> Presented<'a> {
+    /// The token, its syntax checked: an empty or ill-formed token, or a header that is not
+    /// text, is a malformed request (400); an oversized token an invalid one (401).
+    pub(crate) fn checked(&self) -> Result<&'a str, AuthRefusal> {
+        if self.bytes.is_empty() || !is_token68(self.bytes) {
+            if !is_text(self.value) {
+                return Err(not_text());
+            }
+            return Err(AuthRefusal::invalid_request("the bearer token is not a token68 value"));
+        }
+        if self.bytes.len() > MAX_TOKEN_BYTES {
+            return Err(AuthRefusal::invalid_token("the token is too long"));
+        }
+        // ASCII, as token68 is.
+        std::str::from_utf8(self.bytes).map_err(|_| not_text())
     }
-    Ok((scheme, token))
+
+    /// The token of bytes checked before (a token verified earlier, found by its hash): text
+    /// without a second look at its syntax.
+    pub(crate) fn known_good(&self) -> Result<&'a str, AuthRefusal> {
+        std::str::from_utf8(self.bytes).map_err(|_| not_text())
+    }
+
+    /// True when the token may be looked up by its hash: no longer than any token accepted,
+    /// so that an oversized one is not hashed before it is refused.
+    pub(crate) fn may_be_known(&self) -> bool {
+        self.bytes.len() <= MAX_TOKEN_BYTES
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn token<'a>(
+    headers: &'a HeaderMap,
+    query: Option<&str>,
+    dpop: bool,
+) -> Result<(Scheme, &'a str), AuthRefusal> {
+    let presented = presented(headers, query, dpop)?;
+    Ok((presented.scheme, presented.checked()?))
+}
+
+fn not_text() -> AuthRefusal {
+    AuthRefusal::invalid_request("the Authorization header is not text")
 }
 
 /// What `HeaderValue::to_str` takes: visible ASCII, spaces and tabs.
@@ -112,6 +156,19 @@ mod tests {
 
     fn code(result: Result<(Scheme, &str), AuthRefusal>) -> Option<&'static str> {
         result.unwrap_err().error_code()
+    }
+
+    #[test]
+    fn token68_is_its_grammar_byte_by_byte() {
+        for byte in 0..=255u8 {
+            let expected = byte.is_ascii_alphanumeric() || b"-._~+/".contains(&byte);
+            assert_eq!(is_token68(&[byte]), expected, "byte {byte:#04x}");
+        }
+        assert!(is_token68(b"a") && is_token68(b"a==") && is_token68(&[b'x'; 200]));
+        assert!(!is_token68(b"") && !is_token68(b"==") && !is_token68(b"a=b"));
+        let mut long = vec![b'x'; 200];
+        long[130] = b'!';
+        assert!(!is_token68(&long), "a bad byte in a later chunk");
     }
 
     #[test]

@@ -30,8 +30,8 @@ impl VerifiedTokens {
         VerifiedTokens { entries: Mutex::new(HashMap::new()), capacity, max_age }
     }
 
-    pub(crate) fn key(token: &str) -> TokenKey {
-        Sha256::digest(token.as_bytes()).into()
+    pub(crate) fn key(token: &[u8]) -> TokenKey {
+        Sha256::digest(token).into()
     }
 
     /// The principal of a token verified before, while it is still good.
@@ -79,16 +79,16 @@ mod tests {
         let now = UNIX_EPOCH + Duration::from_secs(1_000_000);
         let Value::Object(claims) = json!({"exp": 1_000_060}) else { unreachable!() };
         let soon = Principal::new("ann").with_claims(claims);
-        let key = VerifiedTokens::key("token-a");
+        let key = VerifiedTokens::key(b"token-a");
         cache.insert(key, &soon, now);
         assert_eq!(cache.get(&key, now + Duration::from_secs(59)), Some(soon.clone()));
         assert_eq!(cache.get(&key, now + Duration::from_secs(60)), None, "expired with the token");
         let plain = Principal::new("bo");
-        let other = VerifiedTokens::key("token-b");
+        let other = VerifiedTokens::key(b"token-b");
         cache.insert(other, &plain, now);
         assert!(cache.get(&other, now + Duration::from_secs(299)).is_some());
         assert!(cache.get(&other, now + Duration::from_secs(300)).is_none(), "the bound");
-        assert_ne!(VerifiedTokens::key("token-a"), VerifiedTokens::key("token-b"));
+        assert_ne!(VerifiedTokens::key(b"token-a"), VerifiedTokens::key(b"token-b"));
     }
 
     #[test]
@@ -96,10 +96,13 @@ mod tests {
         let cache = VerifiedTokens::new(2, Duration::from_secs(300));
         let now = UNIX_EPOCH + Duration::from_secs(1_000_000);
         for token in ["a", "b", "c"] {
-            cache.insert(VerifiedTokens::key(token), &Principal::new(token), now);
+            cache.insert(VerifiedTokens::key(token.as_bytes()), &Principal::new(token), now);
         }
-        let kept = ["a", "b", "c"].iter().filter(|token| cache.get(&VerifiedTokens::key(token), now).is_some()).count();
+        let kept = ["a", "b", "c"]
+            .iter()
+            .filter(|token| cache.get(&VerifiedTokens::key(token.as_bytes()), now).is_some())
+            .count();
         assert!(kept <= 2, "{kept}");
-        assert!(cache.get(&VerifiedTokens::key("c"), now).is_some(), "the newest is kept");
+        assert!(cache.get(&VerifiedTokens::key(b"c"), now).is_some(), "the newest is kept");
     }
 }

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use wharf_http::{AuthFuture, AuthRefusal, Authenticator};
 use wharf_server::Principal;
 
-use crate::bearer::{self, Scheme};
+use crate::bearer::{self, Presented, Scheme};
 use crate::cache::VerifiedTokens;
 use crate::dpop::{self, Expected, MemoryReplayCache, Nonces, ProofReplayCache, Refused};
 use crate::error::{ConfigError, ConfigErrorKind};
@@ -237,9 +237,10 @@ impl ResourceServer {
     }
 
     async fn principal(&self, request: &http::request::Parts) -> Result<Principal, AuthRefusal> {
-        let (scheme, token) = bearer::token(&request.headers, request.uri.query(), self.dpop.is_some())?;
+        let presented = bearer::presented(&request.headers, request.uri.query(), self.dpop.is_some())?;
+        let scheme = presented.scheme;
         let as_dpop = |refusal: AuthRefusal| if scheme == Scheme::Dpop { refusal.for_dpop() } else { refusal };
-        let principal = self.token_principal(token).await.map_err(as_dpop)?;
+        let (token, principal) = self.token_principal(&presented).await.map_err(as_dpop)?;
         self.check_binding(request, scheme, token, &principal).await?;
         let missing: Vec<&str> =
             self.required_scopes.iter().map(String::as_str).filter(|scope| !principal.has_scope(scope)).collect();
@@ -252,22 +253,23 @@ impl ResourceServer {
         Ok(principal)
     }
 
-    /// The principal of `token`, verified, or from the tokens verified before.
-    async fn token_principal(&self, token: &str) -> Result<Principal, AuthRefusal> {
-        let key = VerifiedTokens::key(token);
+    /// The token presented and its principal: from the tokens verified before, found by the
+    /// hash of its bytes, or its syntax checked and the token verified.
+    async fn token_principal<'a>(&self, presented: &Presented<'a>) -> Result<(&'a str, Principal), AuthRefusal> {
         let now = SystemTime::now();
-        let principal = match self.verified.get(&key, now) {
-            Some(principal) => principal,
-            None => {
-                let mut principal = self.verifier.verify(token).await?;
-                if self.exact_scopes {
-                    principal = principal.with_exact_scopes();
-                }
-                self.verified.insert(key, &principal, now);
-                principal
-            }
-        };
-        Ok(principal)
+        let key = presented.may_be_known().then(|| VerifiedTokens::key(presented.bytes));
+        if let Some(principal) = key.as_ref().and_then(|key| self.verified.get(key, now)) {
+            return Ok((presented.known_good()?, principal));
+        }
+        let token = presented.checked()?;
+        let mut principal = self.verifier.verify(token).await?;
+        if self.exact_scopes {
+            principal = principal.with_exact_scopes();
+        }
+        if let Some(key) = key {
+            self.verified.insert(key, &principal, now);
+        }
+        Ok((token, principal))
     }
 }
 
