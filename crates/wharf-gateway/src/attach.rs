@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use wharf_client::Notifications;
+
 use crate::claims::Claims;
 use crate::component::{Component, Upstream};
 use crate::connection::Connection;
@@ -21,6 +23,9 @@ pub(crate) struct Attached {
     /// Each with the name it takes on the gateway.
     pub(crate) components: Vec<(String, Component)>,
     pub(crate) held: HashMap<Kind, Vec<String>>,
+    /// The upstream's notifications, heard from before its lists were read: a change made
+    /// between the reading and the watcher's start is not missed.
+    pub(crate) notifications: Option<Notifications>,
 }
 
 /// Reaches `mount`'s upstream and claims its names in `claims`; on failure nothing stays
@@ -42,9 +47,10 @@ pub(crate) async fn attach(
     let policy = Arc::new(mount.policy.clone());
     let upstream =
         Upstream { link, namespace, separator: separator.to_owned(), prefix, policy, links_views: Arc::default() };
+    let notifications = upstream.link.connection.current().map(|client| client.notifications());
     let listed = list_and_claim(&upstream, claims).await;
     match listed {
-        Ok((components, held)) => Ok(Attached { upstream, components, held }),
+        Ok((components, held)) => Ok(Attached { upstream, components, held, notifications }),
         Err(err) => {
             claims.lock().unwrap_or_else(PoisonError::into_inner).release_all(&mount.name);
             upstream.link.connection.close().await;

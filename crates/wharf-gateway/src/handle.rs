@@ -150,14 +150,14 @@ impl GatewayHandle {
         }
         let inner = &self.inner;
         let attached = attach(&mount, &inner.claims, &inner.parking, &inner.separator).await?;
-        let Attached { upstream, components, held } = attached;
+        let Attached { upstream, components, held, notifications } = attached;
         let added = inner.server.update(|update| add_each(update, &mount.name, components));
         if let Err(err) = added {
             inner.claims.lock().unwrap_or_else(PoisonError::into_inner).release_all(&mount.name);
             upstream.link.connection.close().await;
             return Err(GatewayError::new(GatewayErrorKind::Server, err.to_string()));
         }
-        self.register(Attached { upstream, components: Vec::new(), held });
+        self.register(Attached { upstream, components: Vec::new(), held, notifications });
         Ok(())
     }
 
@@ -215,7 +215,7 @@ impl GatewayHandle {
     /// Starts watching an attached mount whose components the server has: its list changes,
     /// its subscriptions, its health, its restarts.
     pub(crate) fn register(&self, attached: Attached) {
-        let Attached { upstream, held, .. } = attached;
+        let Attached { upstream, held, notifications, .. } = attached;
         let inner = &self.inner;
         let connection = upstream.link.connection.clone();
         let (listened_sender, listened) = tokio::sync::watch::channel(BTreeSet::new());
@@ -228,7 +228,7 @@ impl GatewayHandle {
         inner.subscribed.write().unwrap_or_else(PoisonError::into_inner).push(subscribed);
         inner.health.add(connection.clone());
         let name = upstream.link.mount.to_string();
-        let watcher = watch::spawn(inner.server.clone(), upstream, inner.claims.clone(), held, listened);
+        let watcher = watch::spawn(inner.server.clone(), upstream, inner.claims.clone(), held, listened, notifications);
         self.lock().insert(name, Mounted { watcher, connection });
     }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use wharf_client::{Client, ErrorKind};
+use wharf_client::{Client, ErrorKind, Notifications};
 use wharf_protocol::{Era, ServerNotification, SubscriptionFilter};
 use wharf_server::Server;
 
@@ -34,16 +34,19 @@ const MAX_RELISTEN_DELAY: Duration = Duration::from_secs(30);
 
 /// Watches `upstream` for list changes and resource updates while its client lives, keeping
 /// `server` in step; `held` is what the upstream's components are named on the gateway now, by
-/// kind, and `listened` names the resources to listen for on a 2026-07-28 upstream.
+/// kind, and `listened` names the resources to listen for on a 2026-07-28 upstream;
+/// `notifications` are its client's, heard from since before `held` was listed.
 pub(crate) fn spawn(
     server: Server,
     upstream: Upstream,
     claims: Arc<Mutex<Claims>>,
     held: HashMap<Kind, Vec<String>>,
     listened: watch::Receiver<BTreeSet<String>>,
+    notifications: Option<Notifications>,
 ) -> Watcher {
     let stopped = Arc::new(AtomicBool::new(false));
-    let task = tokio::spawn(run(server, upstream, claims, held, listened, stopped.clone())).abort_handle();
+    let watching = run(server, upstream, claims, held, listened, notifications, stopped.clone());
+    let task = tokio::spawn(watching).abort_handle();
     Watcher { task, stopped }
 }
 
@@ -69,14 +72,16 @@ async fn run(
     claims: Arc<Mutex<Claims>>,
     mut held: HashMap<Kind, Vec<String>>,
     listened: watch::Receiver<BTreeSet<String>>,
+    notifications: Option<Notifications>,
     stopped: Arc<AtomicBool>,
 ) {
     let watched = Watched { server: &server, upstream: &upstream, claims: &claims, stopped: &stopped };
     let connection = upstream.link.connection.clone();
     let mut pause = FIRST_RESTART_PAUSE;
-    while let Some(client) = connection.current() {
+    let (Some(mut client), Some(mut notifications)) = (connection.current(), notifications) else { return };
+    loop {
         let started = Instant::now();
-        follow(&watched, &client, &mut held, listened.clone()).await;
+        follow(&watched, &client, notifications, &mut held, listened.clone()).await;
         // The connection ended: the program exited, or was killed.
         if started.elapsed() > STAYED_UP {
             pause = FIRST_RESTART_PAUSE;
@@ -86,9 +91,12 @@ async fn run(
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(MAX_RESTART_PAUSE);
             match connection.restart().await {
-                Ok(client) => {
-                    resubscribe(&connection, &client).await;
+                Ok(restarted) => {
+                    // Heard from before the lists are read again, as at the start.
+                    notifications = restarted.notifications();
+                    resubscribe(&connection, &restarted).await;
                     refresh(&watched, &mut held, &Kind::ALL).await;
+                    client = restarted;
                     break;
                 }
                 Err(err) => connection.went_down(err.to_string(), pause),
@@ -111,7 +119,6 @@ async fn resubscribe(connection: &Connection, client: &Client) {
     }
 }
 
-/// Follows `client`'s notifications until its connection ends.
 /// What a watcher keeps in step, and whether it was stopped.
 struct Watched<'a> {
     server: &'a Server,
@@ -120,14 +127,15 @@ struct Watched<'a> {
     stopped: &'a AtomicBool,
 }
 
+/// Follows `client`'s `notifications` until its connection ends.
 async fn follow(
     watched: &Watched<'_>,
     client: &Client,
+    mut notifications: Notifications,
     held: &mut HashMap<Kind, Vec<String>>,
     listened: watch::Receiver<BTreeSet<String>>,
 ) {
     let (server, upstream) = (watched.server, watched.upstream);
-    let mut notifications = client.notifications();
     let listening = (client.era() == Era::Stateless).then(|| tokio::spawn(listen(client.clone(), listened)));
     while let Some(notification) = notifications.next().await {
         let kinds: &[Kind] = match notification {
