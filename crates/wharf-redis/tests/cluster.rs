@@ -47,11 +47,12 @@ async fn sessions_and_their_relayed_changes_go_on_after_the_primary_holding_them
 
     // The primary holding the session's slot dies: its replica takes over, and the session
     // (written with no WAIT, so what the dead primary had not yet passed on could be lost: here
-    // it had, long before) is served again by both instances.
+    // the replica is waited for first) is served again by both instances.
     // Calls keep coming meanwhile, each answered right or refused with 503.
     let session_key = format!("failover:{{{id}}}:session");
     let primary = cluster.primary_of(&session_key);
     let replica = cluster.replica_of(primary);
+    cluster.wait_until_replicated(primary);
     let stop = Arc::new(AtomicBool::new(false));
     let calling = tokio::spawn(call_until_stopped(b, id.clone(), stop.clone()));
     tokio::time::sleep(Duration::from_millis(300)).await;

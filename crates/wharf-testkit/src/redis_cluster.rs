@@ -142,6 +142,21 @@ impl RedisCluster {
         })
     }
 
+    /// Waits (at most 10 seconds) until the replica of the primary on `primary` has everything
+    /// the primary had written when this was called: a write made without `WAIT` before then
+    /// outlives the primary's death.
+    pub fn wait_until_replicated(&self, primary: u16) {
+        let replica = self.replica_of(primary);
+        let offset = |port: u16, field: &str| {
+            let info = cli(port, &["INFO", "replication"]).unwrap_or_default();
+            info.lines().find_map(|line| line.trim().strip_prefix(field)?.parse::<u64>().ok())
+        };
+        let written = offset(primary, "master_repl_offset:").expect("the primary's replication offset");
+        until_blocking("the replica to have what its primary wrote", Duration::from_secs(10), || {
+            offset(replica, "slave_repl_offset:").is_some_and(|replicated| replicated >= written)
+        });
+    }
+
     /// Kills the node on `port` (`SIGKILL`, as a crash), then waits until the cluster is ok
     /// again without it: its replica elected in its place.
     pub fn kill(&mut self, port: u16) {
