@@ -1,13 +1,12 @@
 //! A Redis Cluster of a test's own: three primaries with a replica each (Debian's
-//! `redis-server` in cluster mode, `WHARF_REDIS_SERVER` names another), on free loopback ports,
-//! joined by `redis-cli --cluster create`; every node stopped, and its directory removed, when
-//! dropped. A node can be killed as a crash would, or its replica told to take over.
+//! `redis-server` in cluster mode, `WHARF_REDIS_SERVER` names another), on free loopback ports
+//! (others for a node that found its own taken before it listened), joined by `redis-cli
+//! --cluster create`; every node stopped, and its directory removed, when dropped. A node can be killed as a crash would, or its replica told to take over.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::eventually::{eventually_blocking, until_blocking};
-use crate::ports::free_port;
 use crate::process::Process;
 use crate::redis_cli::redis_cli as cli;
 use crate::redis_process;
@@ -40,15 +39,9 @@ impl RedisCluster {
         let dir = TempDir::new("redis-cluster");
         let mut cluster = RedisCluster { nodes: Vec::new(), dir };
         for _ in 0..6 {
-            let (port, bus_port) = (free_port(), free_port());
-            let node = Node { port, bus_port, process: Some(cluster.spawn(port, bus_port)) };
-            cluster.nodes.push(node);
-        }
-        for node in &cluster.nodes {
-            let port = node.port;
-            until_blocking(&format!("redis-server to answer on port {port}"), Duration::from_secs(5), || {
-                cli(port, &["PING"]).is_some_and(|answer| answer.trim() == "PONG")
-            });
+            let ([port, bus_port], process) =
+                redis_process::start_on_free_ports(|[port, bus_port]| cluster.node_command(port, bus_port));
+            cluster.nodes.push(Node { port, bus_port, process: Some(process) });
         }
         let mut create = Command::new("redis-cli");
         create.args(["--cluster", "create"]);
@@ -61,6 +54,11 @@ impl RedisCluster {
     }
 
     fn spawn(&self, port: u16, bus_port: u16) -> Process {
+        redis_process::spawn(&mut self.node_command(port, bus_port))
+    }
+
+    /// The command that runs a node of this cluster on `port`.
+    fn node_command(&self, port: u16, bus_port: u16) -> Command {
         let dir = self.dir.join(port.to_string());
         std::fs::create_dir_all(&dir).expect("a node's directory");
         let mut command = redis_process::persisting_node(port, &dir);
@@ -75,7 +73,7 @@ impl RedisCluster {
             .args(["--repl-diskless-sync-delay", "0"])
             // The cluster bus needs a port of its own; the default (port + 10000) may not be free.
             .args(["--cluster-port", &bus_port.to_string()]);
-        redis_process::spawn(&mut command)
+        command
     }
 
     /// The nodes' URLs, for `Redis::connect_cluster` or `--redis-cluster`.

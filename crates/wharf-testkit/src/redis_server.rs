@@ -1,13 +1,8 @@
 //! A `redis-server` of a test's own (Debian's, which `scripts/test` installs;
-//! `WHARF_REDIS_SERVER` names another), on a free loopback port, writing to a temporary
+//! `WHARF_REDIS_SERVER` names another), on a free loopback port (another one when that was
+//! taken before it listened), writing to a temporary
 //! directory; stopped, and its directory removed, when dropped.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::time::Duration;
-
-use crate::eventually::until_blocking;
-use crate::ports::free_port;
 use crate::process::Process;
 use crate::redis_process;
 use crate::temp_dir::TempDir;
@@ -25,10 +20,10 @@ pub struct RedisServer {
 impl RedisServer {
     /// Starts one and waits (at most five seconds) until it answers `PING`.
     pub fn start() -> RedisServer {
-        let port = free_port();
-        let mut server = RedisServer { port, dir: TempDir::new(&format!("redis-{port}")), process: None };
-        server.run();
-        server
+        let dir = TempDir::new("redis");
+        let ([port], process) =
+            redis_process::start_on_free_ports(|[port]| redis_process::persisting_node(port, dir.path()));
+        RedisServer { port, dir, process: Some(process) }
     }
 
     /// Its URL, for `Redis::connect` or `--redis`.
@@ -40,10 +35,10 @@ impl RedisServer {
     /// until it answers.
     pub fn run(&mut self) {
         let mut command = redis_process::persisting_node(self.port, self.dir.path());
-        let process = redis_process::spawn(&mut command);
-        self.process = Some(process);
+        let mut process = redis_process::spawn(&mut command);
         let port = self.port;
-        until_blocking(&format!("redis-server to answer PING on port {port}"), Duration::from_secs(5), || pong(port));
+        assert!(redis_process::until_answering(&mut process, port), "redis-server exited at start on port {port}");
+        self.process = Some(process);
     }
 
     /// Stops the process, as a crash would.
@@ -51,14 +46,4 @@ impl RedisServer {
         // Dropping the process kills and reaps it.
         self.process = None;
     }
-}
-
-/// Whether a Redis on `port` answers `PING`.
-fn pong(port: u16) -> bool {
-    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else { return false };
-    let mut answer = [0u8; 7];
-    stream.set_read_timeout(Some(Duration::from_secs(1))).is_ok()
-        && stream.write_all(b"PING\r\n").is_ok()
-        && stream.read_exact(&mut answer).is_ok()
-        && &answer == b"+PONG\r\n"
 }
