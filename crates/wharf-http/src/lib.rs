@@ -22,7 +22,8 @@
 //!    `standalone.rs` (a session's standalone stream: its queue, held by one GET at a time; a
 //!    new GET takes it over, keeping the stream's id and numbering), `connections.rs` (what
 //!    `serve` keeps open: connections bounded in all and per address, one past either
-//!    answered 503 unread; idle ones closed by hyper's timer for a request's head), `unix.rs`
+//!    answered 503 unread; idle ones closed by hyper's timer for a request's head), `head_timer.rs`
+//!    (that timer: a deadline per connection, swept a few times per timeout), `unix.rs`
 //!    (a Unix socket made owner-only, [`UnixPeer`]: the peer's credentials as its principal),
 //!    `server_card.rs` ([`ServerCard`]: the card and its AI Catalog entry, made from the
 //!    server's own description).
@@ -55,6 +56,7 @@ mod auth;
 mod body;
 mod connections;
 mod events;
+mod head_timer;
 mod headers;
 mod request_parts;
 mod session_store;

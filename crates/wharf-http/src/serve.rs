@@ -15,6 +15,7 @@ use tokio::net::{TcpListener, TcpStream};
 use wharf_server::contract::{Error, Server};
 
 use crate::connections::ConnectionLimits;
+use crate::head_timer::HeadTimers;
 use crate::options::{HttpOptions, OperatorEndpoint};
 #[cfg(unix)]
 use crate::unix::UnixPeer;
@@ -166,6 +167,7 @@ struct Endpoint {
     path: Arc<str>,
     operator_endpoints: Arc<[Arc<OperatorEndpoint>]>,
     header_read_timeout: std::time::Duration,
+    head_timers: Arc<HeadTimers>,
 }
 
 impl Endpoint {
@@ -177,7 +179,7 @@ impl Endpoint {
         Io: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let mut closing = self.service.shared.closing();
-        let Endpoint { service, path, operator_endpoints, header_read_timeout } = self;
+        let Endpoint { service, path, operator_endpoints, header_read_timeout, head_timers } = self;
         let handler = hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
             let service = service.clone();
             let path = path.clone();
@@ -201,7 +203,7 @@ impl Endpoint {
             }
         });
         let connection = hyper::server::conn::http1::Builder::new()
-            .timer(hyper_util::rt::TokioTimer::new())
+            .timer(head_timers.connection_timer())
             .header_read_timeout(header_read_timeout)
             .serve_connection(hyper_util::rt::TokioIo::new(io), handler);
         let mut connection = std::pin::pin!(connection);
@@ -216,6 +218,15 @@ impl Endpoint {
         if let Err(err) = outcome {
             tracing::debug!(%address, %err, "an HTTP connection ended with an error");
         }
+    }
+}
+
+/// Stops a task when dropped, as serving ends however it ends.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -245,7 +256,9 @@ async fn run(serve: Serve, shutdown: impl Future<Output = ()> + Send) -> Result<
         operator_endpoints: options.operator_endpoints.clone().into(),
         service: McpService::new(server, options),
         header_read_timeout,
+        head_timers: HeadTimers::new(header_read_timeout),
     };
+    let _sweeping = AbortOnDrop(tokio::spawn(endpoint.head_timers.clone().sweep()));
     let mut connections = tokio::task::JoinSet::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {

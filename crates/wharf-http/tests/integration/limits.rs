@@ -318,6 +318,36 @@ async fn an_idle_connection_is_closed_after_the_idle_timeout_but_an_open_stream_
     read_until(&mut stream, &mut seen, "notifications/tools/list_changed").await;
 }
 
+/// A head sent a few bytes at a time, as a slowloris client sends it, is cut at the timeout
+/// for the whole head: bytes trickling in do not keep the connection open.
+#[tokio::test]
+async fn a_head_trickled_in_is_cut_at_the_header_read_timeout() {
+    let options = HttpOptions::default().header_read_timeout(Duration::from_millis(300));
+    let port = start(fixture::server(), options).await;
+    let mut slow = connect_from([127, 0, 0, 1], port).await;
+    slow.write_all(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\nx-slow: ").await.unwrap();
+    // Ten times the timeout, a byte every 50 ms: the server closes the connection well within.
+    let mut closed = false;
+    for _ in 0..60 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let mut byte = [0u8; 1];
+        match tokio::time::timeout(Duration::from_millis(1), slow.read(&mut byte)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => {
+                closed = true;
+                break;
+            }
+            Ok(Ok(_)) | Err(_) => {}
+        }
+        if slow.write_all(b"a").await.is_err() {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "a head trickled in for 3 s was never cut");
+    // The server goes on serving the others.
+    assert!(!session(port).await.is_empty());
+}
+
 /// Opens the session's standalone GET stream (resuming from `last_event` if given) and
 /// returns the socket once the response head and any priming event arrived.
 async fn open_get(port: u16, session: &str, last_event: Option<&str>) -> (TcpStream, String) {
