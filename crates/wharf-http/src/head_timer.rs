@@ -7,16 +7,22 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use hyper::rt::{Sleep, Timer};
 
-/// The slots of an endpoint's connections, and how often they are swept.
+/// The slots of an endpoint's connections, how often they are swept, and the time of the last
+/// sweep, which is the connections' clock: a deadline is set from it without reading the
+/// system's clock for every request, and so falls within a tick of the timeout.
 pub(crate) struct HeadTimers {
     slots: Mutex<Vec<Weak<Slot>>>,
     tick: Duration,
+    epoch: Instant,
+    /// Milliseconds from `epoch` to the last sweep.
+    swept_at: AtomicU64,
 }
 
 /// What a connection waits for: the deadline of the head it is reading, and its task's waker.
@@ -34,17 +40,23 @@ struct Waiting {
 }
 
 impl HeadTimers {
-    /// Timers for deadlines `timeout` away, kept within an eighth of it (and a second).
+    /// Timers for deadlines `timeout` away, kept within an eighth of it (and a second) either
+    /// way: set from the last sweep's time, and found passed at a sweep.
     pub(crate) fn new(timeout: Duration) -> Arc<HeadTimers> {
         let tick = (timeout / 8).clamp(Duration::from_millis(10), Duration::from_secs(1));
-        Arc::new(HeadTimers { slots: Mutex::default(), tick })
+        Arc::new(HeadTimers { slots: Mutex::default(), tick, epoch: Instant::now(), swept_at: AtomicU64::new(0) })
     }
 
     /// The timer of one new connection.
-    pub(crate) fn connection_timer(&self) -> ConnectionTimer {
+    pub(crate) fn connection_timer(self: &Arc<Self>) -> ConnectionTimer {
         let slot = Arc::new(Slot::default());
         lock(&self.slots).push(Arc::downgrade(&slot));
-        ConnectionTimer { slot }
+        ConnectionTimer { slot, timers: self.clone() }
+    }
+
+    /// The time of the last sweep.
+    fn now(&self) -> Instant {
+        self.epoch + Duration::from_millis(self.swept_at.load(Ordering::Relaxed))
     }
 
     /// Sweeps the slots every tick, for as long as it is polled: the endpoint's accept loop
@@ -60,6 +72,8 @@ impl HeadTimers {
 
     /// Wakes each connection whose deadline is before `now`, and forgets closed connections.
     fn wake_past(&self, now: Instant) {
+        let since_epoch = u64::try_from(now.saturating_duration_since(self.epoch).as_millis()).unwrap_or(u64::MAX);
+        self.swept_at.fetch_max(since_epoch, Ordering::Relaxed);
         let mut woken = Vec::new();
         lock(&self.slots).retain(|slot| {
             let Some(slot) = slot.upgrade() else { return false };
@@ -79,11 +93,16 @@ impl HeadTimers {
 #[derive(Clone)]
 pub(crate) struct ConnectionTimer {
     slot: Arc<Slot>,
+    timers: Arc<HeadTimers>,
 }
 
 impl Timer for ConnectionTimer {
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
-        self.sleep_until(Instant::now() + duration)
+        self.sleep_until(self.now() + duration)
+    }
+
+    fn now(&self) -> Instant {
+        self.timers.now()
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
@@ -126,7 +145,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::AtomicUsize;
     use std::task::Wake;
 
     struct Counted(AtomicUsize);
@@ -160,6 +179,19 @@ mod tests {
         timers.wake_past(start + Duration::from_secs(31));
         assert!(second.as_mut().poll(&mut context).is_pending());
         assert_eq!(counted.0.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn the_connections_clock_is_the_time_of_the_last_sweep() {
+        let timers = HeadTimers::new(Duration::from_secs(30));
+        let timer = timers.connection_timer();
+        let before = timer.now();
+        timers.wake_past(timers.epoch + Duration::from_secs(5));
+        assert_eq!(timer.now(), timers.epoch + Duration::from_secs(5));
+        assert!(timer.now() > before);
+        // A sweep that ran late never sets it back.
+        timers.wake_past(timers.epoch + Duration::from_secs(4));
+        assert_eq!(timer.now(), timers.epoch + Duration::from_secs(5));
     }
 
     #[test]
