@@ -45,6 +45,12 @@ impl VerifiedTokens {
         None
     }
 
+    /// Until when the token with this key is kept, when it is and still good at `now`.
+    pub(crate) fn kept_until(&self, key: &TokenKey, now: SystemTime) -> Option<SystemTime> {
+        let entries = self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        entries.get(key).map(|entry| entry.until).filter(|until| now < *until)
+    }
+
     /// Keeps a verified token's principal until its `exp` claim, or the bound if sooner.
     pub(crate) fn insert(&self, key: TokenKey, principal: &Principal, now: SystemTime) {
         let bound = now + self.max_age;
@@ -87,6 +93,8 @@ mod tests {
         let other = VerifiedTokens::key(b"token-b");
         cache.insert(other, &plain, now);
         assert!(cache.get(&other, now + Duration::from_secs(299)).is_some());
+        assert_eq!(cache.kept_until(&other, now), Some(now + Duration::from_secs(300)));
+        assert_eq!(cache.kept_until(&other, now + Duration::from_secs(300)), None);
         assert!(cache.get(&other, now + Duration::from_secs(300)).is_none(), "the bound");
         assert_ne!(VerifiedTokens::key(b"token-a"), VerifiedTokens::key(b"token-b"));
     }

@@ -506,4 +506,16 @@ impl Authenticator for ResourceServer {
     fn public_document(&self, path: &str) -> Option<Bytes> {
         self.metadata_paths.iter().any(|known| known == path).then(|| self.metadata.clone())
     }
+
+    /// A bearer token's principal is given again for as long as the verified token is kept
+    /// (its `exp`, or the cache's bound); a DPoP proof is checked on every request.
+    fn reusable_until(&self, request: &http::request::Parts, _principal: &Principal) -> Option<std::time::Instant> {
+        let presented = bearer::presented(&request.headers, request.uri.query(), self.dpop.is_some()).ok()?;
+        if presented.scheme != Scheme::Bearer || !presented.may_be_known() {
+            return None;
+        }
+        let now = SystemTime::now();
+        let until = self.verified.kept_until(&VerifiedTokens::key(presented.bytes), now)?;
+        Some(std::time::Instant::now() + until.duration_since(now).ok()?)
+    }
 }

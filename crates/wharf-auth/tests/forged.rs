@@ -106,10 +106,22 @@ async fn call_with(port: u16, tool: &str, authorization: &str, proof: Option<&st
 
 /// The whole answer to [`call_with`]'s request.
 async fn call_reply(port: u16, tool: &str, authorization: &str, proof: Option<&str>) -> raw_http::Reply {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool,
+    let mut headers = call_headers(tool, authorization, proof);
+    let host = format!("127.0.0.1:{port}");
+    headers.push(("host", &host));
+    raw_http::send(port, "POST", &headers, &call_body(tool)).await
+}
+
+/// The body of a stateless `tools/call` of `tool`.
+fn call_body(tool: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool,
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                   "io.modelcontextprotocol/clientCapabilities": {}}}})
-    .to_string();
+    .to_string()
+}
+
+/// Its headers, with the `Authorization` header `authorization` and the `DPoP` header `proof`.
+fn call_headers<'a>(tool: &'a str, authorization: &'a str, proof: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
     let mut headers = vec![
         JSON[0],
         JSON[1],
@@ -118,12 +130,10 @@ async fn call_reply(port: u16, tool: &str, authorization: &str, proof: Option<&s
         ("mcp-name", tool),
         ("authorization", authorization),
     ];
-    let host = format!("127.0.0.1:{port}");
-    headers.push(("host", &host));
     if let Some(proof) = proof {
         headers.push(("dpop", proof));
     }
-    raw_http::send(port, "POST", &headers, &body).await
+    headers
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -376,4 +386,94 @@ async fn a_server_giving_nonces_sends_a_proof_without_one_back_for_it() {
     wrong["nonce"] = json!("not-the-servers");
     assert_eq!(call_with(port, "echo", &authorization, Some(&proof(&key, &header, &wrong))).await.0, 401);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+/// One kept-alive connection to an endpoint, for requests one after another.
+struct KeptAlive {
+    stream: tokio::net::TcpStream,
+    port: u16,
+}
+
+impl KeptAlive {
+    async fn open(port: u16) -> KeptAlive {
+        KeptAlive { stream: tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap(), port }
+    }
+
+    /// The status of a stateless `tools/call` of `tool` sent on this connection.
+    async fn call(&mut self, tool: &str, authorization: &str, proof: Option<&str>) -> u16 {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let request = raw_http::request_bytes(
+            self.port,
+            "POST",
+            "/mcp",
+            &call_headers(tool, authorization, proof),
+            &call_body(tool),
+        )
+        .replace("connection: close\r\n", "");
+        self.stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let reply = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            loop {
+                let mut chunk = [0u8; 4096];
+                let read = self.stream.read(&mut chunk).await.unwrap();
+                assert!(read > 0, "the connection closed: {}", String::from_utf8_lossy(&raw));
+                raw.extend_from_slice(&chunk[..read]);
+                let text = String::from_utf8_lossy(&raw).into_owned();
+                let Some(end_of_head) = text.find("\r\n\r\n") else { continue };
+                let length: usize = text[..end_of_head]
+                    .lines()
+                    .find_map(|line| line.to_ascii_lowercase().strip_prefix("content-length: ").map(str::to_owned))
+                    .map_or(0, |length| length.trim().parse().unwrap());
+                if raw.len() >= end_of_head + 4 + length {
+                    return raw_http::parse(&raw);
+                }
+            }
+        })
+        .await
+        .expect("an answer within 10 s");
+        reply.status
+    }
+}
+
+/// Requests on one kept-alive connection: its token's principal is given again only while the
+/// token is good, another token on the connection is its own, and a DPoP proof is checked
+/// every time (a replay on the same connection is refused).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_alive_connection_is_given_its_tokens_principal_again_only_while_the_token_is_good() {
+    let issuer = issuer(None);
+    let (port, resource, runs) =
+        endpoint_with(&issuer, |builder| builder.leeway(std::time::Duration::ZERO).dpop(DpopMode::Allowed)).await;
+    let header = json!({"alg": "EdDSA", "typ": "at+jwt", "kid": "k1"});
+    let expiry = now() + 2;
+    let short = signed(&header, &json!({"iss": issuer, "sub": "ann", "aud": resource, "exp": expiry, "scope": "demo"}));
+    let plain = signed(&header, &json!({"iss": issuer, "sub": "bo", "aud": resource, "exp": now() + 300}));
+    let (short, plain) = (format!("Bearer {short}"), format!("Bearer {plain}"));
+
+    let mut connection = KeptAlive::open(port).await;
+    assert_eq!(connection.call("admin", &short, None).await, 200);
+    assert_eq!(connection.call("admin", &short, None).await, 200, "again on the same connection");
+    assert_eq!(connection.call("admin", &plain, None).await, 403, "another token, without the scope");
+    assert_eq!(connection.call("admin", &short, None).await, 200);
+    assert_eq!(connection.call("echo", "Bearer not-a-token", None).await, 401);
+    assert_eq!(connection.call("admin", &short, None).await, 200);
+
+    // Past the token's expiry (no leeway here): refused on the same connection.
+    while now() <= expiry {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(connection.call("echo", &short, None).await, 401, "expired while the connection lived");
+    assert_eq!(connection.call("echo", &plain, None).await, 200);
+
+    // A DPoP-bound token's proof, replayed on the connection it was first sent on: refused.
+    let key = proof_key(4);
+    let bound = access_token(&issuer, &resource, Some(&key));
+    let proof_header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": public_jwk(&key)});
+    let ath = URL_SAFE_NO_PAD.encode(Sha256::digest(bound.as_bytes()));
+    let claims = json!({"jti": "kept", "htm": "POST", "htu": resource, "iat": now(), "ath": ath});
+    let good = proof(&key, &proof_header, &claims);
+    let as_dpop = format!("DPoP {bound}");
+    assert_eq!(connection.call("echo", &as_dpop, Some(&good)).await, 200);
+    assert_eq!(connection.call("echo", &as_dpop, Some(&good)).await, 401, "a replayed proof");
+    assert_eq!(connection.call("echo", &as_dpop, None).await, 401, "no proof");
+    assert_eq!(runs.load(Ordering::SeqCst), 2, "the echo calls let in: bo's and the first DPoP one");
 }

@@ -51,6 +51,18 @@ pub trait Authenticator: Send + Sync + 'static {
         let _ = path;
         None
     }
+
+    /// Until when the principal just given for `request` may be given again, without asking, to
+    /// the later requests of the same connection (under [`serve`](crate::serve)) whose only
+    /// credential is the same `Authorization` header, byte for byte, with no `DPoP` header and
+    /// no query: a kept-alive client then costs no lookup per request. `None`, the default:
+    /// every request is authenticated. An authenticator whose answer depends on more of the
+    /// request than that header, or that may withdraw a principal before the instant it
+    /// returns, keeps the default.
+    fn reusable_until(&self, request: &http::request::Parts, principal: &Principal) -> Option<std::time::Instant> {
+        let _ = (request, principal);
+        None
+    }
 }
 
 /// Why a request has no principal, which decides its status and challenge (RFC 6750 §3.1).

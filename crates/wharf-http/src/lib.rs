@@ -14,7 +14,9 @@
 //! A file imports only from floors below its own.
 //!
 //! 1. **Pieces.** `auth.rs` ([`Authenticator`], the hook that authenticates every request, and
-//!    the RFC 6750 challenges of its refusals), `body.rs` ([`McpBody`]), `sse.rs`, `headers.rs`,
+//!    the RFC 6750 challenges of its refusals), `connection_auth.rs` (a connection's principal,
+//!    given again to its next requests with the same credential while the authenticator allows),
+//!    `body.rs` ([`McpBody`]), `sse.rs`, `headers.rs`,
 //!    `request_parts.rs` ([`HttpParts`], [`HttpRequest`]), `events.rs` ([`EventStore`]; the
 //!    built-in one bounded per session and in all, the oldest event of all going first),
 //!    `session_store.rs` ([`SessionStore`]: 2025 sessions and their streams' events kept where
@@ -54,6 +56,7 @@
 
 mod auth;
 mod body;
+mod connection_auth;
 mod connections;
 mod events;
 mod head_timer;

@@ -38,14 +38,21 @@ use wharf_server::contract::{
 use wharf_server::contract::{Session, Transport};
 use wharf_server::contract::{allows_batches, answer_batch, batches_refused, check_batch_len};
 
-pub(crate) async fn handle<B>(shared: &Arc<Shared>, request: Request<B>, address: Option<IpAddr>) -> Response<McpBody>
+/// Answers a POST; `authenticated` is the principal the endpoint's authenticator gave it, else
+/// the request's extensions may hold one (an app's own authentication, a Unix peer).
+pub(crate) async fn handle<B>(
+    shared: &Arc<Shared>,
+    request: Request<B>,
+    address: Option<IpAddr>,
+    authenticated: Option<Principal>,
+) -> Response<McpBody>
 where
     B: http_body::Body + Send + 'static,
     B::Data: Send,
     B::Error: std::fmt::Display,
 {
     let (mut parts, body) = request.into_parts();
-    let principal = parts.extensions.get::<Principal>().cloned();
+    let principal = authenticated.or_else(|| parts.extensions.get::<Principal>().cloned());
     // Middleware may read the headers and extensions; without it they are not kept.
     let http = (!shared.server.layers().is_empty()).then(|| {
         Arc::new(HttpParts { headers: parts.headers.clone(), extensions: std::mem::take(&mut parts.extensions) })

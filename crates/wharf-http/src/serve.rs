@@ -14,6 +14,7 @@ use http::Request;
 use tokio::net::{TcpListener, TcpStream};
 use wharf_server::contract::{Error, Server};
 
+use crate::connection_auth::ConnectionAuth;
 use crate::connections::ConnectionLimits;
 use crate::head_timer::HeadTimers;
 use crate::options::{HttpOptions, OperatorEndpoint};
@@ -180,8 +181,10 @@ impl Endpoint {
     {
         let mut closing = self.service.shared.closing();
         let Endpoint { service, path, operator_endpoints, header_read_timeout, head_timers } = self;
+        let connection_auth = service.authenticates().then(|| Arc::new(ConnectionAuth::default()));
         let handler = hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
             let service = service.clone();
+            let connection_auth = connection_auth.clone();
             let path = path.clone();
             let operator_endpoints = operator_endpoints.clone();
             let unix_peer = unix_peer.clone();
@@ -199,7 +202,7 @@ impl Endpoint {
                 if request.uri().path() != &*path && !service.publishes(request.uri().path()) {
                     return Ok::<_, Infallible>(reply::not_found());
                 }
-                Ok(service.handle_from(request, address).await)
+                Ok(service.handle_from(request, address, connection_auth).await)
             }
         });
         let connection = hyper::server::conn::http1::Builder::new()

@@ -10,9 +10,11 @@ use std::task::{Context, Poll};
 
 use http::{Method, Request, Response};
 
-use wharf_server::contract::Server;
+use wharf_server::contract::{Principal, Server, ServerHooks};
 
+use crate::auth::{AuthRefusal, Authenticator};
 use crate::body::McpBody;
+use crate::connection_auth::ConnectionAuth;
 use crate::discovery;
 use crate::events::{EventStore, MemoryEventStore};
 use crate::options::HttpOptions;
@@ -57,23 +59,30 @@ impl McpService {
         B::Error: std::fmt::Display,
     {
         let peer = request.extensions().get::<SocketAddr>().map(SocketAddr::ip);
-        handle(self.shared.clone(), request, peer).await
+        handle(self.shared.clone(), request, peer, None).await
     }
 
-    /// [`handle`](McpService::handle) for a request from `peer`, known without an extension.
+    /// [`handle`](McpService::handle) for a request from `peer`, known without an extension,
+    /// on a connection whose principal `connection_auth` remembers (with authentication on).
     /// The request's future itself, not one around it: a request's future is large, and each
     /// layer of `async` around it would move it once more.
     pub(crate) fn handle_from<B>(
         &self,
         request: Request<B>,
         peer: IpAddr,
+        connection_auth: Option<Arc<ConnectionAuth>>,
     ) -> impl Future<Output = Response<McpBody>> + Send + use<B>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
         B::Error: std::fmt::Display,
     {
-        handle(self.shared.clone(), request, Some(peer))
+        handle(self.shared.clone(), request, Some(peer), connection_auth)
+    }
+
+    /// True when requests are authenticated: a connection then remembers its principal.
+    pub(crate) fn authenticates(&self) -> bool {
+        self.shared.options.auth.is_some()
     }
 
     /// True when `path` is a document the endpoint serves to anyone beside its own path (the
@@ -111,11 +120,16 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let shared = self.shared.clone();
         let peer = request.extensions().get::<SocketAddr>().map(SocketAddr::ip);
-        Box::pin(async move { Ok(handle(shared, request, peer).await) })
+        Box::pin(async move { Ok(handle(shared, request, peer, None).await) })
     }
 }
 
-async fn handle<B>(shared: Arc<Shared>, request: Request<B>, peer: Option<IpAddr>) -> Response<McpBody>
+async fn handle<B>(
+    shared: Arc<Shared>,
+    request: Request<B>,
+    peer: Option<IpAddr>,
+    connection_auth: Option<Arc<ConnectionAuth>>,
+) -> Response<McpBody>
 where
     B: http_body::Body + Send + 'static,
     B::Data: Send,
@@ -135,14 +149,23 @@ where
     }
     let origin = shared.options.cors.then(|| request.headers().get(http::header::ORIGIN).cloned()).flatten();
     let logged = tracing::level_enabled!(tracing::Level::DEBUG).then(|| RequestLog::of(&request));
-    let request = match &shared.options.auth {
+    let (request, authenticated) = match &shared.options.auth {
         // A preflight carries no credentials; it is answered below, as without authentication.
         Some(auth) if !(request.method() == Method::OPTIONS && shared.options.cors) => {
             let (mut parts, body) = request.into_parts();
-            match auth.0.authenticate(&parts).await {
+            let recalled = connection_auth.as_deref().and_then(|kept| kept.recall(&parts.headers, parts.uri.query()));
+            let authenticated = match recalled {
+                Some(principal) => Ok(principal),
+                None => authenticate(&*auth.0, &parts, connection_auth.as_deref()).await,
+            };
+            match authenticated {
                 Ok(principal) => {
-                    parts.extensions.insert(principal);
-                    Request::from_parts(parts, body)
+                    // A POST is given its principal; middleware, GET and DELETE find it among
+                    // the request's extensions.
+                    if parts.method != Method::POST || !shared.server.layers().is_empty() {
+                        parts.extensions.insert(principal.clone());
+                    }
+                    (Request::from_parts(parts, body), Some(principal))
                 }
                 Err(refusal) => {
                     let mut response = reply::unauthenticated(&refusal, &*auth.0);
@@ -156,12 +179,12 @@ where
                 }
             }
         }
-        _ => request,
+        _ => (request, None),
     };
     // The streams' methods are boxed: this future is as large as its largest branch, and a
     // POST's is moved whole at every layer it passes.
     let mut response = match *request.method() {
-        Method::POST => post::handle(&shared, request, peer).await,
+        Method::POST => post::handle(&shared, request, peer, authenticated).await,
         Method::GET => Box::pin(streams::get(&shared, request)).await,
         Method::DELETE => Box::pin(streams::delete(&shared, request)).await,
         Method::OPTIONS if shared.options.cors => reply::preflight(),
@@ -174,6 +197,22 @@ where
         logged.finish(response.status());
     }
     response
+}
+
+/// Asks `auth` for the request's principal, and has the connection remember it when the
+/// authenticator allows.
+async fn authenticate(
+    auth: &dyn Authenticator,
+    parts: &http::request::Parts,
+    connection_auth: Option<&ConnectionAuth>,
+) -> Result<Principal, AuthRefusal> {
+    let principal = auth.authenticate(parts).await?;
+    if let Some(kept) = connection_auth
+        && let Some(until) = auth.reusable_until(parts, &principal)
+    {
+        kept.keep(&parts.headers, parts.uri.query(), &principal, until);
+    }
+    Ok(principal)
 }
 
 /// What the debug log says of an HTTP request, taken before it is handled.
