@@ -306,12 +306,17 @@ fn compare_auth(runtime: &tokio::runtime::Runtime, wharf: &str, issuer: &str, co
         ["serve", "--http", "{addr}", "--auth-issuer", issuer, "--auth-resource", RESOURCE, "--auth-scope", "mcp"];
     let clients = 64;
     for mode in [Mode::Stateless, Mode::Session] {
-        let (mut off, mut ignored, mut on) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut off, mut ignored, mut on, mut on_before) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             let token = bearer_token(runtime, issuer);
             off.push(run(runtime, wharf, &plain, mode, clients, count, None));
             ignored.push(run(runtime, wharf, &plain, mode, clients, count, Some(token.clone())));
-            on.push(run(runtime, wharf, &guarded, mode, clients, count, Some(token)));
+            on.push(run(runtime, wharf, &guarded, mode, clients, count, Some(token.clone())));
+            // The build before a change, auth on, in the same rounds.
+            if let Some((before, extra)) = compared_build() {
+                let args: Vec<&str> = guarded.iter().copied().chain(extra.iter().map(String::as_str)).collect();
+                on_before.push(run(runtime, &before, &args, mode, clients, count, Some(token)));
+            }
         }
         let era = if mode == Mode::Stateless { "2026 stateless" } else { "2025 session" };
         let cpu = |runs: &[Measurement], baselines: &[Measurement]| {
@@ -325,6 +330,14 @@ fn compare_auth(runtime: &tokio::runtime::Runtime, wharf: &str, issuer: &str, co
         let (ratio, ratio_ignored) = (median_ratio(&on, &off), median_ratio(&ignored, &off));
         report(&format!("wharf --http ({era}) auth off"), "64 clients", &median(off), 1.0);
         report(&format!("({era}) off, token sent"), "64 clients", &median(ignored), ratio_ignored);
+        if !on_before.is_empty() {
+            println!(
+                "  ({era}) auth on, this build / the build before: processor time {}, throughput {:.2}",
+                cpu(&on, &on_before),
+                median_ratio(&on, &on_before)
+            );
+            report(&format!("before ({era}) auth on"), "64 clients", &median(on_before), 1.0);
+        }
         report(&format!("wharf --http ({era}) auth on"), "64 clients", &median(on), ratio);
     }
 }
