@@ -16,8 +16,7 @@ pub(crate) enum Refusal {
 pub(crate) fn check(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Refusal> {
     check_host(options, headers)?;
     if let (Some(allowed), Some(origin)) = (&options.allowed_origins, headers.get(ORIGIN)) {
-        let host = origin.to_str().ok().and_then(origin_host);
-        if !host.is_some_and(|host| is_listed(allowed, host)) {
+        if !origin_host(origin.as_bytes()).is_some_and(|host| is_listed(allowed, host)) {
             return Err(Refusal::Origin);
         }
     }
@@ -27,7 +26,7 @@ pub(crate) fn check(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Re
 /// Checks `Host` alone: for documents any web page may read.
 pub(crate) fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Refusal> {
     if let Some(allowed) = &options.allowed_hosts {
-        let host = headers.get(HOST).and_then(|value| value.to_str().ok()).and_then(authority_host);
+        let host = headers.get(HOST).and_then(|value| authority_host(value.as_bytes()));
         if !host.is_some_and(|host| is_listed(allowed, host)) {
             return Err(Refusal::Host);
         }
@@ -39,40 +38,51 @@ pub(crate) fn check_host(options: &HttpOptions, headers: &HeaderMap) -> Result<(
 pub(crate) fn origin_allowed(options: &HttpOptions, origin: &str) -> bool {
     match &options.allowed_origins {
         None => true,
-        Some(allowed) => origin_host(origin).is_some_and(|host| is_listed(allowed, host)),
+        Some(allowed) => origin_host(origin.as_bytes()).is_some_and(|host| is_listed(allowed, host)),
     }
 }
 
-fn is_listed(allowed: &[String], host: &str) -> bool {
-    allowed.iter().any(|candidate| candidate.eq_ignore_ascii_case(host))
+/// True when `host` is one of `allowed`, in any case. Compared as bytes: a listed name is text,
+/// so bytes equal to it are that text.
+fn is_listed(allowed: &[String], host: &[u8]) -> bool {
+    allowed.iter().any(|candidate| candidate.as_bytes().eq_ignore_ascii_case(host))
 }
 
 /// The host of an `Origin` value such as `http://localhost:3000`. Values with user info,
 /// paths, or anything unusual are not parsed: refusing them is the safe reading.
-fn origin_host(origin: &str) -> Option<&str> {
-    let rest = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://"))?;
+fn origin_host(origin: &[u8]) -> Option<&[u8]> {
+    let rest = origin.strip_prefix(b"http://").or_else(|| origin.strip_prefix(b"https://"))?;
     authority_host(rest)
 }
 
-/// The host of `host[:port]`, `[v6]` or `[v6]:port`, or None for anything else.
-fn authority_host(authority: &str) -> Option<&str> {
-    if authority.is_empty() || authority.bytes().any(|byte| matches!(byte, b'@' | b'/' | b'?' | b'#' | b' ' | b'\\')) {
-        return None;
+/// The host of `host[:port]`, `[v6]` or `[v6]:port`, or None for anything else: read in one
+/// pass, which finds the first `:` (a port follows it, unless the host is bracketed) and any
+/// byte that has no place in an authority.
+fn authority_host(authority: &[u8]) -> Option<&[u8]> {
+    let mut colon = None;
+    for (at, &byte) in authority.iter().enumerate() {
+        match byte {
+            b'@' | b'/' | b'?' | b'#' | b' ' | b'\\' => return None,
+            b':' if colon.is_none() => colon = Some(at),
+            _ => {}
+        }
     }
-    if authority.starts_with('[') {
-        let end = authority.find(']')?;
+    if authority.first() == Some(&b'[') {
+        let end = authority.iter().position(|&byte| byte == b']')?;
         let (host, rest) = authority.split_at(end + 1);
-        return (rest.is_empty() || valid_port(rest.strip_prefix(':')?)).then_some(host);
+        return (rest.is_empty() || valid_port(rest.strip_prefix(b":")?)).then_some(host);
     }
-    match authority.split_once(':') {
-        Some((host, port)) if valid_port(port) && !host.is_empty() => Some(host),
-        Some(_) => None,
-        None => Some(authority),
+    match colon {
+        Some(at) => {
+            let (host, port) = (&authority[..at], &authority[at + 1..]);
+            (valid_port(port) && !host.is_empty()).then_some(host)
+        }
+        None => (!authority.is_empty()).then_some(authority),
     }
 }
 
-fn valid_port(port: &str) -> bool {
-    !port.is_empty() && port.len() <= 5 && port.bytes().all(|byte| byte.is_ascii_digit())
+fn valid_port(port: &[u8]) -> bool {
+    !port.is_empty() && port.len() <= 5 && port.iter().all(u8::is_ascii_digit)
 }
 
 #[cfg(test)]
@@ -112,6 +122,12 @@ mod tests {
             (Some("user@localhost:3000"), None, Refusal::Host),
             (Some("localhost:abc"), None, Refusal::Host),
             (Some("localhost.evil.com"), None, Refusal::Host),
+            (Some("localhost:80:90"), None, Refusal::Host),
+            (Some(":80"), None, Refusal::Host),
+            (Some(""), None, Refusal::Host),
+            (Some("[::1]x"), None, Refusal::Host),
+            (Some("localhost:123456"), None, Refusal::Host),
+            (Some("localhost/x"), None, Refusal::Host),
             (Some("localhost"), Some("http://evil.example.com"), Refusal::Origin),
             (Some("localhost"), Some("http://user@localhost"), Refusal::Origin),
             (Some("localhost"), Some("null"), Refusal::Origin),

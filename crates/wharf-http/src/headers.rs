@@ -114,6 +114,11 @@ fn as_text(value: Option<&HeaderValue>) -> Option<&str> {
     value.and_then(|value| value.to_str().ok())
 }
 
+/// True when the header is there and its value is `expected`.
+fn is(value: Option<&HeaderValue>, expected: &str) -> bool {
+    value.is_some_and(|value| value.as_bytes() == expected.as_bytes())
+}
+
 /// What the `Accept` header allows of the two types a POST may be answered with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Accepted {
@@ -180,20 +185,24 @@ pub(crate) fn check_stateless_headers(
     version: &str,
 ) -> Result<(), ErrorObject> {
     let mut problems = Vec::new();
-    match as_text(headers.protocol_version) {
-        None => problems.push(format!("the `MCP-Protocol-Version` header is required (here: {version})")),
-        Some(header_version) if header_version != version => {
-            problems.push(format!("`MCP-Protocol-Version` is {header_version} but `_meta` names {version}"));
+    // Each value is compared as bytes first: bytes equal to the expected text are that text,
+    // and the usual request needs no other reading of its headers.
+    if !is(headers.protocol_version, version) {
+        match as_text(headers.protocol_version) {
+            None => problems.push(format!("the `MCP-Protocol-Version` header is required (here: {version})")),
+            Some(header_version) => {
+                problems.push(format!("`MCP-Protocol-Version` is {header_version} but `_meta` names {version}"));
+            }
         }
-        Some(_) => {}
     }
     let method = request.method();
-    match as_text(headers.method) {
-        None => problems.push(format!("the `Mcp-Method` header is required (here: {method})")),
-        Some(header_method) if header_method != method => {
-            problems.push(format!("`Mcp-Method` is {header_method} but the body calls {method}"));
+    if !is(headers.method, method) {
+        match as_text(headers.method) {
+            None => problems.push(format!("the `Mcp-Method` header is required (here: {method})")),
+            Some(header_method) => {
+                problems.push(format!("`Mcp-Method` is {header_method} but the body calls {method}"));
+            }
         }
-        Some(_) => {}
     }
     let name = match request {
         ClientRequest::CallTool(params) => Some(params.name.as_str()),
@@ -203,11 +212,10 @@ pub(crate) fn check_stateless_headers(
         ClientRequest::UpdateTask(params) => Some(params.task_id.as_str()),
         _ => None,
     };
-    if let Some(name) = name {
+    // The usual case, told without decoding (which copies).
+    if let Some(name) = name.filter(|name| !(is(headers.name, name) && !name.starts_with("=?base64?"))) {
         match as_text(headers.name) {
             None => problems.push(format!("`{method}` requires the `Mcp-Name` header (here: {name})")),
-            // The usual case, told without decoding (which copies).
-            Some(raw) if raw == name && !raw.starts_with("=?base64?") => {}
             Some(raw) => match decode_value(raw) {
                 None => problems.push("`Mcp-Name` is not valid base64-encoded UTF-8".to_owned()),
                 Some(decoded) if decoded != name => {
