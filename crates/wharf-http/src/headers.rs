@@ -105,8 +105,14 @@ impl<'a> PostHeaders<'a> {
         SessionNaming { protocol_version: as_text(self.protocol_version), session_id: as_text(self.session_id) }
     }
 
+    /// [`SessionNaming::names_stateless_revision`], told from the value's bytes without
+    /// reading it as text.
     pub(crate) fn names_stateless_revision(&self) -> bool {
-        self.session_naming().names_stateless_revision()
+        self.protocol_version.is_some_and(|value| {
+            ProtocolVersion::ALL
+                .iter()
+                .any(|version| version.era() == Era::Stateless && version.as_str().as_bytes() == value.as_bytes())
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -163,7 +164,7 @@ type Heard = (u64, u64);
 /// The sessions by id, and how many each client holds.
 #[derive(Debug, Default)]
 struct Table {
-    sessions: HashMap<String, Arc<HttpSession>>,
+    sessions: HashMap<String, Arc<HttpSession>, BuildHasherDefault<IdHasher>>,
     per_client: HashMap<Option<Arc<str>>, usize>,
 }
 
@@ -586,6 +587,28 @@ fn random_start() -> u64 {
 }
 
 /// A new session id: unguessable, and visible ASCII as `Mcp-Session-Id` requires.
+/// Hashes the table's session ids, which an instance of the server made at random: no client
+/// chooses a key the table holds, so they need spreading only, not the keyed hash that keeps
+/// a client from filling a map with colliding keys (which costs several times as much).
+#[derive(Debug, Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        // The multiplication mixes upward only: the high half is folded into the low bits,
+        // which pick the bucket.
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
 fn random_id() -> Result<String, String> {
     wharf_server::contract::hex_id().map_err(|err| err.to_string())
 }
@@ -606,6 +629,22 @@ mod tests {
 
     fn make(table: &SessionTable) -> Result<Arc<HttpSession>, CreateError> {
         table.create(None, None, |id, outbound| Session::new(id, Transport::Http, outbound))
+    }
+
+    #[test]
+    fn session_ids_spread_over_the_buckets_of_a_small_table() {
+        use std::hash::BuildHasher;
+        let ids: Vec<String> = (0..4096).map(|_| random_id().unwrap()).collect();
+        let hasher = BuildHasherDefault::<IdHasher>::default();
+        // The low 6 bits pick one of 64 buckets: each gets about 64 ids.
+        let mut buckets = [0usize; 64];
+        for id in &ids {
+            buckets[(hasher.hash_one(id.as_str()) & 63) as usize] += 1;
+        }
+        assert!(buckets.iter().all(|&count| (24..=110).contains(&count)), "{buckets:?}");
+        // And the top 7 bits, which hashbrown compares first, take many values.
+        let tops: std::collections::HashSet<u64> = ids.iter().map(|id| hasher.hash_one(id.as_str()) >> 57).collect();
+        assert!(tops.len() > 100, "{}", tops.len());
     }
 
     #[test]
