@@ -15,10 +15,10 @@ pub(crate) enum Refusal {
 /// Checks `Host` and `Origin` against the allowlists.
 pub(crate) fn check(options: &HttpOptions, headers: &HeaderMap) -> Result<(), Refusal> {
     check_host(options, headers)?;
-    if let (Some(allowed), Some(origin)) = (&options.allowed_origins, headers.get(ORIGIN)) {
-        if !origin_host(origin.as_bytes()).is_some_and(|host| is_listed(allowed, host)) {
-            return Err(Refusal::Origin);
-        }
+    if let (Some(allowed), Some(origin)) = (&options.allowed_origins, headers.get(ORIGIN))
+        && !origin_host(origin.as_bytes()).is_some_and(|host| is_listed(allowed, host))
+    {
+        return Err(Refusal::Origin);
     }
     Ok(())
 }

@@ -219,7 +219,7 @@ pub(crate) fn check_stateless_headers(
         _ => None,
     };
     // The usual case, told without decoding (which copies).
-    if let Some(name) = name.filter(|name| !(is(headers.name, name) && !name.starts_with("=?base64?"))) {
+    if let Some(name) = name.filter(|name| !is(headers.name, name) || name.starts_with("=?base64?")) {
         match as_text(headers.name) {
             None => problems.push(format!("`{method}` requires the `Mcp-Name` header (here: {name})")),
             Some(raw) => match decode_value(raw) {

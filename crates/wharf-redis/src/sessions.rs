@@ -7,7 +7,6 @@
 //! instance tells the others is published on one channel of the deployment, to which every
 //! instance subscribes.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -309,23 +308,44 @@ fn unavailable(err: &redis::RedisError) -> SessionStoreError {
     SessionStoreError::unavailable(without_secrets(err))
 }
 
-/// A session from its hash's fields; None when `opened` is missing (the session was deleted,
-/// and a late change wrote a field of it again).
-fn stored(fields: HashMap<String, Vec<u8>>) -> Option<StoredSession> {
+/// A session from `HGETALL`'s answer (field and value one after the other, or a map in RESP3),
+/// read as it came: each value is moved, no map is built. None when `opened` is missing (the
+/// session was deleted, and a late change wrote a field of it again).
+fn stored(answer: redis::Value) -> Result<Option<StoredSession>, SessionStoreError> {
+    let unexpected = || SessionStoreError::unavailable("Redis answered HGETALL unexpectedly");
     let mut session = StoredSession::default();
-    for (field, value) in fields {
-        match field.as_str() {
-            OPENED => session.opened = value,
-            INITIALIZED => session.initialized = true,
-            LEVEL => session.log_level = String::from_utf8(value).ok(),
-            _ => {
-                if let Some(uri) = field.strip_prefix(SUBSCRIPTION) {
-                    session.subscriptions.push(uri.to_owned());
+    let mut take = |field: redis::Value, value: redis::Value| -> Result<(), SessionStoreError> {
+        let (redis::Value::BulkString(field), redis::Value::BulkString(value)) = (field, value) else {
+            return Err(unexpected());
+        };
+        match field.as_slice() {
+            field if field == OPENED.as_bytes() => session.opened = value,
+            field if field == INITIALIZED.as_bytes() => session.initialized = true,
+            field if field == LEVEL.as_bytes() => session.log_level = String::from_utf8(value).ok(),
+            field => {
+                if let Some(uri) = field.strip_prefix(SUBSCRIPTION.as_bytes()) {
+                    session.subscriptions.push(String::from_utf8_lossy(uri).into_owned());
                 }
             }
         }
+        Ok(())
+    };
+    match answer {
+        redis::Value::Array(items) => {
+            let mut items = items.into_iter();
+            while let Some(field) = items.next() {
+                take(field, items.next().ok_or_else(unexpected)?)?;
+            }
+        }
+        redis::Value::Map(pairs) => {
+            for (field, value) in pairs {
+                take(field, value)?;
+            }
+        }
+        redis::Value::Nil => {}
+        _ => return Err(unexpected()),
     }
-    (!session.opened.is_empty()).then_some(session)
+    Ok((!session.opened.is_empty()).then_some(session))
 }
 
 impl RedisSessionStore {
@@ -472,12 +492,12 @@ impl SessionStore for RedisSessionStore {
             let key = self.redis.keys.session(id);
             let mut connection = self.redis.connection.clone();
             let Some(idle) = refresh else {
-                let fields: HashMap<String, Vec<u8>> = redis::cmd("HGETALL")
+                let answer: redis::Value = redis::cmd("HGETALL")
                     .arg(&key)
                     .query_async(&mut connection)
                     .await
                     .map_err(|err| unavailable(&err))?;
-                return Ok(stored(fields));
+                return stored(answer);
             };
             let index = self.redis.keys.sessions();
             // Still one round trip: the session, its expiry pushed out, and its place in the
@@ -489,10 +509,11 @@ impl SessionStore for RedisSessionStore {
             heard.cmd("PEXPIRE").arg(&index).arg(millis(idle));
             let answers =
                 query_apart(&self.redis.connection, &[session, heard]).await.map_err(|err| unavailable(&err))?;
-            let first = answers.into_iter().next().unwrap_or(redis::Value::Nil);
-            let (fields, _): (HashMap<String, Vec<u8>>, i64) = redis::from_redis_value(first)
-                .map_err(|err| SessionStoreError::unavailable(format!("Redis answered unexpectedly: {err}")))?;
-            Ok(stored(fields))
+            // The first pipeline's answers: the hash, then PEXPIRE's.
+            let Some(redis::Value::Array(session)) = answers.into_iter().next() else {
+                return Err(SessionStoreError::unavailable("Redis answered the session's load unexpectedly"));
+            };
+            stored(session.into_iter().next().unwrap_or(redis::Value::Nil))
         })
     }
 
@@ -675,18 +696,25 @@ mod tests {
 
     #[test]
     fn a_hash_without_what_initialize_settled_is_no_session() {
-        let late_change = HashMap::from([("level".to_owned(), b"debug".to_vec())]);
-        assert_eq!(stored(late_change), None);
-        let whole = HashMap::from([
-            (OPENED.to_owned(), b"{}".to_vec()),
-            (INITIALIZED.to_owned(), b"1".to_vec()),
-            (LEVEL.to_owned(), b"warning".to_vec()),
-            ("sub:file:///a".to_owned(), b"1".to_vec()),
-        ]);
-        let session = stored(whole).unwrap();
-        assert!(session.initialized);
-        assert_eq!(session.log_level.as_deref(), Some("warning"));
-        assert_eq!(session.subscriptions, vec!["file:///a".to_owned()]);
+        let bulk = |text: &str| redis::Value::BulkString(text.as_bytes().to_vec());
+        let late_change = redis::Value::Array(vec![bulk("level"), bulk("debug")]);
+        assert_eq!(stored(late_change).unwrap(), None);
+        assert_eq!(stored(redis::Value::Nil).unwrap(), None);
+        let fields = [(OPENED, "{}"), (INITIALIZED, "1"), (LEVEL, "warning"), ("sub:file:///a", "1")];
+        let as_array =
+            redis::Value::Array(fields.iter().flat_map(|(field, value)| [bulk(field), bulk(value)]).collect());
+        let as_map = redis::Value::Map(fields.iter().map(|(field, value)| (bulk(field), bulk(value))).collect());
+        for answer in [as_array, as_map] {
+            let session = stored(answer).unwrap().unwrap();
+            assert_eq!(session.opened, b"{}");
+            assert!(session.initialized);
+            assert_eq!(session.log_level.as_deref(), Some("warning"));
+            assert_eq!(session.subscriptions, vec!["file:///a".to_owned()]);
+        }
+        // An odd count, or what is not a string, is refused rather than read halfway.
+        assert!(stored(redis::Value::Array(vec![bulk("opened")])).is_err());
+        assert!(stored(redis::Value::Array(vec![bulk("opened"), redis::Value::Int(1)])).is_err());
+        assert!(stored(redis::Value::Int(1)).is_err());
     }
 
     #[test]
