@@ -424,17 +424,33 @@ fn compare_redis(runtime: &tokio::runtime::Runtime, wharf: &str, redis_url: &str
     let shared = ["serve", "--http", "{addr}", "--redis", redis_url, "--redis-prefix", "bench"];
     let clients = 64;
     for mode in [Mode::Session, Mode::Stateless] {
-        let (mut off, mut on) = (Vec::new(), Vec::new());
+        let (mut off, mut on, mut on_before) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             off.push(run(runtime, wharf, &plain, mode, clients, count, None));
             on.push(run(runtime, wharf, &shared, mode, clients, count, None));
+            // The build before a change, on Redis, in the same rounds.
+            if let Some((before, extra)) = compared_build() {
+                let args: Vec<&str> = shared.iter().copied().chain(extra.iter().map(String::as_str)).collect();
+                on_before.push(run(runtime, &before, &args, mode, clients, count, None));
+            }
         }
         let ratio = median_ratio(&on, &off);
-        let cpu = median_cpu_ratio(&on, &off).map_or_else(|| "-".to_owned(), |cpu| format!("{cpu:.3}"));
+        let cpu = |runs: &[Measurement], against: &[Measurement]| {
+            median_cpu_ratio(runs, against).map_or_else(|| "-".to_owned(), |cpu| format!("{cpu:.3}"))
+        };
         let era = if mode == Mode::Stateless { "2026 stateless" } else { "2025 session" };
+        println!("  ({era}) server CPU per request, Redis / memory, per round (median): {}", cpu(&on, &off));
+        if !on_before.is_empty() {
+            println!(
+                "  ({era}) Redis, this build / the build before: throughput {:.3}, server CPU per request {}",
+                median_ratio(&on, &on_before),
+                cpu(&on, &on_before)
+            );
+            let before_ratio = median_ratio(&on_before, &off);
+            report(&format!("the build before ({era}) Redis"), "64 clients", &median(on_before), before_ratio);
+        }
         report(&format!("wharf --http ({era}) memory"), "64 clients", &median(off), 1.0);
         report(&format!("wharf --http ({era}) Redis"), "64 clients", &median(on), ratio);
-        println!("  server CPU per request, Redis / memory, per round (median): {cpu}");
     }
     if let Ok(seeds) = std::env::var("BENCH_REDIS_CLUSTER") {
         compare_cluster(runtime, wharf, redis_url, &seeds, count, rounds);
