@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use wharf_testkit::process::{Process, ended_within_five_seconds, is_running, run_with_input};
+use wharf_testkit::process::{Process, run_with_input};
 use wharf_testkit::temp_dir::TempDir;
 
 const WHARF: &str = env!("CARGO_BIN_EXE_wharf");
@@ -129,10 +129,6 @@ fn sigterm_ends_the_recording_proxy_and_its_server() {
     let mut answer = String::new();
     BufReader::new(proxy.child.stdout.take().unwrap()).read_line(&mut answer).unwrap();
     assert!(answer.contains("protocolVersion"), "{answer} {}", proxy.stderr_so_far());
-    let server: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
-    assert!(is_running(server));
-
-    proxy.signal("TERM");
-    let (_, stderr) = proxy.wait();
-    assert!(ended_within_five_seconds(server), "the server {server} outlived the proxy: {stderr}");
+    let server = proxy.started_program(&pid_file);
+    proxy.terminate_with(server);
 }

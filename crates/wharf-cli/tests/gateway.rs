@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
-use wharf_testkit::process::{Process, ended_within_five_seconds, is_running, run_json_lines};
+use wharf_testkit::process::{Process, run_json_lines};
 use wharf_testkit::temp_dir::TempDir;
 
 /// Runs `wharf gateway CONFIG`, writes `input` (one message per line) to its stdin, closes it,
@@ -178,13 +178,9 @@ fn sigterm_ends_the_gateway_and_the_programs_it_started() {
     let mut answer = String::new();
     BufReader::new(gateway.child.stdout.take().unwrap()).read_line(&mut answer).unwrap();
     assert!(answer.contains("wharf-gateway"), "{answer} {}", gateway.stderr_so_far());
-    let program: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
-    assert!(is_running(program), "the program runs while the gateway does");
-
-    gateway.signal("TERM");
-    let (code, stderr) = gateway.wait();
+    let program = gateway.started_program(&pid_file);
+    let (code, stderr) = gateway.terminate_with(program);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(ended_within_five_seconds(program), "the program {program} outlived the gateway: {stderr}");
 }
 
 /// A command mount's `cwd` and environment reach its program: `wharf serve .` run in a folder

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use wharf_testkit::process::{Process, ended_within_five_seconds, is_running};
+use wharf_testkit::process::Process;
 use wharf_testkit::temp_dir::TempDir;
 
 /// Runs `wharf serve`, writes `input` to its stdin, closes stdin, and returns stdout lines,
@@ -190,20 +190,9 @@ fn sigterm_ends_a_folders_server_and_the_programs_of_its_calls() {
     let mut input = initialize("2025-11-25");
     input.push(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "wait", "arguments": {}}}));
     server.child.stdin.as_mut().unwrap().write_all(&lines(&input)).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let program = loop {
-        match std::fs::read_to_string(&pid_file).ok().and_then(|text| text.trim().parse::<u32>().ok()) {
-            Some(pid) => break pid,
-            None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-            None => panic!("the tool's program did not start: {}", server.stderr_so_far()),
-        }
-    };
-    assert!(is_running(program));
-
-    server.signal("TERM");
-    let (code, stderr) = server.wait();
+    let program = server.started_program(&pid_file);
+    let (code, stderr) = server.terminate_with(program);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(ended_within_five_seconds(program), "the program {program} outlived the server: {stderr}");
 }
 
 #[test]

@@ -99,6 +99,29 @@ impl Process {
         let sent = Command::new("kill").args([&format!("-{name}"), &self.child.id().to_string()]).status().unwrap();
         assert!(sent.success(), "kill -{name} failed");
     }
+
+    /// The pid a program this process started wrote to `path` (a shell's `echo $$ > PATH`),
+    /// waiting ten seconds at most for it; the program is checked to be running.
+    pub fn started_program(&mut self, path: &std::path::Path) -> u32 {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            if let Some(pid) = std::fs::read_to_string(path).ok().and_then(|text| text.trim().parse::<u32>().ok()) {
+                assert!(is_running(pid), "the program {pid} is not running: {}", self.stderr_so_far());
+                return pid;
+            }
+            assert!(Instant::now() < deadline, "no program wrote its pid to {path:?}: {}", self.stderr_so_far());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Sends SIGTERM, waits for the process to end (ten seconds at most), and checks that
+    /// `program`, which it started, ended within five seconds of it. Its exit code and stderr.
+    pub fn terminate_with(self, program: u32) -> (Option<i32>, String) {
+        self.signal("TERM");
+        let (code, stderr) = self.wait();
+        assert!(ended_within_five_seconds(program), "the program {program} outlived its parent: {stderr}");
+        (code, stderr)
+    }
 }
 
 /// Whether the process `pid` exists and has not ended (a zombie has ended). On Linux, by

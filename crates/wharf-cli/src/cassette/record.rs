@@ -117,6 +117,7 @@ pub(crate) fn record(args: RecordArgs) -> ExitCode {
         let status = tokio::select! {
             status = child.wait() => status,
             () = stop.received() => {
+                // Dropping the task drops the server's stdin: it ends as when the client's input does.
                 upstream.abort();
                 let _ = (&mut upstream).await;
                 match tokio::time::timeout(SERVER_EXIT_GRACE, child.wait()).await {
@@ -129,6 +130,7 @@ pub(crate) fn record(args: RecordArgs) -> ExitCode {
             }
         };
         let _ = downstream.await;
+        // The server ended by itself: the blocked read of the client's input is left.
         upstream.abort();
         match status {
             Ok(status) if status.success() => ExitCode::SUCCESS,
