@@ -19,7 +19,7 @@ use wharf::protocol::Tool;
 use crate::answers::Declining;
 use crate::exit;
 use crate::render;
-use crate::server_args::{ServerArgs, only_target, runtime};
+use crate::server_args::{ServerArgs, block_on_unless_stopped, only_target, runtime};
 use crate::suggest;
 use crate::terminal_text::escaped;
 
@@ -147,7 +147,7 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
         Err(message) => return exit::usage("bench", &message),
     };
     let target_name = target.to_string();
-    runtime().block_on(async {
+    block_on_unless_stopped(&runtime(), async {
         let client = match Client::connect_with(target, options).await {
             Ok(client) => client,
             Err(err) => return exit::failure("bench", &err),
@@ -240,6 +240,7 @@ pub(crate) fn bench(mut args: BenchArgs) -> ExitCode {
         let _ = if args.json { render::json(&mut out, &results) } else { print(&mut out, &results) };
         if results.errors > 0 { ExitCode::from(exit::TOOL_ERROR) } else { ExitCode::SUCCESS }
     })
+    .unwrap_or_else(|stopped| stopped.exit("bench"))
 }
 
 fn per_request(seconds: f64, requests: u64) -> f64 {

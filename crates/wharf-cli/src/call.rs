@@ -16,7 +16,7 @@ use crate::answers::{AskingAtTerminal, Declining};
 use crate::auth_args::interactive;
 use crate::exit;
 use crate::render::{self, Saver, ToolText};
-use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::server_args::{ServerArgs, block_on_unless_stopped, runtime, take_target};
 use crate::suggest;
 use crate::terminal_text::escaped;
 use crate::typed_args;
@@ -257,7 +257,7 @@ where
         Ok(options) => options,
         Err(message) => return exit::usage(command, &message),
     };
-    runtime().block_on(async {
+    block_on_unless_stopped(&runtime(), async {
         let client = match Client::connect_with(target, options).await {
             Ok(client) => client,
             Err(err) => return exit::failure(command, &err),
@@ -273,6 +273,7 @@ where
             Err(err) => exit::failure(command, &err),
         }
     })
+    .unwrap_or_else(|stopped| stopped.exit(command))
 }
 
 /// Prints the server's log messages on stderr as they come, and those already received once

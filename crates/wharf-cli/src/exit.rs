@@ -17,6 +17,8 @@ pub(crate) const PROTOCOL_ERROR: u8 = 3;
 pub(crate) const CONNECTION_FAILED: u8 = 4;
 /// The server wants credentials (HTTP 401, or 403 for a missing scope).
 pub(crate) const AUTH_REQUIRED: u8 = 5;
+// A command stopped by SIGINT or SIGTERM exits with 128 and the signal's number, as a shell
+// reports it (`server_args::Stopped`).
 
 /// The exit code for a failure to talk to the server, after saying what it was on stderr (the
 /// server's words among it, escaped).

@@ -12,7 +12,7 @@ use wharf::client::{Client, RequestOptions};
 
 use crate::answers::Declining;
 use crate::exit;
-use crate::server_args::{ServerArgs, only_target, runtime};
+use crate::server_args::{ServerArgs, block_on_unless_stopped, only_target, runtime};
 use crate::surface::{self, Surface};
 
 #[derive(Debug, Args)]
@@ -182,7 +182,7 @@ pub(crate) fn lint(mut args: LintArgs) -> ExitCode {
         Err(message) => return exit::usage("lint", &message),
     };
     let no_calls = args.no_calls;
-    let linted = runtime().block_on(async {
+    let linted = block_on_unless_stopped(&runtime(), async {
         let client = Client::connect_with(target, options).await?;
         let surface = surface::fetch(&client).await;
         let findings = match &surface {
@@ -198,6 +198,10 @@ pub(crate) fn lint(mut args: LintArgs) -> ExitCode {
         client.close().await;
         surface.and(findings)
     });
+    let linted = match linted {
+        Ok(linted) => linted,
+        Err(stopped) => stopped.exit("lint"),
+    };
     let findings = match linted {
         Ok(findings) => findings,
         Err(err) => return exit::failure("lint", &err),

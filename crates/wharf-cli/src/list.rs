@@ -12,7 +12,7 @@ use wharf::protocol::{Tool, ToolUiMeta, UI_META_KEY};
 use crate::answers::Declining;
 use crate::exit;
 use crate::render;
-use crate::server_args::{ServerArgs, runtime, take_target};
+use crate::server_args::{ServerArgs, block_on_unless_stopped, runtime, take_target};
 
 /// What to list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -57,7 +57,7 @@ pub(crate) fn list(mut args: ListArgs) -> ExitCode {
         Ok(options) => options,
         Err(message) => return exit::usage("list", &message),
     };
-    runtime().block_on(async {
+    block_on_unless_stopped(&runtime(), async {
         let client = match Client::connect_with(target, options).await {
             Ok(client) => client,
             Err(err) => return exit::failure("list", &err),
@@ -69,6 +69,7 @@ pub(crate) fn list(mut args: ListArgs) -> ExitCode {
             Err(err) => exit::failure("list", &err),
         }
     })
+    .unwrap_or_else(|stopped| stopped.exit("list"))
 }
 
 /// The kinds to list: the one named, or each the server declares.

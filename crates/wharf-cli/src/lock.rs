@@ -13,7 +13,7 @@ use wharf::client::Client;
 
 use crate::answers::Declining;
 use crate::exit;
-use crate::server_args::{ServerArgs, only_target, runtime};
+use crate::server_args::{ServerArgs, block_on_unless_stopped, only_target, runtime};
 use crate::surface::{self, Surface};
 
 #[derive(Debug, Args)]
@@ -285,12 +285,16 @@ pub(crate) fn lock(mut args: LockArgs) -> ExitCode {
         Ok(options) => options,
         Err(message) => return exit::usage("lock", &message),
     };
-    let fetched = runtime().block_on(async {
+    let fetched = block_on_unless_stopped(&runtime(), async {
         let client = Client::connect_with(target, options).await?;
         let surface = surface::fetch(&client).await;
         client.close().await;
         surface
     });
+    let fetched = match fetched {
+        Ok(fetched) => fetched,
+        Err(stopped) => stopped.exit("lock"),
+    };
     let surface = match fetched {
         Ok(surface) => surface,
         Err(err) => return exit::failure("lock", &err),

@@ -172,6 +172,39 @@ impl ServerArgs {
     }
 }
 
+/// What stopped a command before its work was done: SIGINT or SIGTERM.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stopped {
+    signal: u8,
+}
+
+impl Stopped {
+    /// Exits with the code a shell gives a process the signal ended (128 and its number), after
+    /// saying so on stderr. At once: the work and its clients are gone already, and what the
+    /// runtime still holds (a read of the terminal, say) is not waited for.
+    pub(crate) fn exit(self, command: &str) -> ! {
+        eprintln!("wharf {command}: stopped by a signal; the server it started is stopped too");
+        std::process::exit(128 + i32::from(self.signal))
+    }
+}
+
+/// Runs `work` on `runtime` unless SIGINT or SIGTERM comes first: the work is then dropped, and
+/// with it the clients it made, each of which kills the server program it started. Without
+/// this, SIGTERM sent to `wharf` alone (not its process group) ends it at once and leaves a
+/// server that does not stop when its input ends running.
+pub(crate) fn block_on_unless_stopped<T>(
+    runtime: &tokio::runtime::Runtime,
+    work: impl std::future::Future<Output = T>,
+) -> Result<T, Stopped> {
+    runtime.block_on(async {
+        let Ok(mut signals) = wharf_demo::StopSignals::listen() else { return Ok(work.await) };
+        tokio::select! {
+            done = work => Ok(done),
+            signal = signals.which() => Err(Stopped { signal }),
+        }
+    })
+}
+
 /// Connects on a runtime of its own thread: the commands make few requests at a time.
 pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap_or_else(|err| {

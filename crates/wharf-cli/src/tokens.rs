@@ -14,7 +14,7 @@ use wharf::client::{Client, ClientError};
 use crate::answers::Declining;
 use crate::exit;
 use crate::render;
-use crate::server_args::{ServerArgs, only_target, runtime};
+use crate::server_args::{ServerArgs, block_on_unless_stopped, only_target, runtime};
 use crate::surface::listed;
 use crate::terminal_text::escaped;
 
@@ -80,12 +80,16 @@ pub(crate) fn tokens(mut args: TokensArgs) -> ExitCode {
         Ok(options) => options,
         Err(message) => return exit::usage("tokens", &message),
     };
-    let costs = runtime().block_on(async {
+    let costs = block_on_unless_stopped(&runtime(), async {
         let client = Client::connect_with(target, options).await?;
         let costs = measure(&client).await;
         client.close().await;
         costs
     });
+    let costs = match costs {
+        Ok(costs) => costs,
+        Err(stopped) => stopped.exit("tokens"),
+    };
     let costs = match costs {
         Ok(costs) => costs,
         Err(err) => return exit::failure("tokens", &err),

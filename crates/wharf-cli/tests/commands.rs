@@ -230,3 +230,24 @@ fn a_mistyped_name_gets_the_closest_one_the_server_lists() {
     let aliased = over_stdio(&["call", "echo", "--args", r#"{"message":"by the old name"}"#]);
     assert_eq!(stdout(&aliased).trim(), "by the old name", "{}", stderr(&aliased));
 }
+
+/// SIGTERM sent to `wharf call` (or `list`, `check`, `lint`, `lock`, `tokens`, `bench`) alone,
+/// not to its process group, while it waits for a server that never answers: the command exits
+/// as the signal would have it (143) and the server it started does not outlive it, though
+/// this one (`sleep`) would not stop when its input ends.
+#[test]
+fn sigterm_ends_a_command_and_the_server_it_started() {
+    let dir = wharf_testkit::temp_dir::TempDir::new("call-sigterm");
+    let pid_file = dir.join("pid");
+    for command in [&["call", "echo"][..], &["list"][..], &["check"][..]] {
+        let _ = std::fs::remove_file(&pid_file);
+        let mut line = Command::new(WHARF);
+        line.args(command).args(["--", "sh", "-c", "echo $$ > \"$0\"; exec sleep 60"]).arg(&pid_file);
+        line.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
+        let mut running = wharf_testkit::process::Process::spawn(&mut line);
+        let server = running.started_program(&pid_file);
+        let (code, stderr) = running.terminate_with(server);
+        assert_eq!(code, Some(143), "{command:?}: {stderr}");
+        assert!(stderr.contains("stopped by a signal"), "{command:?}: {stderr}");
+    }
+}

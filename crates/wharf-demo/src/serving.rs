@@ -90,13 +90,22 @@ impl StopSignals {
 
     /// Completes when SIGINT or SIGTERM came since this was made, or comes.
     pub async fn received(&mut self) {
+        self.which().await;
+    }
+
+    /// [`received`](StopSignals::received), saying which: the signal's number (2 for SIGINT,
+    /// 15 for SIGTERM).
+    pub async fn which(&mut self) -> u8 {
         #[cfg(unix)]
         tokio::select! {
-            _ = self.interrupt.recv() => {}
-            _ = self.terminate.recv() => {}
+            _ = self.interrupt.recv() => 2,
+            _ = self.terminate.recv() => 15,
         }
         #[cfg(not(unix))]
-        let _ = tokio::signal::ctrl_c().await;
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            2
+        }
     }
 
     /// Completes on the first signal, saying so (as `command`) on stderr: the shutdown of

@@ -28,7 +28,7 @@ use clap::Args;
 use wharf::client::Target;
 
 use crate::exit;
-use crate::server_args::{ServerArgs, only_target, runtime};
+use crate::server_args::{ServerArgs, block_on_unless_stopped, only_target, runtime};
 use report::Report;
 use settings::{Elicitation, Settings};
 
@@ -108,10 +108,15 @@ pub(crate) fn check(mut args: CheckArgs) -> ExitCode {
     };
     let mut report = Report { server: target.to_string(), checks: Vec::new() };
     let runtime = runtime();
-    let connected = runtime.block_on(protocol::run(&mut report, &target, &args.server, &settings, timeout));
+    let connected =
+        block_on_unless_stopped(&runtime, protocol::run(&mut report, &target, &args.server, &settings, timeout));
+    let connected = match connected {
+        Ok(connected) => connected,
+        Err(stopped) => stopped.exit("check"),
+    };
     if let Some(connected) = connected {
         let stateless = connected.stateless;
-        runtime.block_on(async {
+        let probed = block_on_unless_stopped(&runtime, async {
             match &target {
                 Target::Command { program, args: arguments } => {
                     raw::stdio(&mut report, program, arguments, stateless, timeout, args.server.quiet_server()).await
@@ -124,6 +129,9 @@ pub(crate) fn check(mut args: CheckArgs) -> ExitCode {
                 }
             }
         });
+        if let Err(stopped) = probed {
+            stopped.exit("check");
+        }
     }
     // Work given up on at its deadline (arguments made from a schema) is not waited for.
     runtime.shutdown_background();
