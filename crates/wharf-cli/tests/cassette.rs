@@ -132,3 +132,24 @@ fn sigterm_ends_the_recording_proxy_and_its_server() {
     let server = proxy.started_program(&pid_file);
     proxy.terminate_with(server);
 }
+
+/// SIGTERM sent to `wharf verify` alone while it waits for a server that never answers: it
+/// exits as the signal would have it (143), and the server it started does not outlive it.
+#[test]
+fn sigterm_ends_verify_and_the_server_it_started() {
+    let dir = TempDir::new("verify-sigterm");
+    let (cassette, pid_file) = (dir.join("session.cassette"), dir.join("pid"));
+    let cassette = cassette.to_str().unwrap();
+    let (_, stderr, status) = run_with_input(
+        Command::new(WHARF).args(["record", "-o", cassette, "--", WHARF, "serve"]),
+        &lines(&session("")),
+    );
+    assert!(status.success(), "{stderr}");
+    let mut command = Command::new(WHARF);
+    command.args(["verify", cassette, "--", "sh", "-c", "echo $$ > \"$0\"; exec sleep 60"]).arg(&pid_file);
+    command.stdin(Stdio::null()).stdout(Stdio::null());
+    let mut verifying = Process::spawn(&mut command);
+    let server = verifying.started_program(&pid_file);
+    let (code, stderr) = verifying.terminate_with(server);
+    assert_eq!(code, Some(143), "{stderr}");
+}

@@ -7,7 +7,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -48,15 +48,20 @@ struct Verdict {
     difference: Option<String>,
 }
 
-/// The server's lines as they come.
+/// The server's lines as they come. Its process is shared with the thread that stops it on a
+/// signal (`stop_on_signal`).
 struct Server {
-    child: std::process::Child,
+    child: Arc<Mutex<std::process::Child>>,
+    stdin: Option<std::process::ChildStdin>,
     lines: mpsc::Receiver<String>,
 }
 
+/// The server running now, for the signal thread to kill.
+type Running = Arc<Mutex<Option<Arc<Mutex<std::process::Child>>>>>;
+
 impl Server {
     fn send(&mut self, message: &Value) -> bool {
-        let stdin = self.child.stdin.as_mut().expect("stdin is piped");
+        let Some(stdin) = self.stdin.as_mut() else { return false };
         writeln!(stdin, "{message}").and_then(|()| stdin.flush()).is_ok()
     }
 
@@ -73,17 +78,39 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        drop(self.child.stdin.take());
+        drop(self.stdin.take());
         let deadline = Instant::now() + Duration::from_secs(2);
+        let mut child = self.child.lock().unwrap_or_else(PoisonError::into_inner);
         while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if let Ok(Some(_)) = child.try_wait() {
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = child.kill();
+        let _ = child.wait();
     }
+}
+
+/// Kills the server running, and exits as the signal would have it, when SIGINT or SIGTERM
+/// comes: without this, SIGTERM sent to `wharf verify` alone leaves a server that does not
+/// stop when its input ends running. Listens on a thread of its own, the rest being blocking.
+/// The signals are listened for from the moment this returns.
+fn stop_on_signal(running: Running) {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+    let Ok(mut signals) = runtime.block_on(async { wharf_demo::StopSignals::listen() }) else { return };
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            let signal = signals.which().await;
+            if let Some(child) = running.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+                let mut child = child.lock().unwrap_or_else(PoisonError::into_inner);
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            eprintln!("wharf verify: stopped by a signal; the server it started is stopped too");
+            std::process::exit(128 + i32::from(signal));
+        });
+    });
 }
 
 /// The client's recorded answer to the recorded server question like `question` (the same
@@ -106,8 +133,8 @@ fn recorded_answer(entries: &[Entry], question: &Value, used: &mut Vec<usize>) -
     })
 }
 
-/// Starts the server `command` over stdio.
-fn start(command: &[String]) -> Result<Server, String> {
+/// Starts the server `command` over stdio, as the one `running` names.
+fn start(command: &[String], running: &Running) -> Result<Server, String> {
     let (program, rest) = command.split_first().expect("clap requires a command");
     let mut child = Command::new(program)
         .args(rest)
@@ -117,6 +144,7 @@ fn start(command: &[String]) -> Result<Server, String> {
         .spawn()
         .map_err(|err| format!("{program}: {err}"))?;
     let stdout = child.stdout.take().expect("stdout is piped");
+    let stdin = child.stdin.take();
     let (lines, receiver) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
@@ -125,7 +153,9 @@ fn start(command: &[String]) -> Result<Server, String> {
             }
         }
     });
-    Ok(Server { child, lines: receiver })
+    let child = Arc::new(Mutex::new(child));
+    *running.lock().unwrap_or_else(PoisonError::into_inner) = Some(child.clone());
+    Ok(Server { child, stdin, lines: receiver })
 }
 
 /// What a session's verification found: a verdict per request, and what passed, for `--update`.
@@ -221,9 +251,11 @@ pub(crate) fn verify(args: VerifyArgs) -> ExitCode {
     let timeout = Duration::from_secs(args.timeout.max(1));
     let started = Instant::now();
     let mut found = Verified::default();
+    let running = Running::default();
+    stop_on_signal(running.clone());
     // Each recorded session on a server of its own, as a client would meet it.
     for session in cassette.sessions() {
-        match start(&args.command) {
+        match start(&args.command, &running) {
             Ok(server) => verify_session(&session.entries, server, timeout, started, &mut found),
             Err(why) => {
                 eprintln!("wharf verify: {why}");
