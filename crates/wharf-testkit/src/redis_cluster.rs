@@ -1,7 +1,8 @@
 //! A Redis Cluster of a test's own: three primaries with a replica each (Debian's
 //! `redis-server` in cluster mode, `WHARF_REDIS_SERVER` names another), on free loopback ports
 //! (others for a node that found its own taken before it listened), joined by `redis-cli
-//! --cluster create`; every node stopped, and its directory removed, when dropped. A node can be killed as a crash would, or its replica told to take over.
+//! --cluster create`; every node stopped, and its directory removed, when dropped. A node can
+//! be killed as a crash would, or its replica told to take over.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -53,8 +54,9 @@ impl RedisCluster {
         cluster
     }
 
+    /// Starts the node on `port` again, and waits until it answers.
     fn spawn(&self, port: u16, bus_port: u16) -> Process {
-        redis_process::spawn(&mut self.node_command(port, bus_port))
+        redis_process::start_on(self.node_command(port, bus_port), port)
     }
 
     /// The command that runs a node of this cluster on `port`.
@@ -203,9 +205,6 @@ impl RedisCluster {
         let process = self.spawn(port, bus_port);
         let node = self.nodes.iter_mut().find(|node| node.port == port).expect("a node of this cluster");
         node.process = Some(process);
-        until_blocking(&format!("redis-server to answer on port {port}"), Duration::from_secs(5), || {
-            cli(port, &["PING"]).is_some_and(|answer| answer.trim() == "PONG")
-        });
         self.wait_until_ok();
     }
 

@@ -66,6 +66,18 @@ pub fn until_answering(process: &mut Process, port: u16) -> bool {
     }
 }
 
+/// Starts a node with `command` on `port` (given before: a restart keeps its port), and waits
+/// until it answers; panics when it exits first.
+pub fn start_on(mut command: Command, port: u16) -> Process {
+    let mut process = spawn(&mut command);
+    assert!(
+        until_answering(&mut process, port),
+        "redis-server exited at start on port {port}: {}",
+        process.stderr_so_far()
+    );
+    process
+}
+
 /// Starts a node on free loopback ports (as many as `ports` asks for), made by `command` for
 /// them, and waits until it answers. A port found free may be taken by another process before
 /// the node listens on it (an outgoing connection's own port, on a machine running many tests):

@@ -34,11 +34,8 @@ impl RedisServer {
     /// Starts the process (again, after [`RedisServer::stop`]: same port, same data) and waits
     /// until it answers.
     pub fn run(&mut self) {
-        let mut command = redis_process::persisting_node(self.port, self.dir.path());
-        let mut process = redis_process::spawn(&mut command);
-        let port = self.port;
-        assert!(redis_process::until_answering(&mut process, port), "redis-server exited at start on port {port}");
-        self.process = Some(process);
+        let command = redis_process::persisting_node(self.port, self.dir.path());
+        self.process = Some(redis_process::start_on(command, self.port));
     }
 
     /// Stops the process, as a crash would.
