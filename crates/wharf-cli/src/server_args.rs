@@ -179,6 +179,11 @@ pub(crate) struct Stopped {
 }
 
 impl Stopped {
+    /// Stopped by the signal numbered `signal`.
+    pub(crate) fn by(signal: u8) -> Stopped {
+        Stopped { signal }
+    }
+
     /// Exits with the code a shell gives a process the signal ended (128 and its number), after
     /// saying so on stderr. At once: the work and its clients are gone already, and what the
     /// runtime still holds (a read of the terminal, say) is not waited for.
@@ -200,7 +205,7 @@ pub(crate) fn block_on_unless_stopped<T>(
         let Ok(mut signals) = wharf_demo::StopSignals::listen() else { return Ok(work.await) };
         tokio::select! {
             done = work => Ok(done),
-            signal = signals.which() => Err(Stopped { signal }),
+            signal = signals.which() => Err(Stopped::by(signal)),
         }
     })
 }

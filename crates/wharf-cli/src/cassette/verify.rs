@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::{Cassette, Entry, Side, describe, first_difference, header, normalized};
 use crate::exit;
+use crate::server_args::Stopped;
 
 #[derive(Debug, Args)]
 pub(crate) struct VerifyArgs {
@@ -107,8 +108,7 @@ fn stop_on_signal(running: Running) {
                 let _ = child.kill();
                 let _ = child.wait();
             }
-            eprintln!("wharf verify: stopped by a signal; the server it started is stopped too");
-            std::process::exit(128 + i32::from(signal));
+            Stopped::by(signal).exit("verify");
         });
     });
 }
