@@ -80,8 +80,8 @@ impl<'a, T> LogReader<'a, T> {
         LogReader { redis, channel, log: log_key(channel).0, decode, taker, last: None, behind: false }
     }
 
-    /// Once subscribed: the first time, the point from which messages are new (the log's last
-    /// entry); after that, what was kept since the last message handed over.
+    /// Once subscribed: what was kept since the last message handed over (or since the start,
+    /// learnt before the first subscription); the start itself if it could not be learnt.
     async fn subscribed(&mut self) {
         if self.last.is_some() { self.catch_up().await } else { self.learn_start().await }
     }
@@ -153,6 +153,10 @@ impl<'a, T> LogReader<'a, T> {
 /// Hands what is published on `channel`, decoded, to `taker`, until `taker` is dropped.
 pub(crate) async fn listen<T>(redis: Redis, channel: String, decode: fn(&[u8]) -> Option<T>, taker: mpsc::Sender<T>) {
     let mut reader = LogReader::new(&redis, &channel, decode, &taker);
+    // Learnt before subscribing, not after: what is published while the subscription is being
+    // made (a cluster connection takes a few round trips) is then read from the log once
+    // subscribed, where it would otherwise be older than the start and lost.
+    reader.learn_start().await;
     if let Subscriber::Cluster(seeds) = &redis.subscriber {
         return listen_sharded(seeds, &channel, &mut reader).await;
     }
