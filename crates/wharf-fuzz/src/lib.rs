@@ -1,8 +1,8 @@
 //! Differential fuzzing of Wharf's hand-written JSON readers and writers: each target generates
 //! input shaped like what reaches that code (JSON-RPC messages, tool arguments, argument
 //! schemas, outgoing values, URI templates), with the awkward parts on purpose, and holds
-//! Wharf's answer to a reference (serde_json's strict decoder and encoder, the `jsonschema`
-//! validator, a round trip) case by case.
+//! Wharf's answer to a reference (serde_json's strict decoder and encoder, the full JSON Schema
+//! validator of `wharf-schema`, a round trip) case by case.
 //!
 //! Built only with `--cfg fuzzing` (`scripts/fuzz` sets it), which exposes `wharf-server`'s
 //! private argument checks to it; without it the crate is empty. Not published.
@@ -11,7 +11,7 @@
 //! `ClientRequest::decode`), `arguments` (`value_from_str` and `to_unique_object` against
 //! serde_json and a tree of every member as written), `encoder` (`encode` against
 //! `serde_json::to_vec` over serde's whole data model), `shape` (the plain-schema checker, its
-//! fused read, and the whole tool argument check against `jsonschema`), `uri_template` (an
+//! fused read, and the whole tool argument check against the full validator), `uri_template` (an
 //! expansion matches back to its values, and no URI up to 64 KiB takes more than a few
 //! milliseconds). `corpus/<target>/` keeps the cases that found bugs, which
 //! `tests/corpus.rs` replays before it runs every target briefly from a fixed seed.

@@ -337,8 +337,7 @@ fn tool_def(shared: &Arc<Shared>, operation: OperationTool) -> ToolDef {
     // An answer is checked against the schema it is documented with: a client that reads
     // `structuredContent` checks it too, and would fail on an answer that does not match.
     let output = operation.output_schema.as_ref().and_then(|schema| {
-        let validator =
-            jsonschema::options().with_draft(jsonschema::Draft::Draft202012).build(&Value::Object(schema.clone()));
+        let validator = wharf_schema::Validator::new(&Value::Object(schema.clone()));
         match validator {
             Ok(validator) => Some((schema.clone(), validator)),
             Err(err) => {
@@ -370,7 +369,7 @@ fn tool_def(shared: &Arc<Shared>, operation: OperationTool) -> ToolDef {
 struct Called {
     operation: OperationTool,
     /// What checks a successful answer, when the operation documents its JSON.
-    validator: Option<jsonschema::Validator>,
+    validator: Option<wharf_schema::Validator>,
 }
 
 async fn call(shared: &Shared, called: &Called, arguments: &JsonObject) -> Result<CallToolResult, RpcError> {

@@ -44,14 +44,13 @@ fn githubs_description_becomes_valid_tools() {
             tool.name
         );
         let input = Value::Object(tool.input_schema.clone());
-        jsonschema::meta::validate(&input).unwrap_or_else(|err| panic!("{}: {err}", tool.name));
-        jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(&input)
+        wharf_schema::meta::validate(&input, wharf_schema::Draft::Draft202012)
             .unwrap_or_else(|err| panic!("{}: {err}", tool.name));
+        wharf_schema::Validator::new(&input).unwrap_or_else(|err| panic!("{}: {err}", tool.name));
         if let Some(output) = &tool.output_schema {
             let output = Value::Object(output.clone());
-            jsonschema::meta::validate(&output).unwrap_or_else(|err| panic!("{} (output): {err}", tool.name));
+            wharf_schema::meta::validate(&output, wharf_schema::Draft::Draft202012)
+                .unwrap_or_else(|err| panic!("{} (output): {err}", tool.name));
         }
     }
     let get_repo = read.tools.iter().find(|tool| tool.operation_id.as_deref() == Some("repos/get")).unwrap();

@@ -68,10 +68,11 @@ fn every_operation_becomes_a_tool_whose_schemas_are_2020_12() {
     assert!(read.notes.iter().any(|note| note.contains("`getPet`") && note.contains("getPet_2")), "{:?}", read.notes);
     for tool in &read.tools {
         let input = Value::Object(tool.input_schema.clone());
-        jsonschema::meta::validate(&input).unwrap_or_else(|err| panic!("{}: {err}: {input}", tool.name));
-        jsonschema::validator_for(&input).unwrap_or_else(|err| panic!("{}: {err}", tool.name));
+        wharf_schema::meta::validate(&input, wharf_schema::Draft::Draft202012)
+            .unwrap_or_else(|err| panic!("{}: {err}: {input}", tool.name));
+        wharf_schema::Validator::new(&input).unwrap_or_else(|err| panic!("{}: {err}", tool.name));
         if let Some(output) = &tool.output_schema {
-            jsonschema::meta::validate(&Value::Object(output.clone())).unwrap();
+            wharf_schema::meta::validate(&Value::Object(output.clone()), wharf_schema::Draft::Draft202012).unwrap();
         }
     }
 }

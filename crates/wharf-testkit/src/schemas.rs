@@ -25,10 +25,10 @@ pub fn spec_dir() -> PathBuf {
     dir
 }
 
-type Validators = HashMap<(ProtocolVersion, String), Arc<jsonschema::Validator>>;
+type Validators = HashMap<(ProtocolVersion, String), Arc<wharf_schema::Validator>>;
 
 /// The compiled validator of `definition` in the schema of `version`, compiled once.
-fn validator(version: ProtocolVersion, definition: &str) -> Arc<jsonschema::Validator> {
+fn validator(version: ProtocolVersion, definition: &str) -> Arc<wharf_schema::Validator> {
     static CACHE: OnceLock<Mutex<Validators>> = OnceLock::new();
     static DOCUMENTS: OnceLock<Mutex<HashMap<ProtocolVersion, Value>>> = OnceLock::new();
     let key = (version, definition.to_owned());
@@ -53,7 +53,7 @@ fn validator(version: ProtocolVersion, definition: &str) -> Arc<jsonschema::Vali
         "$ref": format!("#/{defs_key}/{definition}"),
         defs_key: document[defs_key],
     });
-    let compiled = Arc::new(jsonschema::validator_for(&root).unwrap_or_else(|err| panic!("{definition}: {err}")));
+    let compiled = Arc::new(wharf_schema::Validator::new(&root).unwrap_or_else(|err| panic!("{definition}: {err}")));
     CACHE.get_or_init(Default::default).lock().unwrap().insert(key, compiled.clone());
     compiled
 }
@@ -61,16 +61,16 @@ fn validator(version: ProtocolVersion, definition: &str) -> Arc<jsonschema::Vali
 /// Checks `card` against the Server Card draft's schema (`mcp-spec/ext-server-card`), its
 /// formats asserted; the errors, if any.
 pub fn check_server_card(card: &Value) -> Result<(), String> {
-    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    static VALIDATOR: OnceLock<wharf_schema::Validator> = OnceLock::new();
     let validator = VALIDATOR.get_or_init(|| {
         let path = spec_dir().join("ext-server-card/schema.json");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
         let document: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
         let root = json!({"$schema": document["$schema"], "$ref": "#/$defs/ServerCard", "$defs": document["$defs"]});
-        jsonschema::options().should_validate_formats(true).build(&root).unwrap_or_else(|err| panic!("{err}"))
+        wharf_schema::Validator::options().assert_formats(true).build(&root).unwrap_or_else(|err| panic!("{err}"))
     });
     let errors: Vec<String> =
-        validator.iter_errors(card).map(|err| format!("{} at {}", err, err.instance_path())).collect();
+        validator.errors(card).into_iter().map(|err| format!("{} at {}", err, err.instance_path())).collect();
     if errors.is_empty() { Ok(()) } else { Err(format!("ServerCard: {}", errors.join("; "))) }
 }
 
@@ -78,7 +78,7 @@ pub fn check_server_card(card: &Value) -> Result<(), String> {
 pub fn check(version: ProtocolVersion, definition: &str, value: &Value) -> Result<(), String> {
     let validator = validator(version, definition);
     let errors: Vec<String> =
-        validator.iter_errors(value).map(|err| format!("{} at {}", err, err.instance_path())).collect();
+        validator.errors(value).into_iter().map(|err| format!("{} at {}", err, err.instance_path())).collect();
     if errors.is_empty() { Ok(()) } else { Err(format!("{definition}: {}", errors.join("; "))) }
 }
 

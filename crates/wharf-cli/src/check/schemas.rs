@@ -18,11 +18,11 @@ fn document_text(version: ProtocolVersion) -> &'static str {
     }
 }
 
-type Cache = HashMap<(ProtocolVersion, String), Option<Arc<jsonschema::Validator>>>;
+type Cache = HashMap<(ProtocolVersion, String), Option<Arc<wharf_schema::Validator>>>;
 
 /// The validator of `definition` in `version`'s schema; `None` when that revision has no such
 /// definition.
-fn validator(version: ProtocolVersion, definition: &str) -> Option<Arc<jsonschema::Validator>> {
+fn validator(version: ProtocolVersion, definition: &str) -> Option<Arc<wharf_schema::Validator>> {
     static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     let cache = CACHE.get_or_init(Mutex::default);
     let key = (version, definition.to_owned());
@@ -37,7 +37,7 @@ fn validator(version: ProtocolVersion, definition: &str) -> Option<Arc<jsonschem
             "$ref": format!("#/{defs_key}/{definition}"),
             defs_key: document[defs_key],
         });
-        jsonschema::validator_for(&root).ok().map(Arc::new)
+        wharf_schema::Validator::new(&root).ok().map(Arc::new)
     });
     let compiled = compiled.flatten();
     cache.lock().unwrap_or_else(PoisonError::into_inner).insert(key, compiled.clone());
@@ -49,7 +49,8 @@ fn validator(version: ProtocolVersion, definition: &str) -> Option<Arc<jsonschem
 pub(crate) fn conforms(version: ProtocolVersion, definition: &str, value: &Value) -> Result<bool, String> {
     let Some(validator) = validator(version, definition) else { return Ok(false) };
     let errors: Vec<String> = validator
-        .iter_errors(value)
+        .errors(value)
+        .into_iter()
         .take(5)
         .map(|err| {
             let at = err.instance_path().to_string();
@@ -73,7 +74,7 @@ pub(crate) fn is_json_schema(schema: &Value) -> Result<(), String> {
     {
         object.insert("$schema".to_owned(), json!("https://json-schema.org/draft/2020-12/schema"));
     }
-    let errors: Vec<String> = match jsonschema::meta::validate(&named) {
+    let errors: Vec<String> = match wharf_schema::meta::validate(&named, wharf_schema::Draft::Draft202012) {
         Ok(()) => return Ok(()),
         Err(err) => {
             let at = err.instance_path().to_string();
@@ -86,33 +87,34 @@ pub(crate) fn is_json_schema(schema: &Value) -> Result<(), String> {
 /// Checks a Server Card against the draft's schema (`mcp-spec/ext-server-card`), its formats
 /// asserted; the first errors when it does not conform.
 pub(crate) fn server_card_errors(card: &Value) -> Result<(), String> {
-    static VALIDATOR: std::sync::OnceLock<Result<jsonschema::Validator, String>> = std::sync::OnceLock::new();
+    static VALIDATOR: std::sync::OnceLock<Result<wharf_schema::Validator, String>> = std::sync::OnceLock::new();
     let validator = VALIDATOR.get_or_init(|| {
         let document: Value = serde_json::from_str(include_str!(concat!(env!("OUT_DIR"), "/server-card.json")))
             .map_err(|err| err.to_string())?;
         let schema = json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#/$defs/ServerCard",
             "$defs": document["$defs"]});
-        jsonschema::options().should_validate_formats(true).build(&schema).map_err(|err| err.to_string())
+        wharf_schema::Validator::options().assert_formats(true).build(&schema).map_err(|err| err.to_string())
     });
     let validator = validator.as_ref().map_err(|err| format!("the Server Card schema does not compile: {err}"))?;
-    let errors: Vec<String> = validator.iter_errors(card).take(3).map(|err| err.to_string()).collect();
+    let errors: Vec<String> = validator.errors(card).into_iter().take(3).map(|err| err.to_string()).collect();
     if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
 }
 
 /// Checks `instance` against a schema the server advertised.
 pub(crate) fn matches_schema(schema: &Value, instance: &Value) -> Result<(), String> {
-    let validator = jsonschema::validator_for(schema).map_err(|err| format!("the schema does not compile: {err}"))?;
-    let errors: Vec<String> = validator.iter_errors(instance).take(3).map(|err| err.to_string()).collect();
+    let validator =
+        wharf_schema::Validator::new(schema).map_err(|err| format!("the schema does not compile: {err}"))?;
+    let errors: Vec<String> = validator.errors(instance).into_iter().take(3).map(|err| err.to_string()).collect();
     if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
 }
 
 /// Checks `instance` against a schema the server advertised, its `format`s asserted too.
 pub(crate) fn matches_schema_with_formats(schema: &Value, instance: &Value) -> Result<(), String> {
-    let validator = jsonschema::options()
-        .should_validate_formats(true)
+    let validator = wharf_schema::Validator::options()
+        .assert_formats(true)
         .build(schema)
         .map_err(|err| format!("the schema does not compile: {err}"))?;
-    let errors: Vec<String> = validator.iter_errors(instance).take(3).map(|err| err.to_string()).collect();
+    let errors: Vec<String> = validator.errors(instance).into_iter().take(3).map(|err| err.to_string()).collect();
     if errors.is_empty() { Ok(()) } else { Err(errors.join("; ")) }
 }
 

@@ -1,6 +1,6 @@
 //! `shape`: the plain-schema checker that accepts tool arguments without building JSON values
 //! (`accepts`, `accepts_value`, and the fused check-while-reading `read`), and the whole
-//! argument check a call goes through, against the full `jsonschema` validator. Schemas are
+//! argument check a call goes through, against the full validator (`wharf-schema`). Schemas are
 //! generated (plain ones mostly, with `$defs`, bounds at the edges, enums and documented
 //! variants) or derived from Rust types as `Args<T>` derives them; arguments are written near
 //! the schema, then pushed over its edges: bounds crossed, lengths counted in code points,
@@ -117,7 +117,10 @@ impl Target for SchemaShape {
         let mut label = "not plain";
         if let Some(shape) = PlainShape::of(schema) {
             let Ok(validator) = validator(schema) else {
-                return Err(format!("a plain schema that jsonschema refuses\nschema: {}", Value::from(schema.clone())));
+                return Err(format!(
+                    "a plain schema that the full validator refuses\nschema: {}",
+                    Value::from(schema.clone())
+                ));
             };
             let valid = match &reading {
                 Reading::Unique(value) => validator.is_valid(value),
@@ -161,7 +164,7 @@ impl Target for SchemaShape {
         let Ok(tool_arguments) = serde_json::from_str::<ToolArguments>(arguments) else { return Ok(label) };
         let Ok(validator) = validator(check.schema()) else {
             return Err(format!(
-                "a compiled schema jsonschema refuses\nschema: {}",
+                "a compiled schema the full validator refuses\nschema: {}",
                 Value::from(check.schema().clone())
             ));
         };
@@ -186,10 +189,9 @@ impl Target for SchemaShape {
     }
 }
 
-fn validator(schema: &JsonObject) -> Result<jsonschema::Validator, String> {
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(true)
+fn validator(schema: &JsonObject) -> Result<wharf_schema::Validator, String> {
+    wharf_schema::Validator::options()
+        .assert_formats(true)
         .build(&Value::Object(schema.clone()))
         .map_err(|err| err.to_string())
 }

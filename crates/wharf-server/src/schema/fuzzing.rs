@@ -1,5 +1,5 @@
 //! Hooks for the differential fuzzer (`crates/wharf-fuzz`): the argument checks, which are
-//! otherwise private, held to the full `jsonschema` validator on generated input. Only with
+//! otherwise private, held to the full validator (`wharf-schema`) on generated input. Only with
 //! `--cfg fuzzing` (`scripts/fuzz` builds so); not part of Wharf's API.
 
 use serde::de::DeserializeOwned;

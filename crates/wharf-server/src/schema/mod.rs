@@ -4,8 +4,8 @@
 //! `shape.rs` checks the arguments of plain schemas, straight from the client's text when
 //! there are no defaults to fill in; the full validator here decides everything else, and
 //! words every error. A plain schema is valid by construction, so its full validator is built
-//! only when a call's arguments need it: building one runs much of the `jsonschema` crate (its
-//! regular expressions among it), which costs resident memory for schemas that never need it.
+//! only when a call's arguments need it: building one checks the schema against its meta-schema
+//! and compiles its patterns, which costs resident memory for schemas that never need it.
 
 #[cfg(fuzzing)]
 pub mod fuzzing;
@@ -71,7 +71,7 @@ pub(crate) struct ArgumentSchema {
     schema: JsonObject,
     /// Built at registration when there is no shape (so that an invalid schema is refused
     /// there), else on first need.
-    validator: OnceLock<Result<jsonschema::Validator, String>>,
+    validator: OnceLock<Result<wharf_schema::Validator, String>>,
     /// False when no property anywhere in the schema has a `default`, so that there is
     /// nothing to fill in before a call.
     has_defaults: bool,
@@ -266,12 +266,12 @@ impl ArgumentSchema {
             return Ok(());
         }
         let mut message = String::new();
-        for error in self.validator()?.iter_errors(&instance) {
+        for error in self.validator()?.errors(&instance) {
             if !message.is_empty() {
                 message.push_str("; ");
             }
             let wording = choices_refusal(&self.schema, &error).unwrap_or_else(|| error.to_string());
-            let path = error.instance_path().to_string();
+            let path = error.instance_path();
             if path.is_empty() {
                 message.push_str(&wording);
             } else {
@@ -284,7 +284,7 @@ impl ArgumentSchema {
     }
 
     /// The full validator, built now if it was not yet.
-    fn validator(&self) -> Result<&jsonschema::Validator, String> {
+    fn validator(&self) -> Result<&wharf_schema::Validator, String> {
         let built = self.validator.get_or_init(|| {
             full_validator(&self.schema).map_err(|err| format!("the tool's argument schema is not valid: {err}"))
         });
@@ -299,17 +299,13 @@ const CHOICES_LISTED: usize = 16;
 /// strings (enum variants with documentation, as schemars writes them), the allowed values,
 /// every one when there are few, instead of the validator's "not valid under any of the schemas
 /// listed" or "or 2 other candidates".
-fn choices_refusal(schema: &JsonObject, error: &jsonschema::ValidationError<'_>) -> Option<String> {
-    use jsonschema::error::ValidationErrorKind;
-    let choices = match error.kind() {
-        ValidationErrorKind::Enum { options } => options.as_array()?.clone(),
-        ValidationErrorKind::OneOfNotValid { .. } | ValidationErrorKind::AnyOf { .. } => {
-            // The keyword's place in the schema, `$ref`s already resolved: `/$defs/Level/oneOf`.
-            let pointer = error.schema_path().as_str();
-            let (first, rest) = pointer.strip_prefix('/')?.split_once('/').unwrap_or((pointer.strip_prefix('/')?, ""));
-            let first = first.replace("~1", "/").replace("~0", "~");
-            let keyword = schema.get(&first)?;
-            let branches = if rest.is_empty() { keyword } else { keyword.pointer(&format!("/{rest}"))? };
+fn choices_refusal(schema: &JsonObject, error: &wharf_schema::ValidationError) -> Option<String> {
+    let choices = match error.keyword() {
+        "enum" => error.allowed()?.as_array()?.clone(),
+        "oneOf" | "anyOf" => {
+            // The keyword's place in the schema, `$ref`s already followed: `/$defs/Level/oneOf`.
+            let branches = Value::Object(schema.clone());
+            let branches = branches.pointer(error.schema_location())?;
             let mut choices = Vec::new();
             for branch in branches.as_array()? {
                 choices.extend(shape::branch_strings(branch.as_object()?)?.into_iter().map(Value::from));
@@ -337,11 +333,8 @@ pub(crate) fn read_object<T: serde::de::DeserializeOwned>(object: JsonObject) ->
     serde_json::from_value(Value::Object(object)).map_err(|err| err.to_string())
 }
 
-fn full_validator(schema: &JsonObject) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(true)
-        .build(&Value::Object(schema.clone()))
+fn full_validator(schema: &JsonObject) -> Result<wharf_schema::Validator, wharf_schema::SchemaError> {
+    wharf_schema::Validator::options().assert_formats(true).build(&Value::Object(schema.clone()))
 }
 
 /// True if a `default` member appears anywhere in `schema`, `$defs` included.

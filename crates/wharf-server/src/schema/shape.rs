@@ -395,7 +395,7 @@ mod tests {
     /// Checks the shape's verdict on each instance against the full validator's: what the
     /// shape accepts, the validator must accept; `expected` says what the shape should say.
     fn agree(schema: Value, cases: &[(Value, bool)]) {
-        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        let validator = wharf_schema::Validator::new(&schema).unwrap();
         let shape = shape(schema.clone());
         for (instance, expected) in cases {
             let accepted = shape.accepts(&instance.to_string());
