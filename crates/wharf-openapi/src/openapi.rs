@@ -337,7 +337,7 @@ fn tool_def(shared: &Arc<Shared>, operation: OperationTool) -> ToolDef {
     // An answer is checked against the schema it is documented with: a client that reads
     // `structuredContent` checks it too, and would fail on an answer that does not match.
     let output = operation.output_schema.as_ref().and_then(|schema| {
-        let validator = wharf_schema::Validator::new(&Value::Object(schema.clone()));
+        let validator = wharf_schema::Validator::options().build_owned(Value::Object(schema.clone()));
         match validator {
             Ok(validator) => Some((schema.clone(), validator)),
             Err(err) => {

@@ -11,9 +11,10 @@ use serde_json::{Map, Value};
 use crate::draft::Draft;
 use crate::error::{ErrorDetail, ValidationError};
 use crate::format;
+use crate::keywords::{self as kw, Keywords};
 use crate::path::{InstancePath, push_segment};
 use crate::pattern;
-use crate::registry::{Location, Registry, Scope};
+use crate::registry::{Location, Reference, Registry, Scope};
 use crate::uri::{resolve, split_fragment};
 use crate::value::{compare, equal, has_type, is_multiple_of, length};
 
@@ -29,15 +30,24 @@ const QUOTED: usize = 120;
 #[derive(Debug, Default)]
 struct Evaluated<'i> {
     all_properties: bool,
-    properties: HashSet<&'i str>,
+    /// Few, and often none: a list costs less to make than a set.
+    properties: Vec<&'i str>,
     all_items: bool,
     /// Items `0..items` were evaluated.
     items: usize,
-    item_indices: HashSet<usize>,
+    item_indices: Vec<usize>,
 }
 
 impl<'i> Evaluated<'i> {
     fn merge(&mut self, other: Evaluated<'i>) {
+        if !other.all_properties
+            && !other.all_items
+            && other.items == 0
+            && other.properties.is_empty()
+            && other.item_indices.is_empty()
+        {
+            return;
+        }
         self.all_properties |= other.all_properties;
         self.properties.extend(other.properties);
         self.all_items |= other.all_items;
@@ -45,12 +55,14 @@ impl<'i> Evaluated<'i> {
         self.item_indices.extend(other.item_indices);
     }
 
-    fn has_property(&self, name: &str) -> bool {
-        self.all_properties || self.properties.contains(name)
+    /// What was evaluated of an object's members, as a set to ask of each member.
+    fn property_set(&self) -> HashSet<&'i str> {
+        self.properties.iter().copied().collect()
     }
 
-    fn has_item(&self, index: usize) -> bool {
-        self.all_items || index < self.items || self.item_indices.contains(&index)
+    /// What was evaluated of an array's items, as a set to ask of each item.
+    fn item_set(&self) -> HashSet<usize> {
+        self.item_indices.iter().copied().collect()
     }
 }
 
@@ -149,11 +161,16 @@ impl<'v> Evaluator<'v> {
         for segment in segments {
             push_segment(&mut self.pointer, segment);
         }
-        let scope = match schema {
-            Value::Object(object) => inner_scope(object, parent),
-            _ => parent.clone(),
+        let outcome = match schema {
+            Value::Object(object) => {
+                let keywords = Keywords::of(object);
+                match inner_scope(&keywords, parent) {
+                    Some(scope) => self.object_in(&keywords, &scope, instance, path),
+                    None => self.object_in(&keywords, parent, instance, path),
+                }
+            }
+            other => self.inside(other, parent, instance, path),
         };
-        let outcome = self.inside(schema, &scope, instance, path);
         self.pointer.truncate(length);
         outcome
     }
@@ -189,55 +206,51 @@ impl<'v> Evaluator<'v> {
                     self.fail("false", instance, path, || format!("false schema does not allow {}", quoted(instance)));
                 (valid, Evaluated::default())
             }
-            Value::Object(object) => {
-                let entered = self.dynamic.last().is_none_or(|top| **top != *scope.base);
-                if entered {
-                    self.dynamic.push(scope.base.clone());
-                }
-                let outcome = self.object(object, scope, instance, path);
-                if entered {
-                    self.dynamic.pop();
-                }
-                outcome
-            }
+            Value::Object(object) => self.object_in(&Keywords::of(object), scope, instance, path),
             // Not a schema: the meta-schema refuses it; alone it allows everything.
             _ => (true, Evaluated::default()),
         }
     }
 
+    /// Evaluates a schema object, its resource entered into the dynamic scope if it is new.
+    fn object_in<'i>(
+        &mut self,
+        keywords: &Keywords<'v>,
+        scope: &Scope,
+        instance: &'i Value,
+        path: &InstancePath<'_>,
+    ) -> (bool, Evaluated<'i>) {
+        let entered = self.dynamic.last().is_none_or(|top| !Arc::ptr_eq(top, &scope.base) && **top != *scope.base);
+        if entered {
+            self.dynamic.push(scope.base.clone());
+        }
+        let outcome = self.object(keywords, scope, instance, path);
+        if entered {
+            self.dynamic.pop();
+        }
+        outcome
+    }
+
     fn object<'i>(
         &mut self,
-        schema: &'v Map<String, Value>,
+        schema: &Keywords<'v>,
         scope: &Scope,
         instance: &'i Value,
         path: &InstancePath<'_>,
     ) -> (bool, Evaluated<'i>) {
         let mut evaluated = Evaluated::default();
-        if scope.draft.ref_hides_siblings()
-            && let Some(Value::String(reference)) = schema.get("$ref")
-        {
-            return self.reference("$ref", reference, scope, instance, path);
-        }
         let mut valid = true;
-        for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
-            if let Some(Value::String(reference)) = schema.get(keyword) {
-                let (ok, inner) = match keyword {
-                    "$ref" => self.reference("$ref", reference, scope, instance, path),
-                    "$dynamicRef" if scope.draft == Draft::Draft202012 => {
-                        self.dynamic_reference(reference, scope, instance, path)
-                    }
-                    "$recursiveRef" if scope.draft == Draft::Draft201909 => {
-                        self.recursive_reference(reference, scope, instance, path)
-                    }
-                    _ => continue,
-                };
-                valid &= ok;
-                if ok {
-                    evaluated.merge(inner);
-                }
-                if self.done(valid) {
-                    return (false, evaluated);
-                }
+        if schema.has(kw::REF) || schema.has(kw::DYNAMIC_REF) || schema.has(kw::RECURSIVE_REF) {
+            let (ok, inner) = self.references(schema, scope, instance, path);
+            if scope.draft.ref_hides_siblings() && schema.has(kw::REF) {
+                return (ok, inner);
+            }
+            valid &= ok;
+            if ok {
+                evaluated.merge(inner);
+            }
+            if self.done(valid) {
+                return (false, evaluated);
             }
         }
         valid &= self.assertions(schema, scope, instance, path);
@@ -259,20 +272,98 @@ impl<'v> Evaluator<'v> {
         (valid, evaluated)
     }
 
-    /// Follows `$ref` to its target.
-    fn reference<'i>(
+    /// The schema's reference keywords (`$ref`, and `$dynamicRef` or `$recursiveRef` in their
+    /// drafts; up to draft 7 `$ref` alone), each followed to its target.
+    fn references<'i>(
         &mut self,
-        keyword: &'static str,
-        reference: &str,
+        schema: &Keywords<'v>,
         scope: &Scope,
         instance: &'i Value,
         path: &InstancePath<'_>,
     ) -> (bool, Evaluated<'i>) {
-        let uri = resolve(&scope.base, reference);
-        self.follow(keyword, &uri, scope.draft, instance, path)
+        let applies = |keyword: &str| match keyword {
+            "$ref" => true,
+            _ if scope.draft.ref_hides_siblings() && schema.has(kw::REF) => false,
+            "$dynamicRef" => scope.draft == Draft::Draft202012,
+            "$recursiveRef" => scope.draft == Draft::Draft201909,
+            _ => false,
+        };
+        let registry = self.registry;
+        let mut evaluated = Evaluated::default();
+        let mut valid = true;
+        match registry.info(self.document, &self.pointer) {
+            Some(info) => {
+                for reference in info.references.iter().filter(|reference| applies(reference.keyword)) {
+                    let (ok, inner) = self.follow_resolved(reference, scope.draft, instance, path);
+                    valid &= ok;
+                    if ok {
+                        evaluated.merge(inner);
+                    }
+                    if self.done(valid) {
+                        return (false, evaluated);
+                    }
+                }
+            }
+            // A schema no keyword of the registry's walk led to (inside an unknown keyword):
+            // its references are resolved now.
+            None => {
+                for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
+                    if let Some(Value::String(reference)) = schema.named(keyword)
+                        && applies(keyword)
+                    {
+                        let uri = resolve(&scope.base, reference);
+                        let (ok, inner) = self.follow_uri(keyword, &uri, scope.draft, instance, path);
+                        valid &= ok;
+                        if ok {
+                            evaluated.merge(inner);
+                        }
+                        if self.done(valid) {
+                            return (false, evaluated);
+                        }
+                    }
+                }
+            }
+        }
+        (valid, evaluated)
     }
 
-    fn follow<'i>(
+    /// Follows a reference the registry resolved: to its target, or for a `$dynamicRef` to a
+    /// `$dynamicAnchor` (a `$recursiveRef` to a `$recursiveAnchor`), to the outermost resource
+    /// of the dynamic scope that has one of the same name.
+    fn follow_resolved<'i>(
+        &mut self,
+        reference: &'v Reference,
+        draft: Draft,
+        instance: &'i Value,
+        path: &InstancePath<'_>,
+    ) -> (bool, Evaluated<'i>) {
+        let registry = self.registry;
+        let dynamic = match (&reference.dynamic_name, reference.recursive) {
+            (Some(name), _) => {
+                self.dynamic.iter().find(|base| registry.is_dynamic_anchor(base, name)).and_then(|base| {
+                    let location = registry.anchor(base, name)?;
+                    Some((registry.scope(&location, base, draft), location))
+                })
+            }
+            (None, true) => self.dynamic.iter().find(|base| registry.is_recursive_anchor(base)).and_then(|base| {
+                let location = registry.resource(base)?;
+                Some((registry.scope(&location, base, draft), location))
+            }),
+            (None, false) => None,
+        };
+        match (&dynamic, &reference.target) {
+            (Some((scope, location)), _) => {
+                self.enter(reference.keyword, location, scope, &reference.uri, instance, path)
+            }
+            (None, Some(target)) => {
+                self.enter(reference.keyword, &target.location, &target.scope, &reference.uri, instance, path)
+            }
+            (None, None) => (self.unresolved(reference.keyword, &reference.uri, instance, path), Evaluated::default()),
+        }
+    }
+
+    /// Follows a reference to `uri`, resolved now.
+    fn follow_uri<'i>(
         &mut self,
         keyword: &'static str,
         uri: &str,
@@ -280,80 +371,69 @@ impl<'v> Evaluator<'v> {
         instance: &'i Value,
         path: &InstancePath<'_>,
     ) -> (bool, Evaluated<'i>) {
-        let Some(location) = self.registry.locate(uri) else {
-            return (
-                self.fail(keyword, instance, path, || format!("`{uri}` cannot be resolved")),
-                Evaluated::default(),
-            );
+        let registry = self.registry;
+        let (resource, name) = split_fragment(uri);
+        let dynamic_base = match keyword {
+            "$dynamicRef"
+                if !name.is_empty() && !name.starts_with('/') && registry.is_dynamic_anchor(resource, &name) =>
+            {
+                self.dynamic.iter().find(|base| registry.is_dynamic_anchor(base, &name)).cloned()
+            }
+            "$recursiveRef" if registry.is_recursive_anchor(resource) => {
+                self.dynamic.iter().find(|base| registry.is_recursive_anchor(base)).cloned()
+            }
+            _ => None,
         };
+        let location = match &dynamic_base {
+            Some(base) if keyword == "$dynamicRef" => registry.anchor(base, &name),
+            Some(base) => registry.resource(base),
+            None => registry.locate(uri),
+        };
+        let Some(location) = location else {
+            return (self.unresolved(keyword, uri, instance, path), Evaluated::default());
+        };
+        let scope = registry.scope(&location, uri, draft);
+        self.enter(keyword, &location, &scope, uri, instance, path)
+    }
+
+    fn unresolved(&mut self, keyword: &'static str, uri: &str, instance: &Value, path: &InstancePath<'_>) -> bool {
+        self.fail(keyword, instance, path, || format!("`{uri}` cannot be resolved"))
+    }
+
+    /// Evaluates the schema at `location`, reached by a reference to `uri`.
+    #[allow(clippy::too_many_arguments)]
+    fn enter<'i>(
+        &mut self,
+        keyword: &'static str,
+        location: &Location,
+        scope: &Scope,
+        uri: &str,
+        instance: &'i Value,
+        path: &InstancePath<'_>,
+    ) -> (bool, Evaluated<'i>) {
         if self.depth >= MAX_DEPTH {
             let message = || format!("references followed deeper than {MAX_DEPTH} schemas, at `{uri}`");
             return (self.fail(keyword, instance, path, message), Evaluated::default());
         }
-        let Some(target) = self.registry.get(&location) else { return (false, Evaluated::default()) };
-        let scope = self.registry.scope(&location, uri, draft);
+        let registry = self.registry;
+        let Some(target) = registry.get(location) else {
+            return (self.unresolved(keyword, uri, instance, path), Evaluated::default());
+        };
         let document = std::mem::replace(&mut self.document, location.document);
-        let pointer = std::mem::replace(&mut self.pointer, location.pointer);
+        let mut pointer = std::mem::take(&mut self.pointer);
+        self.pointer.push_str(&location.pointer);
         self.depth += 1;
-        let outcome = self.inside(target, &scope, instance, path);
+        let outcome = self.inside(target, scope, instance, path);
         self.depth -= 1;
         self.document = document;
-        self.pointer = pointer;
+        std::mem::swap(&mut self.pointer, &mut pointer);
         outcome
     }
 
-    /// `$dynamicRef` (2020-12): to a `$dynamicAnchor`, the outermost resource of the dynamic
-    /// scope that has one of the same name; else as `$ref`.
-    fn dynamic_reference<'i>(
-        &mut self,
-        reference: &str,
-        scope: &Scope,
-        instance: &'i Value,
-        path: &InstancePath<'_>,
-    ) -> (bool, Evaluated<'i>) {
-        let uri = resolve(&scope.base, reference);
-        let (resource, name) = split_fragment(&uri);
-        let mut target = uri.clone();
-        if !name.is_empty()
-            && !name.starts_with('/')
-            && self.registry.is_dynamic_anchor(resource, &name)
-            && let Some(outermost) = self.dynamic.iter().find(|base| self.registry.is_dynamic_anchor(base, &name))
-        {
-            target = format!("{outermost}#{name}");
-        }
-        self.follow("$dynamicRef", &target, scope.draft, instance, path)
-    }
-
-    /// `$recursiveRef` (2019-09): when its target has `"$recursiveAnchor": true`, the outermost
-    /// resource of the dynamic scope that has it too.
-    fn recursive_reference<'i>(
-        &mut self,
-        reference: &str,
-        scope: &Scope,
-        instance: &'i Value,
-        path: &InstancePath<'_>,
-    ) -> (bool, Evaluated<'i>) {
-        let uri = resolve(&scope.base, reference);
-        let (resource, _) = split_fragment(&uri);
-        let mut target = uri.clone();
-        if self.registry.is_recursive_anchor(resource)
-            && let Some(outermost) = self.dynamic.iter().find(|base| self.registry.is_recursive_anchor(base))
-        {
-            target = outermost.to_string();
-        }
-        self.follow("$recursiveRef", &target, scope.draft, instance, path)
-    }
-
     /// The keywords that test the value itself.
-    fn assertions(
-        &mut self,
-        schema: &'v Map<String, Value>,
-        scope: &Scope,
-        instance: &Value,
-        path: &InstancePath<'_>,
-    ) -> bool {
+    fn assertions(&mut self, schema: &Keywords<'v>, scope: &Scope, instance: &Value, path: &InstancePath<'_>) -> bool {
         let mut valid = true;
-        if let Some(expected) = schema.get("type") {
+        if let Some(expected) = schema.get(kw::TYPE) {
             let ok = match expected {
                 Value::String(name) => has_type(instance, name),
                 Value::Array(names) => {
@@ -367,16 +447,16 @@ impl<'v> Evaluator<'v> {
                 });
             }
         }
-        if let Some(Value::Array(options)) = schema.get("enum")
+        if let Some(Value::Array(options)) = schema.get(kw::ENUM)
             && !options.iter().any(|option| equal(option, instance))
         {
-            let allowed = schema.get("enum");
+            let allowed = schema.get(kw::ENUM);
             let message =
                 || format!("{} is not one of {}", quoted(instance), listed(&Value::Array(options.clone()), "or"));
             valid = self.fail_allowing("enum", instance, path, message, allowed);
         }
         if scope.draft >= Draft::Draft6
-            && let Some(expected) = schema.get("const")
+            && let Some(expected) = schema.get(kw::CONST)
             && !equal(expected, instance)
         {
             valid = self.fail("const", instance, path, || format!("{} is not {}", quoted(instance), quoted(expected)));
@@ -394,7 +474,7 @@ impl<'v> Evaluator<'v> {
 
     fn number(
         &mut self,
-        schema: &Map<String, Value>,
+        schema: &Keywords<'v>,
         scope: &Scope,
         number: &serde_json::Number,
         instance: &Value,
@@ -402,11 +482,11 @@ impl<'v> Evaluator<'v> {
     ) -> bool {
         use std::cmp::Ordering::{Equal, Greater, Less};
         let mut valid = true;
-        let bound = |keyword: &str| schema.get(keyword).and_then(Value::as_number);
+        let bound = |place: usize| schema.get(place).and_then(Value::as_number);
         let draft4 = scope.draft == Draft::Draft4;
-        let flag = |keyword: &str| schema.get(keyword) == Some(&Value::Bool(true));
-        if let Some(maximum) = bound("maximum") {
-            let exclusive = draft4 && flag("exclusiveMaximum");
+        let flag = |place: usize| schema.get(place) == Some(&Value::Bool(true));
+        if let Some(maximum) = bound(kw::MAXIMUM) {
+            let exclusive = draft4 && flag(kw::EXCLUSIVE_MAXIMUM);
             let ok = match compare(number, maximum) {
                 Some(Less) => true,
                 Some(Equal) => !exclusive,
@@ -419,8 +499,8 @@ impl<'v> Evaluator<'v> {
                 });
             }
         }
-        if let Some(minimum) = bound("minimum") {
-            let exclusive = draft4 && flag("exclusiveMinimum");
+        if let Some(minimum) = bound(kw::MINIMUM) {
+            let exclusive = draft4 && flag(kw::EXCLUSIVE_MINIMUM);
             let ok = match compare(number, minimum) {
                 Some(Greater) => true,
                 Some(Equal) => !exclusive,
@@ -434,14 +514,14 @@ impl<'v> Evaluator<'v> {
             }
         }
         if !draft4 {
-            if let Some(maximum) = bound("exclusiveMaximum")
+            if let Some(maximum) = bound(kw::EXCLUSIVE_MAXIMUM)
                 && compare(number, maximum) != Some(Less)
             {
                 valid = self.fail("exclusiveMaximum", instance, path, || {
                     format!("{instance} is greater than or equal to the exclusive maximum of {maximum}")
                 });
             }
-            if let Some(minimum) = bound("exclusiveMinimum")
+            if let Some(minimum) = bound(kw::EXCLUSIVE_MINIMUM)
                 && compare(number, minimum) != Some(Greater)
             {
                 valid = self.fail("exclusiveMinimum", instance, path, || {
@@ -449,7 +529,7 @@ impl<'v> Evaluator<'v> {
                 });
             }
         }
-        if let Some(divisor) = bound("multipleOf")
+        if let Some(divisor) = bound(kw::MULTIPLE_OF)
             && divisor.as_f64().is_some_and(|divisor| divisor > 0.0)
             && !is_multiple_of(number, divisor)
         {
@@ -458,24 +538,24 @@ impl<'v> Evaluator<'v> {
         valid
     }
 
-    fn string(&mut self, schema: &Map<String, Value>, text: &str, instance: &Value, path: &InstancePath<'_>) -> bool {
+    fn string(&mut self, schema: &Keywords<'v>, text: &str, instance: &Value, path: &InstancePath<'_>) -> bool {
         let mut valid = true;
-        let count = |keyword: &str| schema.get(keyword).and_then(as_count);
-        if let Some(maximum) = count("maxLength")
+        let count = |place: usize| schema.get(place).and_then(as_count);
+        if let Some(maximum) = count(kw::MAX_LENGTH)
             && length(text) > maximum
         {
             valid = self.fail("maxLength", instance, path, || {
                 format!("{} is longer than {maximum} characters", quoted(instance))
             });
         }
-        if let Some(minimum) = count("minLength")
+        if let Some(minimum) = count(kw::MIN_LENGTH)
             && length(text) < minimum
         {
             valid = self.fail("minLength", instance, path, || {
                 format!("{} is shorter than {minimum} characters", quoted(instance))
             });
         }
-        if let Some(Value::String(expression)) = schema.get("pattern")
+        if let Some(Value::String(expression)) = schema.get(kw::PATTERN)
             && let Some(regex) = self.registry.regex(expression)
             && !pattern::matches(regex, text)
         {
@@ -483,7 +563,7 @@ impl<'v> Evaluator<'v> {
                 self.fail("pattern", instance, path, || format!("{} does not match `{expression}`", quoted(instance)));
         }
         if self.formats
-            && let Some(Value::String(name)) = schema.get("format")
+            && let Some(Value::String(name)) = schema.get(kw::FORMAT)
             && !format::holds(name, text)
         {
             valid = self.fail("format", instance, path, || format!("{} is not a valid \"{name}\"", quoted(instance)));
@@ -495,7 +575,7 @@ impl<'v> Evaluator<'v> {
     /// applied to the same value.
     fn in_place<'i>(
         &mut self,
-        schema: &'v Map<String, Value>,
+        schema: &Keywords<'v>,
         scope: &Scope,
         instance: &'i Value,
         path: &InstancePath<'_>,
@@ -503,7 +583,7 @@ impl<'v> Evaluator<'v> {
     ) -> bool {
         let tracking = self.registry.uses_unevaluated;
         let mut valid = true;
-        if let Some(Value::Array(branches)) = schema.get("allOf") {
+        if let Some(Value::Array(branches)) = schema.get(kw::ALL_OF) {
             for (index, branch) in branches.iter().enumerate() {
                 let (ok, inner) = self.child(&["allOf", &index.to_string()], branch, scope, instance, path);
                 valid &= ok;
@@ -513,7 +593,7 @@ impl<'v> Evaluator<'v> {
                 }
             }
         }
-        if let Some(Value::Array(branches)) = schema.get("anyOf") {
+        if let Some(Value::Array(branches)) = schema.get(kw::ANY_OF) {
             let mut any = false;
             for (index, branch) in branches.iter().enumerate() {
                 let (ok, inner) = self.quietly(&["anyOf", &index.to_string()], branch, scope, instance, path);
@@ -531,7 +611,7 @@ impl<'v> Evaluator<'v> {
                 });
             }
         }
-        if let Some(Value::Array(branches)) = schema.get("oneOf") {
+        if let Some(Value::Array(branches)) = schema.get(kw::ONE_OF) {
             let mut matched = 0;
             for (index, branch) in branches.iter().enumerate() {
                 let (ok, inner) = self.quietly(&["oneOf", &index.to_string()], branch, scope, instance, path);
@@ -553,7 +633,7 @@ impl<'v> Evaluator<'v> {
                 });
             }
         }
-        if let Some(negated) = schema.get("not") {
+        if let Some(negated) = schema.get(kw::NOT) {
             let (ok, _) = self.quietly(&["not"], negated, scope, instance, path);
             if ok {
                 valid = self.fail("not", instance, path, || {
@@ -562,22 +642,26 @@ impl<'v> Evaluator<'v> {
             }
         }
         if scope.draft >= Draft::Draft7
-            && let Some(condition) = schema.get("if")
+            && let Some(condition) = schema.get(kw::IF)
         {
             let (holds, inner) = self.quietly(&["if"], condition, scope, instance, path);
-            let branch = if holds { "then" } else { "else" };
+            let (branch, place) = if holds { ("then", kw::THEN) } else { ("else", kw::ELSE) };
             if holds {
                 evaluated.merge(inner);
             }
-            if let Some(consequence) = schema.get(branch) {
+            if let Some(consequence) = schema.get(place) {
                 let (ok, inner) = self.child(&[branch], consequence, scope, instance, path);
                 valid &= ok;
                 evaluated.merge(inner);
             }
         }
         if let Value::Object(object) = instance {
-            let keyword = if scope.draft >= Draft::Draft201909 { "dependentSchemas" } else { "dependencies" };
-            if let Some(Value::Object(dependencies)) = schema.get(keyword) {
+            let (keyword, place) = if scope.draft >= Draft::Draft201909 {
+                ("dependentSchemas", kw::DEPENDENT_SCHEMAS)
+            } else {
+                ("dependencies", kw::DEPENDENCIES)
+            };
+            if let Some(Value::Object(dependencies)) = schema.get(place) {
                 for (name, dependency) in dependencies {
                     if !object.contains_key(name) {
                         continue;
@@ -623,7 +707,7 @@ impl<'v> Evaluator<'v> {
     /// The keywords of an object's members.
     fn properties<'i>(
         &mut self,
-        schema: &'v Map<String, Value>,
+        schema: &Keywords<'v>,
         scope: &Scope,
         object: &'i Map<String, Value>,
         instance: &'i Value,
@@ -632,26 +716,26 @@ impl<'v> Evaluator<'v> {
     ) -> bool {
         let tracking = self.registry.uses_unevaluated;
         let mut valid = true;
-        let count = |keyword: &str| schema.get(keyword).and_then(as_count);
-        if let Some(maximum) = count("maxProperties")
+        let count = |place: usize| schema.get(place).and_then(as_count);
+        if let Some(maximum) = count(kw::MAX_PROPERTIES)
             && object.len() > maximum
         {
             valid = self.fail("maxProperties", instance, path, || {
                 format!("{} has more than {maximum} properties", quoted(instance))
             });
         }
-        if let Some(minimum) = count("minProperties")
+        if let Some(minimum) = count(kw::MIN_PROPERTIES)
             && object.len() < minimum
         {
             valid = self.fail("minProperties", instance, path, || {
                 format!("{} has fewer than {minimum} properties", quoted(instance))
             });
         }
-        if let Some(Value::Array(required)) = schema.get("required") {
+        if let Some(Value::Array(required)) = schema.get(kw::REQUIRED) {
             valid &= self.required_all(object, required, "required", instance, path);
         }
         if scope.draft >= Draft::Draft201909
-            && let Some(Value::Object(dependent)) = schema.get("dependentRequired")
+            && let Some(Value::Object(dependent)) = schema.get(kw::DEPENDENT_REQUIRED)
         {
             for (name, required) in dependent {
                 if object.contains_key(name)
@@ -664,15 +748,15 @@ impl<'v> Evaluator<'v> {
         if self.done(valid) {
             return false;
         }
-        let properties = match schema.get("properties") {
+        let properties = match schema.get(kw::PROPERTIES) {
             Some(Value::Object(properties)) => Some(properties),
             _ => None,
         };
-        let patterns = match schema.get("patternProperties") {
+        let patterns = match schema.get(kw::PATTERN_PROPERTIES) {
             Some(Value::Object(patterns)) => Some(patterns),
             _ => None,
         };
-        let additional = schema.get("additionalProperties");
+        let additional = schema.get(kw::ADDITIONAL_PROPERTIES);
         let mut unexpected: Vec<&str> = Vec::new();
         for (name, member) in object {
             let member_path = path.key(name);
@@ -703,7 +787,7 @@ impl<'v> Evaluator<'v> {
                 matched = true;
             }
             if matched && tracking {
-                evaluated.properties.insert(name);
+                evaluated.properties.push(name);
             }
             if self.done(valid) {
                 return false;
@@ -714,7 +798,7 @@ impl<'v> Evaluator<'v> {
                 format!("additional properties are not allowed ({} unexpected)", names(&unexpected))
             });
         }
-        if let Some(names_schema) = schema.get("propertyNames")
+        if let Some(names_schema) = schema.get(kw::PROPERTY_NAMES)
             && scope.draft >= Draft::Draft6
         {
             for name in object.keys() {
@@ -726,12 +810,13 @@ impl<'v> Evaluator<'v> {
                 }
             }
         }
-        if let Some(unevaluated) = schema.get("unevaluatedProperties")
+        if let Some(unevaluated) = schema.get(kw::UNEVALUATED_PROPERTIES)
             && scope.draft.has_unevaluated()
         {
             let mut refused: Vec<&str> = Vec::new();
+            let seen = evaluated.property_set();
             for (name, member) in object {
-                if evaluated.has_property(name) {
+                if evaluated.all_properties || seen.contains(name.as_str()) {
                     continue;
                 }
                 if *unevaluated == Value::Bool(false) {
@@ -741,7 +826,7 @@ impl<'v> Evaluator<'v> {
                 }
                 let (ok, _) = self.child(&["unevaluatedProperties"], unevaluated, scope, member, &path.key(name));
                 valid &= ok;
-                evaluated.properties.insert(name);
+                evaluated.properties.push(name);
             }
             if !refused.is_empty() {
                 self.fail("unevaluatedProperties", instance, path, || {
@@ -755,7 +840,7 @@ impl<'v> Evaluator<'v> {
     /// The keywords of an array's items.
     fn items<'i>(
         &mut self,
-        schema: &'v Map<String, Value>,
+        schema: &Keywords<'v>,
         scope: &Scope,
         items: &'i [Value],
         instance: &'i Value,
@@ -763,20 +848,20 @@ impl<'v> Evaluator<'v> {
         evaluated: &mut Evaluated<'i>,
     ) -> bool {
         let mut valid = true;
-        let count = |keyword: &str| schema.get(keyword).and_then(as_count);
-        if let Some(maximum) = count("maxItems")
+        let count = |place: usize| schema.get(place).and_then(as_count);
+        if let Some(maximum) = count(kw::MAX_ITEMS)
             && items.len() > maximum
         {
             valid =
                 self.fail("maxItems", instance, path, || format!("{} has more than {maximum} items", quoted(instance)));
         }
-        if let Some(minimum) = count("minItems")
+        if let Some(minimum) = count(kw::MIN_ITEMS)
             && items.len() < minimum
         {
             valid = self
                 .fail("minItems", instance, path, || format!("{} has fewer than {minimum} items", quoted(instance)));
         }
-        if schema.get("uniqueItems") == Some(&Value::Bool(true))
+        if schema.get(kw::UNIQUE_ITEMS) == Some(&Value::Bool(true))
             && let Some((first, second)) = repeated(items)
         {
             valid = self.fail("uniqueItems", instance, path, || {
@@ -789,18 +874,18 @@ impl<'v> Evaluator<'v> {
         // Positional schemas: `prefixItems` (2020-12), or `items` as an array (up to 2019-09),
         // then `items` (2020-12) or `additionalItems` for the rest.
         let (positional, positional_keyword, rest, rest_keyword) = if scope.draft.has_item_arrays() {
-            match schema.get("items") {
+            match schema.get(kw::ITEMS) {
                 Some(Value::Array(positional)) => {
-                    (Some(positional), "items", schema.get("additionalItems"), "additionalItems")
+                    (Some(positional), "items", schema.get(kw::ADDITIONAL_ITEMS), "additionalItems")
                 }
                 single => (None, "items", single, "items"),
             }
         } else {
-            let positional = match schema.get("prefixItems") {
+            let positional = match schema.get(kw::PREFIX_ITEMS) {
                 Some(Value::Array(positional)) => Some(positional),
                 _ => None,
             };
-            (positional, "prefixItems", schema.get("items"), "items")
+            (positional, "prefixItems", schema.get(kw::ITEMS), "items")
         };
         let mut covered = 0;
         if let Some(positional) = positional {
@@ -825,16 +910,17 @@ impl<'v> Evaluator<'v> {
             }
             evaluated.all_items = true;
         }
-        if let Some(contains) = schema.get("contains")
+        if let Some(contains) = schema.get(kw::CONTAINS)
             && scope.draft >= Draft::Draft6
         {
             valid &= self.contains(schema, scope, contains, items, instance, path, evaluated);
         }
-        if let Some(unevaluated) = schema.get("unevaluatedItems")
+        if let Some(unevaluated) = schema.get(kw::UNEVALUATED_ITEMS)
             && scope.draft.has_unevaluated()
         {
+            let seen = evaluated.item_set();
             for (index, item) in items.iter().enumerate() {
-                if evaluated.has_item(index) {
+                if evaluated.all_items || index < evaluated.items || seen.contains(&index) {
                     continue;
                 }
                 let (ok, _) = self.child(&["unevaluatedItems"], unevaluated, scope, item, &path.index(index));
@@ -851,7 +937,7 @@ impl<'v> Evaluator<'v> {
     #[allow(clippy::too_many_arguments)]
     fn contains<'i>(
         &mut self,
-        schema: &'v Map<String, Value>,
+        schema: &Keywords<'v>,
         scope: &Scope,
         contains: &'v Value,
         items: &'i [Value],
@@ -860,21 +946,22 @@ impl<'v> Evaluator<'v> {
         evaluated: &mut Evaluated<'i>,
     ) -> bool {
         let bounded = scope.draft >= Draft::Draft201909;
-        let count = |keyword: &str| if bounded { schema.get(keyword).and_then(as_count) } else { None };
-        let (minimum, maximum) = (count("minContains").unwrap_or(1), count("maxContains"));
+        let count = |place: usize| if bounded { schema.get(place).and_then(as_count) } else { None };
+        let (minimum, maximum) = (count(kw::MIN_CONTAINS).unwrap_or(1), count(kw::MAX_CONTAINS));
         let mut matched = 0;
         for (index, item) in items.iter().enumerate() {
             let (ok, _) = self.quietly(&["contains"], contains, scope, item, &path.index(index));
             if ok {
                 matched += 1;
                 if scope.draft >= Draft::Draft202012 {
-                    evaluated.item_indices.insert(index);
+                    evaluated.item_indices.push(index);
                 }
             }
         }
         let mut valid = true;
         if matched < minimum {
-            let keyword = if minimum == 1 || schema.get("minContains").is_none() { "contains" } else { "minContains" };
+            let keyword =
+                if minimum == 1 || schema.get(kw::MIN_CONTAINS).is_none() { "contains" } else { "minContains" };
             valid = self.fail(keyword, instance, path, || {
                 format!(
                     "{} has {matched} items matching the schema under `contains`, fewer than {minimum}",
@@ -896,18 +983,19 @@ impl<'v> Evaluator<'v> {
     }
 }
 
-/// The scope inside `schema`, a child of a schema whose scope is `parent`: its `$schema` and
-/// its `$id` (which a draft-7 `$ref` beside it hides) change it.
-fn inner_scope(schema: &Map<String, Value>, parent: &Scope) -> Scope {
-    let draft = schema.get("$schema").and_then(Value::as_str).and_then(Draft::from_uri).unwrap_or(parent.draft);
-    let hidden = draft.ref_hides_siblings() && schema.contains_key("$ref");
-    match schema.get(draft.id_keyword()) {
+/// The scope inside a schema with `keywords`, a child of a schema whose scope is `parent`,
+/// when it differs: its `$schema` and its `$id` (which a draft-7 `$ref` beside it hides)
+/// change it.
+fn inner_scope(keywords: &Keywords<'_>, parent: &Scope) -> Option<Scope> {
+    let draft = keywords.get(kw::SCHEMA).and_then(Value::as_str).and_then(Draft::from_uri).unwrap_or(parent.draft);
+    let hidden = draft.ref_hides_siblings() && keywords.has(kw::REF);
+    match keywords.get(if draft == Draft::Draft4 { kw::ID } else { kw::DOLLAR_ID }) {
         Some(Value::String(id)) if !(hidden || draft <= Draft::Draft7 && id.starts_with('#')) => {
             let resolved = resolve(&parent.base, id);
-            Scope { base: Arc::from(split_fragment(&resolved).0), draft }
+            Some(Scope { base: Arc::from(split_fragment(&resolved).0), draft })
         }
-        _ if draft != parent.draft => Scope { base: parent.base.clone(), draft },
-        _ => parent.clone(),
+        _ if draft != parent.draft => Some(Scope { base: parent.base.clone(), draft }),
+        _ => None,
     }
 }
 

@@ -6,7 +6,7 @@
 //!
 //! Floors, from the bottom: `draft` (what sets the drafts apart), `uri` (references resolved),
 //! `value` (equality and numbers as JSON Schema means them), `pattern` and `format`, `error`,
-//! `path` (where a value is), `meta_schemas` (the drafts' own), `registry` (every resource, indexed
+//! `path` (where a value is), `keywords` (a schema's, found at once), `meta_schemas` (the drafts' own), `registry` (every resource, indexed
 //! once), `evaluate` (the keywords), `validator` (the public face), `meta` (a schema checked
 //! against its meta-schema).
 //!
@@ -24,6 +24,7 @@ mod draft;
 mod error;
 mod evaluate;
 mod format;
+mod keywords;
 pub mod meta;
 mod meta_schemas;
 mod path;

@@ -45,6 +45,10 @@ impl<'a> InstancePath<'a> {
 /// Appends `/segment` to a JSON Pointer, escaped.
 pub(crate) fn push_segment(pointer: &mut String, segment: &str) {
     pointer.push('/');
+    if !segment.bytes().any(|byte| byte == b'~' || byte == b'/') {
+        pointer.push_str(segment);
+        return;
+    }
     for c in segment.chars() {
         match c {
             '~' => pointer.push_str("~0"),

@@ -29,22 +29,50 @@ pub(crate) struct Scope {
     pub(crate) draft: Draft,
 }
 
+/// Where a reference leads: the schema's place and what is in force inside it.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub(crate) location: Location,
+    pub(crate) scope: Scope,
+}
+
+/// A reference keyword of a schema, resolved once every document is known.
+#[derive(Debug, Clone)]
+pub(crate) struct Reference {
+    pub(crate) keyword: &'static str,
+    /// The absolute URI it names.
+    pub(crate) uri: String,
+    pub(crate) target: Option<Target>,
+    /// For `$dynamicRef`: the anchor's name, when its first target is a `$dynamicAnchor` of
+    /// that name (the dynamic scope may then lead elsewhere).
+    pub(crate) dynamic_name: Option<String>,
+    /// For `$recursiveRef`: true when its first target has `"$recursiveAnchor": true`.
+    pub(crate) recursive: bool,
+}
+
+/// What the registry knows of a schema: what is in force inside it, and its references.
+#[derive(Debug)]
+pub(crate) struct SchemaInfo {
+    pub(crate) scope: Scope,
+    pub(crate) references: Vec<Reference>,
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Registry {
     documents: Vec<Value>,
     /// Each resource by its absolute URI, without a fragment.
     resources: HashMap<String, Location>,
-    /// Each plain-name anchor, as `URI#name`.
-    anchors: HashMap<String, Location>,
+    /// Each plain-name anchor, by resource and name.
+    anchors: HashMap<String, HashMap<String, Location>>,
     /// The `$dynamicAnchor`s among them.
-    dynamic_anchors: HashSet<String>,
+    dynamic_anchors: HashMap<String, HashSet<String>>,
     /// The resources whose root has `"$recursiveAnchor": true` (2019-09).
     recursive_anchors: HashSet<String>,
-    scopes: HashMap<Location, Scope>,
+    /// Each schema a keyword leads to, by document and JSON Pointer.
+    schemas: Vec<HashMap<String, SchemaInfo>>,
     regexes: HashMap<String, Regex>,
-    /// Every reference met, resolved, with the document it is in: each of the schema's own
-    /// must lead to a known resource.
-    references: Vec<(usize, String)>,
+    /// The references met and not yet resolved: document, pointer, keyword, absolute URI.
+    pending: Vec<(usize, String, &'static str, String)>,
     /// True when some schema uses `unevaluatedItems` or `unevaluatedProperties`: only then is
     /// what each keyword evaluated kept.
     pub(crate) uses_unevaluated: bool,
@@ -57,18 +85,21 @@ impl Registry {
         let (uri, _) = split_fragment(uri);
         let root = Location { document: index, pointer: String::new() };
         self.resources.entry(uri.to_owned()).or_insert_with(|| root.clone());
+        self.schemas.push(HashMap::new());
         let mut walk = Walk { registry: self, document: index, pointer: String::new() };
         walk.schema(&document, &Arc::from(uri), draft)?;
         self.documents.push(document);
         Ok(index)
     }
 
-    /// Loads the meta-schemas that references lead to, and refuses a reference of document
-    /// `own` to an unknown resource (one in a document given beside it fails when followed).
+    /// Loads the meta-schemas that references lead to, refuses a reference of document `own`
+    /// to an unknown resource (one in a document given beside it fails when followed), and
+    /// resolves every reference.
     pub(crate) fn complete(&mut self, own: usize) -> Result<(), SchemaError> {
         let mut checked = 0;
-        while checked < self.references.len() {
-            let (document, reference) = self.references[checked].clone();
+        while checked < self.pending.len() {
+            let (document, _, _, reference) = &self.pending[checked];
+            let (document, reference) = (*document, reference.clone());
             checked += 1;
             let (resource, _) = split_fragment(&reference);
             if self.resources.contains_key(resource) {
@@ -84,12 +115,34 @@ impl Registry {
                 None => {}
             }
         }
+        for (document, pointer, keyword, uri) in std::mem::take(&mut self.pending) {
+            let (resource, name) = split_fragment(&uri);
+            let target = self.locate(&uri).map(|location| {
+                let scope = self.scope(&location, &uri, Draft::Draft202012);
+                Target { location, scope }
+            });
+            let dynamic_name = (keyword == "$dynamicRef"
+                && !name.is_empty()
+                && !name.starts_with('/')
+                && self.is_dynamic_anchor(resource, &name))
+            .then_some(name);
+            let recursive = keyword == "$recursiveRef" && self.is_recursive_anchor(resource);
+            let reference = Reference { keyword, uri: uri.clone(), target, dynamic_name, recursive };
+            if let Some(info) = self.schemas[document].get_mut(&pointer) {
+                info.references.push(reference);
+            }
+        }
         Ok(())
     }
 
     /// The schema at `location`.
     pub(crate) fn get(&self, location: &Location) -> Option<&Value> {
         self.documents.get(location.document)?.pointer(&location.pointer)
+    }
+
+    /// What the registry knows of the schema at `pointer` in `document`.
+    pub(crate) fn info(&self, document: usize, pointer: &str) -> Option<&SchemaInfo> {
+        self.schemas.get(document)?.get(pointer)
     }
 
     /// Where the absolute URI `uri` leads: a resource, a JSON Pointer into one, or an anchor.
@@ -103,28 +156,42 @@ impl Registry {
             let location = Location { document: root.document, pointer: format!("{}{fragment}", root.pointer) };
             return self.get(&location).is_some().then_some(location);
         }
-        self.anchors.get(&format!("{resource}#{fragment}")).cloned()
+        self.anchor(resource, &fragment)
+    }
+
+    /// The schema of the plain-name anchor `name` in `resource`.
+    pub(crate) fn anchor(&self, resource: &str, name: &str) -> Option<Location> {
+        self.anchors.get(resource)?.get(name).cloned()
     }
 
     /// What is in force inside the schema at `location`, reached by a reference to `uri`.
     pub(crate) fn scope(&self, location: &Location, uri: &str, fallback: Draft) -> Scope {
-        match self.scopes.get(location) {
-            Some(scope) => scope.clone(),
+        match self.info(location.document, &location.pointer) {
+            Some(info) => info.scope.clone(),
             // A place no keyword leads to (inside an unknown keyword): the resource's base.
             None => Scope { base: Arc::from(split_fragment(uri).0), draft: fallback },
         }
     }
 
     pub(crate) fn is_dynamic_anchor(&self, resource: &str, name: &str) -> bool {
-        self.dynamic_anchors.contains(&format!("{resource}#{name}"))
+        self.dynamic_anchors.get(resource).is_some_and(|names| names.contains(name))
     }
 
     pub(crate) fn is_recursive_anchor(&self, resource: &str) -> bool {
         self.recursive_anchors.contains(resource)
     }
 
+    /// The root of the resource `uri`.
+    pub(crate) fn resource(&self, uri: &str) -> Option<Location> {
+        self.resources.get(uri).cloned()
+    }
+
     pub(crate) fn regex(&self, pattern: &str) -> Option<&Regex> {
         self.regexes.get(pattern)
+    }
+
+    fn add_anchor(&mut self, resource: &str, name: &str, location: Location) {
+        self.anchors.entry(resource.to_owned()).or_default().insert(name.to_owned(), location);
     }
 }
 
@@ -145,28 +212,30 @@ impl Walk<'_> {
         if let Some(Value::String(id)) = object.get(draft.id_keyword())
             && !hides_siblings
         {
-            if draft <= Draft::Draft7 && id.starts_with('#') {
-                self.registry.anchors.insert(format!("{base}{id}"), here.clone());
+            if draft <= Draft::Draft7
+                && let Some(name) = id.strip_prefix('#')
+            {
+                self.registry.add_anchor(&base, name, here.clone());
             } else {
                 let resolved = resolve(&base, id);
                 let (resource, fragment) = split_fragment(&resolved);
                 base = Arc::from(resource);
                 self.registry.resources.entry(resource.to_owned()).or_insert_with(|| here.clone());
                 if !fragment.is_empty() {
-                    self.registry.anchors.insert(format!("{resource}#{fragment}"), here.clone());
+                    self.registry.add_anchor(resource, &fragment, here.clone());
                 }
             }
         }
         if draft >= Draft::Draft201909
             && let Some(Value::String(anchor)) = object.get("$anchor")
         {
-            self.registry.anchors.insert(format!("{base}#{anchor}"), here.clone());
+            self.registry.add_anchor(&base, anchor, here.clone());
         }
         if draft == Draft::Draft202012
             && let Some(Value::String(anchor)) = object.get("$dynamicAnchor")
         {
-            self.registry.anchors.insert(format!("{base}#{anchor}"), here.clone());
-            self.registry.dynamic_anchors.insert(format!("{base}#{anchor}"));
+            self.registry.add_anchor(&base, anchor, here.clone());
+            self.registry.dynamic_anchors.entry(base.to_string()).or_default().insert(anchor.clone());
         }
         if draft == Draft::Draft201909 && object.get("$recursiveAnchor") == Some(&Value::Bool(true)) {
             self.registry.recursive_anchors.insert(base.to_string());
@@ -181,7 +250,8 @@ impl Walk<'_> {
         }
         for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
             if let Some(Value::String(reference)) = object.get(keyword) {
-                self.registry.references.push((self.document, resolve(&base, reference)));
+                let uri = resolve(&base, reference);
+                self.registry.pending.push((self.document, self.pointer.clone(), keyword, uri));
             }
         }
         if draft.has_unevaluated()
@@ -189,7 +259,8 @@ impl Walk<'_> {
         {
             self.registry.uses_unevaluated = true;
         }
-        self.registry.scopes.insert(here, Scope { base: base.clone(), draft });
+        let info = SchemaInfo { scope: Scope { base: base.clone(), draft }, references: Vec::new() };
+        self.registry.schemas[self.document].insert(here.pointer, info);
         self.children(object, &base, draft)
     }
 

@@ -95,17 +95,22 @@ impl Options {
         self
     }
 
-    /// The validator of `schema`.
+    /// The validator of `schema` (a copy of it).
     pub fn build(self, schema: &Value) -> Result<Validator, SchemaError> {
+        self.build_owned(schema.clone())
+    }
+
+    /// The validator of `schema`, which it keeps.
+    pub fn build_owned(self, schema: Value) -> Result<Validator, SchemaError> {
         if self.check_schema
-            && let Err(error) = check_against_meta_schema(schema, self.draft)
+            && let Err(error) = check_against_meta_schema(&schema, self.draft)
         {
             let at = error.instance_path();
             let place = if at.is_empty() { String::new() } else { format!(" (at {at})") };
             return Err(SchemaError::new(format!("not a valid schema: {error}{place}")));
         }
         let mut registry = Registry::default();
-        let index = registry.add(DEFAULT_BASE, schema.clone(), self.draft)?;
+        let index = registry.add(DEFAULT_BASE, schema, self.draft)?;
         for (uri, document) in self.documents {
             let draft = Draft::named_by(&document).unwrap_or(self.draft);
             registry.add(&uri, document, draft)?;

@@ -334,7 +334,7 @@ pub(crate) fn read_object<T: serde::de::DeserializeOwned>(object: JsonObject) ->
 }
 
 fn full_validator(schema: &JsonObject) -> Result<wharf_schema::Validator, wharf_schema::SchemaError> {
-    wharf_schema::Validator::options().assert_formats(true).build(&Value::Object(schema.clone()))
+    wharf_schema::Validator::options().assert_formats(true).build_owned(Value::Object(schema.clone()))
 }
 
 /// True if a `default` member appears anywhere in `schema`, `$defs` included.
