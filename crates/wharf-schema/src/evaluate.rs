@@ -484,48 +484,32 @@ impl<'v> Evaluator<'v> {
         let mut valid = true;
         let bound = |place: usize| schema.get(place).and_then(Value::as_number);
         let draft4 = scope.draft == Draft::Draft4;
-        let flag = |place: usize| schema.get(place) == Some(&Value::Bool(true));
-        if let Some(maximum) = bound(kw::MAXIMUM) {
-            let exclusive = draft4 && flag(kw::EXCLUSIVE_MAXIMUM);
-            let ok = match compare(number, maximum) {
-                Some(Less) => true,
+        // Draft 4's `exclusiveMaximum` is a flag of `maximum`; later ones, a bound of its own.
+        let flag = |place: usize| draft4 && schema.get(place) == Some(&Value::Bool(true));
+        let limits = [
+            (kw::MAXIMUM, "maximum", Greater, flag(kw::EXCLUSIVE_MAXIMUM)),
+            (kw::MINIMUM, "minimum", Less, flag(kw::EXCLUSIVE_MINIMUM)),
+            (kw::EXCLUSIVE_MAXIMUM, "exclusiveMaximum", Greater, true),
+            (kw::EXCLUSIVE_MINIMUM, "exclusiveMinimum", Less, true),
+        ];
+        for (place, keyword, beyond, exclusive) in limits {
+            let own_keyword = place == kw::EXCLUSIVE_MAXIMUM || place == kw::EXCLUSIVE_MINIMUM;
+            let Some(limit) = bound(place).filter(|_| !(draft4 && own_keyword)) else { continue };
+            let within = match compare(number, limit) {
                 Some(Equal) => !exclusive,
-                _ => false,
+                Some(ordering) => ordering != beyond,
+                None => false,
             };
-            if !ok {
-                valid = self.fail("maximum", instance, path, || {
+            if !within {
+                valid = self.fail(keyword, instance, path, || {
+                    let side = if beyond == Greater { "greater" } else { "less" };
                     let or_equal = if exclusive { "or equal to " } else { "" };
-                    format!("{instance} is greater than {or_equal}the maximum of {maximum}")
-                });
-            }
-        }
-        if let Some(minimum) = bound(kw::MINIMUM) {
-            let exclusive = draft4 && flag(kw::EXCLUSIVE_MINIMUM);
-            let ok = match compare(number, minimum) {
-                Some(Greater) => true,
-                Some(Equal) => !exclusive,
-                _ => false,
-            };
-            if !ok {
-                valid = self.fail("minimum", instance, path, || {
-                    let or_equal = if exclusive { "or equal to " } else { "" };
-                    format!("{instance} is less than {or_equal}the minimum of {minimum}")
-                });
-            }
-        }
-        if !draft4 {
-            if let Some(maximum) = bound(kw::EXCLUSIVE_MAXIMUM)
-                && compare(number, maximum) != Some(Less)
-            {
-                valid = self.fail("exclusiveMaximum", instance, path, || {
-                    format!("{instance} is greater than or equal to the exclusive maximum of {maximum}")
-                });
-            }
-            if let Some(minimum) = bound(kw::EXCLUSIVE_MINIMUM)
-                && compare(number, minimum) != Some(Greater)
-            {
-                valid = self.fail("exclusiveMinimum", instance, path, || {
-                    format!("{instance} is less than or equal to the exclusive minimum of {minimum}")
+                    let (kind, name) = match keyword {
+                        "exclusiveMaximum" => ("exclusive ", "maximum"),
+                        "exclusiveMinimum" => ("exclusive ", "minimum"),
+                        name => ("", name),
+                    };
+                    format!("{instance} is {side} than {or_equal}the {kind}{name} of {limit}")
                 });
             }
         }

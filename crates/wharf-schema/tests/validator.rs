@@ -105,3 +105,20 @@ fn the_draft_a_schema_names_is_the_draft_it_is_read_in() {
     assert!(!Validator::new(&draft4).unwrap().is_valid(&json!(3)));
     assert_eq!(Draft::from_uri("https://json-schema.org/draft/2019-09/schema"), Some(Draft::Draft201909));
 }
+
+#[test]
+fn a_bound_says_which_and_whether_it_is_exclusive() {
+    let said = |schema: serde_json::Value, value: serde_json::Value| {
+        Validator::new(&schema).unwrap().validate(&value).unwrap_err().to_string()
+    };
+    assert_eq!(said(json!({"maximum": 2}), json!(3)), "3 is greater than the maximum of 2");
+    assert_eq!(said(json!({"minimum": 2}), json!(1.5)), "1.5 is less than the minimum of 2");
+    assert_eq!(
+        said(json!({"exclusiveMaximum": 2}), json!(2)),
+        "2 is greater than or equal to the exclusive maximum of 2"
+    );
+    assert_eq!(said(json!({"exclusiveMinimum": 2}), json!(2)), "2 is less than or equal to the exclusive minimum of 2");
+    let draft4 = json!({"$schema": "http://json-schema.org/draft-04/schema#", "minimum": 3, "exclusiveMinimum": true});
+    assert_eq!(said(draft4, json!(3)), "3 is less than or equal to the minimum of 3");
+    assert!(Validator::new(&json!({"maximum": 2})).unwrap().is_valid(&json!(2)));
+}
