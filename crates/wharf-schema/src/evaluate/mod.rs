@@ -1,12 +1,17 @@
 //! A value checked against a schema, keyword by keyword, as the drafts define them: the
 //! assertions, the applicators with the annotations `unevaluated*` needs, and the references
-//! (`$ref`, `$dynamicRef`, `$recursiveRef`) followed through the registry.
+//! (`$ref`, `$dynamicRef`, `$recursiveRef`) followed through the registry. An object's members
+//! are checked in `members.rs`, an array's items in `items.rs`; `wording.rs` words the errors.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
+
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+mod items;
+mod members;
+mod wording;
 
 use crate::draft::Draft;
 use crate::error::{ErrorDetail, ValidationError};
@@ -18,12 +23,11 @@ use crate::registry::{Location, Reference, Registry, Scope};
 use crate::uri::{resolve, split_fragment};
 use crate::value::{compare, equal, has_type, is_multiple_of, length};
 
+use self::wording::{as_count, listed, quoted};
+
 /// How many references may be followed inside one another: past it, a schema that refers to
 /// itself without consuming the value is refused instead of recursing without end.
 const MAX_DEPTH: usize = 256;
-
-/// How much of a value a message quotes.
-const QUOTED: usize = 120;
 
 /// What the keywords of a valid schema evaluated of an object or an array, for
 /// `unevaluatedProperties` and `unevaluatedItems` (kept only when some schema has them).
@@ -666,305 +670,6 @@ impl<'v> Evaluator<'v> {
         }
         valid
     }
-
-    fn required_all(
-        &mut self,
-        object: &Map<String, Value>,
-        required: &[Value],
-        keyword: &'static str,
-        instance: &Value,
-        path: &InstancePath<'_>,
-    ) -> bool {
-        let mut valid = true;
-        for name in required.iter().filter_map(Value::as_str) {
-            if !object.contains_key(name) {
-                valid = self
-                    .fail(keyword, instance, path, || format!("{} is a required property", quoted(&Value::from(name))));
-                if self.done(valid) {
-                    return false;
-                }
-            }
-        }
-        valid
-    }
-
-    /// The keywords of an object's members.
-    fn properties<'i>(
-        &mut self,
-        schema: &Keywords<'v>,
-        scope: &Scope,
-        object: &'i Map<String, Value>,
-        instance: &'i Value,
-        path: &InstancePath<'_>,
-        evaluated: &mut Evaluated<'i>,
-    ) -> bool {
-        let tracking = self.registry.uses_unevaluated;
-        let mut valid = true;
-        let count = |place: usize| schema.get(place).and_then(as_count);
-        if let Some(maximum) = count(kw::MAX_PROPERTIES)
-            && object.len() > maximum
-        {
-            valid = self.fail("maxProperties", instance, path, || {
-                format!("{} has more than {maximum} properties", quoted(instance))
-            });
-        }
-        if let Some(minimum) = count(kw::MIN_PROPERTIES)
-            && object.len() < minimum
-        {
-            valid = self.fail("minProperties", instance, path, || {
-                format!("{} has fewer than {minimum} properties", quoted(instance))
-            });
-        }
-        if let Some(Value::Array(required)) = schema.get(kw::REQUIRED) {
-            valid &= self.required_all(object, required, "required", instance, path);
-        }
-        if scope.draft >= Draft::Draft201909
-            && let Some(Value::Object(dependent)) = schema.get(kw::DEPENDENT_REQUIRED)
-        {
-            for (name, required) in dependent {
-                if object.contains_key(name)
-                    && let Value::Array(required) = required
-                {
-                    valid &= self.required_all(object, required, "dependentRequired", instance, path);
-                }
-            }
-        }
-        if self.done(valid) {
-            return false;
-        }
-        let properties = match schema.get(kw::PROPERTIES) {
-            Some(Value::Object(properties)) => Some(properties),
-            _ => None,
-        };
-        let patterns = match schema.get(kw::PATTERN_PROPERTIES) {
-            Some(Value::Object(patterns)) => Some(patterns),
-            _ => None,
-        };
-        let additional = schema.get(kw::ADDITIONAL_PROPERTIES);
-        let mut unexpected: Vec<&str> = Vec::new();
-        for (name, member) in object {
-            let member_path = path.key(name);
-            let mut matched = false;
-            if let Some(property) = properties.and_then(|properties| properties.get(name)) {
-                matched = true;
-                let (ok, _) = self.child(&["properties", name], property, scope, member, &member_path);
-                valid &= ok;
-            }
-            if let Some(patterns) = patterns {
-                for (expression, property) in patterns {
-                    if self.registry.regex(expression).is_some_and(|regex| pattern::matches(regex, name)) {
-                        matched = true;
-                        let (ok, _) =
-                            self.child(&["patternProperties", expression], property, scope, member, &member_path);
-                        valid &= ok;
-                    }
-                }
-            }
-            if !matched && let Some(additional) = additional {
-                if *additional == Value::Bool(false) {
-                    unexpected.push(name);
-                    valid = false;
-                } else {
-                    let (ok, _) = self.child(&["additionalProperties"], additional, scope, member, &member_path);
-                    valid &= ok;
-                }
-                matched = true;
-            }
-            if matched && tracking {
-                evaluated.properties.push(name);
-            }
-            if self.done(valid) {
-                return false;
-            }
-        }
-        if !unexpected.is_empty() {
-            self.fail("additionalProperties", instance, path, || {
-                format!("additional properties are not allowed ({} unexpected)", names(&unexpected))
-            });
-        }
-        if let Some(names_schema) = schema.get(kw::PROPERTY_NAMES)
-            && scope.draft >= Draft::Draft6
-        {
-            for name in object.keys() {
-                let key = Value::String(name.clone());
-                let (ok, _) = self.child(&["propertyNames"], names_schema, scope, &key, path);
-                valid &= ok;
-                if self.done(valid) {
-                    return false;
-                }
-            }
-        }
-        if let Some(unevaluated) = schema.get(kw::UNEVALUATED_PROPERTIES)
-            && scope.draft.has_unevaluated()
-        {
-            let mut refused: Vec<&str> = Vec::new();
-            let seen = evaluated.property_set();
-            for (name, member) in object {
-                if evaluated.all_properties || seen.contains(name.as_str()) {
-                    continue;
-                }
-                if *unevaluated == Value::Bool(false) {
-                    refused.push(name);
-                    valid = false;
-                    continue;
-                }
-                let (ok, _) = self.child(&["unevaluatedProperties"], unevaluated, scope, member, &path.key(name));
-                valid &= ok;
-                evaluated.properties.push(name);
-            }
-            if !refused.is_empty() {
-                self.fail("unevaluatedProperties", instance, path, || {
-                    format!("unevaluated properties are not allowed ({} unexpected)", names(&refused))
-                });
-            }
-        }
-        valid
-    }
-
-    /// The keywords of an array's items.
-    fn items<'i>(
-        &mut self,
-        schema: &Keywords<'v>,
-        scope: &Scope,
-        items: &'i [Value],
-        instance: &'i Value,
-        path: &InstancePath<'_>,
-        evaluated: &mut Evaluated<'i>,
-    ) -> bool {
-        let mut valid = true;
-        let count = |place: usize| schema.get(place).and_then(as_count);
-        if let Some(maximum) = count(kw::MAX_ITEMS)
-            && items.len() > maximum
-        {
-            valid =
-                self.fail("maxItems", instance, path, || format!("{} has more than {maximum} items", quoted(instance)));
-        }
-        if let Some(minimum) = count(kw::MIN_ITEMS)
-            && items.len() < minimum
-        {
-            valid = self
-                .fail("minItems", instance, path, || format!("{} has fewer than {minimum} items", quoted(instance)));
-        }
-        if schema.get(kw::UNIQUE_ITEMS) == Some(&Value::Bool(true))
-            && let Some((first, second)) = repeated(items)
-        {
-            valid = self.fail("uniqueItems", instance, path, || {
-                format!("{} has non-unique items (at {first} and {second})", quoted(instance))
-            });
-        }
-        if self.done(valid) {
-            return false;
-        }
-        // Positional schemas: `prefixItems` (2020-12), or `items` as an array (up to 2019-09),
-        // then `items` (2020-12) or `additionalItems` for the rest.
-        let (positional, positional_keyword, rest, rest_keyword) = if scope.draft.has_item_arrays() {
-            match schema.get(kw::ITEMS) {
-                Some(Value::Array(positional)) => {
-                    (Some(positional), "items", schema.get(kw::ADDITIONAL_ITEMS), "additionalItems")
-                }
-                single => (None, "items", single, "items"),
-            }
-        } else {
-            let positional = match schema.get(kw::PREFIX_ITEMS) {
-                Some(Value::Array(positional)) => Some(positional),
-                _ => None,
-            };
-            (positional, "prefixItems", schema.get(kw::ITEMS), "items")
-        };
-        let mut covered = 0;
-        if let Some(positional) = positional {
-            for (index, (item, item_schema)) in items.iter().zip(positional).enumerate() {
-                let (ok, _) =
-                    self.child(&[positional_keyword, &index.to_string()], item_schema, scope, item, &path.index(index));
-                valid &= ok;
-                if self.done(valid) {
-                    return false;
-                }
-            }
-            covered = positional.len().min(items.len());
-            evaluated.items = evaluated.items.max(covered);
-        }
-        if let Some(rest_schema) = rest {
-            for (index, item) in items.iter().enumerate().skip(covered) {
-                let (ok, _) = self.child(&[rest_keyword], rest_schema, scope, item, &path.index(index));
-                valid &= ok;
-                if self.done(valid) {
-                    return false;
-                }
-            }
-            evaluated.all_items = true;
-        }
-        if let Some(contains) = schema.get(kw::CONTAINS)
-            && scope.draft >= Draft::Draft6
-        {
-            valid &= self.contains(schema, scope, contains, items, instance, path, evaluated);
-        }
-        if let Some(unevaluated) = schema.get(kw::UNEVALUATED_ITEMS)
-            && scope.draft.has_unevaluated()
-        {
-            let seen = evaluated.item_set();
-            for (index, item) in items.iter().enumerate() {
-                if evaluated.all_items || index < evaluated.items || seen.contains(&index) {
-                    continue;
-                }
-                let (ok, _) = self.child(&["unevaluatedItems"], unevaluated, scope, item, &path.index(index));
-                valid &= ok;
-                if self.done(valid) {
-                    return false;
-                }
-            }
-            evaluated.all_items = true;
-        }
-        valid
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn contains<'i>(
-        &mut self,
-        schema: &Keywords<'v>,
-        scope: &Scope,
-        contains: &'v Value,
-        items: &'i [Value],
-        instance: &'i Value,
-        path: &InstancePath<'_>,
-        evaluated: &mut Evaluated<'i>,
-    ) -> bool {
-        let bounded = scope.draft >= Draft::Draft201909;
-        let count = |place: usize| if bounded { schema.get(place).and_then(as_count) } else { None };
-        let (minimum, maximum) = (count(kw::MIN_CONTAINS).unwrap_or(1), count(kw::MAX_CONTAINS));
-        let mut matched = 0;
-        for (index, item) in items.iter().enumerate() {
-            let (ok, _) = self.quietly(&["contains"], contains, scope, item, &path.index(index));
-            if ok {
-                matched += 1;
-                if scope.draft >= Draft::Draft202012 {
-                    evaluated.item_indices.push(index);
-                }
-            }
-        }
-        let mut valid = true;
-        if matched < minimum {
-            let keyword =
-                if minimum == 1 || schema.get(kw::MIN_CONTAINS).is_none() { "contains" } else { "minContains" };
-            valid = self.fail(keyword, instance, path, || {
-                format!(
-                    "{} has {matched} items matching the schema under `contains`, fewer than {minimum}",
-                    quoted(instance)
-                )
-            });
-        }
-        if let Some(maximum) = maximum
-            && matched > maximum
-        {
-            valid = self.fail("maxContains", instance, path, || {
-                format!(
-                    "{} has {matched} items matching the schema under `contains`, more than {maximum}",
-                    quoted(instance)
-                )
-            });
-        }
-        valid
-    }
 }
 
 /// The scope inside a schema with `keywords`, a child of a schema whose scope is `parent`,
@@ -981,67 +686,4 @@ fn inner_scope(keywords: &Keywords<'_>, parent: &Scope) -> Option<Scope> {
         _ if draft != parent.draft => Some(Scope { base: parent.base.clone(), draft }),
         _ => None,
     }
-}
-
-/// A non-negative whole number of a keyword (`maxLength: 2.0` counts as 2).
-fn as_count(value: &Value) -> Option<usize> {
-    let number = value.as_number()?;
-    match number.as_u64() {
-        Some(count) => Some(usize::try_from(count).unwrap_or(usize::MAX)),
-        None => number.as_f64().filter(|float| *float >= 0.0 && float.fract() == 0.0).map(|float| float as usize),
-    }
-}
-
-/// The first two positions of equal items, if any.
-fn repeated(items: &[Value]) -> Option<(usize, usize)> {
-    for (first, item) in items.iter().enumerate() {
-        for (offset, other) in items[first + 1..].iter().enumerate() {
-            if equal(item, other) {
-                return Some((first, first + 1 + offset));
-            }
-        }
-    }
-    None
-}
-
-/// A value as a message quotes it: its JSON, cut short when long.
-fn quoted(value: &Value) -> String {
-    let mut text = value.to_string();
-    if text.len() > QUOTED {
-        let mut end = QUOTED;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
-        text.push_str("...");
-    }
-    text
-}
-
-/// `"a"`, `"a" or "b"`, `"a", "b" or "c"`, and past eight, how many more.
-fn listed(values: &Value, conjunction: &str) -> String {
-    let values: Vec<&Value> = match values {
-        Value::Array(values) => values.iter().collect(),
-        single => vec![single],
-    };
-    let shown: Vec<String> = values.iter().take(8).map(|value| quoted(value)).collect();
-    let mut out = String::new();
-    match shown.split_last() {
-        None => out.push_str("nothing"),
-        Some((only, [])) => out.push_str(only),
-        Some((last, rest)) if values.len() <= 8 => {
-            let _ = write!(out, "{} {conjunction} {last}", rest.join(", "));
-        }
-        Some(_) => {
-            let _ = write!(out, "{}, {conjunction} {} more", shown.join(", "), values.len() - 8);
-        }
-    }
-    out
-}
-
-/// Property names as a message lists them: `"a" was`, `"a", "b" were`.
-fn names(names: &[&str]) -> String {
-    let quoted: Vec<String> = names.iter().map(|name| Value::from(*name).to_string()).collect();
-    let verb = if names.len() == 1 { "was" } else { "were" };
-    format!("{} {verb}", quoted.join(", "))
 }
