@@ -25,9 +25,10 @@ use crate::value::{compare, equal, has_type, is_multiple_of, length};
 
 use self::wording::{as_count, listed, quoted};
 
-/// How many references may be followed inside one another: past it, a schema that refers to
-/// itself without consuming the value is refused instead of recursing without end.
-const MAX_DEPTH: usize = 256;
+/// How deep schemas may nest, references followed: past it, a schema that refers to itself
+/// without consuming the value, or one nested without end, is refused instead of exhausting the
+/// stack. A value serde_json reads nests at most 128 levels, each one or two schemas deep.
+const MAX_DEPTH: usize = 512;
 
 /// What the keywords of a valid schema evaluated of an object or an array, for
 /// `unevaluatedProperties` and `unevaluatedItems` (kept only when some schema has them).
@@ -224,11 +225,18 @@ impl<'v> Evaluator<'v> {
         instance: &'i Value,
         path: &InstancePath<'_>,
     ) -> (bool, Evaluated<'i>) {
+        if self.depth >= MAX_DEPTH {
+            let message = || format!("schemas nested deeper than {MAX_DEPTH} levels, references followed");
+            let keyword = if keywords.has(kw::REF) { "$ref" } else { "depth" };
+            return (self.fail(keyword, instance, path, message), Evaluated::default());
+        }
         let entered = self.dynamic.last().is_none_or(|top| !Arc::ptr_eq(top, &scope.base) && **top != *scope.base);
         if entered {
             self.dynamic.push(scope.base.clone());
         }
+        self.depth += 1;
         let outcome = self.object(keywords, scope, instance, path);
+        self.depth -= 1;
         if entered {
             self.dynamic.pop();
         }
@@ -415,10 +423,6 @@ impl<'v> Evaluator<'v> {
         instance: &'i Value,
         path: &InstancePath<'_>,
     ) -> (bool, Evaluated<'i>) {
-        if self.depth >= MAX_DEPTH {
-            let message = || format!("references followed deeper than {MAX_DEPTH} schemas, at `{uri}`");
-            return (self.fail(keyword, instance, path, message), Evaluated::default());
-        }
         let registry = self.registry;
         let Some(target) = registry.get(location) else {
             return (self.unresolved(keyword, uri, instance, path), Evaluated::default());
@@ -426,9 +430,7 @@ impl<'v> Evaluator<'v> {
         let document = std::mem::replace(&mut self.document, location.document);
         let mut pointer = std::mem::take(&mut self.pointer);
         self.pointer.push_str(&location.pointer);
-        self.depth += 1;
         let outcome = self.inside(target, scope, instance, path);
-        self.depth -= 1;
         self.document = document;
         std::mem::swap(&mut self.pointer, &mut pointer);
         outcome
