@@ -6,9 +6,9 @@
 //!
 //! Floors, from the bottom: `draft` (what sets the drafts apart), `uri` (references resolved),
 //! `value` (equality and numbers as JSON Schema means them), `pattern` and `format`, `error`,
-//! `path` (where a value is), `keywords` (a schema's, found at once), `meta_schemas` (the drafts' own), `registry` (every resource, indexed
-//! once), `evaluate` (the keywords), `validator` (the public face), `meta` (a schema checked
-//! against its meta-schema).
+//! `path` (where a value is), `keywords` (a schema's, found at once), `meta_schemas` (the
+//! drafts' own), `registry` (every resource, indexed once), `evaluate` (the keywords),
+//! `validator` (the public face), `meta` (a schema checked against its meta-schema).
 //!
 //! ```
 //! use serde_json::json;
