@@ -117,8 +117,10 @@ impl Registry {
         }
         for (document, pointer, keyword, uri) in std::mem::take(&mut self.pending) {
             let (resource, name) = split_fragment(&uri);
+            // A target no keyword led to is read in the draft of the schema referring to it.
+            let referrer = self.info(document, &pointer).map_or(Draft::Draft202012, |info| info.scope.draft);
             let target = self.locate(&uri).map(|location| {
-                let scope = self.scope(&location, &uri, Draft::Draft202012);
+                let scope = self.scope(&location, &uri, referrer);
                 Target { location, scope }
             });
             let dynamic_name = (keyword == "$dynamicRef"

@@ -123,3 +123,16 @@ fn a_bound_says_which_and_whether_it_is_exclusive() {
     assert_eq!(said(draft4, json!(3)), "3 is less than or equal to the minimum of 3");
     assert!(Validator::new(&json!({"maximum": 2})).unwrap().is_valid(&json!(2)));
 }
+
+#[test]
+fn a_target_no_keyword_leads_to_is_read_in_the_draft_of_its_referrer() {
+    // `x-hidden` is no keyword, so the walk never met `a`; it is still draft 7, where `$ref`
+    // hides the `type` beside it.
+    let schema = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$ref": "#/x-hidden/a",
+        "x-hidden": {"a": {"$ref": "#/definitions/any", "type": "string"}},
+        "definitions": {"any": {}}
+    });
+    assert!(Validator::new(&schema).unwrap().is_valid(&json!(1)));
+}
