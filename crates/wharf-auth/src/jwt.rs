@@ -1,21 +1,12 @@
 //! JWT access tokens (RFC 9068 §4): the header's type and algorithm, the issuer's key it names,
 //! and the signature, checked before any claim is believed.
 
-use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, JwkSet, PublicKeyUse};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use wharf_protocol::JsonObject;
 
-/// The signature algorithms accepted: asymmetric only, so no key published for verifying can
-/// also sign, and never `none`.
-pub(crate) const ALLOWED: [Algorithm; 7] = [
-    Algorithm::RS256,
-    Algorithm::RS384,
-    Algorithm::RS512,
-    Algorithm::PS256,
-    Algorithm::ES256,
-    Algorithm::ES384,
-    Algorithm::EdDSA,
-];
+use crate::jwk::{Jwk, JwkSet};
+use crate::jws::{Alg, Compact, Rejected};
 
 /// Why a token was not verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,12 +17,25 @@ pub(crate) enum Unverified {
     Invalid(&'static str),
 }
 
+const NOT_A_JWT: Unverified = Unverified::Invalid("the token is not a signed JWT");
+
+/// The header members read here; others are ignored, and one of the wrong type makes the token
+/// no JWT.
+#[derive(Deserialize)]
+struct Header {
+    alg: String,
+    typ: Option<String>,
+    kid: Option<String>,
+    /// Refused whatever it says (see [`verify`]), so not read further.
+    crit: Option<IgnoredAny>,
+}
+
 /// The claims of `token`, if its header is acceptable and it is signed by a key of `keys`.
 /// `accept_plain_jwt` also accepts `typ: JWT` (or none), which common providers issue, beside
 /// RFC 9068's `at+jwt`.
 pub(crate) fn verify(token: &str, keys: &JwkSet, accept_plain_jwt: bool) -> Result<JsonObject, Unverified> {
-    let header =
-        jsonwebtoken::decode_header(token).map_err(|_| Unverified::Invalid("the token is not a signed JWT"))?;
+    let jws = Compact::split(token).ok_or(NOT_A_JWT)?;
+    let header: Header = jws.header().ok_or(NOT_A_JWT)?;
     let typ = header.typ.as_deref().map(str::to_ascii_lowercase);
     let typed = match typ.as_deref() {
         Some("at+jwt" | "application/at+jwt") => true,
@@ -41,40 +45,34 @@ pub(crate) fn verify(token: &str, keys: &JwkSet, accept_plain_jwt: bool) -> Resu
     if !typed {
         return Err(Unverified::Invalid("the token is not an access token (typ)"));
     }
-    if !ALLOWED.contains(&header.alg) {
-        return Err(Unverified::Invalid("the token's algorithm is not accepted"));
-    }
+    let alg = Alg::named(&header.alg).ok_or(Unverified::Invalid("the token's algorithm is not accepted"))?;
     // RFC 7515 §4.1.11: a recipient that does not understand every extension `crit` names
     // must refuse the token. This one understands none, and an empty list is itself invalid.
     if header.crit.is_some() {
         return Err(Unverified::Invalid("the token names critical header extensions this server does not know (crit)"));
     }
-    let key = find_key(keys, header.kid.as_deref(), header.alg)?;
-    let decoding = DecodingKey::from_jwk(key).map_err(|_| Unverified::Invalid("the issuer's key cannot be used"))?;
-    let mut validation = Validation::new(header.alg);
-    // The claims are checked by `claims::principal`, with errors of its own.
-    validation.validate_exp = false;
-    validation.validate_nbf = false;
-    validation.validate_aud = false;
-    validation.required_spec_claims.clear();
-    let data = jsonwebtoken::decode::<JsonObject>(token, &decoding, &validation)
-        .map_err(|_| Unverified::Invalid("the token's signature is not valid"))?;
-    Ok(data.claims)
+    let key = find_key(keys, header.kid.as_deref(), alg)?;
+    jws.verify(key, alg).map_err(|rejected| match rejected {
+        Rejected::Key => Unverified::Invalid("the issuer's key cannot be used"),
+        Rejected::Signature => Unverified::Invalid("the token's signature is not valid"),
+    })?;
+    // A JWT's payload is a JSON object (RFC 7519 §7.2 step 10). The claims in it are checked
+    // by `claims::principal`, with errors of its own.
+    jws.payload().ok_or(NOT_A_JWT)
 }
 
 /// The issuer's signing key the token names by `kid` (or, without one, the only key that fits
-/// the algorithm). A symmetric key is never used, and a key marked for another use or another
-/// algorithm is not this token's.
-fn find_key<'k>(keys: &'k JwkSet, kid: Option<&str>, alg: Algorithm) -> Result<&'k Jwk, Unverified> {
+/// the algorithm). A key of another type than the algorithm's (a symmetric one among them) is
+/// never used, and a key marked for another use or another algorithm is not this token's.
+fn find_key<'k>(keys: &'k JwkSet, kid: Option<&str>, alg: Alg) -> Result<&'k Jwk, Unverified> {
     let fits = |key: &&Jwk| {
-        let asymmetric = !matches!(key.algorithm, AlgorithmParameters::OctetKey(_));
-        let for_signing = key.common.public_key_use.as_ref().is_none_or(|used| *used == PublicKeyUse::Signature);
-        let same_alg = key.common.key_algorithm.is_none_or(|key_alg| format!("{key_alg:?}") == format!("{alg:?}"));
-        asymmetric && for_signing && same_alg
+        let for_signing = key.usage.as_deref().is_none_or(|usage| usage == "sig");
+        let same_alg = key.alg.as_deref().is_none_or(|key_alg| key_alg == alg.name());
+        alg.fits(key) && for_signing && same_alg
     };
     match kid {
         Some(kid) => {
-            let named = keys.keys.iter().find(|key| key.common.key_id.as_deref() == Some(kid));
+            let named = keys.keys.iter().find(|key| key.kid.as_deref() == Some(kid));
             match named {
                 None => Err(Unverified::UnknownKey),
                 Some(key) if fits(&key) => Ok(key),
@@ -165,5 +163,64 @@ mod tests {
             json!({"sub": "ann"}),
         );
         assert!(matches!(verify(&critical, &keys("k1"), true), Err(Unverified::Invalid(why)) if why.contains("crit")));
+    }
+
+    #[test]
+    fn an_rsa_issuer_key_verifies_rs256_and_ps256_tokens_unless_it_names_another_alg() {
+        use ring::signature::{RSA_PKCS1_SHA256, RSA_PSS_SHA256};
+
+        use crate::jws::tests::{rsa_jwk, rsa_key, rsa_signed};
+
+        let rsa = rsa_key();
+        let public = rsa_jwk(&rsa);
+        let set = |alg: Option<&str>| JwkSet {
+            keys: vec![Jwk { kid: Some("r1".into()), alg: alg.map(Into::into), ..public.clone() }],
+        };
+        let rs256 = rsa_signed(&rsa, &RSA_PKCS1_SHA256, &json!({"alg": "RS256", "typ": "at+jwt", "kid": "r1"}));
+        let ps256 = rsa_signed(&rsa, &RSA_PSS_SHA256, &json!({"alg": "PS256", "typ": "at+jwt", "kid": "r1"}));
+        assert_eq!(verify(&rs256, &set(None), false).unwrap()["sub"], "ann");
+        assert_eq!(verify(&ps256, &set(None), false).unwrap()["sub"], "ann");
+        assert!(verify(&rs256, &set(Some("RS256")), false).is_ok());
+        assert_eq!(
+            verify(&ps256, &set(Some("RS256")), false),
+            Err(Unverified::Invalid("the issuer's key does not fit the token"))
+        );
+        // A modulus under 2048 bits is not used, whatever the signature.
+        let n = URL_SAFE_NO_PAD.decode(public.n.as_deref().unwrap()).unwrap();
+        let small =
+            JwkSet { keys: vec![Jwk { kid: Some("r1".into()), n: Some(URL_SAFE_NO_PAD.encode(&n[..128])), ..public }] };
+        assert_eq!(verify(&rs256, &small, false), Err(Unverified::Invalid("the issuer's key cannot be used")));
+    }
+
+    #[test]
+    fn only_a_key_of_the_algorithms_type_fits_and_unknown_keys_do_not_spoil_the_set() {
+        let x = URL_SAFE_NO_PAD.encode(key().verifying_key().as_bytes());
+        let set: JwkSet = serde_json::from_value(json!({"keys": [
+            {"kty": "oct", "k": x, "kid": "s1"},
+            {"kty": "AKP", "alg": "ML-DSA-44", "pub": "AAAA", "kid": "m1"},
+            {"kty": "OKP", "crv": "Ed448", "x": x, "kid": "o1"},
+            {"kty": "RSA", "kid": "r1", "use": "enc", "n": "AQAB", "e": "AQAB", "x5c": ["MIIB"]},
+            {"kid": "no-type"},
+            {"kty": "EC", "crv": "P-256", "x": x, "y": x, "kid": "e1"},
+            {"kty": "OKP", "crv": "Ed25519", "x": x, "kid": "k1", "key_ops": ["verify"], "ext": true},
+        ]}))
+        .unwrap();
+        let token_for = |kid: Option<&str>| {
+            let mut header = json!({"alg": "EdDSA", "typ": "at+jwt"});
+            if let Some(kid) = kid {
+                header["kid"] = json!(kid);
+            }
+            token(header, json!({"sub": "ann"}))
+        };
+        assert!(verify(&token_for(Some("k1")), &set, false).is_ok());
+        assert!(verify(&token_for(None), &set, false).is_ok(), "the one Ed25519 key, among keys of other types");
+        for other in ["s1", "m1", "o1", "r1", "no-type", "e1"] {
+            assert_eq!(
+                verify(&token_for(Some(other)), &set, false),
+                Err(Unverified::Invalid("the issuer's key does not fit the token")),
+                "{other}"
+            );
+        }
+        assert!(serde_json::from_value::<JwkSet>(json!({"no keys": []})).is_err());
     }
 }

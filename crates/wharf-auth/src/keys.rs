@@ -5,10 +5,9 @@
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use jsonwebtoken::jwk::JwkSet;
-
 use crate::discovery::discover;
 use crate::fetch::{FetchError, Fetcher};
+use crate::jwk::JwkSet;
 
 /// The keys of one issuer, as last fetched.
 #[derive(Debug)]

@@ -10,12 +10,13 @@
 //! # Floors, from the bottom up
 //! A file imports only from floors below its own.
 //!
-//! 1. `error.rs` ([`ConfigError`]).
+//! 1. `error.rs` ([`ConfigError`]), `jwk.rs` (public JSON Web Keys and key sets, RFC 7517).
 //! 2. `bearer.rs` (the one `Authorization: Bearer` header; the query string is never read),
 //!    `resource.rs` ([`ResourceUrl`]: the canonical resource identifier, the metadata paths of
 //!    RFC 9728 §3.1, the document), `fetch.rs` (JSON from the issuer through `wharf-oauth`'s
 //!    fetcher: HTTPS, or HTTP to loopback, bounded in time and size; errors name the URL,
-//!    never what was sent).
+//!    never what was sent), `jws.rs` (compact JWS: the parts, and the signature checked by
+//!    ring under the asymmetric algorithm allowlist with a JWK of the algorithm's type).
 //! 3. `claims.rs` (issuer, audience bound to the resource URL, `exp`/`nbf`/`iat` with leeway,
 //!    `scope`/`scp` into a principal), `jwt.rs` (`typ`, an asymmetric algorithm allowlist, the
 //!    key named by `kid` in the issuer's set only, the signature), `discovery.rs` (the
@@ -41,6 +42,8 @@ mod dpop;
 mod error;
 mod fetch;
 mod introspection;
+mod jwk;
+mod jws;
 mod jwt;
 mod keys;
 mod resource;

@@ -217,7 +217,8 @@ impl OAuth {
     }
 
     /// A machine client that signs its assertions with a P-256 key (`private_key_jwt`, ES256),
-    /// given as PKCS#8 PEM.
+    /// given as unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`) that carries the public
+    /// key beside the private one, as the keys openssl and WebCrypto make do.
     pub fn client_credentials_with_key(
         client_id: impl Into<String>,
         private_key_pem: &str,

@@ -617,7 +617,7 @@ impl OAuthState {
                     "client_assertion_type",
                     "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".to_owned(),
                 ));
-                pairs.push(("client_assertion", key.sign(json!({"typ": "JWT"}), &claims)));
+                pairs.push(("client_assertion", key.sign(json!({"typ": "JWT"}), &claims)?));
             }
             _ if client.client_id.is_empty() => {}
             _ => pairs.push(("client_id", client.client_id.clone())),
@@ -699,7 +699,7 @@ fn proof(
     if let Some(hash) = token_hash {
         claims["ath"] = json!(hash);
     }
-    Ok(key.sign(json!({"typ": "dpop+jwt", "jwk": key.public_jwk()}), &claims))
+    key.sign(json!({"typ": "dpop+jwt", "jwk": key.public_jwk()}), &claims)
 }
 
 /// The nonce a token endpoint asks DPoP proofs to carry (`use_dpop_nonce`, RFC 9449 §8).
