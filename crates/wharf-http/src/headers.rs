@@ -18,24 +18,31 @@ pub(crate) fn text<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a 
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
-/// What names a 2025 session in a request: `MCP-Protocol-Version` and `Mcp-Session-Id`, each as
-/// text when present and visible ASCII.
+/// What names a 2025 session in a request: `MCP-Protocol-Version` and `Mcp-Session-Id`, as the
+/// bytes they came in. They are compared with revisions and ids this server knows, which are
+/// text: bytes equal to them are that text, so no value is read as text on the way.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SessionNaming<'a> {
-    pub(crate) protocol_version: Option<&'a str>,
-    pub(crate) session_id: Option<&'a str>,
+    pub(crate) protocol_version: Option<&'a [u8]>,
+    pub(crate) session_id: Option<&'a [u8]>,
 }
 
 impl<'a> SessionNaming<'a> {
     pub(crate) fn of(headers: &'a HeaderMap) -> SessionNaming<'a> {
-        SessionNaming { protocol_version: text(headers, &PROTOCOL_VERSION), session_id: text(headers, &SESSION_ID) }
+        let bytes = |name| headers.get(name).map(HeaderValue::as_bytes);
+        SessionNaming { protocol_version: bytes(&PROTOCOL_VERSION), session_id: bytes(&SESSION_ID) }
     }
 
     /// True when `MCP-Protocol-Version` names a stateless revision (2026-07-28): the message is
     /// stateless (2026-07-28) traffic, whatever its body says.
     pub(crate) fn names_stateless_revision(&self) -> bool {
-        self.protocol_version.and_then(ProtocolVersion::parse).is_some_and(|version| version.era() == Era::Stateless)
+        self.protocol_version.and_then(revision_named).is_some_and(|version| version.era() == Era::Stateless)
     }
+}
+
+/// The revision whose name is `bytes`, if there is one.
+pub(crate) fn revision_named(bytes: &[u8]) -> Option<ProtocolVersion> {
+    ProtocolVersion::ALL.into_iter().find(|version| version.as_str().as_bytes() == bytes)
 }
 
 /// The headers a POST reads, found in one pass over them: a lookup by name hashes the name, and
@@ -102,17 +109,15 @@ impl<'a> PostHeaders<'a> {
     }
 
     pub(crate) fn session_naming(&self) -> SessionNaming<'a> {
-        SessionNaming { protocol_version: as_text(self.protocol_version), session_id: as_text(self.session_id) }
+        SessionNaming {
+            protocol_version: self.protocol_version.map(HeaderValue::as_bytes),
+            session_id: self.session_id.map(HeaderValue::as_bytes),
+        }
     }
 
-    /// [`SessionNaming::names_stateless_revision`], told from the value's bytes without
-    /// reading it as text.
+    /// [`SessionNaming::names_stateless_revision`].
     pub(crate) fn names_stateless_revision(&self) -> bool {
-        self.protocol_version.is_some_and(|value| {
-            ProtocolVersion::ALL
-                .iter()
-                .any(|version| version.era() == Era::Stateless && version.as_str().as_bytes() == value.as_bytes())
-        })
+        self.session_naming().names_stateless_revision()
     }
 }
 

@@ -164,7 +164,8 @@ type Heard = (u64, u64);
 /// The sessions by id, and how many each client holds.
 #[derive(Debug, Default)]
 struct Table {
-    sessions: HashMap<String, Arc<HttpSession>, BuildHasherDefault<IdHasher>>,
+    /// Keyed by the id's bytes: a request's `Mcp-Session-Id` is looked up as it came.
+    sessions: HashMap<Vec<u8>, Arc<HttpSession>, BuildHasherDefault<IdHasher>>,
     per_client: HashMap<Option<Arc<str>>, usize>,
 }
 
@@ -173,7 +174,7 @@ impl Table {
         self.sessions.len()
     }
 
-    fn get(&self, id: &str) -> Option<&Arc<HttpSession>> {
+    fn get(&self, id: &[u8]) -> Option<&Arc<HttpSession>> {
         self.sessions.get(id)
     }
 
@@ -183,12 +184,12 @@ impl Table {
 
     fn insert(&mut self, id: String, session: Arc<HttpSession>) {
         *self.per_client.entry(session.client.clone()).or_default() += 1;
-        if let Some(replaced) = self.sessions.insert(id, session) {
+        if let Some(replaced) = self.sessions.insert(id.into_bytes(), session) {
             self.uncount(&replaced);
         }
     }
 
-    fn remove(&mut self, id: &str) -> Option<Arc<HttpSession>> {
+    fn remove(&mut self, id: &[u8]) -> Option<Arc<HttpSession>> {
         let removed = self.sessions.remove(id)?;
         self.uncount(&removed);
         Some(removed)
@@ -205,14 +206,14 @@ impl Table {
 
     /// Takes out the sessions `keep` says no to, and returns them.
     fn take_unless(&mut self, mut keep: impl FnMut(&HttpSession) -> bool) -> Vec<Arc<HttpSession>> {
-        let gone: Vec<String> =
+        let gone: Vec<Vec<u8>> =
             self.sessions.iter().filter(|(_, session)| !keep(session)).map(|(id, _)| id.clone()).collect();
         gone.iter().filter_map(|id| self.remove(id)).collect()
     }
 
     /// The id of `client`'s session idle longest (a session with a request running or a
     /// stream open is not idle).
-    fn oldest_idle_of(&self, client: &Option<Arc<str>>) -> Option<String> {
+    fn oldest_idle_of(&self, client: &Option<Arc<str>>) -> Option<Vec<u8>> {
         self.sessions
             .iter()
             .filter(|(_, session)| session.client == *client && session.is_idle())
@@ -224,8 +225,8 @@ impl Table {
     /// one idle longest of the client holding the most sessions (the new one included) among
     /// those with an idle one, so that a client opening sessions by the thousand evicts its
     /// own before anyone else's.
-    fn fairest_to_evict(&self, newcomer: &Option<Arc<str>>) -> Option<String> {
-        let mut oldest: HashMap<&Option<Arc<str>>, (Heard, &String)> = HashMap::new();
+    fn fairest_to_evict(&self, newcomer: &Option<Arc<str>>) -> Option<Vec<u8>> {
+        let mut oldest: HashMap<&Option<Arc<str>>, (Heard, &Vec<u8>)> = HashMap::new();
         for (id, session) in self.sessions.iter().filter(|(_, session)| session.is_idle()) {
             let seen = session.heard();
             let entry = oldest.entry(&session.client).or_insert((seen, id));
@@ -361,7 +362,7 @@ impl SessionTable {
             (session, principal, client)
         })?;
         if unreadable {
-            lock(&self.sessions).remove(id);
+            lock(&self.sessions).remove(id.as_bytes());
             return Ok(None);
         }
         Ok(Some(adopted))
@@ -405,7 +406,7 @@ impl SessionTable {
             next_stream: AtomicU64::new(if self.store.is_some() { random_start() } else { 1 }),
         });
         let mut sessions = lock(&self.sessions);
-        if let Some(existing) = sessions.get(&id) {
+        if let Some(existing) = sessions.get(id.as_bytes()) {
             // Two requests adopted the same shared session at once: both are served by one.
             return Ok(existing.clone());
         }
@@ -460,7 +461,8 @@ impl SessionTable {
     }
 
     /// The live session with this id; an expired one is removed and reported as gone.
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<HttpSession>> {
+    pub(crate) fn get(&self, id: impl AsRef<[u8]>) -> Option<Arc<HttpSession>> {
+        let id = id.as_ref();
         let now = self.now();
         let mut sessions = lock(&self.sessions);
         let session = sessions.get(id)?;
@@ -489,12 +491,12 @@ impl SessionTable {
 
     /// This instance's copy of a session, as it is: for messages other instances relay.
     pub(crate) fn peek(&self, id: &str) -> Option<Arc<HttpSession>> {
-        lock(&self.sessions).get(id).cloned()
+        lock(&self.sessions).get(id.as_bytes()).cloned()
     }
 
     /// Ends the session with this id, for `reason`.
     pub(crate) fn remove(&self, id: &str, reason: SessionEndReason) {
-        let removed = lock(&self.sessions).remove(id);
+        let removed = lock(&self.sessions).remove(id.as_bytes());
         match removed {
             Some(session) => self.end(vec![(session, reason, Instant::now())]),
             None => self.events.forget(id),
@@ -503,7 +505,7 @@ impl SessionTable {
 
     /// Drops a session whose `initialize` failed: the client never had it, so it did not end.
     pub(crate) fn discard(&self, id: &str) {
-        lock(&self.sessions).remove(id);
+        lock(&self.sessions).remove(id.as_bytes());
         self.events.forget(id);
     }
 
@@ -639,11 +641,11 @@ mod tests {
         // The low 6 bits pick one of 64 buckets: each gets about 64 ids.
         let mut buckets = [0usize; 64];
         for id in &ids {
-            buckets[(hasher.hash_one(id.as_str()) & 63) as usize] += 1;
+            buckets[(hasher.hash_one(id.as_bytes()) & 63) as usize] += 1;
         }
         assert!(buckets.iter().all(|&count| (24..=110).contains(&count)), "{buckets:?}");
         // And the top 7 bits, which hashbrown compares first, take many values.
-        let tops: std::collections::HashSet<u64> = ids.iter().map(|id| hasher.hash_one(id.as_str()) >> 57).collect();
+        let tops: std::collections::HashSet<u64> = ids.iter().map(|id| hasher.hash_one(id.as_bytes()) >> 57).collect();
         assert!(tops.len() > 100, "{}", tops.len());
     }
 

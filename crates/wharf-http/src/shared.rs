@@ -5,11 +5,11 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use http::{Response, StatusCode};
 use tokio::sync::{mpsc, watch};
-use wharf_protocol::{ErrorCode, Incoming, ProtocolVersion};
+use wharf_protocol::{ErrorCode, Incoming};
 
 use super::auth::Authenticator;
 use super::body::McpBody;
-use super::headers::SessionNaming;
+use super::headers::{SessionNaming, revision_named};
 use super::options::HttpOptions;
 use super::reply;
 use super::session_record;
@@ -251,17 +251,22 @@ pub(crate) async fn named_session(
     principal: Option<&Principal>,
 ) -> Result<Arc<HttpSession>, SessionRefusal> {
     if let Some(version) = naming.protocol_version
-        && ProtocolVersion::parse(version).is_none()
+        && revision_named(version).is_none()
     {
-        return Err(SessionRefusal::UnsupportedVersion(version.to_owned()));
+        return Err(SessionRefusal::UnsupportedVersion(String::from_utf8_lossy(version).into_owned()));
     }
     let id = naming.session_id.ok_or(SessionRefusal::Missing)?;
     let http_session = match &shared.options.session_store {
         None => shared.sessions.get(id).ok_or(SessionRefusal::Unknown)?,
-        Some(store) => stored_session(shared, &*store.0, id).await?,
+        Some(store) => {
+            // Not an id this server made (they are text): nothing to ask the store about.
+            let id = std::str::from_utf8(id).map_err(|_| SessionRefusal::Unknown)?;
+            stored_session(shared, &*store.0, id).await?
+        }
     };
     if http_session.principal.as_ref() != principal {
-        tracing::warn!(session = %id.chars().take(8).collect::<String>(), "a request named another principal's session");
+        let shown = String::from_utf8_lossy(&id[..id.len().min(8)]);
+        tracing::warn!(session = %shown, "a request named another principal's session");
         return Err(SessionRefusal::Unknown);
     }
     Ok(http_session)
