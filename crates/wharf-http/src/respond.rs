@@ -200,11 +200,13 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
     let resumable = http_session.clone().filter(|http_session| http_session.is_resumable());
     // The handler's messages besides its answer; the queue is made only if it sends any.
     let sink = Arc::new(LazyQueue::new(shared.options.stream_buffer));
-    let control = Arc::new(StreamControl::default());
+    // Only a resumable stream's handler can ask to close it; others get a control of their own
+    // once their answer streams.
+    let control = resumable.as_ref().filter(|_| sse).map(|_| Arc::new(StreamControl::default()));
     let delivery = Delivery {
         sink: Some(sink.clone().into()),
         cancel: cancel.clone(),
-        stream: resumable.as_ref().filter(|_| sse).map(|_| control.clone()),
+        stream: control.clone(),
         principal: caller.principal,
         client_address: caller.address,
         transport_data: caller.http.map(|parts| parts as Arc<dyn Any + Send + Sync>),
@@ -241,13 +243,14 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         return stream_response(
             shared,
             resumable,
-            Pump { answer, messages, control, queued, id, era, _active: active },
+            Pump { answer, messages, control: control.unwrap_or_default(), queued, id, era, _active: active },
         );
     }
     // Taken once: above, the path returned. The queue ends once the handler's work, the last
     // to hold it from here, is done.
     let mut messages = sink.take_receiver().unwrap_or_else(|| mpsc::channel(1).1);
     drop(sink);
+    let control = control.unwrap_or_default();
 
     // The handler waits for something: it goes on as a task of its own, which a 2025 client
     // can cancel by id and which outlives a 2025 client's closed connection.
