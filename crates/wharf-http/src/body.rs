@@ -98,8 +98,9 @@ impl BodyLimits {
 }
 
 /// Reads a whole request body, refusing it as soon as it grows past the limit or falls behind
-/// its deadline.
-pub(crate) async fn read_body<B>(body: B, limits: BodyLimits) -> Result<Vec<u8>, BodyError>
+/// its deadline. A body that came in one frame is kept as it came (hyper's frames are slices of
+/// its read buffer): only a body in several frames is copied, into one.
+pub(crate) async fn read_body<B>(body: B, limits: BodyLimits) -> Result<Bytes, BodyError>
 where
     B: Body,
     B::Error: std::fmt::Display,
@@ -109,7 +110,7 @@ where
     // with their headers, and those cost no timer.
     let mut started = None;
     let mut body = std::pin::pin!(body);
-    let mut bytes = Vec::new();
+    let mut whole = Whole::default();
     // The error becomes text at once: the body's own error type need not be `Send`.
     let mut poll_frame = |cx: &mut Context<'_>| {
         if body.is_end_stream() {
@@ -123,7 +124,7 @@ where
             Poll::Ready(next) => next,
             Poll::Pending => {
                 let started = *started.get_or_insert_with(Instant::now);
-                let deadline = limits.next_deadline(started, bytes.len());
+                let deadline = limits.next_deadline(started, whole.len());
                 let waiting = std::future::poll_fn(&mut poll_frame);
                 tokio::time::timeout_at(deadline, waiting).await.map_err(|_| BodyError::TooSlow)?
             }
@@ -131,18 +132,62 @@ where
         let Some(frame) = next else { break };
         let frame = frame.map_err(BodyError::Broken)?;
         if let Ok(mut data) = frame.into_data() {
-            if bytes.len() + data.remaining() > limit {
+            if whole.len() + data.remaining() > limit {
                 return Err(BodyError::TooLarge);
             }
-            while data.has_remaining() {
-                let chunk = data.chunk();
-                bytes.extend_from_slice(chunk);
-                let read = chunk.len();
-                data.advance(read);
-            }
+            whole.add(&mut data);
         }
     }
-    Ok(bytes)
+    Ok(whole.into_bytes())
+}
+
+/// A body's frames so far: none, the one frame itself, or several copied into one buffer.
+#[derive(Default)]
+enum Whole {
+    #[default]
+    Empty,
+    One(Bytes),
+    Many(Vec<u8>),
+}
+
+impl Whole {
+    fn len(&self) -> usize {
+        match self {
+            Whole::Empty => 0,
+            Whole::One(bytes) => bytes.len(),
+            Whole::Many(bytes) => bytes.len(),
+        }
+    }
+
+    fn add(&mut self, data: &mut impl Buf) {
+        match self {
+            Whole::Empty => *self = Whole::One(data.copy_to_bytes(data.remaining())),
+            Whole::One(first) => {
+                let mut joined = Vec::with_capacity(first.len() + data.remaining());
+                joined.extend_from_slice(first);
+                put_all(&mut joined, data);
+                *self = Whole::Many(joined);
+            }
+            Whole::Many(joined) => put_all(joined, data),
+        }
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Whole::Empty => Bytes::new(),
+            Whole::One(bytes) => bytes,
+            Whole::Many(joined) => Bytes::from(joined),
+        }
+    }
+}
+
+fn put_all(joined: &mut Vec<u8>, data: &mut impl Buf) {
+    while data.has_remaining() {
+        let chunk = data.chunk();
+        joined.extend_from_slice(chunk);
+        let read = chunk.len();
+        data.advance(read);
+    }
 }
 
 #[cfg(test)]
@@ -161,5 +206,38 @@ mod tests {
         assert_eq!(limits.next_deadline(started, 1 << 20), started + Duration::from_secs(30));
         let no_rate = BodyLimits { min_rate: 0, ..limits };
         assert_eq!(no_rate.next_deadline(started, 0), started + Duration::from_secs(30));
+    }
+
+    /// A body whose frames are given, all there at once.
+    struct Frames(std::collections::VecDeque<Bytes>);
+
+    impl Body for Frames {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Ready(self.0.pop_front().map(|bytes| Ok(Frame::data(bytes))))
+        }
+    }
+
+    fn limits(max_bytes: usize) -> BodyLimits {
+        BodyLimits { max_bytes, timeout: Duration::from_secs(5), min_rate: 0 }
+    }
+
+    async fn read(frames: &[&'static [u8]], max_bytes: usize) -> Result<Bytes, BodyError> {
+        read_body(Frames(frames.iter().map(|frame| Bytes::from_static(frame)).collect()), limits(max_bytes)).await
+    }
+
+    #[tokio::test]
+    async fn a_body_in_one_frame_is_kept_as_it_came_and_several_are_joined() {
+        let frame: &'static [u8] = b"{\"jsonrpc\":\"2.0\"}";
+        let one = read(&[frame], 100).await.ok().unwrap();
+        assert_eq!(one.as_ptr(), frame.as_ptr(), "no copy");
+        let joined = read(&[b"{\"a\"", b":", b"1}"], 100).await.ok().unwrap();
+        assert_eq!(&joined[..], b"{\"a\":1}");
+        assert!(read(&[], 100).await.ok().unwrap().is_empty());
+        assert!(matches!(read(&[b"12345", b"678"], 7).await, Err(BodyError::TooLarge)));
+        assert!(matches!(read(&[b"12345678"], 7).await, Err(BodyError::TooLarge)));
+        assert_eq!(&read(&[b"1234", b"567"], 7).await.ok().unwrap()[..], b"1234567");
     }
 }
