@@ -291,8 +291,15 @@ async fn stateless(
     request: ClientRequest,
     caller: Caller,
 ) -> Response<McpBody> {
-    let default_meta = RequestMeta::default();
-    let meta = request.meta().unwrap_or(&default_meta);
+    // Made only for a request without `_meta`: making and dropping one costs every request.
+    let default_meta;
+    let meta = match request.meta() {
+        Some(meta) => meta,
+        None => {
+            default_meta = RequestMeta::default();
+            &default_meta
+        }
+    };
     // The headers are compared with the revision the body names; without one, the body's own
     // error (-32602) comes first.
     if let Some(version) = meta.protocol_version.as_deref()
