@@ -26,14 +26,13 @@ use wharf_server::contract::Cancellation;
 use wharf_server::contract::Delivery;
 
 use crate::request_parts::HttpParts;
-use wharf_server::contract::CatchUnwind;
 use wharf_server::contract::Principal;
 use wharf_server::contract::RpcError;
 use wharf_server::contract::check_mirrored_headers;
 use wharf_server::contract::client_messages;
 use wharf_server::contract::encode_error;
 use wharf_server::contract::{
-    ServerHooks, check_stateless_meta, error_object, removed_in_stateless, removed_method, request_outcome,
+    ServerHooks, check_stateless_meta, error_object, removed_in_stateless, removed_method, request_work,
 };
 use wharf_server::contract::{Session, Transport};
 use wharf_server::contract::{allows_batches, answer_batch, batches_refused, check_batch_len};
@@ -215,7 +214,7 @@ async fn post_batch(
         delivery.transport_data = caller.http.clone().map(|parts| parts as Arc<dyn Any + Send + Sync>);
         delivery
     };
-    match Box::pin(answer_batch(&shared.server, session, &items, delivery)).await {
+    match answer_batch(&shared.server, session, &items, &delivery).await {
         Some(array) => reply::json(StatusCode::OK, array),
         None => reply::accepted(),
     }
@@ -372,9 +371,7 @@ async fn in_session(
     delivery.client_address = caller.address;
     delivery.transport_data = caller.http.map(|parts| parts as Arc<dyn Any + Send + Sync>);
     // Layers run here too, so a panic is caught as it is for every other request.
-    let work = request_outcome(shared.server.clone(), session.clone(), id.clone(), request, delivery);
-    // Boxed, as every request's work is (`respond::run` says why).
-    let outcome = Box::pin(CatchUnwind::new(work)).await;
+    let outcome = request_work(shared.server.clone(), session.clone(), id.clone(), request, delivery).await;
     let opened = matches!(outcome, Ok(Ok(_)));
     if opened && let Some(store) = &shared.options.session_store {
         let kept = match session_record::opened(&session) {

@@ -26,10 +26,9 @@ use wharf_server::contract::LazyQueue;
 use wharf_server::contract::{Delivery, StreamControl, max_in_flight};
 
 use crate::request_parts::HttpParts;
-use wharf_server::contract::CatchUnwind;
 use wharf_server::contract::Principal;
 use wharf_server::contract::encode_error;
-use wharf_server::contract::request_outcome;
+use wharf_server::contract::request_work;
 use wharf_server::contract::{Admission, Session};
 use wharf_server::contract::{Outcome, panic_error};
 use wharf_server::contract::{RpcError, retry_after_seconds};
@@ -211,15 +210,9 @@ pub(super) async fn run(shared: &Arc<Shared>, job: Job) -> Response<McpBody> {
         client_address: caller.address,
         transport_data: caller.http.map(|parts| parts as Arc<dyn Any + Send + Sync>),
     };
-    // Boxed once here: the request's future is most of the size of every future around it,
-    // each of which would otherwise move it again.
-    let mut work = Box::pin(CatchUnwind::new(request_outcome(
-        shared.server.clone(),
-        session.clone(),
-        id.clone(),
-        request,
-        delivery,
-    )));
+    // Boxed once (by `request_work`): the request's future is most of the size of every future
+    // around it, each of which would otherwise move it again.
+    let mut work = request_work(shared.server.clone(), session.clone(), id.clone(), request, delivery);
     // Modern answers keep their JSON form until a handler streams, so that their errors can
     // carry the status codes 2026-07-28 gives them.
     let always_stream = sse && era == Era::Session && shared.options.always_stream;

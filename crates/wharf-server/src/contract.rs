@@ -23,7 +23,9 @@ pub use crate::client_key::client_key;
 pub use crate::delivery::{Delivery, StreamControl};
 pub use crate::dispatch::batch::{allows_batches, answer_batch, batches_refused, check_batch_len};
 pub use crate::dispatch::mirrored::check_mirrored_headers;
-pub use crate::dispatch::outcome::{Outcome, answer_now, decode_error_response, panic_error, response_or_panic};
+pub use crate::dispatch::outcome::{
+    Outcome, RequestWork, answer_now, decode_error_response, panic_error, request_work, response_or_panic,
+};
 pub use crate::dispatch::{check_stateless_meta, removed_in_stateless, removed_method, request_outcome};
 pub use crate::error::{Error, RpcError, retry_after_seconds};
 pub use crate::events::{ListKind, ServerEvent};

@@ -241,6 +241,7 @@ pub use tool::extract::{Args, FromToolCall, Rejection, SessionData, State, ToolC
 pub use tool::handler::ToolHandler;
 pub use tool::output::{IntoToolResult, Json};
 pub use transport::connection::serve_connection;
+pub use transport::serving::Serving;
 pub use transport::stdio::{serve_stdio, serve_stdio_with};
 pub use transport::stdio_options::StdioOptions;
 pub use update::Update;

@@ -209,7 +209,7 @@ pub mod otel {
 
 /// Newline-delimited JSON-RPC over stdin and stdout, or any pair of byte streams.
 pub mod stdio {
-    pub use wharf_server::{StdioOptions, serve_connection, serve_stdio, serve_stdio_with};
+    pub use wharf_server::{Serving, StdioOptions, serve_connection, serve_stdio, serve_stdio_with};
 }
 
 /// Streamable HTTP: the endpoint as a `tower::Service`, and serving it on an address (the

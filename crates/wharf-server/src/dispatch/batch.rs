@@ -3,6 +3,7 @@
 //! number of messages and the size of that array are bounded, so that one batch cannot make
 //! the server hold without bound.
 
+use std::pin::Pin;
 use std::sync::Arc;
 
 use wharf_protocol::{Incoming, RequestId};
@@ -46,11 +47,23 @@ pub fn check_batch_len(server: &Server, len: usize) -> Result<(), RpcError> {
 /// Each request gets the delivery `delivery` makes: who it acts for, as the batch does. The
 /// array stays within the server's answer limit but for the errors that replace the responses
 /// past it.
-pub async fn answer_batch(
+///
+/// Boxed here, behind a function that is not generic, so that the engine below it is compiled
+/// once, in this crate, whichever transport awaits it (`outcome::request_work` says why).
+pub fn answer_batch<'a>(
+    server: &'a Server,
+    session: &'a Arc<Session>,
+    items: &'a [Vec<u8>],
+    delivery: &'a (dyn Fn() -> Delivery + Send + Sync),
+) -> Pin<Box<dyn Future<Output = Option<Vec<u8>>> + Send + 'a>> {
+    Box::pin(answer_items(server, session, items, delivery))
+}
+
+async fn answer_items(
     server: &Server,
     session: &Arc<Session>,
     items: &[Vec<u8>],
-    delivery: impl Fn() -> Delivery,
+    delivery: &(dyn Fn() -> Delivery + Send + Sync),
 ) -> Option<Vec<u8>> {
     let mut answer = BatchAnswer::new(server.options().max_batch_answer_bytes);
     for item in items {

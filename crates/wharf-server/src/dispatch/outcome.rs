@@ -1,9 +1,10 @@
 //! The one response every request gets: its answer, its error, or, when its handler panicked,
 //! an internal error, so that the connection lives on.
 
+use std::pin::Pin;
 use std::sync::Arc;
 
-use wharf_protocol::{DecodeError, RequestId};
+use wharf_protocol::{ClientRequest, DecodeError, RequestId};
 
 use crate::delivery::Delivery;
 use crate::error::RpcError;
@@ -36,6 +37,23 @@ pub fn panic_error(id: &RequestId, panic: &str) -> RpcError {
 /// The error response to a message that could not be decoded.
 pub fn decode_error_response(error: DecodeError) -> Vec<u8> {
     encode_error(error.id.as_ref(), RpcError::from(error.error))
+}
+
+/// A request's work as a transport holds it: [`request_outcome`] with its panics caught, boxed.
+pub type RequestWork = Pin<Box<dyn Future<Output = Outcome> + Send>>;
+
+/// The work of a request, to poll where the transport likes (first in place, then as a task of
+/// its own if it waits). Boxed here, behind a function that is not generic: an `async` body is
+/// compiled in every crate that awaits it, as a generic is, so a transport awaiting
+/// [`request_outcome`] itself would compile the whole engine again.
+pub fn request_work(
+    server: Server,
+    session: Arc<Session>,
+    id: RequestId,
+    request: ClientRequest,
+    delivery: Delivery,
+) -> RequestWork {
+    Box::pin(CatchUnwind::new(request_outcome(server, session, id, request, delivery)))
 }
 
 /// Handles a request to completion in the caller's task, for requests that are neither

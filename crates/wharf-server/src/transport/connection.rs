@@ -18,25 +18,38 @@ use crate::contract::SessionEndReason;
 use crate::contract::event_notification;
 use crate::contract::{Outbound, Session, Transport};
 use crate::transport::read_loop::read_loop;
+use crate::transport::serving::Serving;
 use crate::transport::shared_writer::SharedWriter;
 use crate::transport::stdio_options::DEFAULT_MAX_LINE_BYTES;
 use crate::transport::write_batch::{WRITE_BATCH_BYTES, gather};
 
 /// Serves one client over a pair of byte streams with newline-delimited JSON-RPC, until the
-/// reader ends and every request in flight has been answered.
+/// reader ends and every request in flight has been answered: await the [`Serving`] it gives
+/// (or spawn it).
 ///
 /// This is the stdio transport's engine; it also serves pipes, sockets, and in-memory streams.
-pub async fn serve_connection<R, W>(server: Server, reader: R, writer: W) -> Result<(), Error>
+pub fn serve_connection<R, W>(server: Server, reader: R, writer: W) -> Serving
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (sender, receiver) = mpsc::channel::<Vec<u8>>(server.options().outbound_queue);
-    let writer_task = tokio::spawn(write_loop(writer, receiver));
-    let writer_done = async move {
-        writer_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the writer failed: {err}"))))
-    };
-    run(server, Reading::Task(reader), sender.into(), writer_done, DEFAULT_MAX_LINE_BYTES).await
+    // Seen through trait objects from here on, so that what follows is compiled once, here,
+    // not for every pair of stream types nor in every crate that serves one (`serving.rs`).
+    serve_streams(server, Box::new(reader), Box::new(writer))
+}
+
+type StreamReader = Box<dyn AsyncRead + Unpin + Send>;
+type StreamWriter = Box<dyn AsyncWrite + Unpin + Send>;
+
+fn serve_streams(server: Server, reader: StreamReader, writer: StreamWriter) -> Serving {
+    Serving::new(async move {
+        let (sender, receiver) = mpsc::channel::<Vec<u8>>(server.options().outbound_queue);
+        let writer_task = tokio::spawn(write_loop(writer, receiver));
+        let writer_done = async move {
+            writer_task.await.unwrap_or_else(|err| Err(Error::protocol(format!("the writer failed: {err}"))))
+        };
+        run(server, Reading::Task(reader), sender.into(), writer_done, DEFAULT_MAX_LINE_BYTES).await
+    })
 }
 
 /// Where a connection's read loop runs.

@@ -6,6 +6,7 @@
 pub(crate) mod connection;
 pub(crate) mod line_reader;
 pub(crate) mod read_loop;
+pub(crate) mod serving;
 pub(crate) mod shared_writer;
 pub(crate) mod stdio;
 pub(crate) mod stdio_options;

@@ -137,7 +137,7 @@ where
                     let (server, session) = (self.server.clone(), self.session.clone());
                     tokio::spawn(async move {
                         let delivery = || Delivery::to_session(Cancellation::new());
-                        if let Some(array) = answer_batch(&server, &session, &items, delivery).await {
+                        if let Some(array) = answer_batch(&server, &session, &items, &delivery).await {
                             send(&session, array).await;
                         }
                         drop(permit);

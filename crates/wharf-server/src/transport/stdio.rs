@@ -19,46 +19,50 @@ use crate::contract::Error;
 use crate::contract::Outbound;
 use crate::contract::Server;
 use crate::transport::connection::{Reading, run};
+use crate::transport::serving::Serving;
 use crate::transport::shared_writer::SharedWriter;
 use crate::transport::stdio_options::StdioOptions;
 
-/// Serves `server` on stdin and stdout until stdin closes and in-flight requests finish.
+/// Serves `server` on stdin and stdout until stdin closes and in-flight requests finish: await
+/// the [`Serving`] it gives.
 ///
 /// It must run inside a Tokio runtime with the time driver enabled (`#[tokio::main]` and
 /// `Builder::enable_all` do that). Requests whose handlers wait become tasks of that runtime.
-pub async fn serve_stdio(server: Server) -> Result<(), Error> {
-    serve_stdio_with(server, StdioOptions::default()).await
+pub fn serve_stdio(server: Server) -> Serving {
+    serve_stdio_with(server, StdioOptions::default())
 }
 
 /// [`serve_stdio`] with options.
-pub async fn serve_stdio_with(server: Server, options: StdioOptions) -> Result<(), Error> {
-    let output = SharedWriter::new(std::io::stdout());
-    let (sender, receiver) = mpsc::channel::<Vec<u8>>(server.options().outbound_queue);
-    let outbound = Outbound::counted(sender, output.unwritten());
-    let (written, writer_done) = oneshot::channel();
-    // The writer's thread starts with the first queued message: while the read thread answers
-    // every request itself, as it does a client's first, none is needed.
-    tokio::spawn({
-        let output = output.clone();
-        async move {
-            let mut receiver = receiver;
-            let Some(first) = receiver.recv().await else {
-                let _ = written.send(Ok(()));
-                return;
-            };
-            let started = std::thread::Builder::new().name("wharf-stdout".to_owned()).spawn(move || {
-                let _ = written.send(output.write_queue(Some(first), receiver));
-            });
-            // The sender went with the closure; dropping it says the writer failed.
-            if let Err(err) = started {
-                tracing::error!("wharf-stdout: the writer thread could not start: {err}");
+pub fn serve_stdio_with(server: Server, options: StdioOptions) -> Serving {
+    Serving::new(async move {
+        let output = SharedWriter::new(std::io::stdout());
+        let (sender, receiver) = mpsc::channel::<Vec<u8>>(server.options().outbound_queue);
+        let outbound = Outbound::counted(sender, output.unwritten());
+        let (written, writer_done) = oneshot::channel();
+        // The writer's thread starts with the first queued message: while the read thread answers
+        // every request itself, as it does a client's first, none is needed.
+        tokio::spawn({
+            let output = output.clone();
+            async move {
+                let mut receiver = receiver;
+                let Some(first) = receiver.recv().await else {
+                    let _ = written.send(Ok(()));
+                    return;
+                };
+                let started = std::thread::Builder::new().name("wharf-stdout".to_owned()).spawn(move || {
+                    let _ = written.send(output.write_queue(Some(first), receiver));
+                });
+                // The sender went with the closure; dropping it says the writer failed.
+                if let Err(err) = started {
+                    tracing::error!("wharf-stdout: the writer thread could not start: {err}");
+                }
             }
-        }
-    });
-    let writer_done = async move { writer_done.await.unwrap_or_else(|_| Err(Error::closed())) };
-    let reading =
-        Reading::Thread { reader: BlockingReader(std::io::stdin()), output, setup: options.read_thread_setup };
-    run(server, reading, outbound, writer_done, options.max_line_bytes).await
+        });
+        let writer_done = async move { writer_done.await.unwrap_or_else(|_| Err(Error::closed())) };
+        let reading =
+            Reading::Thread { reader: BlockingReader(std::io::stdin()), output, setup: options.read_thread_setup };
+        run(server, reading, outbound, writer_done, options.max_line_bytes).await
+    })
 }
 
 /// A blocking reader seen as an `AsyncRead` that is always ready. A poll may block its thread,
