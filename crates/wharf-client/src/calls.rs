@@ -1,7 +1,6 @@
 //! Typed calls for everything a server offers: tools, prompts, resources and templates,
 //! completion, logging, subscriptions, tasks and ping, with list pages followed to the end.
 
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use wharf_protocol::{
     CallToolResult, CompleteResult, CompletionArgument, CompletionReference, GetPromptResult, ListPromptsResult,
@@ -9,7 +8,8 @@ use wharf_protocol::{
     Resource, ResourceTemplate, SubscriptionFilter, Tool,
 };
 
-use crate::client::{Client, decode};
+use crate::client::Client;
+use crate::decoded::Decoded;
 use crate::error::ClientError;
 use crate::options::RequestOptions;
 
@@ -18,7 +18,7 @@ use crate::options::RequestOptions;
 const MAX_PAGES: usize = 1000;
 
 /// One page of a listing.
-trait Page: DeserializeOwned {
+trait Page: Decoded {
     type Item;
     fn split(self) -> (Vec<Self::Item>, Option<String>);
 }
@@ -46,7 +46,7 @@ impl Client {
             None => json!({}),
         };
         let raw = self.request_raw(method, params, &RequestOptions::default()).await?;
-        decode(&raw)
+        P::from_answer(&raw)
     }
 
     async fn all<P: Page>(&self, method: &str) -> Result<Vec<P::Item>, ClientError> {
@@ -97,7 +97,7 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         let raw =
             self.request_resolving("tools/call", json!({ "name": name, "arguments": arguments }), options).await?;
-        decode(&raw)
+        CallToolResult::from_answer(&raw)
     }
 
     /// Every prompt, all pages followed.
@@ -119,7 +119,7 @@ impl Client {
     ) -> Result<GetPromptResult, ClientError> {
         let params = json!({ "name": name, "arguments": arguments });
         let raw = self.request_resolving("prompts/get", params, options).await?;
-        decode(&raw)
+        GetPromptResult::from_answer(&raw)
     }
 
     /// Every resource, all pages followed.
@@ -144,7 +144,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<ReadResourceResult, ClientError> {
         let raw = self.request_resolving("resources/read", json!({ "uri": uri }), options).await?;
-        decode(&raw)
+        ReadResourceResult::from_answer(&raw)
     }
 
     /// Completes an argument of a prompt or resource template, given the values of the
@@ -160,7 +160,7 @@ impl Client {
             params["context"] = json!({ "arguments": chosen });
         }
         let raw = self.request_raw("completion/complete", params, &RequestOptions::default()).await?;
-        decode(&raw)
+        CompleteResult::from_answer(&raw)
     }
 
     /// Sets the session's log level (2025 sessions; on 2026-07-28 the level goes with every

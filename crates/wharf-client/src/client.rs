@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use bytes::Bytes;
-use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -19,6 +18,7 @@ use wharf_protocol::{
     ServerRequest,
 };
 
+use crate::decoded::Decoded;
 use crate::error::ClientError;
 use crate::options::{ClientOptions, RequestOptions, Target};
 use crate::request_meta::WithBaseMeta;
@@ -264,7 +264,7 @@ impl Client {
     /// client's capabilities and info.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         let raw = self.request_raw(method, params, &RequestOptions::default()).await?;
-        decode(&raw)
+        Value::from_answer(&raw)
     }
 
     /// Like [`Client::request`], with options, answering `InputRequiredResult`s.
@@ -275,7 +275,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<Value, ClientError> {
         let raw = self.request_resolving(method, params, options).await?;
-        decode(&raw)
+        Value::from_answer(&raw)
     }
 
     /// Like [`Client::request_with`], the result left as the server wrote it: for a caller
@@ -517,7 +517,7 @@ impl Connection {
                 self.sending().send("server/discover", json!({}), &options, Some(&stateless), Vec::new()).await;
             let err = match answer {
                 Ok(raw) => {
-                    let discover: DiscoverResult = decode(&raw)?;
+                    let discover = DiscoverResult::from_answer(&raw)?;
                     if !discover.supported_versions.iter().any(|supported| supported == version.as_str()) {
                         return Err(ClientError::invalid(format!(
                             "the server answered `server/discover` without `{version}` among its versions",
@@ -551,7 +551,7 @@ impl Connection {
             "clientInfo": self.options.client_info,
         });
         let raw = self.sending().send("initialize", params, &RequestOptions::default(), None, Vec::new()).await?;
-        let init: InitializeResult = decode(&raw)?;
+        let init = InitializeResult::from_answer(&raw)?;
         let chosen = ProtocolVersion::parse(&init.protocol_version)
             .filter(|chosen| chosen.era() == Era::Session)
             .ok_or_else(|| {
@@ -774,15 +774,6 @@ impl Notifications {
     pub fn try_next(&mut self) -> Option<ServerNotification> {
         self.receiver.try_recv().ok()
     }
-}
-
-pub(crate) fn decode<T: DeserializeOwned>(raw: &RawValue) -> Result<T, ClientError> {
-    serde_json::from_str(raw.get()).map_err(|err| {
-        ClientError::invalid(format!(
-            "the result does not match the request: {err}: {}",
-            router::excerpt(raw.get().as_bytes())
-        ))
-    })
 }
 
 #[cfg(feature = "http")]

@@ -51,6 +51,7 @@
 
 mod calls;
 mod client;
+mod decoded;
 mod error;
 mod handler;
 #[cfg(feature = "oauth")]
