@@ -186,6 +186,10 @@ pub(crate) fn verify(proof: &str, expected: &Expected<'_>) -> Result<Proof, Refu
         .and_then(Value::as_str)
         .and_then(Alg::named)
         .ok_or("the DPoP proof's algorithm is not accepted")?;
+    // RFC 7515 §4.1.11, as for access tokens: no extension is understood here.
+    if header.get("crit").is_some() {
+        return Err("the DPoP proof names critical header extensions this server does not know (crit)".into());
+    }
     let jwk = header.get("jwk").filter(|jwk| jwk.is_object()).ok_or("the DPoP proof embeds no public key (jwk)")?;
     if PRIVATE_MEMBERS.iter().any(|member| jwk.get(*member).is_some()) {
         return Err("the DPoP proof's key holds a private member".into());
@@ -396,6 +400,16 @@ mod tests {
         assert!(refused(&header(), &with(claims(), "ath", json!(token_hash("another token")))).contains("ath"));
         assert!(verify("not a jwt", &expected()).is_err());
         assert!(verify(&"x".repeat(10), &expected()).is_err());
+    }
+
+    #[test]
+    fn a_proof_naming_critical_extensions_is_refused() {
+        let critical = with(with(header(), "crit", json!(["x-unknown"])), "x-unknown", json!(1));
+        assert_eq!(
+            verify(&sign(&key(1), &critical, &claims()), &expected()),
+            Err(Refused::Invalid("the DPoP proof names critical header extensions this server does not know (crit)"))
+        );
+        assert!(verify(&sign(&key(1), &header(), &claims()), &expected()).is_ok());
     }
 
     #[test]

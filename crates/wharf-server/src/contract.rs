@@ -1,7 +1,8 @@
 //! The transport contract: everything a transport may use of the engine, and nothing else.
 //!
 //! A transport moves bytes and JSON-RPC envelopes; it never sees tools, prompts or resources.
-//! It hands each decoded message in through [`request_outcome`] (or a batch through
+//! It hands each decoded message in through [`request_work`] (a transport of this crate, which
+//! reuses one box from request to request, through [`request_outcome`]; a batch through
 //! [`answer_batch`], a client's notification or answer through [`client_messages`]), with a
 //! [`Delivery`] saying where the request's messages go, how it is stopped and whom it acts for,
 //! and the [`Session`] it belongs to. It writes the errors it answers itself with [`encode_error`], and
