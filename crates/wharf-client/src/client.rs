@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use wharf_protocol::{
-    DiscoverResult, Era, ErrorCode, Implementation, InitializeResult, InputRequiredResult, JsonRpc2,
+    DiscoverResult, Era, ErrorCode, FromJson, Implementation, InitializeResult, InputRequiredResult, JsonRpc2,
     NotificationMessage, ProtocolVersion, RequestId, RequestMessage, ServerCapabilities, ServerNotification,
     ServerRequest,
 };
@@ -197,7 +197,7 @@ impl Client {
                 .meta
                 .as_ref()
                 .and_then(|meta| meta.get(wharf_protocol::META_SERVER_INFO))
-                .and_then(|info| serde_json::from_value(info.clone()).ok()),
+                .and_then(|info| Implementation::from_json_value(info.clone()).ok()),
         }
     }
 
@@ -357,7 +357,7 @@ impl Client {
             if !raw.get().contains("\"input_required\"") {
                 return Ok(raw);
             }
-            let needed = match serde_json::from_str::<InputRequiredResult>(raw.get()) {
+            let needed = match InputRequiredResult::from_json(raw.get()) {
                 Ok(needed) if needed.result_type.0 == "input_required" => needed,
                 _ => return Ok(raw),
             };

@@ -4,13 +4,12 @@
 //! The client's `async` methods are compiled in every crate that awaits them, as generic
 //! functions are; a `serde_json::from_str::<T>` inside them would compile `T`'s decoder (all of
 //! `CallToolResult`'s content types, say) there again. Called through [`Decoded`], the decoder
-//! is compiled once, here.
+//! is compiled once, in `wharf-protocol` ([`FromJson`]).
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use wharf_protocol::{
-    CallToolResult, CompleteResult, DiscoverResult, GetPromptResult, InitializeResult, ListPromptsResult,
+    CallToolResult, CompleteResult, DiscoverResult, FromJson, GetPromptResult, InitializeResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult, ReadResourceResult,
 };
 
@@ -52,11 +51,13 @@ decoded!(
     ReadResourceResult,
 );
 
-fn decode<T: DeserializeOwned>(raw: &RawValue) -> Result<T, ClientError> {
-    serde_json::from_str(raw.get()).map_err(|err| {
-        ClientError::invalid(format!(
-            "the result does not match the request: {err}: {}",
-            router::excerpt(raw.get().as_bytes())
-        ))
-    })
+fn decode<T: FromJson>(raw: &RawValue) -> Result<T, ClientError> {
+    T::from_json(raw.get()).map_err(|err| mismatched(&err, raw))
+}
+
+fn mismatched(err: &serde_json::Error, raw: &RawValue) -> ClientError {
+    ClientError::invalid(format!(
+        "the result does not match the request: {err}: {}",
+        router::excerpt(raw.get().as_bytes())
+    ))
 }

@@ -14,15 +14,14 @@ use std::future::Future;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, LazyLock};
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use wharf_client::{ClientError, RequestOptions};
 use wharf_protocol::{
-    Era, InputRequest, InputRequiredResult, JsonObject, LoggingLevel, LoggingMessageParams, META_CLIENT_CAPABILITIES,
-    ProgressParams, TASKS_EXTENSION,
+    Era, FromJson, InputRequest, InputRequiredResult, JsonObject, LoggingLevel, LoggingMessageParams,
+    META_CLIENT_CAPABILITIES, ProgressParams, TASKS_EXTENSION,
 };
 use wharf_server::{RequestContext, RpcError};
 
@@ -53,6 +52,7 @@ const MAX_ROUNDS: usize = 16;
 #[derive(Serialize, Deserialize)]
 struct PassedRound {
     upstream_state: Option<String>,
+    #[serde(deserialize_with = "wharf_protocol::through_value")]
     asked: Vec<(String, InputRequest)>,
 }
 
@@ -65,10 +65,10 @@ pub(crate) enum Answer {
 
 impl Answer {
     /// The answer as `T`.
-    pub(crate) fn decode<T: DeserializeOwned>(self) -> serde_json::Result<T> {
+    pub(crate) fn decode<T: FromJson>(self) -> serde_json::Result<T> {
         match self {
-            Answer::Raw(raw) => serde_json::from_str(raw.get()),
-            Answer::Value(value) => serde_json::from_value(value),
+            Answer::Raw(raw) => T::from_json(raw.get()),
+            Answer::Value(value) => T::from_json_value(value),
         }
     }
 }
@@ -238,7 +238,7 @@ async fn pass_rounds(
             }
             Some(_) => {}
         }
-        let needed: InputRequiredResult = serde_json::from_str(raw.get()).map_err(|err| {
+        let needed = InputRequiredResult::from_json(raw.get()).map_err(|err| {
             RpcError::internal(format!("the mount `{}` asked for input malformed: {err}", link.mount))
         })?;
         let asked: Vec<(String, InputRequest)> = needed.input_requests.unwrap_or_default().into_iter().collect();

@@ -31,7 +31,7 @@ pub(crate) struct ParkedRound {
     pub(crate) parked: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) at: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "wharf_protocol::through_value")]
     pub(crate) asked: Vec<(String, InputRequest)>,
 }
 

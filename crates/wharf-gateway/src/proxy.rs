@@ -10,8 +10,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use wharf_client::Client;
 use wharf_protocol::{
-    CallToolResult, Completion, CompletionArgument, CompletionReference, Era, GetPromptResult, JsonObject, Prompt,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType, TASKS_EXTENSION, Tool,
+    CallToolResult, Completion, CompletionArgument, CompletionReference, Era, FromJson, GetPromptResult, JsonObject,
+    Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType, TASKS_EXTENSION, Tool,
 };
 use wharf_server::{
     Args, CompletionCall, PromptDef, RequestContext, ResourceDef, RpcError, TaskSupport, TemplateDef, ToolDef,
@@ -237,7 +237,7 @@ async fn read(
 }
 
 /// The upstream's answer as the result it must be; an error naming the mount when it is not.
-fn decode<T: serde::de::DeserializeOwned>(link: &Link, answer: Answer) -> Result<T, RpcError> {
+fn decode<T: FromJson>(link: &Link, answer: Answer) -> Result<T, RpcError> {
     answer.decode().map_err(|err| {
         RpcError::internal(format!("the mount `{}` answered with a malformed result: {err}", link.mount))
     })

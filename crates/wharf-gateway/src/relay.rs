@@ -6,13 +6,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use wharf_client::{Answer, ClientHandler};
 use wharf_protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams, ErrorCode,
-    ErrorObject, InputRequest, ListRootsResult, Root,
+    ErrorObject, FromJson, InputRequest, ListRootsResult, Root,
 };
 use wharf_server::{RequestContext, RpcError};
 
@@ -38,7 +37,7 @@ impl Relay {
         Arc::new(Relay::Direct(context.clone()))
     }
 
-    async fn ask<T: DeserializeOwned>(&self, request: InputRequest) -> Result<T, ErrorObject> {
+    async fn ask<T: FromJson>(&self, request: InputRequest) -> Result<T, ErrorObject> {
         let value = match self {
             Relay::Direct(context) => ask_now(context, request).await?,
             Relay::Queued { questions, .. } => {
@@ -47,7 +46,7 @@ impl Relay {
                 answered.await.map_err(|_| gone())??
             }
         };
-        serde_json::from_value(value).map_err(|err| {
+        T::from_json_value(value).map_err(|err| {
             ErrorObject::new(ErrorCode::INTERNAL_ERROR, format!("the gateway's client answered malformed: {err}"))
         })
     }
@@ -134,7 +133,7 @@ pub(crate) fn all_capabilities() -> ClientCapabilities {
 }
 
 static ALL_CAPABILITIES: std::sync::LazyLock<ClientCapabilities> = std::sync::LazyLock::new(|| {
-    serde_json::from_value(serde_json::json!({
+    ClientCapabilities::from_json_value(serde_json::json!({
         "elicitation": { "form": {}, "url": {} },
         "sampling": {},
         "roots": { "listChanged": true },

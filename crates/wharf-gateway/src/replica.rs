@@ -48,6 +48,7 @@ pub(crate) enum Event {
     Alive,
     /// It waits, parked again as `parked`, for answers under these keys.
     Asked {
+        #[serde(deserialize_with = "wharf_protocol::through_value")]
         asked: Vec<(String, InputRequest)>,
         parked: String,
     },

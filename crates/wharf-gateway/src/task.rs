@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use wharf_client::{Client, RequestOptions};
-use wharf_protocol::{ErrorObject, InputRequest, TASKS_EXTENSION};
+use wharf_protocol::{ErrorObject, FromJson, InputRequest, TASKS_EXTENSION};
 use wharf_server::{Layer, LayerFuture, McpRequest, Next, RequestContext, RpcError};
 
 use crate::claims::Claims;
@@ -132,10 +132,11 @@ pub(crate) async fn follow(
             }
             Some("failed") => {
                 guard.task_id = None;
-                let error: ErrorObject =
-                    status.get("error").cloned().and_then(|error| serde_json::from_value(error).ok()).unwrap_or_else(
-                        || ErrorObject::new(wharf_protocol::ErrorCode::INTERNAL_ERROR, "the task failed"),
-                    );
+                let error: ErrorObject = status
+                    .get("error")
+                    .cloned()
+                    .and_then(|error| ErrorObject::from_json_value(error).ok())
+                    .unwrap_or_else(|| ErrorObject::new(wharf_protocol::ErrorCode::INTERNAL_ERROR, "the task failed"));
                 return Err(RpcError::from(error));
             }
             Some("cancelled") => {
@@ -146,7 +147,7 @@ pub(crate) async fn follow(
                 let requests: BTreeMap<String, InputRequest> = status
                     .get("inputRequests")
                     .cloned()
-                    .and_then(|requests| serde_json::from_value(requests).ok())
+                    .and_then(|requests| BTreeMap::from_json_value(requests).ok())
                     .unwrap_or_default();
                 let answers = ask_all(context, requests).await?;
                 let params = json!({ "taskId": task_id, "inputResponses": answers });

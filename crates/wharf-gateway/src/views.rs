@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 
 use wharf_protocol::{
-    APP_MIME_TYPE, DEPRECATED_RESOURCE_URI_KEY, JsonObject, Resource, Tool, ToolUiMeta, UI_META_KEY, ViewMeta,
-    view_uri_problem,
+    APP_MIME_TYPE, DEPRECATED_RESOURCE_URI_KEY, FromJson, JsonObject, Resource, Tool, ToolUiMeta, UI_META_KEY,
+    ViewMeta, view_uri_problem,
 };
 
 use crate::names::UriPrefix;
@@ -37,7 +37,7 @@ pub(crate) fn tool_meta(mount: &str, tool: &Tool, prefix: &UriPrefix, views: &BT
         found
     };
     if let Some(value) = meta.remove(UI_META_KEY) {
-        match serde_json::from_value::<ToolUiMeta>(value) {
+        match ToolUiMeta::from_json_value(value) {
             Ok(mut ui) => {
                 ui.resource_uri = ui.resource_uri.filter(|uri| served(uri)).map(|uri| prefix.outward(&uri));
                 match ui.problem() {
@@ -71,7 +71,7 @@ pub(crate) fn view_meta(mount: &str, resource: &Resource, listed: &str) -> Optio
     }
     let Some(mut meta) = resource.meta.clone() else { return Some(None) };
     if let Some(value) = meta.get(UI_META_KEY) {
-        let problem = match serde_json::from_value::<ViewMeta>(value.clone()) {
+        let problem = match ViewMeta::from_json_value(value.clone()) {
             Ok(ui) => ui.problem(),
             Err(err) => Some(err.to_string()),
         };

@@ -5,19 +5,33 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use wharf_protocol::{ClientCapabilities, Implementation, JsonObject, LoggingLevel, ProtocolVersion};
+use serde_json::value::RawValue;
+use wharf_protocol::{ClientCapabilities, FromJson, Implementation, JsonObject, LoggingLevel, ProtocolVersion};
 
 use super::session_store::{SessionChange, StoredSession};
 use wharf_server::contract::Principal;
 use wharf_server::contract::{Negotiated, Session};
 
 /// What `initialize` settled, as stored.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct Opened {
     version: String,
     client_info: Implementation,
     client_capabilities: ClientCapabilities,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    principal: Option<StoredPrincipal>,
+}
+
+/// What `initialize` settled, as read back: the protocol's types left as text for their own
+/// decoders ([`FromJson`]), which are not compiled again here.
+#[derive(Deserialize)]
+struct OpenedText<'a> {
+    version: String,
+    #[serde(borrow)]
+    client_info: &'a RawValue,
+    #[serde(borrow)]
+    client_capabilities: &'a RawValue,
+    #[serde(default)]
     principal: Option<StoredPrincipal>,
 }
 
@@ -79,14 +93,14 @@ pub(crate) fn opened(session: &Session) -> Option<Vec<u8>> {
 /// Settles a fresh session as `initialize` settled it elsewhere, and gives the principal that
 /// opened it. None when the stored text is not one Wharf wrote.
 pub(crate) fn adopt(session: &Session, stored: &StoredSession) -> Option<Option<Principal>> {
-    let opened: Opened = serde_json::from_slice(&stored.opened).ok()?;
+    let opened: OpenedText<'_> = serde_json::from_slice(&stored.opened).ok()?;
     let version = ProtocolVersion::parse(&opened.version)?;
     let principal = opened.principal.map(StoredPrincipal::principal);
     let negotiated = Negotiated {
         version,
         at: std::time::Instant::now(),
-        client_capabilities: Arc::new(opened.client_capabilities),
-        client_info: Arc::new(opened.client_info),
+        client_capabilities: Arc::new(ClientCapabilities::from_json(opened.client_capabilities.get()).ok()?),
+        client_info: Arc::new(Implementation::from_json(opened.client_info.get()).ok()?),
     };
     session.negotiate(negotiated, principal.as_ref());
     refresh(session, stored);
@@ -105,7 +119,7 @@ pub(crate) fn refresh(session: &Session, stored: &StoredSession) {
 }
 
 fn level_named(name: &str) -> Option<LoggingLevel> {
-    serde_json::from_value(serde_json::Value::String(name.to_owned())).ok()
+    LoggingLevel::from_json_value(serde_json::Value::String(name.to_owned())).ok()
 }
 
 /// The change `logging/setLevel` to `level` makes.

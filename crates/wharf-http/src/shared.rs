@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use http::{Response, StatusCode};
 use tokio::sync::{mpsc, watch};
-use wharf_protocol::{ErrorCode, Incoming};
+use wharf_protocol::{ErrorCode, FromJson, Incoming};
 
 use super::auth::Authenticator;
 use super::body::McpBody;
@@ -21,6 +21,7 @@ use wharf_server::contract::Scopes;
 use wharf_server::contract::Server;
 use wharf_server::contract::ServerHooks;
 use wharf_server::contract::SessionEndReason;
+use wharf_server::contract::TaskRecord;
 use wharf_server::contract::client_messages;
 use wharf_server::contract::event_notification;
 use wharf_server::contract::is_hex_id;
@@ -122,7 +123,7 @@ async fn deliver_relayed(shared: Weak<Shared>, mut relayed: mpsc::Receiver<Relay
                 continue;
             }
             Relayed::TaskChanged(record) => {
-                match serde_json::from_slice(&record) {
+                match TaskRecord::from_json_bytes(&record) {
                     Ok(record) => shared.server.relayed_task_change(record),
                     Err(err) => tracing::debug!(%err, "ignoring a relayed task record that does not decode"),
                 }

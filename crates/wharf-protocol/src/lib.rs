@@ -45,7 +45,9 @@
 //!    the server at registration and by the client in `tools/list`).
 //! 4. **The message unions.** `messages.rs` ([`ClientRequest`], [`ClientNotification`],
 //!    [`ServerRequest`], [`ServerNotification`], each decoded by its method string),
-//!    `types/mrtr.rs` ([`InputRequiredResult`], whose input requests are server requests).
+//!    `types/mrtr.rs` ([`InputRequiredResult`], whose input requests are server requests),
+//!    `from_json.rs` ([`FromJson`]: the types other crates read, each decoder compiled once,
+//!    here).
 //! 5. **Incoming.** `incoming/`: `scanner.rs` (the envelope scanned by hand; a value's syntax
 //!    checked without serde; the member names clients write whole compared against
 //!    literals), `meta.rs` (`_meta` read by hand), `call_tool.rs` (`tools/call` params read by
@@ -57,6 +59,7 @@ mod definitions;
 mod encode;
 mod error;
 mod escape;
+mod from_json;
 mod header_params;
 mod incoming;
 mod jsonrpc;
@@ -71,6 +74,7 @@ pub use definitions::{
 };
 pub use encode::{encode, encode_into};
 pub use error::{ErrorCode, ErrorObject};
+pub use from_json::{FromJson, through_value};
 pub use header_params::{HeaderParam, X_MCP_HEADER, header_params};
 pub use incoming::Incoming;
 pub use jsonrpc::{

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
+use wharf_protocol::FromJson;
 use wharf_server::{StoreFuture, TaskRecord, TaskSignal, TaskStore, TaskStoreError};
 
 use crate::commands::query_apart;
@@ -65,7 +66,7 @@ fn encode(record: &TaskRecord) -> Result<String, TaskStoreError> {
 }
 
 fn decode(text: &str) -> Option<TaskRecord> {
-    serde_json::from_str(text).ok()
+    TaskRecord::from_json(text).ok()
 }
 
 /// A signal on the wire: `c` and the task id, or `u`, the task id, a newline and the answers.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use wharf_protocol::{
-    APP_MIME_TYPE, DEPRECATED_RESOURCE_URI_KEY, JsonObject, ToolUiMeta, UI_META_KEY, ViewMeta, Visibility,
+    APP_MIME_TYPE, DEPRECATED_RESOURCE_URI_KEY, FromJson, JsonObject, ToolUiMeta, UI_META_KEY, ViewMeta, Visibility,
     view_uri_problem,
 };
 
@@ -76,7 +76,7 @@ impl ToolDef {
     /// The tool's `_meta.ui`, read back; `None` when it has none.
     fn ui_meta(&self) -> Option<Result<ToolUiMeta, serde_json::Error>> {
         let value = self.definition.meta.as_ref()?.get(UI_META_KEY)?;
-        Some(serde_json::from_value(value.clone()))
+        Some(ToolUiMeta::from_json_value(value.clone()))
     }
 }
 
@@ -119,7 +119,7 @@ pub(crate) fn problems<'a>(
             problems.push(Error::registration(format!("view `{uri}`: {problem}")));
         }
         let Some(value) = resource.ui_meta() else { continue };
-        match serde_json::from_value::<ViewMeta>(value.clone()) {
+        match ViewMeta::from_json_value(value.clone()) {
             Ok(meta) => {
                 if let Some(problem) = meta.problem() {
                     problems.push(Error::registration(format!("view `{uri}`: {problem}")));

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use wharf_protocol::{ErrorObject, RequestId};
+use wharf_protocol::{ErrorObject, FromJson, RequestId};
 
 use crate::server::Server;
 use crate::testing::InMemoryClient;
@@ -260,11 +260,9 @@ impl Cassette {
             let next = queued.get_mut(request.method()).filter(|left| !left.is_empty()).map(|left| left.remove(0));
             match next {
                 Some(answer) if answer.get("result").is_some() => Ok(answer["result"].clone()),
-                Some(answer) => {
-                    Err(serde_json::from_value::<ErrorObject>(answer["error"].clone()).unwrap_or_else(|_| {
-                        ErrorObject::new(wharf_protocol::ErrorCode::INTERNAL_ERROR, "a recorded error")
-                    }))
-                }
+                Some(answer) => Err(ErrorObject::from_json_value(answer["error"].clone()).unwrap_or_else(|_| {
+                    ErrorObject::new(wharf_protocol::ErrorCode::INTERNAL_ERROR, "a recorded error")
+                })),
                 None => Err(ErrorObject::new(wharf_protocol::ErrorCode::METHOD_NOT_FOUND, "not in the cassette")),
             }
         });

@@ -8,14 +8,13 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use wharf_protocol::{
-    CallToolResult, ClientCapabilities, ErrorCode, ErrorObject, InitializeResult, ListToolsResult, ProtocolVersion,
-    RequestId, ServerRequest,
+    CallToolResult, ClientCapabilities, ErrorCode, ErrorObject, FromJson, InitializeResult, ListToolsResult,
+    ProtocolVersion, RequestId, ServerRequest,
 };
 
 use crate::error::Error;
@@ -112,7 +111,7 @@ impl InMemoryClient {
                 }),
             )
             .await?;
-        let result: InitializeResult = serde_json::from_value(result)
+        let result = InitializeResult::from_json_value(result)
             .map_err(|err| ErrorObject::new(ErrorCode::INTERNAL_ERROR, err.to_string()))?;
         client.notify("notifications/initialized", json!({})).await;
         Ok((client, result))
@@ -340,8 +339,8 @@ impl std::fmt::Debug for InMemoryClient {
     }
 }
 
-fn typed<T: DeserializeOwned>(value: Value) -> Result<T, ErrorObject> {
-    serde_json::from_value(value)
+fn typed<T: FromJson>(value: Value) -> Result<T, ErrorObject> {
+    T::from_json_value(value)
         .map_err(|err| ErrorObject::new(ErrorCode::INTERNAL_ERROR, format!("malformed result: {err}")))
 }
 
@@ -405,7 +404,7 @@ fn route(
             if let Some(sender) = sender {
                 let answer = match (message.get("result"), message.get("error")) {
                     (Some(result), _) => Ok(result.clone()),
-                    (None, Some(error)) => Err(serde_json::from_value(error.clone())
+                    (None, Some(error)) => Err(ErrorObject::from_json_value(error.clone())
                         .unwrap_or_else(|_| ErrorObject::new(ErrorCode::INTERNAL_ERROR, "malformed error response"))),
                     (None, None) => Err(ErrorObject::new(ErrorCode::INTERNAL_ERROR, "empty response")),
                 };

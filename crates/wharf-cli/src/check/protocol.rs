@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use wharf::client::{Answer, Client, ClientError, ClientHandler, ErrorKind, RequestOptions, Target};
 use wharf::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, Era,
-    ErrorCode, ErrorObject, LoggingLevel, ProtocolVersion,
+    ErrorCode, ErrorObject, FromJson, LoggingLevel, ProtocolVersion,
 };
 
 use crate::answers::answering_capabilities;
@@ -66,7 +66,7 @@ impl ClientHandler for CheckHandler {
             let Some(text) = reply else {
                 return Err(ErrorObject::new(ErrorCode(-1), "the user refused the sampling request"));
             };
-            serde_json::from_value(json!({
+            CreateMessageResult::from_json_value(json!({
                 "role": "assistant", "content": {"type": "text", "text": text}, "model": "wharf-check", "stopReason": "endTurn"
             }))
             .map_err(|err| ErrorObject::new(ErrorCode::INTERNAL_ERROR, err.to_string()))

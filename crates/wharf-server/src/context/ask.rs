@@ -6,8 +6,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wharf_protocol::{
-    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams, Era, ErrorCode, InputRequest,
-    ListRootsResult, ProtocolVersion, ServerRequest,
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, EmptyParams, Era, ErrorCode, FromJson,
+    InputRequest, ListRootsResult, ProtocolVersion, ServerRequest,
 };
 
 use super::RequestContext;
@@ -108,7 +108,7 @@ impl RequestContext {
         }
     }
 
-    pub(crate) async fn ask_input<R: Answer>(&self, key: String, request: InputRequest) -> Result<R, RpcError> {
+    pub(crate) async fn ask_input<R: FromJson>(&self, key: String, request: InputRequest) -> Result<R, RpcError> {
         self.check_client_can_answer(&request)?;
         let request = self.with_elicitation_id(request)?;
         self.task_to_come().await;
@@ -251,7 +251,7 @@ impl RequestContext {
     }
 
     /// Sends a server-to-client request on this request's stream and awaits the answer.
-    async fn ask<R: Answer>(&self, request: ServerRequest) -> Result<R, RpcError> {
+    async fn ask<R: FromJson>(&self, request: ServerRequest) -> Result<R, RpcError> {
         let timeout = self.inner.server.options().client_request_timeout;
         let sending = self.send_request(&request, timeout);
         // A task waiting on its client is `input_required` meanwhile.
@@ -267,7 +267,7 @@ impl RequestContext {
             }
         })?;
         match value {
-            Ok(result) => R::from_value(result).map_err(|err| {
+            Ok(result) => R::from_json_value(result).map_err(|err| {
                 RpcError::internal(format!("The client's answer to `{}` is malformed: {err}", request.method()))
             }),
             Err(error) => Err(RpcError::from(error)),
@@ -276,38 +276,10 @@ impl RequestContext {
 }
 
 /// The client's answer under `key` to an input request of `method`, as the handler's type.
-fn parse_answer<R: Answer>(key: &str, method: &str, answer: &Value) -> Result<R, RpcError> {
-    R::from_ref(answer).map_err(|err| {
+fn parse_answer<R: FromJson>(key: &str, method: &str, answer: &Value) -> Result<R, RpcError> {
+    R::from_json_ref(answer).map_err(|err| {
         RpcError::invalid_params(format!(
             "Invalid params: `inputResponses.{key}` is not a valid answer to {method}: {err}"
         ))
     })
 }
-
-/// A client's answer to an input request, read by functions of this crate that are not
-/// generic: the asking methods are `async`, so compiled in every crate whose handlers await
-/// them, and a generic decoder inside would compile each answer's types there again.
-pub(crate) trait Answer: Sized {
-    fn from_value(value: Value) -> Result<Self, serde_json::Error>;
-    fn from_ref(value: &Value) -> Result<Self, serde_json::Error>;
-}
-
-macro_rules! answer {
-    ($($answer:ty),* $(,)?) => {
-        $(
-            impl Answer for $answer {
-                #[inline(never)]
-                fn from_value(value: Value) -> Result<$answer, serde_json::Error> {
-                    serde_json::from_value(value)
-                }
-
-                #[inline(never)]
-                fn from_ref(value: &Value) -> Result<$answer, serde_json::Error> {
-                    <$answer as serde::Deserialize>::deserialize(value)
-                }
-            }
-        )*
-    };
-}
-
-answer!(ElicitResult, CreateMessageResult, ListRootsResult);

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use wharf_protocol::{CallToolParams, CallToolResult, Era, ErrorCode, TASKS_EXTENSION};
+use wharf_protocol::{CallToolParams, CallToolResult, Era, ErrorCode, FromJson, TASKS_EXTENSION};
 
 use super::finish::Finisher;
 use super::methods::{Fitting, StartedCall, start_call, tool_result_for};
@@ -234,7 +234,7 @@ async fn replay(
     }
     let result = ended
         .result
-        .and_then(|result| serde_json::from_value::<CallToolResult>(result).ok())
+        .and_then(|result| CallToolResult::from_json_value(result).ok())
         .ok_or_else(|| RpcError::internal(format!("Internal error: task `{}` was cancelled", task.id)))?;
     Ok(out.complete(replayed(context, tool, result).await))
 }

@@ -9,6 +9,7 @@ use wharf_protocol::{CallToolResult, ErrorObject};
 #[serde(rename_all = "camelCase")]
 pub(crate) enum Recorded {
     /// The handler's result.
+    #[serde(deserialize_with = "wharf_protocol::through_value")]
     Result(CallToolResult),
     /// The error the call answered with.
     Error(ErrorObject),

@@ -14,12 +14,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wharf_protocol::{
-    ClientRequest, CreateMessageResult, ElicitResult, InputRequest, InputRequiredResult, JsonObject, ListRootsResult,
-    ResultType, ToolArguments,
+    ClientRequest, CreateMessageResult, ElicitResult, FromJson, InputRequest, InputRequiredResult, JsonObject,
+    ListRootsResult, ResultType, ToolArguments,
 };
 
 use crate::error::RpcError;
@@ -274,6 +273,6 @@ pub(crate) fn check_answer(key: &str, method: &str, answer: &Value) -> Result<()
     })
 }
 
-fn parse<T: DeserializeOwned>(answer: &Value) -> Result<(), serde_json::Error> {
-    T::deserialize(answer).map(drop)
+fn parse<T: FromJson>(answer: &Value) -> Result<(), serde_json::Error> {
+    T::from_json_ref(answer).map(drop)
 }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use wharf_protocol::{ErrorObject, InputRequest, JsonObject};
+use wharf_protocol::{ErrorObject, FromJson, InputRequest, JsonObject};
 
 use super::time::iso8601;
 
@@ -61,6 +61,7 @@ pub struct TaskRecord {
     /// How often clients should poll.
     pub poll_interval_ms: Option<u64>,
     /// What the task waits for, by key, while `input_required`.
+    #[serde(deserialize_with = "wharf_protocol::through_value")]
     pub input_requests: BTreeMap<String, InputRequest>,
     /// The tool's result, once completed.
     pub result: Option<Value>,
@@ -79,6 +80,24 @@ pub struct TaskRecord {
     /// still unfinished past it lost its instance, and whoever reads it next fails it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lease_until_ms: Option<u64>,
+}
+
+// Read by the stores of other crates (Redis, a replica's relay): decoded here, once.
+impl FromJson for TaskRecord {
+    #[inline(never)]
+    fn from_json(text: &str) -> serde_json::Result<TaskRecord> {
+        serde_json::from_str(text)
+    }
+
+    #[inline(never)]
+    fn from_json_value(value: Value) -> serde_json::Result<TaskRecord> {
+        serde_json::from_value(value)
+    }
+
+    #[inline(never)]
+    fn from_json_ref(value: &Value) -> serde_json::Result<TaskRecord> {
+        TaskRecord::deserialize(value)
+    }
 }
 
 impl TaskRecord {
