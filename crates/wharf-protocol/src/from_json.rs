@@ -110,3 +110,44 @@ from_json_once!(
 pub fn through_value<'de, D: Deserializer<'de>, T: FromJson>(deserializer: D) -> Result<T, D::Error> {
     T::from_json_value(Value::deserialize(deserializer)?).map_err(D::Error::custom)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn each_way_in_reads_the_same_result() {
+        let wire = json!({"content": [{"type": "text", "text": "hi"}], "isError": false});
+        let text = wire.to_string();
+        let from_text = CallToolResult::from_json(&text).unwrap();
+        assert_eq!(CallToolResult::from_json_bytes(text.as_bytes()).unwrap(), from_text);
+        assert_eq!(CallToolResult::from_json_ref(&wire).unwrap(), from_text);
+        assert_eq!(CallToolResult::from_json_value(wire).unwrap(), from_text);
+        assert!(matches!(&from_text.content[..], [ContentBlock::Text(text)] if text.text == "hi"));
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_and_a_wrong_shape_are_errors() {
+        let err = ErrorObject::from_json_bytes(b"{\"code\": 1, \"message\": \"\xff\"}").unwrap_err();
+        assert!(err.to_string().contains("not UTF-8"), "{err}");
+        assert!(InputRequest::from_json(r#"{"method": "sampling/createMessage", "params": {}}"#).is_err());
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Record {
+        #[serde(deserialize_with = "crate::through_value")]
+        asked: Vec<(String, InputRequest)>,
+    }
+
+    #[test]
+    fn a_member_read_through_a_value_is_checked_as_the_type_would_be() {
+        let good = r#"{"asked": [["k", {"method": "roots/list"}]]}"#;
+        let record: Record = serde_json::from_str(good).unwrap();
+        assert_eq!(record.asked.len(), 1);
+        assert!(matches!(record.asked[0].1, InputRequest::ListRoots(_)));
+        let bad = r#"{"asked": [["k", {"method": "no/such"}]]}"#;
+        assert!(serde_json::from_str::<Record>(bad).is_err());
+    }
+}
