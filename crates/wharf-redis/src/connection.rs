@@ -12,6 +12,7 @@ use redis::cluster::{ClusterClient, ClusterClientBuilder};
 use crate::commands::{Commands, LazyCluster};
 use crate::deadlines::{self, CLUSTER_COMMAND_TIMEOUT, CLUSTER_RETRIES, CONNECT_TIMEOUT, RESPONSE_TIMEOUT};
 use crate::keys::Keys;
+use crate::lane::{Lane, Node};
 use crate::sentinel::SentinelPrimary;
 
 /// What kind of thing went wrong with Redis.
@@ -101,6 +102,9 @@ pub struct Redis {
     pub(crate) subscriber: Subscriber,
     pub(crate) connection: Commands,
     pub(crate) keys: Arc<Keys>,
+    /// Wharf's own connection to one Redis over plain TCP, for a session's read on every
+    /// request; `None` on a cluster, behind Sentinel, or over TLS or a Unix socket.
+    pub(crate) lane: Option<Lane>,
     /// How many replicas a write that must survive a failover waits for, and how long.
     durability: Option<(u32, Duration)>,
 }
@@ -125,10 +129,12 @@ impl Redis {
             redis::Client::open(url).map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))?;
         let connection = ConnectionManager::new_lazy_with_config(client.clone(), deadlines::one_node())
             .map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))?;
+        let lane = Node::of(client.get_connection_info()).map(Lane::new);
         Ok(Redis {
             subscriber: Subscriber::One(client),
             connection: Commands::One(connection),
             keys: Arc::new(Keys::new("wharf")),
+            lane,
             durability: None,
         })
     }
@@ -167,6 +173,7 @@ impl Redis {
             subscriber: Subscriber::Sentinel(primary.clone()),
             connection: Commands::Sentinel(primary),
             keys: Arc::new(Keys::new("wharf")),
+            lane: None,
             durability: None,
         })
     }
@@ -191,6 +198,7 @@ impl Redis {
             subscriber: Subscriber::Cluster(seeds),
             connection: Commands::Cluster(Arc::new(LazyCluster::new(client, runtime))),
             keys: Arc::new(Keys::new("wharf")),
+            lane: None,
             durability: None,
         })
     }

@@ -6,13 +6,16 @@
 //!
 //! 1. `keys.rs` (every key under one prefix; a session's keys carry its id as their Redis
 //!    Cluster hash tag, so that one session's keys share a slot), `deadlines.rs` (how long
-//!    Wharf waits on Redis).
+//!    Wharf waits on Redis), `resp.rs` (RESP2: a command written, a reply read by hand once
+//!    all of it arrived).
 //! 2. `sentinel.rs` (the primary of a Redis that Sentinel manages: asked of the sentinels,
 //!    and asked again once it stops answering or answers as a replica).
 //! 3. `commands.rs` (where commands go: one Redis on one multiplexed connection, Sentinel's
 //!    primary (a command a demoted primary refused sent once more to the one in its place), or
 //!    a Redis Cluster, each command to the primary holding its key's slot; and `query_apart`,
-//!    for pipelines whose parts lie in different slots).
+//!    for pipelines whose parts lie in different slots), `lane.rs` (a connection of Wharf's
+//!    own to one Redis, for the session's read every request makes: what the requests queued
+//!    written at once, replies handed out in order, made again after a failure).
 //! 4. `connection.rs` ([`Redis`]: made on first use and remade after a failure, with a
 //!    deadline on every command, so that a request never waits on a Redis that is down; errors
 //!    are reported by kind, never with the URL, which may hold a password).
@@ -53,6 +56,8 @@ mod deadlines;
 mod dpop_replay;
 mod idempotency;
 mod keys;
+mod lane;
+mod resp;
 mod results;
 mod sentinel;
 mod sessions;

@@ -18,6 +18,8 @@ use wharf_server::StoreFuture;
 
 use crate::commands::query_apart;
 use crate::connection::{Redis, unix_millis, without_secrets};
+use crate::lane::Lane;
+use crate::resp::{self, Reply};
 use crate::subscription;
 
 const OPENED: &str = "opened";
@@ -318,16 +320,7 @@ fn stored(answer: redis::Value) -> Result<Option<StoredSession>, SessionStoreErr
         let (redis::Value::BulkString(field), redis::Value::BulkString(value)) = (field, value) else {
             return Err(unexpected());
         };
-        match field.as_slice() {
-            field if field == OPENED.as_bytes() => session.opened = value,
-            field if field == INITIALIZED.as_bytes() => session.initialized = true,
-            field if field == LEVEL.as_bytes() => session.log_level = String::from_utf8(value).ok(),
-            field => {
-                if let Some(uri) = field.strip_prefix(SUBSCRIPTION.as_bytes()) {
-                    session.subscriptions.push(String::from_utf8_lossy(uri).into_owned());
-                }
-            }
-        }
+        read_field(&mut session, &field, value);
         Ok(())
     };
     match answer {
@@ -348,7 +341,67 @@ fn stored(answer: redis::Value) -> Result<Option<StoredSession>, SessionStoreErr
     Ok((!session.opened.is_empty()).then_some(session))
 }
 
+/// The same from Wharf's own connection's reply (RESP2: fields and values one after the other).
+fn stored_from_lane(answer: Option<Reply>) -> Result<Option<StoredSession>, SessionStoreError> {
+    let unexpected = || SessionStoreError::unavailable("Redis answered HGETALL unexpectedly");
+    let Some(Reply::Array(Some(items))) = answer else { return Err(unexpected()) };
+    let mut session = StoredSession::default();
+    let mut items = items.into_iter();
+    while let Some(field) = items.next() {
+        let (Reply::Bulk(Some(field)), Some(Reply::Bulk(Some(value)))) = (field, items.next()) else {
+            return Err(unexpected());
+        };
+        read_field(&mut session, &field, value.to_vec());
+    }
+    Ok((!session.opened.is_empty()).then_some(session))
+}
+
+/// One field of a session's hash, and its value, read into `session`.
+fn read_field(session: &mut StoredSession, field: &[u8], value: Vec<u8>) {
+    match field {
+        field if field == OPENED.as_bytes() => session.opened = value,
+        field if field == INITIALIZED.as_bytes() => session.initialized = true,
+        field if field == LEVEL.as_bytes() => session.log_level = String::from_utf8(value).ok(),
+        field => {
+            if let Some(uri) = field.strip_prefix(SUBSCRIPTION.as_bytes()) {
+                session.subscriptions.push(String::from_utf8_lossy(uri).into_owned());
+            }
+        }
+    }
+}
+
 impl RedisSessionStore {
+    /// The session's read on Wharf's own connection: the hash, and with `refresh` its expiry
+    /// and its place in the index pushed out, in one write.
+    async fn load_on_lane(
+        &self,
+        lane: &Lane,
+        id: &str,
+        refresh: Option<Duration>,
+    ) -> Result<Option<StoredSession>, SessionStoreError> {
+        let key = self.redis.keys.session(id);
+        let mut commands = Vec::with_capacity(256);
+        resp::command(&mut commands, &[b"HGETALL", key.as_bytes()]);
+        let mut replies = 1;
+        if let Some(idle) = refresh {
+            let idle = millis(idle).to_string();
+            let index = self.redis.keys.sessions();
+            resp::command(&mut commands, &[b"PEXPIRE", key.as_bytes(), idle.as_bytes()]);
+            let now = unix_millis().to_string();
+            resp::command(&mut commands, &[b"ZADD", index.as_bytes(), b"XX", now.as_bytes(), id.as_bytes()]);
+            resp::command(&mut commands, &[b"PEXPIRE", index.as_bytes(), idle.as_bytes()]);
+            replies = 4;
+        }
+        let answers = lane.query(commands, replies).await.map_err(SessionStoreError::unavailable)?;
+        if let Some(Reply::Error(error)) = answers.iter().find(|answer| matches!(answer, Reply::Error(_))) {
+            return Err(SessionStoreError::unavailable(format!(
+                "Redis refused the session's read: {}",
+                String::from_utf8_lossy(error)
+            )));
+        }
+        stored_from_lane(answers.into_iter().next())
+    }
+
     /// The queue of the task that writes events, started with the first.
     fn events(&self) -> &mpsc::Sender<KeptEvent> {
         self.events.get_or_init(|| {
@@ -489,6 +542,9 @@ impl SessionStore for RedisSessionStore {
         refresh: Option<Duration>,
     ) -> StoreFuture<'a, Result<Option<StoredSession>, SessionStoreError>> {
         Box::pin(async move {
+            if let Some(lane) = &self.redis.lane {
+                return self.load_on_lane(lane, id, refresh).await;
+            }
             let key = self.redis.keys.session(id);
             let mut connection = self.redis.connection.clone();
             let Some(idle) = refresh else {

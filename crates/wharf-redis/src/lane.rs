@@ -1,0 +1,361 @@
+//! [`Lane`]: a connection of Wharf's own to one Redis, for the one command every request of a
+//! 2025 session sends (the session's read, with its expiry pushed out now and then). The
+//! `redis` crate's connection reads each answer with a general parser that cost more than the
+//! rest of the request; this one writes what the requests queued in one write and reads RESP2
+//! by hand. It connects on first use and again after a failure, and every command has the
+//! same deadline as on the `redis` crate's connection.
+
+use std::collections::VecDeque;
+
+use bytes::BytesMut;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::deadlines::{CONNECT_TIMEOUT, RESPONSE_TIMEOUT};
+use crate::resp::{self, Reply};
+
+/// Commands waiting for the connection: beyond this, a request fails rather than queue.
+const QUEUE: usize = 4096;
+/// The most bytes of queued commands written at once.
+const MOST_WRITTEN: usize = 64 << 10;
+
+/// Commands that go out together, and where their replies go.
+struct Queued {
+    commands: Vec<u8>,
+    replies: usize,
+    answer: oneshot::Sender<Result<Vec<Reply>, Failure>>,
+}
+
+/// Where to connect, and what to say first.
+#[derive(Clone)]
+pub(crate) struct Node {
+    host: String,
+    port: u16,
+    /// `AUTH`, `SELECT`: each command with its arguments.
+    hello: Vec<Vec<Vec<u8>>>,
+}
+
+impl Node {
+    /// The node `info` names, when it is plain TCP (TLS and Unix sockets stay on the `redis`
+    /// crate's connection).
+    pub(crate) fn of(info: &redis::ConnectionInfo) -> Option<Node> {
+        let redis::ConnectionAddr::Tcp(host, port) = info.addr() else { return None };
+        let settings = info.redis_settings();
+        let mut hello = Vec::new();
+        if let Some(password) = settings.password() {
+            let mut auth = vec![b"AUTH".to_vec()];
+            auth.extend(settings.username().map(|user| user.as_bytes().to_vec()));
+            auth.push(password.as_bytes().to_vec());
+            hello.push(auth);
+        }
+        if settings.db() != 0 {
+            hello.push(vec![b"SELECT".to_vec(), settings.db().to_string().into_bytes()]);
+        }
+        Some(Node { host: host.clone(), port: *port, hello })
+    }
+}
+
+/// The handle requests send commands through; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Lane {
+    queue: mpsc::Sender<Queued>,
+}
+
+impl Lane {
+    /// A lane to `node`, whose connection task runs on the current runtime.
+    pub(crate) fn new(node: Node) -> Lane {
+        let (queue, queued) = mpsc::channel(QUEUE);
+        tokio::spawn(run(node, queued));
+        Lane { queue }
+    }
+
+    /// Sends `commands` (written with [`resp::command`]) and gives their `replies` replies, in
+    /// order; an error when Redis cannot be reached, fails, or does not answer in time. Only
+    /// commands that may run twice go here: a connection that ended before their replies came
+    /// (Redis closed an idle one, say) is made again and they are sent once more.
+    pub(crate) async fn query(&self, commands: Vec<u8>, replies: usize) -> Result<Vec<Reply>, String> {
+        let attempts = async {
+            let mut last = String::new();
+            for _ in 0..2 {
+                let (answer, answered) = oneshot::channel();
+                let queued = Queued { commands: commands.clone(), replies, answer };
+                self.queue.try_send(queued).map_err(|_| "too many commands wait for Redis".to_owned())?;
+                match answered.await {
+                    Ok(Ok(answer)) => return Ok(answer),
+                    Ok(Err(Failure::Connection(err))) => last = err,
+                    Ok(Err(Failure::Unreachable(err))) => return Err(err),
+                    Err(_) => return Err("the connection to Redis ended".to_owned()),
+                }
+            }
+            Err(last)
+        };
+        tokio::time::timeout(RESPONSE_TIMEOUT, attempts)
+            .await
+            .unwrap_or_else(|_| Err("Redis did not answer in time".to_owned()))
+    }
+}
+
+/// Why queued commands got no replies.
+enum Failure {
+    /// The connection failed after they were queued: sending them again may work.
+    Connection(String),
+    /// No connection could be made.
+    Unreachable(String),
+}
+
+/// The connection's task: connects when a command comes, serves until the connection fails,
+/// and ends when every [`Lane`] is gone.
+async fn run(node: Node, mut queued: mpsc::Receiver<Queued>) {
+    while let Some(first) = queued.recv().await {
+        match connect(&node).await {
+            Ok(stream) => {
+                if let Err(err) = serve(stream, first, &mut queued).await {
+                    tracing::debug!(%err, "the session lane's connection to Redis ended");
+                }
+            }
+            Err(err) => {
+                // Everything already waiting fails now, as the `redis` crate's connection does.
+                let _ = first.answer.send(Err(Failure::Unreachable(err.clone())));
+                while let Ok(waiting) = queued.try_recv() {
+                    let _ = waiting.answer.send(Err(Failure::Unreachable(err.clone())));
+                }
+            }
+        }
+    }
+}
+
+async fn connect(node: &Node) -> Result<TcpStream, String> {
+    let connecting = TcpStream::connect((node.host.as_str(), node.port));
+    let mut stream = match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(err)) => return Err(format!("cannot connect to Redis: {}", err.kind())),
+        Err(_) => return Err("connecting to Redis took too long".to_owned()),
+    };
+    let _ = stream.set_nodelay(true);
+    if node.hello.is_empty() {
+        return Ok(stream);
+    }
+    let mut commands = Vec::new();
+    for parts in &node.hello {
+        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        resp::command(&mut commands, &parts);
+    }
+    let greeted = async {
+        stream.write_all(&commands).await.map_err(|err| format!("cannot write to Redis: {}", err.kind()))?;
+        let mut buffer = BytesMut::with_capacity(256);
+        let mut answered = 0;
+        while answered < node.hello.len() {
+            match resp::take_reply(&mut buffer).map_err(|err| err.to_string())? {
+                // Redis's own words name no secret (`WRONGPASS invalid username-password pair`).
+                Some(Reply::Error(error)) => {
+                    return Err(format!("Redis refused the connection: {}", String::from_utf8_lossy(&error)));
+                }
+                Some(_) => answered += 1,
+                None => {
+                    if stream.read_buf(&mut buffer).await.map_err(|err| err.to_string())? == 0 {
+                        return Err("Redis closed the connection".to_owned());
+                    }
+                }
+            }
+        }
+        Ok(())
+    };
+    match tokio::time::timeout(RESPONSE_TIMEOUT, greeted).await {
+        Ok(Ok(())) => Ok(stream),
+        Ok(Err(err)) => Err(err),
+        Err(_) => Err("Redis did not answer AUTH or SELECT in time".to_owned()),
+    }
+}
+
+/// Commands sent, whose replies are still to come.
+struct Waiting {
+    replies: usize,
+    answered: Vec<Reply>,
+    answer: oneshot::Sender<Result<Vec<Reply>, Failure>>,
+}
+
+/// Writes queued commands and hands out replies, until the connection fails (every command
+/// still waiting then fails) or every [`Lane`] is gone and nothing waits.
+async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver<Queued>) -> Result<(), String> {
+    let mut waiting: VecDeque<Waiting> = VecDeque::new();
+    let mut out = Vec::with_capacity(4096);
+    let mut buffer = BytesMut::with_capacity(16 << 10);
+    let mut open = true;
+    take(first, &mut out, &mut waiting);
+    let outcome = loop {
+        while out.len() < MOST_WRITTEN
+            && let Ok(more) = queued.try_recv()
+        {
+            take(more, &mut out, &mut waiting);
+        }
+        if !out.is_empty() {
+            if let Err(err) = stream.write_all(&out).await {
+                break Err(format!("cannot write to Redis: {}", err.kind()));
+            }
+            out.clear();
+        }
+        if !open && waiting.is_empty() {
+            break Ok(());
+        }
+        tokio::select! {
+            biased;
+            read = stream.read_buf(&mut buffer) => match read {
+                Ok(0) => break Err("Redis closed the connection".to_owned()),
+                Ok(_) => {
+                    if let Err(err) = hand_out(&mut buffer, &mut waiting) {
+                        break Err(err);
+                    }
+                }
+                Err(err) => break Err(format!("cannot read from Redis: {}", err.kind())),
+            },
+            next = queued.recv(), if open => match next {
+                Some(next) => take(next, &mut out, &mut waiting),
+                None => open = false,
+            },
+        }
+    };
+    if let Err(err) = &outcome {
+        for left in waiting.drain(..) {
+            let _ = left.answer.send(Err(Failure::Connection(err.clone())));
+        }
+    }
+    outcome
+}
+
+fn take(queued: Queued, out: &mut Vec<u8>, waiting: &mut VecDeque<Waiting>) {
+    if queued.replies == 0 {
+        let _ = queued.answer.send(Ok(Vec::new()));
+        return;
+    }
+    // A request that gave up (its deadline passed) is still written: its replies come anyway,
+    // and must be read past in order.
+    out.extend_from_slice(&queued.commands);
+    waiting.push_back(Waiting {
+        replies: queued.replies,
+        answered: Vec::with_capacity(queued.replies),
+        answer: queued.answer,
+    });
+}
+
+/// Gives each whole reply in `buffer` to the command it answers.
+fn hand_out(buffer: &mut BytesMut, waiting: &mut VecDeque<Waiting>) -> Result<(), String> {
+    while let Some(reply) = resp::take_reply(buffer).map_err(|err| err.to_string())? {
+        let Some(front) = waiting.front_mut() else { return Err("Redis answered a command never sent".to_owned()) };
+        front.answered.push(reply);
+        if front.answered.len() == front.replies
+            && let Some(done) = waiting.pop_front()
+        {
+            let _ = done.answer.send(Ok(done.answered));
+        }
+    }
+    if buffer.capacity() - buffer.len() < 1024 {
+        buffer.reserve(16 << 10);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use bytes::Bytes;
+    use wharf_testkit::redis_server::RedisServer;
+
+    use super::*;
+
+    /// Sends `commands` (inline, one per line) on a connection of the test's own and gives
+    /// what came back within a short while.
+    fn raw(port: u16, commands: &str) -> String {
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.set_read_timeout(Some(std::time::Duration::from_millis(300))).unwrap();
+        stream.write_all(commands.as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while let Ok(read) = stream.read(&mut chunk) {
+            if read == 0 {
+                break;
+            }
+            answer.extend_from_slice(&chunk[..read]);
+        }
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    fn lane_to(url: &str) -> Lane {
+        let client = redis::Client::open(url).unwrap();
+        Lane::new(Node::of(client.get_connection_info()).expect("plain TCP"))
+    }
+
+    fn commands(list: &[&[&[u8]]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for parts in list {
+            resp::command(&mut out, parts);
+        }
+        out
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn it_signs_in_chooses_the_database_and_answers_each_request_its_own_replies() {
+        let redis = RedisServer::start();
+        assert!(raw(redis.port, "CONFIG SET requirepass s3cret\r\n").starts_with("+OK"));
+        let lane = lane_to(&format!("redis://:s3cret@127.0.0.1:{}/3", redis.port));
+        let set = lane.query(commands(&[&[b"SET", b"k", b"v"], &[b"GET", b"k"]]), 2).await.unwrap();
+        assert_eq!(set, vec![Reply::Status(Bytes::from_static(b"OK")), Reply::Bulk(Some(Bytes::from_static(b"v")))]);
+        let seen = raw(redis.port, "AUTH s3cret\r\nSELECT 3\r\nGET k\r\nSELECT 0\r\nEXISTS k\r\n");
+        assert_eq!(seen, "+OK\r\n+OK\r\n$1\r\nv\r\n+OK\r\n:0\r\n", "written to database 3 only");
+
+        // Many requests at once, each one's commands in one write: every one gets its own.
+        let mut asked = Vec::new();
+        for n in 0..300u32 {
+            let lane = lane.clone();
+            asked.push(tokio::spawn(async move {
+                let key = format!("n{n}");
+                let value = n.to_string();
+                let sent = commands(&[&[b"SET", key.as_bytes(), value.as_bytes()], &[b"GET", key.as_bytes()]]);
+                (value, lane.query(sent, 2).await.unwrap())
+            }));
+        }
+        for asked in asked {
+            let (value, replies) = asked.await.unwrap();
+            assert_eq!(replies[1], Reply::Bulk(Some(Bytes::from(value.into_bytes()))));
+        }
+        let error = lane.query(commands(&[&[b"INCR", b"k"]]), 1).await.unwrap();
+        assert!(matches!(&error[0], Reply::Error(text) if text.starts_with(b"ERR")), "{error:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_connection_redis_closed_is_made_again_without_failing_the_next_request() {
+        let redis = RedisServer::start();
+        let lane = lane_to(&redis.url());
+        let ping = || lane.query(commands(&[&[b"PING"]]), 1);
+        for _ in 0..3 {
+            assert_eq!(ping().await.unwrap(), vec![Reply::Status(Bytes::from_static(b"PONG"))]);
+            assert!(raw(redis.port, "CLIENT KILL TYPE normal\r\n").starts_with(":1"), "the lane's was closed");
+        }
+        assert_eq!(ping().await.unwrap(), vec![Reply::Status(Bytes::from_static(b"PONG"))]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_wrong_password_is_refused_without_showing_it() {
+        let redis = RedisServer::start();
+        assert!(raw(redis.port, "CONFIG SET requirepass s3cret\r\n").starts_with("+OK"));
+        let lane = lane_to(&format!("redis://:not-it@127.0.0.1:{}/", redis.port));
+        let err = lane.query(commands(&[&[b"PING"]]), 1).await.unwrap_err();
+        assert!(err.contains("refused") && !err.contains("not-it"), "{err}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn while_redis_is_down_commands_fail_at_once_and_work_again_once_it_is_back() {
+        let mut redis = RedisServer::start();
+        let lane = lane_to(&redis.url());
+        let ping = || lane.query(commands(&[&[b"PING"]]), 1);
+        assert_eq!(ping().await.unwrap(), vec![Reply::Status(Bytes::from_static(b"PONG"))]);
+        redis.stop();
+        let started = std::time::Instant::now();
+        assert!(ping().await.is_err());
+        assert!(ping().await.is_err(), "a new connection is tried, and fails too");
+        assert!(started.elapsed() < RESPONSE_TIMEOUT, "failed at once: {:?}", started.elapsed());
+        redis.run();
+        assert_eq!(ping().await.unwrap(), vec![Reply::Status(Bytes::from_static(b"PONG"))]);
+    }
+}
