@@ -169,25 +169,19 @@ fn integer(digits: &[u8]) -> Result<i64, Malformed> {
 }
 
 fn bulk_length(number: i64) -> Result<Option<usize>, Malformed> {
-    match number {
-        -1 => Ok(None),
-        length => usize::try_from(length)
-            .ok()
-            .filter(|length| *length <= MAX_BULK)
-            .map(Some)
-            .ok_or(Malformed("a bulk string's length out of bounds")),
-    }
+    length(number, MAX_BULK, Malformed("a bulk string's length out of bounds"))
 }
 
 fn array_length(number: i64) -> Result<Option<usize>, Malformed> {
-    match number {
-        -1 => Ok(None),
-        length => usize::try_from(length)
-            .ok()
-            .filter(|length| *length <= MAX_ELEMENTS)
-            .map(Some)
-            .ok_or(Malformed("an array's length out of bounds")),
+    length(number, MAX_ELEMENTS, Malformed("an array's length out of bounds"))
+}
+
+/// A length as its header gives it: `None` for -1 (nil), else within `0..=most`.
+fn length(number: i64, most: usize, out_of_bounds: Malformed) -> Result<Option<usize>, Malformed> {
+    if number == -1 {
+        return Ok(None);
     }
+    usize::try_from(number).ok().filter(|length| *length <= most).map(Some).ok_or(out_of_bounds)
 }
 
 #[cfg(test)]
