@@ -147,6 +147,13 @@ mod tests {
         let record: Record = serde_json::from_str(good).unwrap();
         assert_eq!(record.asked.len(), 1);
         assert!(matches!(record.asked[0].1, InputRequest::ListRoots(_)));
+        let with_params = r#"{"asked": [["e", {"method": "elicitation/create", "params": {"message": "Name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}]]}"#;
+        let record: Record = serde_json::from_str(with_params).unwrap();
+        assert!(
+            matches!(&record.asked[0].1, InputRequest::Elicitation(params) if params.message == "Name?"),
+            "{record:?}"
+        );
         let bad = r#"{"asked": [["k", {"method": "no/such"}]]}"#;
         assert!(serde_json::from_str::<Record>(bad).is_err());
     }

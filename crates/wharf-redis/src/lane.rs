@@ -11,12 +11,13 @@ use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 
 use crate::deadlines::{CONNECT_TIMEOUT, RESPONSE_TIMEOUT};
 use crate::resp::{self, Reply};
 
 /// Commands waiting for the connection: beyond this, a request fails rather than queue.
-const QUEUE: usize = 4096;
+const MOST_QUEUED: usize = 4096;
 /// The most bytes of queued commands written at once.
 const MOST_WRITTEN: usize = 64 << 10;
 
@@ -32,8 +33,16 @@ struct Queued {
 pub(crate) struct Node {
     host: String,
     port: u16,
-    /// `AUTH`, `SELECT`: each command with its arguments.
-    hello: Vec<Vec<Vec<u8>>>,
+    /// `AUTH`, `SELECT`, sent one after the other.
+    greeting: Vec<Greeting>,
+}
+
+/// One command of the greeting, written, and what to send instead if Redis does not know its
+/// form: `AUTH USER PASSWORD` is Redis 6's; Redis 5 takes the password alone.
+#[derive(Clone)]
+struct Greeting {
+    command: Vec<u8>,
+    older_form: Option<Vec<u8>>,
 }
 
 impl Node {
@@ -42,17 +51,27 @@ impl Node {
     pub(crate) fn of(info: &redis::ConnectionInfo) -> Option<Node> {
         let redis::ConnectionAddr::Tcp(host, port) = info.addr() else { return None };
         let settings = info.redis_settings();
-        let mut hello = Vec::new();
+        let written = |parts: &[&[u8]]| {
+            let mut command = Vec::new();
+            resp::command(&mut command, parts);
+            command
+        };
+        let mut greeting = Vec::new();
         if let Some(password) = settings.password() {
-            let mut auth = vec![b"AUTH".to_vec()];
-            auth.extend(settings.username().map(|user| user.as_bytes().to_vec()));
-            auth.push(password.as_bytes().to_vec());
-            hello.push(auth);
+            let password_alone = written(&[b"AUTH", password.as_bytes()]);
+            greeting.push(match settings.username() {
+                Some(user) => Greeting {
+                    command: written(&[b"AUTH", user.as_bytes(), password.as_bytes()]),
+                    older_form: Some(password_alone),
+                },
+                None => Greeting { command: password_alone, older_form: None },
+            });
         }
         if settings.db() != 0 {
-            hello.push(vec![b"SELECT".to_vec(), settings.db().to_string().into_bytes()]);
+            let db = settings.db().to_string();
+            greeting.push(Greeting { command: written(&[b"SELECT", db.as_bytes()]), older_form: None });
         }
-        Some(Node { host: host.clone(), port: *port, hello })
+        Some(Node { host: host.clone(), port: *port, greeting })
     }
 }
 
@@ -65,7 +84,7 @@ pub(crate) struct Lane {
 impl Lane {
     /// A lane to `node`, whose connection task runs on the current runtime.
     pub(crate) fn new(node: Node) -> Lane {
-        let (queue, queued) = mpsc::channel(QUEUE);
+        let (queue, queued) = mpsc::channel(MOST_QUEUED);
         tokio::spawn(run(node, queued));
         Lane { queue }
     }
@@ -80,7 +99,11 @@ impl Lane {
             for _ in 0..2 {
                 let (answer, answered) = oneshot::channel();
                 let queued = Queued { commands: commands.clone(), replies, answer };
-                self.queue.try_send(queued).map_err(|_| "too many commands wait for Redis".to_owned())?;
+                self.queue.try_send(queued).map_err(|err| match err {
+                    mpsc::error::TrySendError::Full(_) => "too many commands wait for Redis".to_owned(),
+                    // Its task ended with the runtime it ran on.
+                    mpsc::error::TrySendError::Closed(_) => "the connection to Redis is gone".to_owned(),
+                })?;
                 match answered.await {
                     Ok(Ok(answer)) => return Ok(answer),
                     Ok(Err(Failure::Connection(err))) => last = err,
@@ -133,30 +156,18 @@ async fn connect(node: &Node) -> Result<TcpStream, String> {
         Err(_) => return Err("connecting to Redis took too long".to_owned()),
     };
     let _ = stream.set_nodelay(true);
-    if node.hello.is_empty() {
-        return Ok(stream);
-    }
-    let mut commands = Vec::new();
-    for parts in &node.hello {
-        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-        resp::command(&mut commands, &parts);
-    }
     let greeted = async {
-        stream.write_all(&commands).await.map_err(|err| format!("cannot write to Redis: {}", err.kind()))?;
         let mut buffer = BytesMut::with_capacity(256);
-        let mut answered = 0;
-        while answered < node.hello.len() {
-            match resp::take_reply(&mut buffer).map_err(|err| err.to_string())? {
+        for greeting in &node.greeting {
+            let mut reply = ask(&mut stream, &mut buffer, &greeting.command).await?;
+            if let (Reply::Error(error), Some(older_form)) = (&reply, &greeting.older_form)
+                && error.windows(25).any(|words| words == b"wrong number of arguments")
+            {
+                reply = ask(&mut stream, &mut buffer, older_form).await?;
+            }
+            if let Reply::Error(error) = reply {
                 // Redis's own words name no secret (`WRONGPASS invalid username-password pair`).
-                Some(Reply::Error(error)) => {
-                    return Err(format!("Redis refused the connection: {}", String::from_utf8_lossy(&error)));
-                }
-                Some(_) => answered += 1,
-                None => {
-                    if stream.read_buf(&mut buffer).await.map_err(|err| err.to_string())? == 0 {
-                        return Err("Redis closed the connection".to_owned());
-                    }
-                }
+                return Err(format!("Redis refused the connection: {}", String::from_utf8_lossy(&error)));
             }
         }
         Ok(())
@@ -168,9 +179,24 @@ async fn connect(node: &Node) -> Result<TcpStream, String> {
     }
 }
 
+/// Sends one command and reads its reply, while nothing else is on the connection.
+async fn ask(stream: &mut TcpStream, buffer: &mut BytesMut, command: &[u8]) -> Result<Reply, String> {
+    stream.write_all(command).await.map_err(|err| format!("cannot write to Redis: {}", err.kind()))?;
+    loop {
+        if let Some(reply) = resp::take_reply(buffer).map_err(|err| err.to_string())? {
+            return Ok(reply);
+        }
+        if stream.read_buf(buffer).await.map_err(|err| format!("cannot read from Redis: {}", err.kind()))? == 0 {
+            return Err("Redis closed the connection".to_owned());
+        }
+    }
+}
+
 /// Commands sent, whose replies are still to come.
 struct Waiting {
     replies: usize,
+    /// When it was written: the connection is given up once the oldest waits too long.
+    written: Instant,
     answered: Vec<Reply>,
     answer: oneshot::Sender<Result<Vec<Reply>, Failure>>,
 }
@@ -185,18 +211,26 @@ async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver
     take(first, &mut out, &mut waiting);
     let outcome = loop {
         while out.len() < MOST_WRITTEN
+            && waiting.len() < MOST_QUEUED
             && let Ok(more) = queued.try_recv()
         {
             take(more, &mut out, &mut waiting);
         }
         if !out.is_empty() {
-            if let Err(err) = stream.write_all(&out).await {
-                break Err(format!("cannot write to Redis: {}", err.kind()));
+            // A write that does not end (Redis reads nothing) fails like a reply that never comes.
+            match tokio::time::timeout(RESPONSE_TIMEOUT, stream.write_all(&out)).await {
+                Ok(Ok(())) => out.clear(),
+                Ok(Err(err)) => break Err(format!("cannot write to Redis: {}", err.kind())),
+                Err(_) => break Err("Redis stopped reading".to_owned()),
             }
-            out.clear();
         }
         if !open && waiting.is_empty() {
             break Ok(());
+        }
+        // Every caller of the oldest command has given up by now: Redis stopped answering on this
+        // connection (stopped, or a peer gone without a word), and a new one is made.
+        if waiting.front().is_some_and(|oldest| oldest.written.elapsed() > RESPONSE_TIMEOUT) {
+            break Err("Redis stopped answering".to_owned());
         }
         tokio::select! {
             biased;
@@ -209,7 +243,7 @@ async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver
                 }
                 Err(err) => break Err(format!("cannot read from Redis: {}", err.kind())),
             },
-            next = queued.recv(), if open => match next {
+            next = queued.recv(), if open && waiting.len() < MOST_QUEUED => match next {
                 Some(next) => take(next, &mut out, &mut waiting),
                 None => open = false,
             },
@@ -228,11 +262,14 @@ fn take(queued: Queued, out: &mut Vec<u8>, waiting: &mut VecDeque<Waiting>) {
         let _ = queued.answer.send(Ok(Vec::new()));
         return;
     }
-    // A request that gave up (its deadline passed) is still written: its replies come anyway,
-    // and must be read past in order.
+    if queued.answer.is_closed() {
+        // Its caller gave up before it was written: nothing will wait for its replies.
+        return;
+    }
     out.extend_from_slice(&queued.commands);
     waiting.push_back(Waiting {
         replies: queued.replies,
+        written: Instant::now(),
         answered: Vec::with_capacity(queued.replies),
         answer: queued.answer,
     });
@@ -333,6 +370,30 @@ mod tests {
             assert!(raw(redis.port, "CLIENT KILL TYPE normal\r\n").starts_with(":1"), "the lane's was closed");
         }
         assert_eq!(ping().await.unwrap(), vec![Reply::Status(Bytes::from_static(b"PONG"))]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_peer_that_never_answers_is_left_for_a_new_connection() {
+        // A listener that takes connections and never says a word: a Redis gone without a word.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = silent.local_addr().unwrap().port();
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = accepted.clone();
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            for stream in silent.incoming().flatten() {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                kept.push(stream);
+            }
+        });
+        let lane = lane_to(&format!("redis://127.0.0.1:{port}/"));
+        let ping = || lane.query(commands(&[&[b"PING"]]), 1);
+        assert_eq!(ping().await.unwrap_err(), "Redis did not answer in time");
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
+        // The first command's deadline passed a moment ago; let it be well past.
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert_eq!(ping().await.unwrap_err(), "Redis did not answer in time");
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2, "the silent connection was given up");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,8 @@ const MAX_BULK: usize = 64 << 20;
 const MAX_ELEMENTS: usize = 1 << 20;
 /// How deeply arrays may nest.
 const MAX_DEPTH: usize = 8;
+/// The longest line: a type, a length or a status, never a bulk string's content.
+const MAX_LINE: usize = 64 << 10;
 
 /// One reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,9 +129,9 @@ fn build(frame: &Bytes, at: usize) -> Result<(Reply, usize), Malformed> {
 /// has one, and where the next line starts; `None` while the line is incomplete.
 fn header(bytes: &[u8], at: usize) -> Result<Option<(u8, i64, usize)>, Malformed> {
     let Some(&kind) = bytes.get(at) else { return Ok(None) };
-    let Some(newline) = memchr_newline(&bytes[at..]) else {
-        // A line longer than any header or status a store reads is not waited for.
-        return if bytes.len() - at > MAX_BULK { Err(Malformed("a line without an end")) } else { Ok(None) };
+    let Some(newline) = newline_at(&bytes[at..]) else {
+        // A line longer than any header or status Redis writes is not waited for.
+        return if bytes.len() - at > MAX_LINE { Err(Malformed("a line without an end")) } else { Ok(None) };
     };
     let end = at + newline;
     if end == at || bytes[end - 1] != b'\r' {
@@ -142,7 +144,7 @@ fn header(bytes: &[u8], at: usize) -> Result<Option<(u8, i64, usize)>, Malformed
     Ok(Some((kind, number, end + 1)))
 }
 
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+fn newline_at(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|byte| *byte == b'\n')
 }
 
