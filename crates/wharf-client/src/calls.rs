@@ -3,13 +3,13 @@
 
 use serde_json::{Value, json};
 use wharf_protocol::{
-    CallToolResult, CompleteResult, CompletionArgument, CompletionReference, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Prompt, ReadResourceResult,
-    Resource, ResourceTemplate, SubscriptionFilter, Tool,
+    CallToolResult, CompleteResult, CompletionArgument, CompletionReference, FromJson, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, SubscriptionFilter, Tool,
 };
 
 use crate::client::Client;
-use crate::decoded::Decoded;
+use crate::decoded::decoded;
 use crate::error::ClientError;
 use crate::options::RequestOptions;
 
@@ -18,7 +18,7 @@ use crate::options::RequestOptions;
 const MAX_PAGES: usize = 1000;
 
 /// One page of a listing.
-trait Page: Decoded {
+trait Page: FromJson {
     type Item;
     fn split(self) -> (Vec<Self::Item>, Option<String>);
 }
@@ -46,7 +46,7 @@ impl Client {
             None => json!({}),
         };
         let raw = self.request_raw(method, params, &RequestOptions::default()).await?;
-        P::from_answer(&raw)
+        decoded::<P>(&raw)
     }
 
     async fn all<P: Page>(&self, method: &str) -> Result<Vec<P::Item>, ClientError> {
@@ -97,7 +97,7 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         let raw =
             self.request_resolving("tools/call", json!({ "name": name, "arguments": arguments }), options).await?;
-        CallToolResult::from_answer(&raw)
+        decoded::<CallToolResult>(&raw)
     }
 
     /// Every prompt, all pages followed.
@@ -119,7 +119,7 @@ impl Client {
     ) -> Result<GetPromptResult, ClientError> {
         let params = json!({ "name": name, "arguments": arguments });
         let raw = self.request_resolving("prompts/get", params, options).await?;
-        GetPromptResult::from_answer(&raw)
+        decoded::<GetPromptResult>(&raw)
     }
 
     /// Every resource, all pages followed.
@@ -144,7 +144,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<ReadResourceResult, ClientError> {
         let raw = self.request_resolving("resources/read", json!({ "uri": uri }), options).await?;
-        ReadResourceResult::from_answer(&raw)
+        decoded::<ReadResourceResult>(&raw)
     }
 
     /// Completes an argument of a prompt or resource template, given the values of the
@@ -160,7 +160,7 @@ impl Client {
             params["context"] = json!({ "arguments": chosen });
         }
         let raw = self.request_raw("completion/complete", params, &RequestOptions::default()).await?;
-        CompleteResult::from_answer(&raw)
+        decoded::<CompleteResult>(&raw)
     }
 
     /// Sets the session's log level (2025 sessions; on 2026-07-28 the level goes with every

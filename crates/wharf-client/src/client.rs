@@ -18,7 +18,7 @@ use wharf_protocol::{
     ServerRequest,
 };
 
-use crate::decoded::Decoded;
+use crate::decoded::decoded;
 use crate::error::ClientError;
 use crate::options::{ClientOptions, RequestOptions, Target};
 use crate::request_meta::WithBaseMeta;
@@ -264,7 +264,7 @@ impl Client {
     /// client's capabilities and info.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         let raw = self.request_raw(method, params, &RequestOptions::default()).await?;
-        Value::from_answer(&raw)
+        decoded::<Value>(&raw)
     }
 
     /// Like [`Client::request`], with options, answering `InputRequiredResult`s.
@@ -275,7 +275,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<Value, ClientError> {
         let raw = self.request_resolving(method, params, options).await?;
-        Value::from_answer(&raw)
+        decoded::<Value>(&raw)
     }
 
     /// Like [`Client::request_with`], the result left as the server wrote it: for a caller
@@ -517,7 +517,7 @@ impl Connection {
                 self.sending().send("server/discover", json!({}), &options, Some(&stateless), Vec::new()).await;
             let err = match answer {
                 Ok(raw) => {
-                    let discover = DiscoverResult::from_answer(&raw)?;
+                    let discover = decoded::<DiscoverResult>(&raw)?;
                     if !discover.supported_versions.iter().any(|supported| supported == version.as_str()) {
                         return Err(ClientError::invalid(format!(
                             "the server answered `server/discover` without `{version}` among its versions",
@@ -551,7 +551,7 @@ impl Connection {
             "clientInfo": self.options.client_info,
         });
         let raw = self.sending().send("initialize", params, &RequestOptions::default(), None, Vec::new()).await?;
-        let init = InitializeResult::from_answer(&raw)?;
+        let init = decoded::<InitializeResult>(&raw)?;
         let chosen = ProtocolVersion::parse(&init.protocol_version)
             .filter(|chosen| chosen.era() == Era::Session)
             .ok_or_else(|| {

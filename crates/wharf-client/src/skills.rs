@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use wharf_protocol::{ListSkillsResult, ResourceContents, SKILLS_EXTENSION, Skill, SkillFile, SkillResources};
 
 use crate::client::Client;
-use crate::decoded::Decoded;
+use crate::decoded::decoded;
 use crate::error::ClientError;
 use crate::options::RequestOptions;
 
@@ -42,7 +42,7 @@ impl Client {
                 None => json!({}),
             };
             let raw = self.request_raw("skills/list", params, &RequestOptions::default()).await?;
-            let mut page = ListSkillsResult::from_answer(&raw)?;
+            let mut page = decoded::<ListSkillsResult>(&raw)?;
             skills.append(&mut page.skills);
             match page.next_cursor {
                 Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
