@@ -228,7 +228,7 @@ impl Redis {
     /// takes it to that node (on a cluster) and its connection.
     pub(crate) async fn replicated(&self, key: &str) {
         let Some((replicas, timeout)) = self.durability else { return };
-        let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX).max(1);
+        let millis = millis(timeout);
         let mut connection = self.connection.clone();
         let waited: redis::RedisResult<(i64, i64)> = redis::pipe()
             .cmd("EXISTS")
@@ -254,6 +254,11 @@ fn connection_infos<S: AsRef<str>>(urls: &[S]) -> Result<Vec<redis::ConnectionIn
         .map(|url| redis::IntoConnectionInfo::into_connection_info(url.as_ref()))
         .collect::<redis::RedisResult<Vec<_>>>()
         .map_err(|err| RedisError::new(RedisErrorKind::Url, without_secrets(&err)))
+}
+
+/// `duration` in whole milliseconds, at least one: what `PEXPIRE` and `WAIT` take.
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
 /// Now, in Unix milliseconds.

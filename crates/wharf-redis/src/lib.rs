@@ -23,11 +23,14 @@
 //!    to again after each failure; sharded channels on a cluster; each message kept a minute
 //!    in the channel's log, which a listener reads from the last message it took), `state_key.rs` (the key that seals `requestState`, made at
 //!    random by the first instance and stored with `SET NX`, read by the others:
-//!    [`Redis::shared_request_state_key`]).
+//!    [`Redis::shared_request_state_key`]), `session_hash.rs` (a session's hash: its fields'
+//!    names, and the session read back from `HGETALL` as either connection gives it),
+//!    `session_events.rs` (a session's stream events in a Redis stream, written by one task in
+//!    order, read back and followed).
 //! 6. `sessions.rs` ([`RedisSessionStore`], a [`wharf_http::SessionStore`]: one hash per
 //!    session, whose fields are written one change at a time and whose expiry every command
 //!    that reaches it pushes out in the same round trip; relayed messages on one channel of the
-//!    deployment; a session's stream events in a Redis stream, written by one task in order),
+//!    deployment),
 //!    `tasks.rs` ([`RedisTaskStore`], a [`wharf_server::TaskStore`]: records as JSON strings
 //!    expiring with their `ttlMs`, a set of ids per owner, leases, and `tasks/cancel` and
 //!    `tasks/update` signalled on a channel to the instance running the task), `bus.rs`
@@ -60,6 +63,8 @@ mod lane;
 mod resp;
 mod results;
 mod sentinel;
+mod session_events;
+mod session_hash;
 mod sessions;
 mod state_key;
 mod subscription;
