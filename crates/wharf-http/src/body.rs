@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{Buf, Bytes};
+use bytes::{Buf, BufMut as _, Bytes};
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -165,10 +165,10 @@ impl Whole {
             Whole::One(first) => {
                 let mut joined = Vec::with_capacity(first.len() + data.remaining());
                 joined.extend_from_slice(first);
-                put_all(&mut joined, data);
+                joined.put(data);
                 *self = Whole::Many(joined);
             }
-            Whole::Many(joined) => put_all(joined, data),
+            Whole::Many(joined) => joined.put(data),
         }
     }
 
@@ -178,15 +178,6 @@ impl Whole {
             Whole::One(bytes) => bytes,
             Whole::Many(joined) => Bytes::from(joined),
         }
-    }
-}
-
-fn put_all(joined: &mut Vec<u8>, data: &mut impl Buf) {
-    while data.has_remaining() {
-        let chunk = data.chunk();
-        joined.extend_from_slice(chunk);
-        let read = chunk.len();
-        data.advance(read);
     }
 }
 
