@@ -36,13 +36,10 @@ impl<'a> SessionNaming<'a> {
     /// True when `MCP-Protocol-Version` names a stateless revision (2026-07-28): the message is
     /// stateless (2026-07-28) traffic, whatever its body says.
     pub(crate) fn names_stateless_revision(&self) -> bool {
-        self.protocol_version.and_then(revision_named).is_some_and(|version| version.era() == Era::Stateless)
+        self.protocol_version
+            .and_then(ProtocolVersion::parse_bytes)
+            .is_some_and(|version| version.era() == Era::Stateless)
     }
-}
-
-/// The revision whose name is `bytes`, if there is one.
-pub(crate) fn revision_named(bytes: &[u8]) -> Option<ProtocolVersion> {
-    ProtocolVersion::ALL.into_iter().find(|version| version.as_str().as_bytes() == bytes)
 }
 
 /// The headers a POST reads, found in one pass over them: a lookup by name hashes the name, and

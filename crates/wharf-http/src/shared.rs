@@ -5,11 +5,11 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use http::{Response, StatusCode};
 use tokio::sync::{mpsc, watch};
-use wharf_protocol::{ErrorCode, FromJson, Incoming};
+use wharf_protocol::{ErrorCode, FromJson, Incoming, ProtocolVersion};
 
 use super::auth::Authenticator;
 use super::body::McpBody;
-use super::headers::{SessionNaming, revision_named};
+use super::headers::SessionNaming;
 use super::options::HttpOptions;
 use super::reply;
 use super::session_record;
@@ -252,7 +252,7 @@ pub(crate) async fn named_session(
     principal: Option<&Principal>,
 ) -> Result<Arc<HttpSession>, SessionRefusal> {
     if let Some(version) = naming.protocol_version
-        && revision_named(version).is_none()
+        && ProtocolVersion::parse_bytes(version).is_none()
     {
         return Err(SessionRefusal::UnsupportedVersion(String::from_utf8_lossy(version).into_owned()));
     }

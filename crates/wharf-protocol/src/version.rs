@@ -60,7 +60,13 @@ impl ProtocolVersion {
 
     /// Parses a revision string such as `"2025-06-18"`.
     pub fn parse(text: &str) -> Option<ProtocolVersion> {
-        Self::ALL.into_iter().find(|version| version.as_str() == text)
+        Self::parse_bytes(text.as_bytes())
+    }
+
+    /// [`ProtocolVersion::parse`] of bytes as a header gives them: bytes equal to a revision's
+    /// name are that name, so they need not be read as text first.
+    pub fn parse_bytes(bytes: &[u8]) -> Option<ProtocolVersion> {
+        Self::ALL.into_iter().find(|version| version.as_str().as_bytes() == bytes)
     }
 
     /// The revision as it appears on the wire.
@@ -139,8 +145,11 @@ mod tests {
     fn every_revision_parses_back_from_its_string() {
         for version in ProtocolVersion::ALL {
             assert_eq!(ProtocolVersion::parse(version.as_str()), Some(version));
+            assert_eq!(ProtocolVersion::parse_bytes(version.as_str().as_bytes()), Some(version));
         }
         assert_eq!(ProtocolVersion::parse("2025-13-01"), None);
+        assert_eq!(ProtocolVersion::parse_bytes(b"2025-11-25\xff"), None);
+        assert_eq!(ProtocolVersion::parse_bytes(b""), None);
     }
 
     #[test]
