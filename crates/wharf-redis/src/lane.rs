@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
@@ -23,7 +23,8 @@ const MOST_WRITTEN: usize = 64 << 10;
 
 /// Commands that go out together, and where their replies go.
 struct Queued {
-    commands: Vec<u8>,
+    /// Shared with the caller, which sends them again after a lost connection.
+    commands: Bytes,
     replies: usize,
     answer: oneshot::Sender<Result<Vec<Reply>, Failure>>,
 }
@@ -94,6 +95,7 @@ impl Lane {
     /// commands that may run twice go here: a connection that ended before their replies came
     /// (Redis closed an idle one, say) is made again and they are sent once more.
     pub(crate) async fn query(&self, commands: Vec<u8>, replies: usize) -> Result<Vec<Reply>, String> {
+        let commands = Bytes::from(commands);
         let attempts = async {
             let mut last = String::new();
             for _ in 0..2 {
