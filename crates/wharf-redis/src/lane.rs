@@ -246,7 +246,14 @@ async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver
                 Err(err) => break Err(format!("cannot read from Redis: {}", err.kind())),
             },
             next = queued.recv(), if open && waiting.len() < MOST_QUEUED => match next {
-                Some(next) => take(next, &mut out, &mut waiting),
+                Some(next) => {
+                    take(next, &mut out, &mut waiting);
+                    // Under load (replies still to come), let the requests this worker is about
+                    // to run queue theirs first, so that one write carries them all.
+                    if waiting.len() > 1 {
+                        tokio::task::yield_now().await;
+                    }
+                }
                 None => open = false,
             },
         }
