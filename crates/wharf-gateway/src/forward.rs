@@ -21,7 +21,7 @@ use tokio::sync::{mpsc, watch};
 use wharf_client::{ClientError, RequestOptions};
 use wharf_protocol::{
     Era, FromJson, InputRequest, InputRequiredResult, JsonObject, LoggingLevel, LoggingMessageParams,
-    META_CLIENT_CAPABILITIES, ProgressParams, TASKS_EXTENSION,
+    META_CLIENT_CAPABILITIES, META_PROTOCOL_PREFIX, ProgressParams, TASKS_EXTENSION,
 };
 use wharf_server::{RequestContext, RpcError};
 
@@ -40,9 +40,6 @@ static DECLARED_WITH_TASKS: LazyLock<JsonObject> = LazyLock::new(|| {
     capabilities.extensions = Some(serde_json::Map::from_iter([(TASKS_EXTENSION.to_owned(), json!({}))]));
     serde_json::Map::from_iter([(META_CLIENT_CAPABILITIES.to_owned(), json!(capabilities))])
 });
-
-/// The prefix of the `_meta` members the protocol defines, which each hop sets for itself.
-const PROTOCOL_PREFIX: &str = "io.modelcontextprotocol/";
 
 /// How many rounds of input one request passes on before it is refused.
 const MAX_ROUNDS: usize = 16;
@@ -64,10 +61,15 @@ pub(crate) enum Answer {
 }
 
 impl Answer {
-    /// The answer as `T`.
+    /// The answer as `T`. A raw answer's `resultType` and the protocol's `_meta` members are
+    /// left out unread where it is plain JSON (the caller takes them out of a decoded one: see
+    /// `proxy::as_ours`).
     pub(crate) fn decode<T: FromJson>(self) -> serde_json::Result<T> {
         match self {
-            Answer::Raw(raw) => T::from_json(raw.get()),
+            Answer::Raw(raw) => match wharf_protocol::without_protocol_members(raw.get()) {
+                Some(kept) => T::from_json(&kept),
+                None => T::from_json(raw.get()),
+            },
             Answer::Value(value) => T::from_json_value(value),
         }
     }
@@ -109,7 +111,7 @@ pub(crate) async fn forward(
     if let Some(members) = context.meta() {
         let passed: JsonObject = members
             .iter()
-            .filter(|(key, _)| !key.starts_with(PROTOCOL_PREFIX))
+            .filter(|(key, _)| !key.starts_with(META_PROTOCOL_PREFIX))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         if !passed.is_empty() {

@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 use wharf_client::Client;
 use wharf_protocol::{
     CallToolResult, Completion, CompletionArgument, CompletionReference, Era, FromJson, GetPromptResult, JsonObject,
-    Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType, TASKS_EXTENSION, Tool,
+    META_PROTOCOL_PREFIX, Prompt, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ResultType,
+    TASKS_EXTENSION, Tool,
 };
 use wharf_server::{
     Args, CompletionCall, PromptDef, RequestContext, ResourceDef, RpcError, TaskSupport, TemplateDef, ToolDef,
@@ -250,7 +251,7 @@ fn decode<T: FromJson>(link: &Link, answer: Answer) -> Result<T, RpcError> {
 fn as_ours(result_type: &mut Option<ResultType>, meta: &mut Option<JsonObject>) {
     *result_type = None;
     if let Some(members) = meta {
-        members.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+        members.retain(|key, _| !key.starts_with(META_PROTOCOL_PREFIX));
         if members.is_empty() {
             *meta = None;
         }

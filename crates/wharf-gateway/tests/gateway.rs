@@ -552,6 +552,48 @@ async fn a_clients_own_meta_reaches_the_upstream() {
     }
 }
 
+/// An upstream's own `_meta` members on a result (a cache hint of its own, say) reach the
+/// client; what the upstream says of itself there (its `serverInfo`) and its `resultType` do
+/// not: the client hears the gateway's, in its own revision.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_own_result_meta_reaches_the_client_and_its_protocol_members_do_not() {
+    let upstream = Server::builder("upstream-itself", "1.0.0")
+        .tool(ToolDef::new("hinted", || async {
+            let meta = json!({"com.example/cache": "warm", "io.modelcontextprotocol/madeUp": 1});
+            wharf_protocol::CallToolResult {
+                meta: serde_json::from_value(meta).ok(),
+                ..wharf_protocol::CallToolResult::text("done")
+            }
+        }))
+        .build()
+        .unwrap();
+    for upstream_revision in [None, Some(ProtocolVersion::V2025_11_25)] {
+        let mut mount = Mount::server("up", upstream.clone()).namespace("");
+        if let Some(version) = upstream_revision {
+            mount = mount.client_options(ClientOptions::default().protocol_version(version));
+        }
+        let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
+        let (session, _) =
+            InMemoryClient::session(gateway.clone(), ProtocolVersion::V2025_11_25, ClientCapabilities::default())
+                .await
+                .unwrap();
+        let stateless = InMemoryClient::stateless(gateway, ClientCapabilities::default());
+        for (client, era) in [(&session, "2025 session"), (&stateless, "stateless")] {
+            let result = client.request("tools/call", json!({"name": "hinted", "arguments": {}})).await.unwrap();
+            let label = format!("upstream {upstream_revision:?}, {era}: {result}");
+            assert_eq!(text(&result), "done", "{label}");
+            assert_eq!(result["_meta"]["com.example/cache"], "warm", "{label}");
+            assert!(result["_meta"].get("io.modelcontextprotocol/madeUp").is_none(), "{label}");
+            assert!(!result.to_string().contains("upstream-itself"), "{label}");
+            let server_info = &result["_meta"]["io.modelcontextprotocol/serverInfo"];
+            match era {
+                "stateless" => assert_eq!(server_info["name"], "gateway", "{label}"),
+                _ => assert!(server_info.is_null() && result.get("resultType").is_none(), "{label}"),
+            }
+        }
+    }
+}
+
 fn listed_tool(listed: &Value, name: &str) -> Value {
     listed["tools"].as_array().unwrap().iter().find(|tool| tool["name"] == name).cloned().unwrap_or(Value::Null)
 }

@@ -76,7 +76,7 @@ pub use encode::{encode, encode_into};
 pub use error::{ErrorCode, ErrorObject};
 pub use from_json::{FromJson, through_value};
 pub use header_params::{HeaderParam, X_MCP_HEADER, header_params};
-pub use incoming::Incoming;
+pub use incoming::{Incoming, without_protocol_members};
 pub use jsonrpc::{
     DecodeError, Envelope, ErrorMessage, JsonRpc2, NotificationMessage, RequestId, RequestMessage, ResponseMessage,
     parse_batch,
@@ -106,8 +106,8 @@ pub use types::lifecycle::{DiscoverResult, InitializeParams, InitializeResult};
 pub use types::logging::{LoggingMessageParams, SetLevelParams};
 pub use types::logging_level::LoggingLevel;
 pub use types::meta_keys::{
-    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_INPUT_KEY, META_LOG_LEVEL, META_PROTOCOL_VERSION,
-    META_SERVER_INFO, META_SUBSCRIPTION_ID,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_INPUT_KEY, META_LOG_LEVEL, META_PROTOCOL_PREFIX,
+    META_PROTOCOL_VERSION, META_SERVER_INFO, META_SUBSCRIPTION_ID,
 };
 pub use types::mrtr::{InputRequest, InputRequiredResult};
 pub use types::notifications::{

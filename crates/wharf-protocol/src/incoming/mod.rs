@@ -12,9 +12,13 @@
 //!
 //! `tools/call` params, the bulk of a busy server's input, are read by hand too
 //! ([`call_tool`]); other params go through serde.
+//!
+//! A proxy reads results as a client, and passes them on as a server: [`passed_on`] leaves out
+//! what the answering server said of its own envelope without decoding it.
 
 mod call_tool;
 mod meta;
+mod passed_on;
 mod scanner;
 
 use std::borrow::Cow;
@@ -24,6 +28,7 @@ use serde_json::value::RawValue;
 use crate::error::ErrorObject;
 use crate::jsonrpc::{DecodeError, Envelope, RequestId};
 use crate::messages::ClientRequest;
+pub use passed_on::without_protocol_members;
 use scanner::Scanner;
 
 /// One message from a client, decoded.

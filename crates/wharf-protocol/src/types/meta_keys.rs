@@ -1,6 +1,8 @@
 //! The `_meta` member names the protocol reserves for itself (2026-07-28), and the one Wharf
 //! adds of its own.
 
+/// What every `_meta` key the protocol reserves for itself starts with.
+pub const META_PROTOCOL_PREFIX: &str = "io.modelcontextprotocol/";
 /// The `_meta` key naming the protocol revision of a 2026-07-28 request.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// The `_meta` key carrying the client's capabilities on a 2026-07-28 request.
