@@ -213,8 +213,8 @@ fn concurrent_requests_are_all_answered() {
 fn arguments_that_cannot_be_read_are_refused_not_replaced_by_defaults() {
     // `countdown` has a default step count; a string no Rust string can hold (a lone UTF-16
     // surrogate) must not make the call run with that default instead of the client's 1.
-    // `countdown` reaches its context, so its arguments are read (for the input round's
-    // digest) before the schema check and the refusal is -32602; `echo`'s is a tool error.
+    // Both are tool errors, as input the schema check refuses is: `countdown` reaches its
+    // context (and so may ask for input), `echo` does not, and that changes nothing.
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
     let call = |id: u32, name: &str, arguments: &str| {
         format!(
@@ -226,12 +226,11 @@ fn arguments_that_cannot_be_read_are_refused_not_replaced_by_defaults() {
     let (stdout, stderr, status) = run(format!("{}\n", input.join("\n")).as_bytes());
     assert!(status.success(), "{stderr}");
     let messages = parse(&stdout);
-    let refused = by_id(&messages, json!(1));
-    assert_eq!(refused["error"]["code"], -32602, "{refused}");
-    assert!(refused["error"]["message"].as_str().unwrap().contains("the arguments cannot be read"), "{refused}");
-    let result = &by_id(&messages, json!(2))["result"];
-    assert_eq!(result["isError"], true, "{result}");
-    assert!(result["content"][0]["text"].as_str().unwrap().contains("the arguments cannot be read"), "{result}");
+    for id in [1, 2] {
+        let result = &by_id(&messages, json!(id))["result"];
+        assert_eq!(result["isError"], true, "{result}");
+        assert!(result["content"][0]["text"].as_str().unwrap().contains("the arguments cannot be read"), "{result}");
+    }
 }
 
 #[test]

@@ -42,20 +42,53 @@ pub(crate) struct InputRound {
 }
 
 /// What sealed state is bound to.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Binding {
     pub(crate) method: &'static str,
     pub(crate) principal: Option<String>,
     /// The parameters the digest covers, kept so that it is only computed when state is
     /// checked or sealed: most requests never ask for input, and hashing every call would
     /// cost more than the rest of a small tool call.
-    parameters: Vec<Value>,
+    parameters: Covered,
     digest: OnceLock<String>,
 }
 
 impl Binding {
     fn digest(&self) -> &str {
-        self.digest.get_or_init(|| digest::of(&self.parameters))
+        self.digest.get_or_init(|| self.parameters.digest())
+    }
+}
+
+/// The parameters a digest covers, as the request gave them.
+#[derive(Debug, Clone)]
+enum Covered {
+    /// A tool call's name and its arguments' text, read as values only for the digest: most
+    /// calls never need it.
+    ToolCall { name: String, arguments: Option<ToolArguments> },
+    /// Any other request's parameters, as values.
+    Values(Vec<Value>),
+}
+
+impl Default for Covered {
+    fn default() -> Covered {
+        Covered::Values(Vec::new())
+    }
+}
+
+impl Covered {
+    fn digest(&self) -> String {
+        match self {
+            Covered::ToolCall { name, arguments } => {
+                let arguments = match arguments.as_ref().map(ToolArguments::to_object).transpose() {
+                    Ok(object) => Value::Object(object.unwrap_or_default()),
+                    // Arguments no Rust string can hold (a lone surrogate) are refused by the
+                    // tool's schema check; until then their text is what state is bound to.
+                    Err(_) => Value::from(arguments.as_ref().map_or("", ToolArguments::as_str)),
+                };
+                digest::of(&[Value::from(name.as_str()), arguments])
+            }
+            Covered::Values(values) => digest::of(values),
+        }
     }
 }
 
@@ -104,32 +137,26 @@ impl InputRound {
                 params.input_responses = None;
                 return Ok(None);
             }
-            ClientRequest::CallTool(params) => {
-                let arguments = params.arguments.as_ref().map(ToolArguments::to_object).transpose();
-                let arguments = arguments.map_err(|err| {
-                    RpcError::invalid_params(format!("Invalid params: the arguments cannot be read: {err}"))
-                })?;
-                (
-                    "tools/call",
-                    vec![Value::from(params.name.as_str()), digest::object(arguments.as_ref())],
-                    params.request_state.take(),
-                    params.input_responses.take(),
-                )
-            }
+            ClientRequest::CallTool(params) => (
+                "tools/call",
+                Covered::ToolCall { name: params.name.clone(), arguments: params.arguments.clone() },
+                params.request_state.take(),
+                params.input_responses.take(),
+            ),
             ClientRequest::GetPrompt(params) => {
                 let arguments = params.arguments.as_ref().map(|arguments| {
                     arguments.iter().map(|(name, value)| (name.clone(), Value::from(value.as_str()))).collect()
                 });
                 (
                     "prompts/get",
-                    vec![Value::from(params.name.as_str()), digest::object(arguments.as_ref())],
+                    Covered::Values(vec![Value::from(params.name.as_str()), digest::object(arguments.as_ref())]),
                     params.request_state.take(),
                     params.input_responses.take(),
                 )
             }
             ClientRequest::ReadResource(params) => (
                 "resources/read",
-                vec![Value::from(params.uri.as_str())],
+                Covered::Values(vec![Value::from(params.uri.as_str())]),
                 params.request_state.take(),
                 params.input_responses.take(),
             ),
@@ -275,4 +302,52 @@ pub(crate) fn check_answer(key: &str, method: &str, answer: &Value) -> Result<()
 
 fn parse<T: FromJson>(answer: &Value) -> Result<(), serde_json::Error> {
     T::from_json_ref(answer).map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::value::RawValue;
+    use wharf_protocol::{ClientRequest, InputRequest};
+
+    use super::InputRound;
+    use super::seal::{Sealer, StateKey};
+
+    fn call(arguments: &str, state: Option<&str>) -> ClientRequest {
+        let state = state.map_or(String::new(), |state| format!(r#","requestState":"{state}""#));
+        let params = format!(r#"{{"name":"t","arguments":{arguments}{state}}}"#);
+        let params: &RawValue = serde_json::from_str(&params).unwrap();
+        ClientRequest::decode("tools/call", Some(params)).unwrap()
+    }
+
+    /// The state a first round of `arguments` seals, its handler having asked for the roots.
+    fn sealed(sealer: &Sealer, arguments: &str) -> String {
+        let round = InputRound::for_request(sealer, None, &mut call(arguments, None), true).unwrap().unwrap();
+        assert!(round.answer_or_ask("roots".to_owned(), InputRequest::ListRoots(None)).is_err());
+        let asked = round.finish(sealer, Duration::from_secs(60)).unwrap().unwrap();
+        asked.request_state.unwrap()
+    }
+
+    fn retried(sealer: &Sealer, arguments: &str, state: &str) -> Result<(), String> {
+        InputRound::for_request(sealer, None, &mut call(arguments, Some(state)), true)
+            .map(|round| assert!(round.is_some()))
+            .map_err(|err| err.message().to_owned())
+    }
+
+    /// A retry's state is bound to the tool and its arguments, whatever the order of their
+    /// members; arguments no Rust string can hold are bound by their text, and refused later by
+    /// the tool's schema check.
+    #[test]
+    fn state_is_bound_to_the_calls_arguments_read_only_when_it_is_sealed_or_checked() {
+        let sealer = Sealer::new(StateKey::new("k", &[7; 32]), Vec::new());
+        let state = sealed(&sealer, r#"{"b":1,"a":{"y":[1,2],"x":"s"}}"#);
+        assert_eq!(retried(&sealer, r#"{"a":{"x":"s","y":[1,2]},"b":1}"#, &state), Ok(()));
+        let other = retried(&sealer, r#"{"a":{"x":"s","y":[1,3]},"b":1}"#, &state).unwrap_err();
+        assert!(other.contains("belongs to another request"), "{other}");
+        let unreadable = sealed(&sealer, r#"{"note":"\ud800"}"#);
+        assert_eq!(retried(&sealer, r#"{"note":"\ud800"}"#, &unreadable), Ok(()));
+        let other = retried(&sealer, r#"{"note":"\ud801"}"#, &unreadable).unwrap_err();
+        assert!(other.contains("belongs to another request"), "{other}");
+    }
 }
