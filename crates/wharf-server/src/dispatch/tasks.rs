@@ -189,11 +189,16 @@ fn require_tasks(context: &RequestContext) -> Result<(), RpcError> {
     if declares_tasks(context.client_capabilities()) {
         return Ok(());
     }
-    Err(RpcError::new(
+    Err(tasks_missing())
+}
+
+/// The refusal of a request that needs the tasks extension its client did not declare.
+fn tasks_missing() -> RpcError {
+    RpcError::new(
         ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0,
         format!("Missing required client capability: declare the `{TASKS_EXTENSION}` extension to use tasks"),
     )
-    .with_data(serde_json::json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})))
+    .with_data(serde_json::json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
 }
 
 /// A call of a tool that may run as a task: answered directly when the client has no tasks
@@ -208,10 +213,12 @@ pub(super) async fn call_tool_or_task(
     out: &Finisher<'_>,
     held: Option<HeldKey>,
 ) -> Result<Vec<u8>, RpcError> {
-    if let Err(missing) = require_tasks(context) {
+    // Checked without making the refusal: most clients declare no tasks, and most tools do
+    // not require them.
+    if !declares_tasks(context.client_capabilities()) {
         if tool.task_support == TaskSupport::Required {
             release(held).await;
-            return Err(missing);
+            return Err(tasks_missing());
         }
         let outcome = call_tool(context, &tool, params).await;
         settle(held, context, &outcome).await;
