@@ -243,6 +243,10 @@ pub(crate) struct SessionEnds {
 }
 
 impl Layer for SessionEnds {
+    fn reads_transport_data(&self) -> bool {
+        false
+    }
+
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         next.run(request)
     }

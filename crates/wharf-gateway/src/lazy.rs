@@ -75,6 +75,10 @@ pub(crate) struct StartLazily {
 }
 
 impl Layer for StartLazily {
+    fn reads_transport_data(&self) -> bool {
+        false
+    }
+
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         if self.mounts.started.load(Ordering::Acquire) {
             return next.run(request);

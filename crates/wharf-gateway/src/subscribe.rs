@@ -85,6 +85,10 @@ impl Subscriptions {
 }
 
 impl Layer for Subscriptions {
+    fn reads_transport_data(&self) -> bool {
+        false
+    }
+
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         let uris: Vec<String> = match request.params() {
             ClientRequest::Subscribe(params) => vec![params.uri.clone()],

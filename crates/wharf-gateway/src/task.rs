@@ -36,6 +36,10 @@ pub(crate) struct StayACall {
 }
 
 impl Layer for StayACall {
+    fn reads_transport_data(&self) -> bool {
+        false
+    }
+
     fn handle<'a>(&'a self, mut request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         if request.may_become_task()
             && let Some(tool) = request.tool_name()

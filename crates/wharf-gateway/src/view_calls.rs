@@ -16,6 +16,10 @@ pub(crate) struct ViewCalls {
 }
 
 impl Layer for ViewCalls {
+    fn reads_transport_data(&self) -> bool {
+        false
+    }
+
     fn handle<'a>(&'a self, mut request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         if request.is_known_tool() {
             return next.run(request);

@@ -31,11 +31,9 @@ use wharf_server::contract::RpcError;
 use wharf_server::contract::check_mirrored_headers;
 use wharf_server::contract::client_messages;
 use wharf_server::contract::encode_error;
-use wharf_server::contract::{
-    ServerHooks, check_stateless_meta, error_object, removed_in_stateless, removed_method, request_work,
-};
 use wharf_server::contract::{Session, Transport};
 use wharf_server::contract::{allows_batches, answer_batch, batches_refused, check_batch_len};
+use wharf_server::contract::{check_stateless_meta, error_object, removed_in_stateless, removed_method, request_work};
 
 /// Answers a POST; `authenticated` is the principal the endpoint's authenticator gave it, else
 /// the request's extensions may hold one (an app's own authentication, a Unix peer).
@@ -52,8 +50,8 @@ where
 {
     let (mut parts, body) = request.into_parts();
     let principal = authenticated.or_else(|| parts.extensions.get::<Principal>().cloned());
-    // Middleware may read the headers and extensions; without it they are not kept.
-    let http = (!shared.server.layers().is_empty()).then(|| {
+    // Middleware may read the headers and extensions; when none does, they are not kept.
+    let http = shared.keeps_http_parts.then(|| {
         Arc::new(HttpParts { headers: parts.headers.clone(), extensions: std::mem::take(&mut parts.extensions) })
     });
     let caller = Caller { principal, address, http };

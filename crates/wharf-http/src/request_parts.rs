@@ -4,7 +4,9 @@ use http::{Extensions, HeaderMap};
 use wharf_server::contract::McpRequest;
 
 /// The headers and extensions of the HTTP request that carried an MCP request, kept for
-/// middleware only when some is installed. Read them with [`HttpRequest`].
+/// middleware only when some layer reads them
+/// ([`Layer::reads_transport_data`](wharf_server::Layer::reads_transport_data)). Read them
+/// with [`HttpRequest`].
 #[derive(Debug, Default, Clone)]
 pub struct HttpParts {
     pub(crate) headers: HeaderMap,

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 
 use http::{Method, Request, Response};
 
-use wharf_server::contract::{Principal, Server, ServerHooks};
+use wharf_server::contract::{Principal, Server};
 
 use crate::auth::{AuthRefusal, Authenticator};
 use crate::body::McpBody;
@@ -162,7 +162,7 @@ where
                 Ok(principal) => {
                     // A POST is given its principal; middleware, GET and DELETE find it among
                     // the request's extensions.
-                    if parts.method != Method::POST || !shared.server.layers().is_empty() {
+                    if parts.method != Method::POST || shared.keeps_http_parts {
                         parts.extensions.insert(principal.clone());
                     }
                     (Request::from_parts(parts, body), Some(principal))

@@ -31,6 +31,9 @@ use wharf_server::contract::{ListKind, ServerEvent};
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) server: Server,
+    /// True when a layer reads what the transport keeps of a request: a POST's headers and
+    /// extensions are then kept for it ([`crate::HttpParts`]).
+    pub(crate) keeps_http_parts: bool,
     pub(crate) options: HttpOptions,
     pub(crate) sessions: SessionTable,
     /// Set once the task that delivers server events to sessions runs.
@@ -47,6 +50,7 @@ pub(crate) struct Shared {
 impl Shared {
     pub(crate) fn new(server: Server, options: HttpOptions, sessions: SessionTable) -> Shared {
         Shared {
+            keeps_http_parts: server.layers().iter().any(|layer| layer.reads_transport_data()),
             server,
             options,
             sessions,

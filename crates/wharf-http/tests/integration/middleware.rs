@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use wharf_http::{HttpOptions, HttpRequest};
 use wharf_protocol::ProtocolVersion;
 use wharf_server::middleware::{Audit, Quota, RateLimit};
-use wharf_server::{Layer, RequestContext, SessionEndReason, ToolDef, Transport, layer_fn};
+use wharf_server::{
+    Layer, LayerFuture, McpRequest, Next, RequestContext, SessionEndReason, ToolDef, Transport, layer_fn,
+};
 use wharf_testkit::fixture;
 use wharf_testkit::layers::{Recorder, SessionEnds, recorded};
 
@@ -48,6 +50,46 @@ fn principal_from_header() -> impl Layer {
         }
         next.run(request)
     })
+}
+
+/// A layer that records whether its request's HTTP headers were kept, saying it reads them or not.
+struct SeesHeaders {
+    reads: bool,
+    seen: Arc<Mutex<Vec<bool>>>,
+}
+
+impl Layer for SeesHeaders {
+    fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
+        let kept = request.http_headers().is_some();
+        self.seen.lock().unwrap().push(kept);
+        next.run(request)
+    }
+
+    fn reads_transport_data(&self) -> bool {
+        self.reads
+    }
+}
+
+/// A POST's headers are kept for the layers only when one of them says it reads them: the
+/// built-in middleware does not, so a server with a timeout alone copies no headers.
+#[tokio::test]
+async fn headers_are_kept_only_for_layers_that_read_them() {
+    use crate::support::{JSON, call, send, session, start};
+
+    for (readers, kept) in [(&[false][..], false), (&[false, true][..], true)] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let mut builder = fixture::builder().layer(wharf_server::middleware::Timeout::new(Duration::from_secs(30)));
+        for &reads in readers {
+            builder = builder.layer(SeesHeaders { reads, seen: seen.clone() });
+        }
+        let port = start(builder.build().unwrap(), HttpOptions::default()).await;
+        let id = session(port).await;
+        let headers = [JSON[0], JSON[1], ("mcp-session-id", id.as_str()), ("mcp-protocol-version", "2025-11-25")];
+        let answered = send(port, "POST", &headers, &call(1, "echo", json!({"message": "hi"}))).await;
+        assert_eq!(answered.status, 200, "{answered:?}");
+        let seen = seen.lock().unwrap().clone();
+        assert!(!seen.is_empty() && seen.iter().all(|&saw| saw == kept), "readers {readers:?}: {seen:?}");
+    }
 }
 
 /// Over HTTP: the principal from a header a layer reads, and a rate limit answered with 429

@@ -66,6 +66,14 @@ pub trait Layer: Send + Sync + 'static {
     fn session_ended(&self, end: &SessionEnd<'_>) {
         let _ = end;
     }
+
+    /// Whether this layer reads what the transport kept of a request
+    /// ([`McpRequest::transport_data`]: an HTTP request's headers and extensions). A transport
+    /// keeps them, at a copy of the headers per request, only when some layer does. True unless
+    /// a layer says otherwise.
+    fn reads_transport_data(&self) -> bool {
+        true
+    }
 }
 
 /// A layer made of a function: `layer_fn(|request, next| next.run(request))`, or

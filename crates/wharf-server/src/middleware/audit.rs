@@ -90,6 +90,10 @@ impl Drop for Record {
 }
 
 impl Layer for Audit {
+    fn reads_transport_data(&self) -> bool {
+        false
+    }
+
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         let audited = self.every_request || request.subject().is_some() || request.method() == "initialize";
         if !audited || !tracing::enabled!(target: "wharf::audit", tracing::Level::INFO) {

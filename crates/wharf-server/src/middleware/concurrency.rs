@@ -72,6 +72,10 @@ impl ConcurrencyLimit {
 }
 
 impl Layer for ConcurrencyLimit {
+    fn reads_transport_data(&self) -> bool {
+        false
+    }
+
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         let tool = request.tool_name().filter(|_| request.is_known_tool());
         let Some((semaphore, limit)) = tool.and_then(|tool| self.semaphore(tool)) else {

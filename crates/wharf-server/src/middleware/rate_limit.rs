@@ -224,6 +224,10 @@ fn make_room(buckets: &mut HashMap<BucketKey, Bucket>, max: usize, now: Instant)
 }
 
 impl Layer for RateLimit {
+    fn reads_transport_data(&self) -> bool {
+        false
+    }
+
     fn handle<'a>(&'a self, request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         match self.take(&request) {
             None => next.run(request),

@@ -61,6 +61,10 @@ impl Timeout {
 }
 
 impl Layer for Timeout {
+    fn reads_transport_data(&self) -> bool {
+        false
+    }
+
     fn handle<'a>(&'a self, mut request: McpRequest<'a>, next: Next<'a>) -> LayerFuture<'a> {
         let Some((tool, limit)) = request.tool_name().and_then(|tool| Some((tool.to_owned(), self.limit_for(tool)?)))
         else {
