@@ -631,9 +631,9 @@ impl Sending<'_> {
             // The client's own members, encoded once, are written after the request's.
             (Some(params), Some(Handshake::Stateless(..))) => {
                 let params = WithBaseMeta { params, base: self.base_meta_encoded };
-                serde_json::to_vec(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params: Some(params) })
+                wharf_protocol::encode(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params: Some(params) })
             }
-            _ => serde_json::to_vec(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params }),
+            _ => wharf_protocol::encode(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params }),
         }
         .map_err(|err| ClientError::invalid(err.to_string()))?;
         let head = Arc::new(Head { method: method.to_owned(), name, param_headers });
