@@ -30,29 +30,29 @@ impl Keys {
 
     /// A task's record. The task id is its hash tag.
     pub(crate) fn task(&self, id: &str) -> String {
-        format!("{}:{{{id}}}:task", self.prefix)
+        self.tagged(id, "task")
     }
 
     /// The record of an idempotency key (its fingerprint, then its outcome). The key is its
     /// hash tag, shared with its lease, so that one script reaches both.
     pub(crate) fn idempotency(&self, key: &str) -> String {
-        format!("{}:{{{key}}}:idempotency", self.prefix)
+        self.tagged(key, "idempotency")
     }
 
     /// The lease of an idempotency key's running call.
     pub(crate) fn idempotency_lease(&self, key: &str) -> String {
-        format!("{}:{{{key}}}:idempotency-lease", self.prefix)
+        self.tagged(key, "idempotency-lease")
     }
 
     /// What is known of a large result (who may read it, its size, its pages). The result's id
     /// is its hash tag, shared with its pages.
     pub(crate) fn result(&self, id: &str) -> String {
-        format!("{}:{{{id}}}:result", self.prefix)
+        self.tagged(id, "result")
     }
 
     /// The pages of a large result, a list.
     pub(crate) fn result_pages(&self, id: &str) -> String {
-        format!("{}:{{{id}}}:result-pages", self.prefix)
+        self.tagged(id, "result-pages")
     }
 
     /// A DPoP proof accepted (its key's thumbprint and its `jti`), kept so that it is used
@@ -75,7 +75,7 @@ impl Keys {
 
     /// The Redis stream of a 2025 session's kept SSE events.
     pub(crate) fn events(&self, id: &str) -> String {
-        format!("{}:{{{id}}}:events", self.prefix)
+        self.tagged(id, "events")
     }
 
     /// The index of a deployment's 2025 sessions, scored by when each was last heard from:
@@ -90,6 +90,18 @@ impl Keys {
         format!("{}:sessions-of:{client}", self.prefix)
     }
 
+    /// `{prefix}:{tag}:{what}`, written without `format!`: a session's key is made on every
+    /// request.
+    fn tagged(&self, tag: &str, what: &str) -> String {
+        let mut key = String::with_capacity(self.prefix.len() + tag.len() + what.len() + 4);
+        key.push_str(&self.prefix);
+        key.push_str(":{");
+        key.push_str(tag);
+        key.push_str("}:");
+        key.push_str(what);
+        key
+    }
+
     /// The key that seals `requestState`, which every instance shares.
     pub(crate) fn request_state_key(&self) -> String {
         format!("{}:request-state-key", self.prefix)
@@ -97,7 +109,7 @@ impl Keys {
 
     /// The hash that holds what is kept of a 2025 session.
     pub(crate) fn session(&self, id: &str) -> String {
-        format!("{}:{{{id}}}:session", self.prefix)
+        self.tagged(id, "session")
     }
 }
 
@@ -112,5 +124,12 @@ mod tests {
         // Redis Cluster hashes only what is between the first `{` and the next `}`.
         let tag = &key[key.find('{').unwrap() + 1..key.find('}').unwrap()];
         assert_eq!(tag, "0123abcd");
+        let keys = Keys::new("p");
+        assert_eq!(keys.events("s1"), "p:{s1}:events");
+        assert_eq!([keys.result("r"), keys.result_pages("r")], ["p:{r}:result", "p:{r}:result-pages"]);
+        assert_eq!(
+            [keys.idempotency("k"), keys.idempotency_lease("k"), keys.task("t")],
+            ["p:{k}:idempotency", "p:{k}:idempotency-lease", "p:{t}:task"]
+        );
     }
 }

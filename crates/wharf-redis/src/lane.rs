@@ -210,13 +210,16 @@ async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver
     let mut out = Vec::with_capacity(4096);
     let mut buffer = BytesMut::with_capacity(16 << 10);
     let mut open = true;
-    take(first, &mut out, &mut waiting);
+    take(first, &mut out, &mut waiting, Instant::now());
     let outcome = loop {
+        // One reading of the clock for all this turn does: the commands it writes and the
+        // deadline it checks.
+        let now = Instant::now();
         while out.len() < MOST_WRITTEN
             && waiting.len() < MOST_QUEUED
             && let Ok(more) = queued.try_recv()
         {
-            take(more, &mut out, &mut waiting);
+            take(more, &mut out, &mut waiting, now);
         }
         if !out.is_empty() {
             // A write that does not end (Redis reads nothing) fails like a reply that never comes.
@@ -231,7 +234,7 @@ async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver
         }
         // Every caller of the oldest command has given up by now: Redis stopped answering on this
         // connection (stopped, or a peer gone without a word), and a new one is made.
-        if waiting.front().is_some_and(|oldest| oldest.written.elapsed() > RESPONSE_TIMEOUT) {
+        if waiting.front().is_some_and(|oldest| now.saturating_duration_since(oldest.written) > RESPONSE_TIMEOUT) {
             break Err("Redis stopped answering".to_owned());
         }
         tokio::select! {
@@ -247,7 +250,8 @@ async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver
             },
             next = queued.recv(), if open && waiting.len() < MOST_QUEUED => match next {
                 Some(next) => {
-                    take(next, &mut out, &mut waiting);
+                    // The turn's clock may be long past: the lane waited here for work.
+                    take(next, &mut out, &mut waiting, Instant::now());
                     // Under load (replies still to come), let the requests this worker is about
                     // to run queue theirs first, so that one write carries them all.
                     if waiting.len() > 1 {
@@ -266,7 +270,7 @@ async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver
     outcome
 }
 
-fn take(queued: Queued, out: &mut Vec<u8>, waiting: &mut VecDeque<Waiting>) {
+fn take(queued: Queued, out: &mut Vec<u8>, waiting: &mut VecDeque<Waiting>, now: Instant) {
     if queued.replies == 0 {
         let _ = queued.answer.send(Ok(Vec::new()));
         return;
@@ -278,7 +282,7 @@ fn take(queued: Queued, out: &mut Vec<u8>, waiting: &mut VecDeque<Waiting>) {
     out.extend_from_slice(&queued.commands);
     waiting.push_back(Waiting {
         replies: queued.replies,
-        written: Instant::now(),
+        written: now,
         answered: Vec::with_capacity(queued.replies),
         answer: queued.answer,
     });
