@@ -91,42 +91,50 @@ impl Lane {
     }
 
     /// Sends `commands` (written with [`resp::command`]) and gives their `replies` replies, in
-    /// order; an error when Redis cannot be reached, fails, or does not answer in time. Only
-    /// commands that may run twice go here: a connection that ended before their replies came
-    /// (Redis closed an idle one, say) is made again and they are sent once more.
+    /// order; an error when Redis cannot be reached, fails, or does not answer within
+    /// [`RESPONSE_TIMEOUT`] of their write (the connection's task keeps that deadline, so that
+    /// a request arms no timer of its own). Only commands that may run twice go here: a
+    /// connection that ended before their replies came (Redis closed an idle one, say) is made
+    /// again and they are sent once more.
     pub(crate) async fn query(&self, commands: Vec<u8>, replies: usize) -> Result<Vec<Reply>, String> {
         let commands = Bytes::from(commands);
-        let attempts = async {
-            let mut last = String::new();
-            for _ in 0..2 {
-                let (answer, answered) = oneshot::channel();
-                let queued = Queued { commands: commands.clone(), replies, answer };
-                self.queue.try_send(queued).map_err(|err| match err {
-                    mpsc::error::TrySendError::Full(_) => "too many commands wait for Redis".to_owned(),
-                    // Its task ended with the runtime it ran on.
-                    mpsc::error::TrySendError::Closed(_) => "the connection to Redis is gone".to_owned(),
-                })?;
-                match answered.await {
-                    Ok(Ok(answer)) => return Ok(answer),
-                    Ok(Err(Failure::Connection(err))) => last = err,
-                    Ok(Err(Failure::Unreachable(err))) => return Err(err),
-                    Err(_) => return Err("the connection to Redis ended".to_owned()),
-                }
+        let mut last = String::new();
+        for _ in 0..2 {
+            let (answer, answered) = oneshot::channel();
+            let queued = Queued { commands: commands.clone(), replies, answer };
+            self.queue.try_send(queued).map_err(|err| match err {
+                mpsc::error::TrySendError::Full(_) => "too many commands wait for Redis".to_owned(),
+                // Its task ended with the runtime it ran on.
+                mpsc::error::TrySendError::Closed(_) => "the connection to Redis is gone".to_owned(),
+            })?;
+            match answered.await {
+                Ok(Ok(answer)) => return Ok(answer),
+                Ok(Err(Failure::Connection(err))) => last = err,
+                Ok(Err(Failure::Unreachable(err) | Failure::TimedOut(err))) => return Err(err),
+                Err(_) => return Err("the connection to Redis ended".to_owned()),
             }
-            Err(last)
-        };
-        tokio::time::timeout(RESPONSE_TIMEOUT, attempts)
-            .await
-            .unwrap_or_else(|_| Err("Redis did not answer in time".to_owned()))
+        }
+        Err(last)
     }
 }
 
 /// Why queued commands got no replies.
+#[derive(Clone)]
 enum Failure {
     /// The connection failed after they were queued: sending them again may work.
     Connection(String),
     /// No connection could be made.
     Unreachable(String),
+    /// Redis did not answer the oldest in time: they may have run, and are not sent again.
+    TimedOut(String),
+}
+
+impl Failure {
+    fn text(&self) -> &str {
+        match self {
+            Failure::Connection(text) | Failure::Unreachable(text) | Failure::TimedOut(text) => text,
+        }
+    }
 }
 
 /// The connection's task: connects when a command comes, serves until the connection fails,
@@ -135,8 +143,8 @@ async fn run(node: Node, mut queued: mpsc::Receiver<Queued>) {
     while let Some(first) = queued.recv().await {
         match connect(&node).await {
             Ok(stream) => {
-                if let Err(err) = serve(stream, first, &mut queued).await {
-                    tracing::debug!(%err, "the session lane's connection to Redis ended");
+                if let Err(failure) = serve(stream, first, &mut queued).await {
+                    tracing::debug!(err = failure.text(), "the session lane's connection to Redis ended");
                 }
             }
             Err(err) => {
@@ -205,12 +213,19 @@ struct Waiting {
 
 /// Writes queued commands and hands out replies, until the connection fails (every command
 /// still waiting then fails) or every [`Lane`] is gone and nothing waits.
-async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver<Queued>) -> Result<(), String> {
+async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver<Queued>) -> Result<(), Failure> {
     let mut waiting: VecDeque<Waiting> = VecDeque::new();
     let mut out = Vec::with_capacity(4096);
     let mut buffer = BytesMut::with_capacity(16 << 10);
     let mut open = true;
-    take(first, &mut out, &mut waiting, Instant::now());
+    let started = Instant::now();
+    take(first, &mut out, &mut waiting, started);
+    // Fires no later than the oldest command's deadline: set again only when it fires early
+    // (the oldest it was set for was answered), so that a busy lane touches the timer about
+    // once per deadline, not once per command.
+    let watchdog = tokio::time::sleep_until(started + RESPONSE_TIMEOUT);
+    tokio::pin!(watchdog);
+    let stopped_answering = || Failure::TimedOut("Redis did not answer in time".to_owned());
     let outcome = loop {
         // One reading of the clock for all this turn does: the commands it writes and the
         // deadline it checks.
@@ -225,28 +240,29 @@ async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver
             // A write that does not end (Redis reads nothing) fails like a reply that never comes.
             match tokio::time::timeout(RESPONSE_TIMEOUT, stream.write_all(&out)).await {
                 Ok(Ok(())) => out.clear(),
-                Ok(Err(err)) => break Err(format!("cannot write to Redis: {}", err.kind())),
-                Err(_) => break Err("Redis stopped reading".to_owned()),
+                Ok(Err(err)) => break Err(Failure::Connection(format!("cannot write to Redis: {}", err.kind()))),
+                Err(_) => break Err(stopped_answering()),
             }
         }
         if !open && waiting.is_empty() {
             break Ok(());
         }
-        // Every caller of the oldest command has given up by now: Redis stopped answering on this
-        // connection (stopped, or a peer gone without a word), and a new one is made.
+        // Redis stopped answering on this connection (stopped, or a peer gone without a word):
+        // what waits fails, and a new connection is made for what comes next. Checked here as
+        // well as by the watchdog, which a lane never short of work might not get to poll.
         if waiting.front().is_some_and(|oldest| now.saturating_duration_since(oldest.written) > RESPONSE_TIMEOUT) {
-            break Err("Redis stopped answering".to_owned());
+            break Err(stopped_answering());
         }
         tokio::select! {
             biased;
             read = stream.read_buf(&mut buffer) => match read {
-                Ok(0) => break Err("Redis closed the connection".to_owned()),
+                Ok(0) => break Err(Failure::Connection("Redis closed the connection".to_owned())),
                 Ok(_) => {
                     if let Err(err) = hand_out(&mut buffer, &mut waiting) {
-                        break Err(err);
+                        break Err(Failure::Connection(err));
                     }
                 }
-                Err(err) => break Err(format!("cannot read from Redis: {}", err.kind())),
+                Err(err) => break Err(Failure::Connection(format!("cannot read from Redis: {}", err.kind()))),
             },
             next = queued.recv(), if open && waiting.len() < MOST_QUEUED => match next {
                 Some(next) => {
@@ -260,11 +276,18 @@ async fn serve(mut stream: TcpStream, first: Queued, queued: &mut mpsc::Receiver
                 }
                 None => open = false,
             },
+            () = &mut watchdog, if !waiting.is_empty() => {
+                let due = waiting.front().map_or(now, |oldest| oldest.written + RESPONSE_TIMEOUT);
+                if Instant::now() >= due {
+                    break Err(stopped_answering());
+                }
+                watchdog.as_mut().reset(due);
+            },
         }
     };
-    if let Err(err) = &outcome {
+    if let Err(failure) = &outcome {
         for left in waiting.drain(..) {
-            let _ = left.answer.send(Err(Failure::Connection(err.clone())));
+            let _ = left.answer.send(Err(failure.clone()));
         }
     }
     outcome
@@ -407,6 +430,24 @@ mod tests {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         assert_eq!(ping().await.unwrap_err(), "Redis did not answer in time");
         assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 2, "the silent connection was given up");
+    }
+
+    /// The connection's watchdog, set for an earlier command that was answered, still fails a
+    /// later one at that one's own deadline: never before it, and not long after.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_command_redis_holds_fails_at_its_own_deadline() {
+        let redis = RedisServer::start();
+        let lane = lane_to(&redis.url());
+        let ping = || lane.query(commands(&[&[b"PING"]]), 1);
+        assert_eq!(ping().await.unwrap(), vec![Reply::Status(Bytes::from_static(b"PONG"))]);
+        tokio::time::sleep(RESPONSE_TIMEOUT / 2).await;
+        // Redis holds every client's commands for longer than the deadline.
+        assert!(raw(redis.port, "CLIENT PAUSE 4000 ALL\r\n").starts_with("+OK"));
+        let started = std::time::Instant::now();
+        assert_eq!(ping().await.unwrap_err(), "Redis did not answer in time");
+        let waited = started.elapsed();
+        assert!(waited >= RESPONSE_TIMEOUT, "failed before its deadline: {waited:?}");
+        assert!(waited < RESPONSE_TIMEOUT + RESPONSE_TIMEOUT / 2, "failed long after its deadline: {waited:?}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
