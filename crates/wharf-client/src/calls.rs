@@ -45,7 +45,7 @@ impl Client {
             Some(cursor) => json!({ "cursor": cursor }),
             None => json!({}),
         };
-        let raw = self.request_raw(method, params, &RequestOptions::default()).await?;
+        let raw = self.request_raw(method, &params, &RequestOptions::default()).await?;
         decoded::<P>(&raw)
     }
 
@@ -96,7 +96,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<CallToolResult, ClientError> {
         let raw =
-            self.request_resolving("tools/call", json!({ "name": name, "arguments": arguments }), options).await?;
+            self.request_resolving("tools/call", &json!({ "name": name, "arguments": arguments }), options).await?;
         decoded::<CallToolResult>(&raw)
     }
 
@@ -118,7 +118,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<GetPromptResult, ClientError> {
         let params = json!({ "name": name, "arguments": arguments });
-        let raw = self.request_resolving("prompts/get", params, options).await?;
+        let raw = self.request_resolving("prompts/get", &params, options).await?;
         decoded::<GetPromptResult>(&raw)
     }
 
@@ -143,7 +143,7 @@ impl Client {
         uri: &str,
         options: &RequestOptions,
     ) -> Result<ReadResourceResult, ClientError> {
-        let raw = self.request_resolving("resources/read", json!({ "uri": uri }), options).await?;
+        let raw = self.request_resolving("resources/read", &json!({ "uri": uri }), options).await?;
         decoded::<ReadResourceResult>(&raw)
     }
 
@@ -159,26 +159,26 @@ impl Client {
         if let Some(chosen) = chosen {
             params["context"] = json!({ "arguments": chosen });
         }
-        let raw = self.request_raw("completion/complete", params, &RequestOptions::default()).await?;
+        let raw = self.request_raw("completion/complete", &params, &RequestOptions::default()).await?;
         decoded::<CompleteResult>(&raw)
     }
 
     /// Sets the session's log level (2025 sessions; on 2026-07-28 the level goes with every
     /// request, see [`ClientOptions::log_level`](crate::ClientOptions::log_level)).
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
-        self.request_raw("logging/setLevel", json!({ "level": level }), &RequestOptions::default()).await?;
+        self.request_raw("logging/setLevel", &json!({ "level": level }), &RequestOptions::default()).await?;
         Ok(())
     }
 
     /// Subscribes to a resource's updates (2025 sessions).
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
-        self.request_raw("resources/subscribe", json!({ "uri": uri }), &RequestOptions::default()).await?;
+        self.request_raw("resources/subscribe", &json!({ "uri": uri }), &RequestOptions::default()).await?;
         Ok(())
     }
 
     /// Ends a subscription to a resource's updates (2025 sessions).
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
-        self.request_raw("resources/unsubscribe", json!({ "uri": uri }), &RequestOptions::default()).await?;
+        self.request_raw("resources/unsubscribe", &json!({ "uri": uri }), &RequestOptions::default()).await?;
         Ok(())
     }
 
@@ -187,13 +187,13 @@ impl Client {
     /// stream, and dropping it ends the subscription.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<(), ClientError> {
         let options = RequestOptions::default().timeout(std::time::Duration::from_secs(u64::from(u32::MAX)));
-        self.request_raw("subscriptions/listen", json!({ "notifications": filter }), &options).await?;
+        self.request_raw("subscriptions/listen", &json!({ "notifications": filter }), &options).await?;
         Ok(())
     }
 
     /// Checks that the server is alive (2025 sessions).
     pub async fn ping(&self) -> Result<(), ClientError> {
-        self.request_raw("ping", json!({}), &RequestOptions::default()).await?;
+        self.request_raw("ping", &json!({}), &RequestOptions::default()).await?;
         Ok(())
     }
 

@@ -21,7 +21,7 @@ use wharf_protocol::{
 use crate::decoded::decoded;
 use crate::error::ClientError;
 use crate::options::{ClientOptions, RequestOptions, Target};
-use crate::request_meta::WithBaseMeta;
+use crate::request_meta::WithMeta;
 use crate::router::{self, Router};
 use crate::transport::stdio::{Process, StdioLink};
 use crate::transport::{Deadline, Head, Link, Outgoing};
@@ -263,7 +263,7 @@ impl Client {
     /// request is framed for the era: on 2026-07-28 its `_meta` names the revision, the
     /// client's capabilities and info.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        let raw = self.request_raw(method, params, &RequestOptions::default()).await?;
+        let raw = self.request_raw(method, &params, &RequestOptions::default()).await?;
         decoded::<Value>(&raw)
     }
 
@@ -274,16 +274,17 @@ impl Client {
         params: Value,
         options: &RequestOptions,
     ) -> Result<Value, ClientError> {
-        let raw = self.request_resolving(method, params, options).await?;
+        let raw = self.request_resolving(method, &params, options).await?;
         decoded::<Value>(&raw)
     }
 
     /// Like [`Client::request_with`], the result left as the server wrote it: for a caller
-    /// that decodes it to its own type (or passes it on) without building a `Value` first.
+    /// that decodes it to its own type (or passes it on) without building a `Value` first. The
+    /// params are borrowed: a caller that sends them again (another round) keeps them.
     pub async fn request_raw_with(
         &self,
         method: &str,
-        params: Value,
+        params: &Value,
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         self.request_resolving(method, params, options).await
@@ -324,14 +325,14 @@ impl Client {
     pub(crate) async fn request_raw(
         &self,
         method: &str,
-        params: Value,
+        params: &Value,
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         let era = &self.inner.handshake;
         let is_http = self.inner.connection.is_http;
         let sending = self.inner.connection.sending();
         let headers = if is_http && matches!(era, Handshake::Stateless(..)) && method == "tools/call" {
-            self.param_headers(&params)
+            self.param_headers(params)
         } else {
             Vec::new()
         };
@@ -343,7 +344,7 @@ impl Client {
     pub(crate) async fn request_resolving(
         &self,
         method: &str,
-        mut params: Value,
+        params: &Value,
         options: &RequestOptions,
     ) -> Result<Box<RawValue>, ClientError> {
         if let Some(max_total) = options.progress_extends_to {
@@ -352,8 +353,10 @@ impl Client {
         if options.returns_input_required {
             return self.request_raw(method, params, options).await;
         }
+        // Copied only for a round after the first, which adds the answers to them.
+        let mut params = std::borrow::Cow::Borrowed(params);
         for _ in 0..MAX_INPUT_ROUNDS {
-            let raw = self.request_raw(method, params.clone(), options).await?;
+            let raw = self.request_raw(method, &params, options).await?;
             if !raw.get().contains("\"input_required\"") {
                 return Ok(raw);
             }
@@ -370,7 +373,8 @@ impl Client {
                 let answer = router::answer(handler.as_ref(), request).await.map_err(ClientError::rpc_error)?;
                 responses.insert(key, answer);
             }
-            let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
+            let object =
+                params.to_mut().as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
             object.insert("inputResponses".to_owned(), Value::Object(responses));
             match needed.request_state {
                 Some(state) => object.insert("requestState".to_owned(), Value::String(state)),
@@ -385,7 +389,7 @@ impl Client {
     async fn request_extended_by_progress(
         &self,
         method: &str,
-        params: Value,
+        params: &Value,
         options: &RequestOptions,
         max_total: std::time::Duration,
     ) -> Result<Box<RawValue>, ClientError> {
@@ -514,7 +518,7 @@ impl Connection {
             self.link.set_protocol_version(Some(version.as_str()));
             let stateless = Handshake::Stateless(version, Box::default());
             let answer =
-                self.sending().send("server/discover", json!({}), &options, Some(&stateless), Vec::new()).await;
+                self.sending().send("server/discover", &json!({}), &options, Some(&stateless), Vec::new()).await;
             let err = match answer {
                 Ok(raw) => {
                     let discover = decoded::<DiscoverResult>(&raw)?;
@@ -550,7 +554,7 @@ impl Connection {
             "capabilities": self.options.declared_capabilities(),
             "clientInfo": self.options.client_info,
         });
-        let raw = self.sending().send("initialize", params, &RequestOptions::default(), None, Vec::new()).await?;
+        let raw = self.sending().send("initialize", &params, &RequestOptions::default(), None, Vec::new()).await?;
         let init = decoded::<InitializeResult>(&raw)?;
         let chosen = ProtocolVersion::parse(&init.protocol_version)
             .filter(|chosen| chosen.era() == Era::Session)
@@ -594,21 +598,15 @@ impl Sending<'_> {
     async fn send(
         &self,
         method: &str,
-        mut params: Value,
+        params: &Value,
         options: &RequestOptions,
         handshake: Option<&Handshake>,
         param_headers: Vec<(String, String)>,
     ) -> Result<Box<RawValue>, ClientError> {
         let id = RequestId::number(self.next_id.fetch_add(1, Ordering::Relaxed));
         let meta = self.meta(&id, options, handshake, false);
-        if !meta.is_empty() {
-            let object = params.as_object_mut().ok_or_else(|| ClientError::invalid("params must be an object"))?;
-            match object.get_mut("_meta").and_then(Value::as_object_mut) {
-                Some(existing) => existing.extend(meta),
-                None => {
-                    object.insert("_meta".to_owned(), Value::Object(meta));
-                }
-            }
+        if !meta.is_empty() && !params.is_object() {
+            return Err(ClientError::invalid("params must be an object"));
         }
         if let Some(listener) = &options.progress {
             self.router.listen_progress(id.clone(), listener.clone());
@@ -620,22 +618,17 @@ impl Sending<'_> {
             }
             self.router.open_scope(id.clone(), scope);
         }
-        let name = mcp_name(method, &params);
-        let params =
-            if params.as_object().is_some_and(Map::is_empty) && !matches!(handshake, Some(Handshake::Stateless(..))) {
-                None
-            } else {
-                Some(params)
-            };
-        let body = match (&params, handshake) {
-            // The client's own members, encoded once, are written after the request's.
-            (Some(params), Some(Handshake::Stateless(..))) => {
-                let params = WithBaseMeta { params, base: self.base_meta_encoded };
-                wharf_protocol::encode(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params: Some(params) })
-            }
-            _ => wharf_protocol::encode(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params }),
-        }
-        .map_err(|err| ClientError::invalid(err.to_string()))?;
+        let name = mcp_name(method, params);
+        let stateless = matches!(handshake, Some(Handshake::Stateless(..)));
+        // The client's own members, encoded once, go into every 2026-07-28 request's `_meta`.
+        let base = if stateless { self.base_meta_encoded } else { &[] };
+        let params = if params.as_object().is_some_and(Map::is_empty) && meta.is_empty() && !stateless {
+            None
+        } else {
+            Some(WithMeta { params, meta: &meta, base })
+        };
+        let body = wharf_protocol::encode(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params })
+            .map_err(|err| ClientError::invalid(err.to_string()))?;
         let head = Arc::new(Head { method: method.to_owned(), name, param_headers });
         let message = Outgoing { id: Some(id.clone()), head, body: body.into() };
         self.exchange(id, message, options).await

@@ -41,7 +41,7 @@ impl Client {
                 Some(cursor) => json!({ "cursor": cursor }),
                 None => json!({}),
             };
-            let raw = self.request_raw("skills/list", params, &RequestOptions::default()).await?;
+            let raw = self.request_raw("skills/list", &params, &RequestOptions::default()).await?;
             let mut page = decoded::<ListSkillsResult>(&raw)?;
             skills.append(&mut page.skills);
             match page.next_cursor {

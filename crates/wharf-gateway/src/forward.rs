@@ -141,7 +141,7 @@ pub(crate) async fn forward(
                 // Boxed, as every rare path here: the common one's future stays small.
                 Box::pin(call_as_session_task(&client, &mount, params, &options, created)).await.map(Answer::Value)
             } else {
-                client.request_raw_with(method, params, &options).await.map(Answer::Raw)
+                client.request_raw_with(method, &params, &options).await.map(Answer::Raw)
             }
         };
         return carry(context, Box::pin(upstream), progress, logs).await.map_err(|err| answer_for(&link.mount, &err));
@@ -223,7 +223,7 @@ async fn pass_rounds(
                 None => object.remove("requestState"),
             };
         }
-        let upstream = Box::pin(client.request_raw_with(method, params.clone(), &options));
+        let upstream = Box::pin(client.request_raw_with(method, &params, &options));
         let raw = carry_borrowed(context, upstream, &mut progress, &mut logs)
             .await
             .map_err(|err| answer_for(&link.mount, &err))?;
