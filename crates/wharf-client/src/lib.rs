@@ -14,7 +14,8 @@
 //!    JSON-RPC error and HTTP status), `handler.rs` ([`ClientHandler`]: what answers the
 //!    server's questions, elicitation, sampling and roots, each with a default that declines),
 //!    `transport/sse.rs` (a server-sent events decoder fed chunks), `request_meta.rs` (a
-//!    2026-07-28 request's `_meta` written with the client's own members encoded once), and
+//!    request's params written with the `_meta` members it adds merged in, never copied, and
+//!    on 2026-07-28 the client's own members, encoded once), and
 //!    OAuth's pieces:
 //!    `oauth/challenge.rs` (`WWW-Authenticate`), `oauth/form.rs` (URL pieces kept as
 //!    written), `oauth/jws.rs` (ES256 for client assertions and DPoP proofs), `oauth/pkce.rs`.
