@@ -627,7 +627,10 @@ impl Sending<'_> {
         } else {
             Some(WithMeta { params, meta: &meta, base })
         };
-        let body = wharf_protocol::encode(&RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params })
+        // Room for a small request with the client's own members, written without growing.
+        let mut body =
+            Vec::with_capacity(256 + base.iter().map(|(key, value)| key.len() + value.get().len() + 4).sum::<usize>());
+        wharf_protocol::encode_into(&mut body, &RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params })
             .map_err(|err| ClientError::invalid(err.to_string()))?;
         let head = Arc::new(Head { method: method.to_owned(), name, param_headers });
         let message = Outgoing { id: Some(id.clone()), head, body: body.into() };
