@@ -529,17 +529,8 @@ async fn a_clients_own_meta_reaches_the_upstream() {
         .build()
         .unwrap();
     for upstream_revision in [None, Some(ProtocolVersion::V2025_11_25)] {
-        let mut mount = Mount::server("up", seen.clone()).namespace("");
-        if let Some(version) = upstream_revision {
-            mount = mount.client_options(ClientOptions::default().protocol_version(version));
-        }
-        let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
+        let (session, stateless) = clients_in_front_of(&seen, upstream_revision).await;
         let call = json!({"name": "meta", "arguments": {}, "_meta": {"traceparent": "00-abc-def-01", "com.example/tenant": "blue"}});
-        let (session, _) =
-            InMemoryClient::session(gateway.clone(), ProtocolVersion::V2025_11_25, ClientCapabilities::default())
-                .await
-                .unwrap();
-        let stateless = InMemoryClient::stateless(gateway, ClientCapabilities::default());
         for client in [&session, &stateless] {
             let result = client.request("tools/call", call.clone()).await.unwrap();
             let meta: Value = serde_json::from_str(text(&result)).unwrap();
@@ -568,16 +559,7 @@ async fn an_upstreams_own_result_meta_reaches_the_client_and_its_protocol_member
         .build()
         .unwrap();
     for upstream_revision in [None, Some(ProtocolVersion::V2025_11_25)] {
-        let mut mount = Mount::server("up", upstream.clone()).namespace("");
-        if let Some(version) = upstream_revision {
-            mount = mount.client_options(ClientOptions::default().protocol_version(version));
-        }
-        let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
-        let (session, _) =
-            InMemoryClient::session(gateway.clone(), ProtocolVersion::V2025_11_25, ClientCapabilities::default())
-                .await
-                .unwrap();
-        let stateless = InMemoryClient::stateless(gateway, ClientCapabilities::default());
+        let (session, stateless) = clients_in_front_of(&upstream, upstream_revision).await;
         for (client, era) in [(&session, "2025 session"), (&stateless, "stateless")] {
             let result = client.request("tools/call", json!({"name": "hinted", "arguments": {}})).await.unwrap();
             let label = format!("upstream {upstream_revision:?}, {era}: {result}");
@@ -592,6 +574,21 @@ async fn an_upstreams_own_result_meta_reaches_the_client_and_its_protocol_member
             }
         }
     }
+}
+
+/// A 2025 session and a stateless client of a gateway that mounts `upstream` without a
+/// namespace, spoken to in `revision` (the newest both speak when `None`).
+async fn clients_in_front_of(upstream: &Server, revision: Option<ProtocolVersion>) -> (InMemoryClient, InMemoryClient) {
+    let mut mount = Mount::server("up", upstream.clone()).namespace("");
+    if let Some(version) = revision {
+        mount = mount.client_options(ClientOptions::default().protocol_version(version));
+    }
+    let gateway = Gateway::new("gateway", "1.0.0").mount(mount).build().await.unwrap();
+    let (session, _) =
+        InMemoryClient::session(gateway.clone(), ProtocolVersion::V2025_11_25, ClientCapabilities::default())
+            .await
+            .unwrap();
+    (session, InMemoryClient::stateless(gateway, ClientCapabilities::default()))
 }
 
 fn listed_tool(listed: &Value, name: &str) -> Value {

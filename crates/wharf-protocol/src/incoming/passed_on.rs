@@ -14,39 +14,26 @@ use crate::types::meta_keys::META_PROTOCOL_PREFIX;
 /// then decodes `result` whole and takes the same members out of what it decoded.
 pub fn without_protocol_members(result: &str) -> Option<String> {
     let mut scan = Scanner::new(result);
-    scan.skip_space();
-    scan.expect(b'{')?;
     let mut kept = String::with_capacity(result.len());
     kept.push('{');
     let (mut typed, mut meta) = (false, false);
-    scan.skip_space();
-    if scan.peek()? == b'}' {
-        scan.at += 1;
-    } else {
-        loop {
-            scan.skip_space();
-            let start = scan.at;
-            match scan.plain_member()? {
-                b"resultType" if !typed => {
-                    typed = true;
-                    scan.skip_value()?;
-                }
-                b"_meta" if !meta => {
-                    meta = true;
-                    keep_meta(&mut scan, &mut kept)?;
-                }
-                b"resultType" | b"_meta" => return None,
-                _ => {
-                    scan.skip_value()?;
-                    separate(&mut kept, 1);
-                    kept.push_str(&result[start..scan.at]);
-                }
-            }
-            if !scan.more_members()? {
-                break;
-            }
+    members(&mut scan, |scan, name, start| match name {
+        b"resultType" if !typed => {
+            typed = true;
+            scan.skip_value()
         }
-    }
+        b"_meta" if !meta => {
+            meta = true;
+            keep_meta(scan, &mut kept)
+        }
+        b"resultType" | b"_meta" => None,
+        _ => {
+            scan.skip_value()?;
+            separate(&mut kept, 1);
+            kept.push_str(&result[start..scan.at]);
+            Some(())
+        }
+    })?;
     scan.skip_space();
     if scan.at != result.len() {
         return None;
@@ -58,36 +45,49 @@ pub fn without_protocol_members(result: &str) -> Option<String> {
 /// Reads the `_meta` object where `scan` stands, and writes to `kept` the members not the
 /// protocol's, as a `_meta` member of their own; nothing when there are none.
 fn keep_meta(scan: &mut Scanner<'_>, kept: &mut String) -> Option<()> {
-    scan.skip_space();
-    scan.expect(b'{')?;
     let before = kept.len();
     separate(kept, 1);
     kept.push_str("\"_meta\":{");
     let opened = kept.len();
-    scan.skip_space();
-    if scan.peek()? == b'}' {
-        scan.at += 1;
-    } else {
-        loop {
-            scan.skip_space();
-            let start = scan.at;
-            let name = scan.plain_member()?;
-            scan.skip_value()?;
-            if !name.starts_with(META_PROTOCOL_PREFIX.as_bytes()) {
-                separate(kept, opened);
-                kept.push_str(&scan.text[start..scan.at]);
-            }
-            if !scan.more_members()? {
-                break;
-            }
+    let text = scan.text;
+    members(scan, |scan, name, start| {
+        scan.skip_value()?;
+        if !name.starts_with(META_PROTOCOL_PREFIX.as_bytes()) {
+            separate(kept, opened);
+            kept.push_str(&text[start..scan.at]);
         }
-    }
+        Some(())
+    })?;
     if kept.len() == opened {
         kept.truncate(before);
     } else {
         kept.push('}');
     }
     Some(())
+}
+
+/// Reads the object where `scan` stands: `member` is given each member's name (read with its
+/// colon) and where the member starts, and reads its value.
+fn members<'a>(
+    scan: &mut Scanner<'a>,
+    mut member: impl FnMut(&mut Scanner<'a>, &'a [u8], usize) -> Option<()>,
+) -> Option<()> {
+    scan.skip_space();
+    scan.expect(b'{')?;
+    scan.skip_space();
+    if scan.peek()? == b'}' {
+        scan.at += 1;
+        return Some(());
+    }
+    loop {
+        scan.skip_space();
+        let start = scan.at;
+        let name = scan.plain_member()?;
+        member(scan, name, start)?;
+        if !scan.more_members()? {
+            return Some(());
+        }
+    }
 }
 
 /// A comma before the next member, unless it is the first after the opening at `opened`.
