@@ -628,8 +628,7 @@ impl Sending<'_> {
             Some(WithMeta { params, meta: &meta, base })
         };
         // Room for a small request with the client's own members, written without growing.
-        let mut body =
-            Vec::with_capacity(256 + base.iter().map(|(key, value)| key.len() + value.get().len() + 4).sum::<usize>());
+        let mut body = Vec::with_capacity(512);
         wharf_protocol::encode_into(&mut body, &RequestMessage { jsonrpc: JsonRpc2, id: &id, method, params })
             .map_err(|err| ClientError::invalid(err.to_string()))?;
         let head = Arc::new(Head { method: method.to_owned(), name, param_headers });

@@ -20,9 +20,10 @@ pub(crate) struct WithMeta<'a> {
 }
 
 impl WithMeta<'_> {
-    /// True when the written params carry a `_meta` of the merge.
-    fn merges(&self, own: Option<&Map<String, Value>>) -> bool {
-        own.is_some() || !self.meta.is_empty() || !self.base.is_empty()
+    /// True when there are members to add: the params' `_meta` is then written merged, and
+    /// params without one get one.
+    fn adds(&self) -> bool {
+        !self.meta.is_empty() || !self.base.is_empty()
     }
 
     fn merged<'b>(&'b self, own: Option<&'b Map<String, Value>>) -> MergedMeta<'b> {
@@ -34,7 +35,7 @@ impl Serialize for WithMeta<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let Some(object) = self.params.as_object() else { return self.params.serialize(serializer) };
         let own = object.get("_meta").and_then(Value::as_object);
-        let mut merged_due = own.is_none() && self.merges(None);
+        let mut merged_due = own.is_none() && self.adds();
         let mut map = serializer.serialize_map(None)?;
         for (key, value) in object {
             // Where a sorted map would put an added `_meta`.
@@ -42,7 +43,7 @@ impl Serialize for WithMeta<'_> {
                 map.serialize_entry("_meta", &self.merged(None))?;
                 merged_due = false;
             }
-            if key == "_meta" && (own.is_some() || self.merges(None)) {
+            if key == "_meta" && (own.is_some() || self.adds()) {
                 // An own `_meta` that is not an object gives way to the merged one.
                 map.serialize_entry(key, &self.merged(own))?;
                 merged_due = false;
